@@ -1,0 +1,320 @@
+/**
+ * The H2H pay-in API contract as zod schemas: the single source of truth for every request,
+ * response, envelope, status and callback. The OpenAPI document, the reference provider's
+ * validation, payload builders and the checks all derive from what is here.
+ *
+ * Section numbers (§) refer to `shared/h2h-api.md` (the seed), "DESIGN §3" to the reference
+ * provider's sandbox conventions in `shared/DESIGN.md`.
+ *
+ * Where the seed leaves a gap, the schema is lenient by default and a target profile can make it
+ * strict through {@link GapPolicy}. Each such decision is written next to the field it concerns.
+ */
+import * as z from "zod";
+
+/** §3: the seven statuses the seed names. The complete list is a gap ("not shown"). */
+export const ORDER_STATUSES = [
+  "created",
+  "payment_pending",
+  "waiting_for_terminal",
+  "succeeded",
+  "expired",
+  "failed_by_terminal",
+  "succeeded_by_appeal",
+] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+/** §6: the statuses whose entry triggers a callback, for both order kinds. */
+export const CALLBACK_STATUSES = [
+  "succeeded",
+  "expired",
+  "failed_by_terminal",
+  "succeeded_by_appeal",
+] as const;
+export type CallbackStatus = (typeof CALLBACK_STATUSES)[number];
+
+/** §4.1 / §4.3: `trafficType` enum; the seed says the default is `mixed`. */
+export const TRAFFIC_TYPES = ["ftd", "td", "mixed"] as const;
+
+/** §2.1 / §7: the success markers. */
+export const SUCCESS_CODE_ERROR = "none";
+export const SUCCESS_STATUS = "success";
+
+/**
+ * How strict the schemas are where the seed leaves a gap. The default ({@link LENIENT_GAPS})
+ * accepts anything the seed's wording allows; a profile narrows it to what a target documents.
+ */
+export interface GapPolicy {
+  /**
+   * §2.2 gap "Date and time format of dateAdded and dateUpdated: not shown".
+   * `string`: any string (a check still verifies it parses as a date);
+   * `rfc3339`: an RFC 3339 date-time with an offset or `Z` (the reference provider's format).
+   */
+  dateFormat: "string" | "rfc3339";
+  /** §2.2 gap "Allowed values of orderType … not shown". Empty: any string. */
+  orderTypes: readonly string[];
+  /** §2.2 gap "Allowed values of … currency: not shown". Empty: any string. */
+  currencies: readonly string[];
+  /** §2.2 gap "Allowed values of … requisiteTypeCode: not shown". Empty: any string. */
+  requisiteTypeCodes: readonly string[];
+  /**
+   * §3 gap "Complete list of statuses: not shown". Statuses a target documents beyond the seven
+   * named ones; any status outside the union is a contract violation.
+   */
+  extraStatuses: readonly string[];
+}
+
+export const LENIENT_GAPS: GapPolicy = {
+  dateFormat: "string",
+  orderTypes: [],
+  currencies: [],
+  requisiteTypeCodes: [],
+  extraStatuses: [],
+};
+
+// --- building blocks ---------------------------------------------------------------------------
+
+/** §2: "float64". zod 4's number() already rejects NaN and ±Infinity, which JSON cannot carry. */
+const float64 = () => z.number();
+/** §2: "integer". A safe integer (zod 4's int()). */
+const integer = () => z.int();
+
+/**
+ * §2.2 "Required: no" plus "Fields that are not applicable are returned as null": an optional
+ * field may be absent or null. Which of the two a target uses is not a contract question.
+ */
+const optionalNullable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
+
+function oneOfOrString(values: readonly string[]) {
+  return values.length > 0 ? z.enum(values as [string, ...string[]]) : z.string();
+}
+
+/** A JSON string that names a date; see {@link GapPolicy.dateFormat}. */
+function dateTime(policy: GapPolicy) {
+  return policy.dateFormat === "rfc3339" ? z.iso.datetime({ offset: true }) : z.string().min(1);
+}
+
+/** http(s) URL, as `metadata.webHook` and the redirect URLs must be to be reachable. */
+const httpUrl = () => z.url({ protocol: /^https?$/ });
+
+// --- requests (§4) -----------------------------------------------------------------------------
+
+/**
+ * §4.1 / §4.3 "clientMetadata.*: conditional". Optional in the contract; a target's profile says
+ * which fields its geographies require.
+ */
+export const ClientMetadata = z.looseObject({
+  phone: z.string().min(1).optional(),
+  operator: z.string().min(1).optional(),
+  name: z.string().min(1).optional(),
+  email: z.string().min(1).optional(),
+});
+
+/** Fields common to both create requests (§4.1 and §4.3 list them identically). */
+const createOrderCommon = {
+  /** §4: "Transfer method" (integer). Values are communicated at integration (§4.5 gap). */
+  methodID: integer(),
+  /**
+   * "Payment amount" (float64). The seed shows no minimum (§8 gap), but a non-positive payment
+   * amount is meaningless, so the contract requires amount > 0. A maximum is a target's rule.
+   */
+  amount: float64().positive(),
+  trafficType: z.enum(TRAFFIC_TYPES).optional(),
+  /** "conditional": optional here, required per target through the profile. */
+  clientID: z.string().min(1).optional(),
+  /** "must be unique within one merchant account". */
+  merchantOrderID: z.string().min(1).optional(),
+};
+
+export const CreateMobileCommerceOrderRequest = z.looseObject({
+  ...createOrderCommon,
+  clientMetadata: ClientMetadata.optional(),
+  metadata: z.looseObject({ webHook: httpUrl().optional() }).optional(),
+});
+export type CreateMobileCommerceOrderRequest = z.infer<typeof CreateMobileCommerceOrderRequest>;
+
+/**
+ * §4.3 `requisites.*`: all required strings. The seed fixes the formats of the expiry fields
+ * (`MM`, `YY`); for the card number and CVC it says only "string", and this contract narrows them
+ * to what a bank card can be (ISO/IEC 7812: 12–19 digits; CVC/CVV: 3–4 digits) so that an
+ * obviously malformed card is a validation failure rather than a provider-specific surprise.
+ */
+export const CardRequisites = z.looseObject({
+  number: z.string().regex(/^\d{12,19}$/, "must be 12 to 19 digits"),
+  mediatorName: z.string().min(1),
+  lifetimeMonth: z.string().regex(/^(0[1-9]|1[0-2])$/, "must be a month in the format MM (01-12)"),
+  lifetimeYear: z.string().regex(/^\d{2}$/, "must be a year in the format YY"),
+  cvc: z.string().regex(/^\d{3,4}$/, "must be 3 or 4 digits"),
+});
+
+export const CreateQuasiEcomOrderRequest = z.looseObject({
+  ...createOrderCommon,
+  requisites: CardRequisites,
+  /**
+   * §2.2 gap: a quasi-ecom sample carries `metadata.successRedirectURL` and
+   * `metadata.failRedirectURL`, but no table lists them and their semantics are not shown. They
+   * are accepted as optional URLs and never required.
+   */
+  metadata: z
+    .looseObject({
+      webHook: httpUrl().optional(),
+      successRedirectURL: httpUrl().optional(),
+      failRedirectURL: httpUrl().optional(),
+    })
+    .optional(),
+});
+export type CreateQuasiEcomOrderRequest = z.infer<typeof CreateQuasiEcomOrderRequest>;
+
+/** §4.2 / §4.4: the confirmation code, a required string (its format is a target's rule). */
+export const ConfirmOrderRequest = z.looseObject({ code: z.string().min(1) });
+export type ConfirmOrderRequest = z.infer<typeof ConfirmOrderRequest>;
+
+// --- envelope (§2.1, §7) -----------------------------------------------------------------------
+
+/** §2.1 `result`, whatever the outcome. */
+export const ResultMember = z.looseObject({
+  codeError: z.string(),
+  message: z.string().nullable(),
+  status: z.string(),
+  /** §7: "Every response, successful or not, is expected to carry result.x-request-id". */
+  "x-request-id": z.string().min(1),
+});
+
+/** §7: on success `codeError` is `none`, `message` is null and `status` is `success`. */
+export const SuccessResult = ResultMember.extend({
+  codeError: z.literal(SUCCESS_CODE_ERROR),
+  message: z.null(),
+  status: z.literal(SUCCESS_STATUS),
+});
+
+/**
+ * A failure. The seed shows no failure shape (§7 gap); this is the least a client can rely on:
+ * a code other than `none`, a status other than `success`, and a message that says what failed.
+ */
+export const ErrorResult = ResultMember.extend({
+  codeError: z.string().regex(/^(?!none$).+$/, 'must be a code other than "none"'),
+  message: z.string(),
+  status: z.string().regex(/^(?!success$).+$/, 'must be other than "success"'),
+});
+
+/** §2.1: the common envelope, generic over its `data`. */
+export function envelope<T extends z.ZodType>(data: T) {
+  return z.looseObject({ data, result: ResultMember });
+}
+
+/** §2.1 / §7: a successful response's envelope. */
+export function successEnvelope<T extends z.ZodType>(data: T) {
+  return z.looseObject({ data, result: SuccessResult });
+}
+
+/** A failure's envelope: `data` is null or absent (the reference provider sends null). */
+export const ErrorEnvelope = z.looseObject({ data: z.null().optional(), result: ErrorResult });
+export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
+
+// --- the contract, built for one gap policy ----------------------------------------------------
+
+/** The response-side schemas, which depend on how strict the gaps are. */
+export function buildContract(policy: GapPolicy = LENIENT_GAPS) {
+  const orderStatus = z.enum([...ORDER_STATUSES, ...policy.extraStatuses] as [string, ...string[]]);
+
+  /** §2.2 `paymentDetailsData`. */
+  const paymentDetailsData = z.looseObject({
+    methodID: integer(),
+    requisiteTypeCode: oneOfOrString(policy.requisiteTypeCodes),
+    mediatorName: optionalNullable(z.string()),
+    bankCode: optionalNullable(z.string()),
+    number: optionalNullable(z.string()),
+    numberAdditional: optionalNullable(z.string()),
+    link: optionalNullable(z.string()),
+  });
+
+  /** §2.2: the order record a mobile-commerce creation returns. */
+  const orderRecord = z.looseObject({
+    id: z.string().min(1),
+    dateAdded: dateTime(policy),
+    dateUpdated: dateTime(policy),
+    orderType: oneOfOrString(policy.orderTypes),
+    status: orderStatus,
+    /** "Required: no … It can be null". */
+    idTransactionMerchant: optionalNullable(z.string()),
+    amount: float64(),
+    amountComission: float64(),
+    currency: oneOfOrString(policy.currencies),
+    usdtAmount: float64(),
+    usdtAmountComission: float64(),
+    exchangeRate: float64(),
+    merchantID: z.string().min(1),
+    /**
+     * "present in the response … empty in the creation response". §2.2 gap "Element shape of
+     * routingAttempts: not shown": elements are unconstrained; a check asserts emptiness on creation.
+     */
+    routingAttempts: z.array(z.unknown()),
+    paymentDetailsData,
+  });
+
+  /** §2.3: the result of both confirm operations. */
+  const confirmationResult = z.looseObject({
+    id: z.string().min(1),
+    status: orderStatus,
+    merchantOrderID: optionalNullable(z.string()),
+    currency: oneOfOrString(policy.currencies),
+    amount: float64(),
+    /** "A timer value" (float64). Unit and meaning are a §8 gap; the reference uses seconds left. */
+    timer: float64(),
+  });
+
+  /** §2.4: the result of a quasi-ecom creation. */
+  const quasiEcomCreationResult = z.looseObject({
+    id: z.string().min(1),
+    status: orderStatus,
+    merchantOrderID: optionalNullable(z.string()),
+  });
+
+  /**
+   * DESIGN §3: the reference provider's callback body. §6 gap "body shape … not shown": a foreign
+   * target's callback shape comes from its profile, not from this schema.
+   */
+  const referenceCallbackBody = z.looseObject({
+    id: z.string().min(1),
+    merchantOrderID: optionalNullable(z.string()),
+    status: z.enum(CALLBACK_STATUSES),
+    amount: float64(),
+    currency: oneOfOrString(policy.currencies),
+    orderType: oneOfOrString(policy.orderTypes),
+    dateUpdated: dateTime(policy),
+  });
+
+  return {
+    policy,
+    orderStatus,
+    paymentDetailsData,
+    orderRecord,
+    confirmationResult,
+    quasiEcomCreationResult,
+    referenceCallbackBody,
+    responses: {
+      createMobileCommerceOrder: successEnvelope(orderRecord),
+      confirmMobileCommerceOrder: successEnvelope(confirmationResult),
+      createQuasiEcomOrder: successEnvelope(quasiEcomCreationResult),
+      confirmQuasiEcomOrder: successEnvelope(confirmationResult),
+    },
+  };
+}
+
+export type Contract = ReturnType<typeof buildContract>;
+
+/** The contract as the seed allows it, with every gap lenient. */
+export const contract = buildContract(LENIENT_GAPS);
+
+/** The reference provider's own gap policy (DESIGN §3), which its tests hold it to. */
+export const REFERENCE_GAPS: GapPolicy = {
+  dateFormat: "rfc3339",
+  orderTypes: ["mobile_commerce", "quasi_ecom"],
+  currencies: ["RUB", "KZT"],
+  requisiteTypeCodes: ["link", "phone"],
+  extraStatuses: [],
+};
+
+export type OrderRecord = z.infer<Contract["orderRecord"]>;
+export type ConfirmationResult = z.infer<Contract["confirmationResult"]>;
+export type QuasiEcomCreationResult = z.infer<Contract["quasiEcomCreationResult"]>;
+export type ReferenceCallbackBody = z.infer<Contract["referenceCallbackBody"]>;
