@@ -1,0 +1,164 @@
+/**
+ * The OpenAPI 3.1 document of the API, generated from the zod contract (zod 4's JSON Schema
+ * output, draft 2020-12, which is OpenAPI 3.1's schema dialect). Nothing here restates a field:
+ * the components are the contract's schemas; this file only lays out paths, auth and callbacks.
+ */
+import * as z from "zod";
+import { ENDPOINTS, type OperationName } from "./endpoints.ts";
+import {
+  CALLBACK_STATUSES,
+  ConfirmOrderRequest,
+  type Contract,
+  CreateMobileCommerceOrderRequest,
+  CreateQuasiEcomOrderRequest,
+  ErrorEnvelope,
+  ErrorResult,
+  contract as lenientContract,
+  SuccessResult,
+} from "./schemas.ts";
+
+const REF = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+
+/** The component name of each endpoint's success envelope. */
+const RESPONSE_COMPONENT: Record<OperationName, string> = {
+  createMobileCommerceOrder: "MobileCommerceOrderResponse",
+  confirmMobileCommerceOrder: "MobileCommerceConfirmationResponse",
+  createQuasiEcomOrder: "QuasiEcomOrderResponse",
+  confirmQuasiEcomOrder: "QuasiEcomConfirmationResponse",
+};
+
+const REQUEST_COMPONENT: Record<OperationName, string> = {
+  createMobileCommerceOrder: "CreateMobileCommerceOrderRequest",
+  confirmMobileCommerceOrder: "ConfirmOrderRequest",
+  createQuasiEcomOrder: "CreateQuasiEcomOrderRequest",
+  confirmQuasiEcomOrder: "ConfirmOrderRequest",
+};
+
+/** The contract's schemas as named JSON Schema components, with $refs between them. */
+export function contractComponents(contract: Contract = lenientContract): Record<string, unknown> {
+  const registry = z.registry<{ id: string }>();
+  const named: [string, z.ZodType][] = [
+    ["CreateMobileCommerceOrderRequest", CreateMobileCommerceOrderRequest],
+    ["CreateQuasiEcomOrderRequest", CreateQuasiEcomOrderRequest],
+    ["ConfirmOrderRequest", ConfirmOrderRequest],
+    ["OrderStatus", contract.orderStatus],
+    ["PaymentDetailsData", contract.paymentDetailsData],
+    ["OrderRecord", contract.orderRecord],
+    ["ConfirmationResult", contract.confirmationResult],
+    ["QuasiEcomCreationResult", contract.quasiEcomCreationResult],
+    ["SuccessResult", SuccessResult],
+    ["ErrorResult", ErrorResult],
+    ["ErrorEnvelope", ErrorEnvelope],
+    ["CallbackBody", contract.referenceCallbackBody],
+    ...(Object.entries(RESPONSE_COMPONENT) as [OperationName, string][]).map(
+      ([operation, id]) => [id, contract.responses[ENDPOINTS[operation].response]] as [string, z.ZodType],
+    ),
+  ];
+  for (const [id, schema] of named) registry.add(schema, { id });
+  const { schemas } = z.toJSONSchema(registry, {
+    target: "draft-2020-12",
+    uri: (id) => `#/components/schemas/${id}`,
+    unrepresentable: "throw",
+  });
+  for (const schema of Object.values(schemas) as { $schema?: unknown; $id?: unknown }[]) {
+    // The dialect comes from the document, and an $id with a fragment is not valid in 2020-12.
+    delete schema.$schema;
+    delete schema.$id;
+  }
+  return schemas;
+}
+
+const CALLBACK_DESCRIPTION =
+  `Sent when an order enters one of: ${CALLBACK_STATUSES.join(", ")} (§6), to metadata.webHook of the ` +
+  "creating request. The seed shows no method, headers, body shape, signature or retry behaviour; this " +
+  "body and the signature header are the reference provider's (DESIGN §3): POST JSON, header " +
+  "`X-Signature: sha256=<hex HMAC-SHA256 of the raw body>`, retried on non-2xx or a 5 s timeout, " +
+  "5 attempts with 0.5, 1, 2, 4 s backoff.";
+
+export function buildOpenApiDocument(contract: Contract = lenientContract): Record<string, unknown> {
+  const paths: Record<string, unknown> = {};
+  for (const endpoint of Object.values(ENDPOINTS)) {
+    const isCreate = !endpoint.path.includes("{id}");
+    paths[endpoint.path] = {
+      [endpoint.method.toLowerCase()]: {
+        operationId: endpoint.operation,
+        summary: endpoint.summary,
+        description: `Seed §${endpoint.section}.`,
+        tags: [endpoint.orderKind === "mobile_commerce" ? "mobile commerce" : "quasi-ecom"],
+        ...(isCreate
+          ? {}
+          : {
+              parameters: [
+                {
+                  name: "id",
+                  in: "path",
+                  required: true,
+                  description: "The order ID in the service.",
+                  schema: { type: "string" },
+                },
+              ],
+            }),
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: REF(REQUEST_COMPONENT[endpoint.operation]) } },
+        },
+        responses: {
+          "200": {
+            description: "Success: codeError `none`, message null, status `success` (§2.1, §7).",
+            content: { "application/json": { schema: REF(RESPONSE_COMPONENT[endpoint.operation]) } },
+          },
+          default: {
+            description:
+              "Failure. HTTP statuses and codeError values are not shown by the seed (§7); the envelope " +
+              "carries codeError other than `none`, a message and result.x-request-id.",
+            content: { "application/json": { schema: REF("ErrorEnvelope") } },
+          },
+        },
+        ...(isCreate
+          ? {
+              callbacks: {
+                orderStatusChanged: {
+                  "{$request.body#/metadata/webHook}": {
+                    post: {
+                      summary: "Order status callback",
+                      description: CALLBACK_DESCRIPTION,
+                      requestBody: {
+                        required: true,
+                        content: { "application/json": { schema: REF("CallbackBody") } },
+                      },
+                      responses: { "200": { description: "Any 2xx acknowledges the callback." } },
+                    },
+                  },
+                },
+              },
+            }
+          : {}),
+      },
+    };
+  }
+
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "H2H pay-in API: mobile commerce and quasi-ecom",
+      version: "v1",
+      description:
+        "Generated by h2h-certify from its zod contract (contract/schemas.ts). Where the provider's " +
+        "documentation leaves a gap, the schemas are lenient; see the comments in contract/schemas.ts.",
+    },
+    servers: [{ url: "{base_url}", variables: { base_url: { default: "http://127.0.0.1:8080" } } }],
+    security: [{ bearerAuth: [] }],
+    tags: [{ name: "mobile commerce" }, { name: "quasi-ecom" }],
+    paths,
+    components: {
+      schemas: contractComponents(contract),
+      securitySchemes: {
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description: "`Authorization: Bearer <API_KEY>`, the merchant's API key (§5).",
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,11 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    // The project's own tests. Contract specs (*.spec.ts) are the product: `certify` runs them.
+    include: ["**/*.test.ts"],
+    exclude: ["node_modules/**", "load/dist/**"],
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+  },
+});
