@@ -1,0 +1,82 @@
+/**
+ * Shared benchmark plumbing: start a server in a child process, and measure sustained requests
+ * per second against it with autocannon over keep-alive connections.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+
+export interface ChildServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Runs `bench/serve.ts <kind>` under tsx and waits for its `LISTENING <url>` line. */
+export async function startChildServer(kind: string, timeoutMs = 20_000): Promise<ChildServer> {
+  const script = fileURLToPath(new URL("./serve.ts", import.meta.url));
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", script, kind], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${kind} server did not start within ${timeoutMs} ms`)), timeoutMs);
+    let buffered = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const match = /LISTENING (\S+)/.exec(buffered);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${kind} server exited with code ${code} before listening`));
+    });
+  });
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+export interface Throughput {
+  requestsPerSecond: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  p99LatencyMs: number;
+}
+
+export interface LoadShape {
+  path: string;
+  body: string;
+  headers: Record<string, string>;
+  connections: number;
+  durationSeconds: number;
+}
+
+export async function measureThroughput(baseUrl: string, shape: LoadShape): Promise<Throughput> {
+  const result = await autocannon({
+    url: `${baseUrl}${shape.path}`,
+    method: "POST",
+    headers: shape.headers,
+    body: shape.body,
+    connections: shape.connections,
+    duration: shape.durationSeconds,
+    pipelining: 1,
+  });
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    p99LatencyMs: result.latency.p99,
+  };
+}
