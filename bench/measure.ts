@@ -18,7 +18,10 @@ export async function startChildServer(kind: string, timeoutMs = 20_000): Promis
     stdio: ["ignore", "pipe", "inherit"],
   });
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${kind} server did not start within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`${kind} server did not start within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     let buffered = "";
     child.stdout?.on("data", (chunk: Buffer) => {
       buffered += chunk.toString();

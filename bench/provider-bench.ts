@@ -4,9 +4,10 @@
  * Both servers run in a child process each; the load generator runs here. The ratio
  * (provider / bare) is the figure: it cancels out how fast this machine happens to be.
  */
+
+import { endpointPath } from "../contract/endpoints.ts";
 import { buildMobileCommerceOrderRequest } from "../fixtures/payloads.ts";
 import { REFERENCE_API_KEYS } from "../fixtures/reference-provider/conventions.ts";
-import { endpointPath } from "../contract/endpoints.ts";
 import { measureThroughput, startChildServer, type Throughput } from "./measure.ts";
 
 export interface ProviderBenchOptions {
@@ -32,8 +33,12 @@ export async function runProviderBench(options: ProviderBenchOptions): Promise<P
   for (const kind of ["bare", "provider"] as const) {
     const server = await startChildServer(kind);
     try {
-      if (options.warmupSeconds > 0) await measureThroughput(server.url, { ...shape, durationSeconds: options.warmupSeconds });
-      measured[kind] = await measureThroughput(server.url, { ...shape, durationSeconds: options.durationSeconds });
+      if (options.warmupSeconds > 0)
+        await measureThroughput(server.url, { ...shape, durationSeconds: options.warmupSeconds });
+      measured[kind] = await measureThroughput(server.url, {
+        ...shape,
+        durationSeconds: options.durationSeconds,
+      });
     } finally {
       await server.stop();
     }
@@ -42,8 +47,14 @@ export async function runProviderBench(options: ProviderBenchOptions): Promise<P
   const provider = measured.provider as Throughput;
   for (const [kind, t] of Object.entries({ bare, provider })) {
     if (t.non2xx > 0 || t.errors > 0 || t.requests === 0) {
-      throw new Error(`${kind}: ${t.non2xx} non-2xx answers, ${t.errors} errors in ${t.requests} requests: the run is not valid`);
+      throw new Error(
+        `${kind}: ${t.non2xx} non-2xx answers, ${t.errors} errors in ${t.requests} requests: the run is not valid`,
+      );
     }
   }
-  return { bare, provider, ratio: Math.round((provider.requestsPerSecond / bare.requestsPerSecond) * 1000) / 1000 };
+  return {
+    bare,
+    provider,
+    ratio: Math.round((provider.requestsPerSecond / bare.requestsPerSecond) * 1000) / 1000,
+  };
 }

@@ -35,7 +35,12 @@ export const FIXED_BODY = JSON.stringify({
       link: "https://pay.sandbox.invalid/c67ce84c-9198-4065-a3d5-9c82c8569184",
     },
   },
-  result: { codeError: "none", message: null, status: "success", "x-request-id": "392c8b7c-dc98-4e9d-8238-20b7f09f25f7" },
+  result: {
+    codeError: "none",
+    message: null,
+    status: "success",
+    "x-request-id": "392c8b7c-dc98-4e9d-8238-20b7f09f25f7",
+  },
 });
 
 async function startBare(): Promise<{ url: string; stop(): Promise<unknown> }> {
@@ -43,7 +48,10 @@ async function startBare(): Promise<{ url: string; stop(): Promise<unknown> }> {
     // Consume the body like any real handler must before answering on a keep-alive connection.
     req.resume();
     req.on("end", () => {
-      res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(FIXED_BODY) });
+      res.writeHead(200, {
+        "content-type": "application/json; charset=utf-8",
+        "content-length": Buffer.byteLength(FIXED_BODY),
+      });
       res.end(FIXED_BODY);
     });
   });
@@ -51,7 +59,11 @@ async function startBare(): Promise<{ url: string; stop(): Promise<unknown> }> {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    stop: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }),
+    stop: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(resolve);
+      }),
   };
 }
 

@@ -27,6 +27,8 @@ await runCli(async () => {
     `${name.padEnd(20)} ${String(t.requestsPerSecond).padStart(8)} req/s  (${t.requests} requests, p99 ${t.p99LatencyMs} ms)`;
   console.log(line("bare node:http", bare));
   console.log(line("reference provider", provider));
-  console.log(`ratio provider / bare: ${ratio} (target ≥ ${TARGET_RATIO}: ${ratio >= TARGET_RATIO ? "met" : "NOT met"})`);
+  console.log(
+    `ratio provider / bare: ${ratio} (target ≥ ${TARGET_RATIO}: ${ratio >= TARGET_RATIO ? "met" : "NOT met"})`,
+  );
   return ratio >= TARGET_RATIO ? 0 : 1;
 });

@@ -1,0 +1,140 @@
+/**
+ * Behaviour and security checks: what the target must refuse and what it must accept. A refusal
+ * is a 4xx answer; a 5xx is never a refusal (it is a server error), and a 2xx is an acceptance.
+ * Where the profile pins the error (HTTP status and/or codeError), the refusal must match it.
+ */
+import type { ExchangeResponse } from "../h2h-client.ts";
+import { defineCheck, fail, isRecord, pass, show } from "./check.ts";
+
+/** What a target documents for one kind of refusal; unset parts accept any value. */
+export interface PinnedError {
+  httpStatus?: number | undefined;
+  codeError?: string | undefined;
+}
+
+export interface RejectionInput {
+  response: ExchangeResponse;
+  pinned?: PinnedError | undefined;
+}
+
+function codeErrorOf(response: ExchangeResponse): unknown {
+  return isRecord(response.json) && isRecord(response.json.result)
+    ? response.json.result.codeError
+    : undefined;
+}
+
+/** The rule every `behaviour.rejects-*` check applies to its own request. */
+export function evaluateRejection({ response, pinned }: RejectionInput) {
+  const codeError = codeErrorOf(response);
+  const answer = `HTTP ${response.status}${codeError !== undefined ? ` codeError ${show(codeError)}` : ""}`;
+  if (response.status >= 200 && response.status < 300) return fail(`accepted: ${answer}`);
+  if (response.status >= 500) return fail(`server error instead of a refusal: ${answer}`);
+  if (response.status < 400) return fail(`not a refusal: ${answer}`);
+  const problems: string[] = [];
+  if (pinned?.httpStatus !== undefined && response.status !== pinned.httpStatus) {
+    problems.push(`HTTP ${response.status}, the profile pins ${pinned.httpStatus}`);
+  }
+  if (pinned?.codeError !== undefined && codeError !== pinned.codeError) {
+    problems.push(`codeError ${show(codeError)}, the profile pins ${show(pinned.codeError)}`);
+  }
+  if (problems.length > 0) return fail(`refused, but ${problems.join("; ")}`);
+  return pass(`refused: ${answer}`);
+}
+
+function rejection(name: string, rule: string) {
+  return defineCheck<RejectionInput>(`behaviour.${name}`, "behaviour", rule, evaluateRejection);
+}
+
+export const rejectsMissingApiKey = rejection(
+  "rejects-missing-api-key",
+  "A request without an Authorization header is refused (§5).",
+);
+export const rejectsWrongApiKey = rejection(
+  "rejects-wrong-api-key",
+  "A request with an unknown API key is refused (§5).",
+);
+export const rejectsMissingField = rejection(
+  "rejects-missing-field",
+  "A request without a required field is refused (§4: one case per required field per endpoint).",
+);
+export const rejectsWrongType = rejection(
+  "rejects-wrong-type",
+  "A request with a field of the wrong type is refused (§4: integer, float64, string).",
+);
+export const rejectsTrafficTypeOutsideEnum = rejection(
+  "rejects-traffic-type-outside-enum",
+  "A trafficType other than ftd, td or mixed is refused (§4.1, §4.3).",
+);
+export const rejectsNonPositiveAmount = rejection(
+  "rejects-non-positive-amount",
+  "An amount of zero or less is refused: a payment amount is positive.",
+);
+export const rejectsMalformedJson = rejection(
+  "rejects-malformed-json",
+  "A body that is not JSON is refused (§4).",
+);
+export const rejectsUnknownOrder = rejection(
+  "rejects-unknown-order",
+  "Confirming an order id the service never issued is refused.",
+);
+export const rejectsWrongCode = rejection(
+  "rejects-wrong-code",
+  "A wrong confirmation code is refused (§4.2, §4.4).",
+);
+export const rejectsConfirmingTwice = rejection(
+  "rejects-confirming-twice",
+  "Confirming an already confirmed order is refused.",
+);
+export const rejectsOtherKindConfirmPath = rejection(
+  "rejects-other-kind-confirm-path",
+  "An order cannot be confirmed through the other order kind's confirm path.",
+);
+export const rejectsDuplicateMerchantOrderId = rejection(
+  "rejects-duplicate-merchant-order-id",
+  "A merchantOrderID already used within the merchant account is refused (§4.1, §8).",
+);
+export const rejectsOtherMerchantsOrder = rejection(
+  "rejects-other-merchants-order",
+  "A merchant cannot confirm another merchant's order.",
+);
+
+function acceptance(name: string, rule: string) {
+  return defineCheck<ExchangeResponse>(`behaviour.${name}`, "behaviour", rule, (response) => {
+    const codeError = codeErrorOf(response);
+    return response.status === 200
+      ? pass(`accepted: HTTP 200`)
+      : fail(
+          `refused: HTTP ${response.status}${codeError !== undefined ? ` codeError ${show(codeError)}` : ""}`,
+        );
+  });
+}
+
+export const acceptsMerchantOrderIdOfOtherMerchant = acceptance(
+  "accepts-merchant-order-id-of-other-merchant",
+  "A merchantOrderID used by one merchant is accepted under another: it is unique within one merchant account only (§8).",
+);
+export const confirmableAfterWrongCode = acceptance(
+  "confirmable-after-wrong-code",
+  "After a wrong code is refused, the order still accepts the right one.",
+);
+
+export interface ServerErrorSighting {
+  status: number;
+  where: string;
+}
+
+export const noServerError = defineCheck<ServerErrorSighting[]>(
+  "behaviour.no-server-error",
+  "behaviour",
+  "No request the suite sends ever gets a 5xx: every refusal is a client error with a reason.",
+  (sightings) => {
+    const errors = sightings.filter((s) => s.status >= 500);
+    if (errors.length === 0) return pass(`no 5xx in ${sightings.length} responses`);
+    return fail(
+      `${errors.length} of ${sightings.length} responses were 5xx: ${errors
+        .slice(0, 5)
+        .map((e) => `HTTP ${e.status} for ${e.where}`)
+        .join(", ")}${errors.length > 5 ? ", ..." : ""}`,
+    );
+  },
+);

@@ -1,0 +1,63 @@
+/**
+ * A check is one rule of the contract, small and named: specs run it, reports list it by the
+ * same name, and the mutation self-test names it as the one that must catch a fault.
+ */
+
+export type CheckGroup = "envelope" | "fields" | "semantics" | "behaviour" | "callbacks";
+
+export interface CheckOutcome {
+  ok: boolean;
+  /** What was found: on failure, exactly what is wrong and where (a field path, a value). */
+  detail: string;
+}
+
+export interface Check<Input> {
+  /** Stable name, e.g. `envelope.request-id-present`; test titles and reports use it. */
+  name: string;
+  group: CheckGroup;
+  /** The rule in one sentence, with the seed's section where there is one. */
+  rule: string;
+  run(input: Input): CheckOutcome;
+}
+
+export const pass = (detail: string): CheckOutcome => ({ ok: true, detail });
+export const fail = (detail: string): CheckOutcome => ({ ok: false, detail });
+
+/** Every check ever defined, by name, so reports and profiles can name them and be validated. */
+export const CHECK_REGISTRY = new Map<string, Check<never>>();
+
+export function defineCheck<Input>(
+  name: string,
+  group: CheckGroup,
+  rule: string,
+  run: (input: Input) => CheckOutcome,
+): Check<Input> {
+  if (!/^[a-z]+\.[a-z0-9-]+$/.test(name))
+    throw new Error(`check name "${name}" must look like group.kebab-name`);
+  if (!name.startsWith(`${group}.`)) throw new Error(`check "${name}" must start with its group "${group}."`);
+  if (CHECK_REGISTRY.has(name)) throw new Error(`check "${name}" is defined twice`);
+  const check: Check<Input> = { name, group, rule, run };
+  CHECK_REGISTRY.set(name, check as Check<never>);
+  return check;
+}
+
+/** A value as it reads in a detail line: JSON, shortened. */
+export function show(value: unknown): string {
+  if (value === undefined) return "absent";
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+}
+
+/** Reads a dotted path (`a.b.c`) from parsed JSON; undefined where any step is missing. */
+export function readPath(value: unknown, path: string): unknown {
+  let current: unknown = value;
+  for (const part of path.split(".")) {
+    if (typeof current !== "object" || current === null || Array.isArray(current)) return undefined;
+    current = (current as Record<string, unknown>)[part];
+  }
+  return current;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,395 @@
+/**
+ * Every check in the registry has a good input that passes and at least one bad input that
+ * fails with a detail naming what is wrong. The last test makes sure no check is left out.
+ */
+import { describe, expect, it } from "vitest";
+import type { ExchangeResponse } from "../h2h-client.ts";
+import { buildContract, contract, LENIENT_GAPS, ORDER_STATUSES } from "../schemas.ts";
+import { CHECK_REGISTRY, type Check } from "./index.ts";
+
+const requestId = (n: number) => `req-${n}`;
+
+function response(
+  status: number,
+  json: unknown,
+  contentType = "application/json; charset=utf-8",
+): ExchangeResponse {
+  const body = json === undefined ? "Internal Server Error" : JSON.stringify(json);
+  return { status, headers: { "content-type": contentType }, body, json };
+}
+
+const okResult = { codeError: "none", message: null, status: "success", "x-request-id": requestId(1) };
+const errResult = {
+  codeError: "unauthorized",
+  message: "bad key",
+  status: "error",
+  "x-request-id": requestId(2),
+};
+
+const record = {
+  id: "order-1",
+  dateAdded: "2026-11-22T03:00:00.000Z",
+  dateUpdated: "2026-11-22T03:00:01.000Z",
+  orderType: "mobile_commerce",
+  status: "payment_pending",
+  idTransactionMerchant: "m-1",
+  amount: 1500,
+  amountComission: 37.5,
+  currency: "RUB",
+  usdtAmount: 16.22,
+  usdtAmountComission: 0.41,
+  exchangeRate: 92.5,
+  merchantID: "merchant-1",
+  routingAttempts: [],
+  paymentDetailsData: { methodID: 101, requisiteTypeCode: "link", link: "https://x.invalid/1" },
+};
+const confirmation = {
+  id: "order-1",
+  status: "waiting_for_terminal",
+  merchantOrderID: "m-1",
+  currency: "RUB",
+  amount: 1500,
+  timer: 29.5,
+};
+
+const successResponse = response(200, { data: record, result: okResult });
+const errorResponse = response(401, { data: null, result: errResult });
+
+interface Case {
+  good: unknown[];
+  /** Each bad input with a pattern its failure detail must match. */
+  bad: [unknown, RegExp][];
+}
+
+const rejectionCases: Case = {
+  good: [
+    { response: errorResponse },
+    { response: errorResponse, pinned: { httpStatus: 401, codeError: "unauthorized" } },
+  ],
+  bad: [
+    [{ response: successResponse }, /accepted: HTTP 200/],
+    [{ response: response(500, undefined, "text/plain") }, /server error instead of a refusal: HTTP 500/],
+    [{ response: errorResponse, pinned: { httpStatus: 403 } }, /HTTP 401, the profile pins 403/],
+    [
+      { response: errorResponse, pinned: { codeError: "auth_failed" } },
+      /codeError "unauthorized", the profile pins "auth_failed"/,
+    ],
+    [{ response: response(302, {}) }, /not a refusal: HTTP 302/],
+  ],
+};
+const acceptanceCases: Case = {
+  good: [successResponse],
+  bad: [
+    [
+      response(409, { data: null, result: { ...errResult, codeError: "duplicate" } }),
+      /refused: HTTP 409 codeError "duplicate"/,
+    ],
+  ],
+};
+
+const CASES: Record<string, Case> = {
+  "envelope.json-content-type": {
+    good: [successResponse, response(200, {}, "application/problem+json")],
+    bad: [
+      [response(200, {}, "text/html"), /Content-Type is "text\/html", not JSON/],
+      [{ ...successResponse, headers: {} }, /no Content-Type header/],
+    ],
+  },
+  "envelope.shape": {
+    good: [successResponse, errorResponse],
+    bad: [
+      [response(200, { data: record }), /result: /],
+      [response(200, { data: record, result: { ...okResult, message: 5 } }), /result\.message/],
+      [response(500, undefined), /body is not JSON \(HTTP 500/],
+    ],
+  },
+  "envelope.request-id-present": {
+    good: [successResponse, errorResponse],
+    bad: [
+      [
+        response(200, { data: record, result: { ...okResult, "x-request-id": undefined } }),
+        /result\.x-request-id is absent/,
+      ],
+      [
+        response(200, { data: record, result: { ...okResult, "x-request-id": "" } }),
+        /not a non-empty string/,
+      ],
+      [
+        response(401, { data: null, result: { ...errResult, "x-request-id": 7 } }),
+        /is 7, not a non-empty string/,
+      ],
+    ],
+  },
+  "envelope.success-markers": {
+    good: [successResponse],
+    bad: [
+      [
+        response(200, { data: record, result: { ...okResult, message: "OK" } }),
+        /result\.message is "OK", expected null/,
+      ],
+      [response(200, { data: record, result: { ...okResult, status: "ok" } }), /result\.status is "ok"/],
+      [response(200, { data: record, result: { ...okResult, codeError: "0" } }), /result\.codeError is "0"/],
+      [response(201, { data: record, result: okResult }), /HTTP 201, expected 200/],
+      [response(200, { result: okResult }), /data is absent/],
+    ],
+  },
+  "envelope.failure-markers": {
+    good: [errorResponse, response(404, { result: { ...errResult, codeError: "order_not_found" } })],
+    bad: [
+      [
+        response(401, { data: null, result: { ...errResult, status: "success" } }),
+        /result\.status is "success" on a failure/,
+      ],
+      [response(200, { data: null, result: errResult }), /HTTP 200 is a success status/],
+      [
+        response(400, { data: null, result: { ...errResult, codeError: "none" } }),
+        /result\.codeError is "none"/,
+      ],
+      [response(400, { data: null, result: { ...errResult, message: null } }), /result\.message is null/],
+      [response(400, { data: {}, result: errResult }), /data is \{\}, expected null or absent/],
+    ],
+  },
+  "envelope.request-id-unique": {
+    good: [[1, 2, 3].map((n) => ({ requestId: requestId(n), where: `#${n}` }))],
+    bad: [
+      [
+        [1, 2, 1].map((n, i) => ({ requestId: requestId(n), where: `#${i}` })),
+        /1 id\(s\) repeated; "req-1" appears in 2 responses \(#0, #2\)/,
+      ],
+      [[{ requestId: "a", where: "#0" }], /only 1 response/],
+    ],
+  },
+  "fields.order-record": {
+    good: [{ data: record, contract }],
+    bad: [
+      [{ data: { ...record, amount: "1500" }, contract }, /data\.amount: /],
+      [{ data: { ...record, paymentDetailsData: undefined }, contract }, /data\.paymentDetailsData: /],
+      [{ data: { ...record, merchantID: null }, contract }, /data\.merchantID/],
+      [{ data: null, contract }, /data is null: there is no order record/],
+      [
+        {
+          data: { ...record, currency: "EUR" },
+          contract: buildContract({ ...LENIENT_GAPS, currencies: ["RUB"] }),
+        },
+        /data\.currency/,
+      ],
+    ],
+  },
+  "fields.confirmation-result": {
+    good: [{ data: confirmation, contract }],
+    bad: [
+      [{ data: { ...confirmation, timer: undefined }, contract }, /data\.timer/],
+      [{ data: { ...confirmation, amount: "1500" }, contract }, /data\.amount/],
+    ],
+  },
+  "fields.quasi-ecom-creation-result": {
+    good: [{ data: { id: "q", status: "created", merchantOrderID: null }, contract }],
+    bad: [[{ data: { status: "created" }, contract }, /data\.id/]],
+  },
+  "fields.status-known": {
+    good: [{ status: "created", known: ORDER_STATUSES }],
+    bad: [
+      [{ status: "success", known: ORDER_STATUSES }, /status "success" is not a known status/],
+      [{ status: 3, known: ORDER_STATUSES }, /status 3/],
+    ],
+  },
+  "semantics.usdt-amount": {
+    good: [{ record, tolerance: 0.01 }],
+    bad: [
+      [
+        { record: { ...record, usdtAmount: 138750 }, tolerance: 0.01 },
+        /usdtAmount 138750 vs amount \/ exchangeRate = 1500 \/ 92\.5.*exceeds tolerance 0\.01/,
+      ],
+      [
+        { record: { ...record, usdtAmount: "16.22" }, tolerance: 0.01 },
+        /usdtAmount is "16\.22", not a number/,
+      ],
+      [{ record: { ...record, exchangeRate: 0 }, tolerance: 0.01 }, /exchangeRate is 0/],
+    ],
+  },
+  "semantics.usdt-commission": {
+    good: [{ record, tolerance: 0.01 }],
+    bad: [
+      [
+        { record: { ...record, usdtAmountComission: 37.5 }, tolerance: 0.01 },
+        /usdtAmountComission 37\.5 vs amountComission/,
+      ],
+    ],
+  },
+  "semantics.commission-non-negative": {
+    good: [record],
+    bad: [[{ ...record, amountComission: -1 }, /amountComission is -1/]],
+  },
+  "semantics.exchange-rate-positive": {
+    good: [record],
+    bad: [
+      [{ ...record, exchangeRate: -92.5 }, /exchangeRate is -92\.5/],
+      [{ ...record, exchangeRate: null }, /exchangeRate is null, not a number/],
+    ],
+  },
+  "semantics.amount-echoed": {
+    good: [{ field: "amount", expected: 1500, received: 1500 }],
+    bad: [[{ field: "amount", expected: 1500, received: 1500.5 }, /amount is 1500\.5, expected 1500/]],
+  },
+  "semantics.currency-of-method": {
+    good: [{ field: "currency", expected: "RUB", received: "RUB" }],
+    bad: [[{ field: "currency", expected: "RUB", received: "KZT" }, /currency is "KZT", expected "RUB"/]],
+  },
+  "semantics.method-echoed": {
+    good: [{ field: "paymentDetailsData.methodID", expected: 101, received: 101 }],
+    bad: [
+      [
+        { field: "paymentDetailsData.methodID", expected: 101, received: 102 },
+        /paymentDetailsData\.methodID is 102/,
+      ],
+    ],
+  },
+  "semantics.merchant-order-id-echoed": {
+    good: [
+      { field: "idTransactionMerchant", expected: "m-1", received: "m-1" },
+      { field: "idTransactionMerchant", expected: null, received: null },
+      { field: "merchantOrderID", expected: null, received: undefined },
+    ],
+    bad: [
+      [
+        { field: "idTransactionMerchant", expected: "m-1", received: null },
+        /idTransactionMerchant is null, expected "m-1"/,
+      ],
+      [
+        { field: "merchantOrderID", expected: null, received: "someone-else" },
+        /merchantOrderID is "someone-else", expected null/,
+      ],
+    ],
+  },
+  "semantics.dates-ordered": {
+    good: [
+      { record, rfc3339: true },
+      { record: { ...record, dateAdded: "Sun, 22 Nov 2026 03:00:00 GMT" }, rfc3339: false },
+    ],
+    bad: [
+      [
+        { record: { ...record, dateUpdated: "2026-11-22T02:00:00.000Z" }, rfc3339: true },
+        /dateUpdated "2026-11-22T02:00:00.000Z" is 3600 s before dateAdded/,
+      ],
+      [
+        { record: { ...record, dateAdded: "yesterday" }, rfc3339: false },
+        /dateAdded "yesterday" does not parse as a date/,
+      ],
+      [{ record: { ...record, dateAdded: "2026-11-22 03:00:00" }, rfc3339: true }, /is not RFC 3339/],
+      [
+        { record: { ...record, dateAdded: 1763780400 }, rfc3339: false },
+        /dateAdded is 1763780400, not a string/,
+      ],
+    ],
+  },
+  "semantics.routing-attempts-empty": {
+    good: [record],
+    bad: [
+      [{ ...record, routingAttempts: [{ terminal: "t1" }] }, /routingAttempts has 1 element/],
+      [{ ...record, routingAttempts: null }, /routingAttempts is null, not an array/],
+    ],
+  },
+  "semantics.confirmation-echoes-order": {
+    good: [
+      {
+        pathId: "order-1",
+        order: { amount: 1500, currency: "RUB", merchantOrderID: "m-1" },
+        result: confirmation,
+      },
+    ],
+    bad: [
+      [
+        {
+          pathId: "order-2",
+          order: { amount: 1500, currency: "RUB", merchantOrderID: "m-1" },
+          result: confirmation,
+        },
+        /id is "order-1", expected the path's "order-2"/,
+      ],
+      [
+        {
+          pathId: "order-1",
+          order: { amount: 99, currency: "KZT", merchantOrderID: null },
+          result: confirmation,
+        },
+        /amount is 1500, the order's is 99; currency is "RUB", the order's is "KZT"; merchantOrderID is "m-1", the order's is null/,
+      ],
+    ],
+  },
+  "semantics.timer-valid": {
+    good: [confirmation, { ...confirmation, timer: 0 }],
+    bad: [
+      [{ ...confirmation, timer: -1 }, /timer is -1, negative/],
+      [{ ...confirmation, timer: undefined }, /timer is absent, not a number/],
+    ],
+  },
+  "semantics.status-after-operation": {
+    good: [
+      { operation: "createMobileCommerceOrder", expected: "payment_pending", received: "payment_pending" },
+    ],
+    bad: [
+      [
+        { operation: "confirmQuasiEcomOrder", expected: "created", received: "succeeded" },
+        /confirmQuasiEcomOrder answered status "succeeded", expected "created"/,
+      ],
+    ],
+  },
+  "behaviour.rejects-missing-api-key": rejectionCases,
+  "behaviour.rejects-wrong-api-key": rejectionCases,
+  "behaviour.rejects-missing-field": rejectionCases,
+  "behaviour.rejects-wrong-type": rejectionCases,
+  "behaviour.rejects-traffic-type-outside-enum": rejectionCases,
+  "behaviour.rejects-non-positive-amount": rejectionCases,
+  "behaviour.rejects-malformed-json": rejectionCases,
+  "behaviour.rejects-unknown-order": rejectionCases,
+  "behaviour.rejects-wrong-code": rejectionCases,
+  "behaviour.rejects-confirming-twice": rejectionCases,
+  "behaviour.rejects-other-kind-confirm-path": rejectionCases,
+  "behaviour.rejects-duplicate-merchant-order-id": rejectionCases,
+  "behaviour.rejects-other-merchants-order": rejectionCases,
+  "behaviour.accepts-merchant-order-id-of-other-merchant": acceptanceCases,
+  "behaviour.confirmable-after-wrong-code": acceptanceCases,
+  "behaviour.no-server-error": {
+    good: [
+      [
+        { status: 200, where: "a" },
+        { status: 404, where: "b" },
+      ],
+    ],
+    bad: [
+      [
+        [
+          { status: 200, where: "a" },
+          { status: 502, where: "POST /x" },
+        ],
+        /1 of 2 responses were 5xx: HTTP 502 for POST \/x/,
+      ],
+    ],
+  },
+};
+
+describe.each([...CHECK_REGISTRY.values()].map((check) => [check.name, check] as const))(
+  "%s",
+  (name, check) => {
+    const cases = CASES[name];
+    it("passes on a good response", () => {
+      expect(cases, `no test cases for ${name}`).toBeDefined();
+      for (const input of cases?.good ?? []) {
+        const outcome = (check as Check<unknown>).run(input);
+        expect(outcome, outcome.detail).toMatchObject({ ok: true });
+      }
+    });
+    it("fails on a bad response, saying what is wrong", () => {
+      expect(cases?.bad.length ?? 0).toBeGreaterThan(0);
+      for (const [input, detail] of cases?.bad ?? []) {
+        const outcome = (check as Check<unknown>).run(input);
+        expect(outcome.ok).toBe(false);
+        expect(outcome.detail).toMatch(detail);
+      }
+    });
+  },
+);
+
+it("every check has cases, and every case is a check", () => {
+  expect(Object.keys(CASES).sort()).toEqual([...CHECK_REGISTRY.keys()].sort());
+});
