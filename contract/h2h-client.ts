@@ -24,6 +24,8 @@ export interface ExchangeResponse {
 }
 
 export interface Exchange {
+  /** Set by a recorder (`onExchange`), so evidence can point at the recorded copy. */
+  id?: string;
   /** The endpoint called, when it is one of the four. */
   operation?: OperationName;
   startedAt: string;

@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { createMasker, maskCardNumber } from "./masking.ts";
+
+const masker = createMasker({
+  secrets: ["sandbox-key-merchant-1", "sandbox-key-merchant-2", "sandbox-callback-secret", undefined],
+  cardNumbers: ["4111111111111111"],
+});
+
+describe("masking", () => {
+  it("keeps only the last 4 digits of a card number", () => {
+    expect(maskCardNumber("4111111111111111")).toBe("************1111");
+    expect(masker.text('{"number":"4111111111111111"}')).toBe('{"number":"************1111"}');
+  });
+
+  it("masks a Luhn-valid card-like number the suite did not send, and leaves other digit runs alone", () => {
+    expect(masker.text("echo 5555555555554444 end")).toBe("echo ************4444 end");
+    expect(masker.text("order 1234567890123 and ts 1763780400000")).toBe("order 1234567890123 and ts 1763780400000");
+  });
+
+  it("masks a CVC by its key, whatever its value", () => {
+    expect(masker.text('{"cvc":"123","cvcHint":"x"}')).toBe('{"cvc":"***","cvcHint":"x"}');
+    expect(masker.text('{"CVC": 9876}')).toBe('{"CVC": "***"}');
+  });
+
+  it("masks API keys and the callback secret anywhere, and bearer tokens", () => {
+    const line = "key sandbox-key-merchant-2 and secret=sandbox-callback-secret; Authorization: Bearer other-token";
+    expect(masker.text(line)).toBe("key *** and secret=***; Authorization: Bearer ***");
+  });
+
+  it("masks Authorization headers keeping the scheme", () => {
+    expect(masker.headers({ authorization: "Bearer sandbox-key-merchant-1", "content-type": "application/json" })).toEqual({
+      authorization: "Bearer ***",
+      "content-type": "application/json",
+    });
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * Checks that need a second merchant (H2H_API_KEY_2): merchantOrderID is unique within one
+ * merchant account only (§8), and one merchant cannot act on another's order. Without the
+ * second key they are skipped by name, with the reason.
+ */
+import { beforeAll, describe, it } from "vitest";
+import { acceptsMerchantOrderIdOfOtherMerchant, rejectsOtherMerchantsOrder } from "../checks/index.ts";
+import { OPERATIONS_BY_KIND, type OrderKind } from "../endpoints.ts";
+import type { Exchange } from "../h2h-client.ts";
+import { type CreatedOrder, confirm, createOrder, orderIdOf } from "./support/orders.ts";
+import { loadSpecTarget } from "./support/target.ts";
+import { verify } from "./support/verify.ts";
+
+const target = await loadSpecTarget(import.meta.url);
+const SKIP_REASON = "H2H_API_KEY_2 is not set: cross-merchant checks need a second merchant's API key";
+
+for (const kind of ["mobile_commerce", "quasi_ecom"] as OrderKind[]) {
+  const { create, confirm: confirmOperation } = OPERATIONS_BY_KIND[kind];
+  let firstMerchantsOrder: CreatedOrder;
+  let sameIdSecondMerchant: CreatedOrder;
+  let secondConfirmsFirsts: Exchange;
+
+  beforeAll(async () => {
+    if (!target.secondApiKey) return;
+    firstMerchantsOrder = await createOrder(target, kind, { merchantOrderID: true });
+    sameIdSecondMerchant = await createOrder(
+      target,
+      kind,
+      { merchantOrderID: String(firstMerchantsOrder.request.merchantOrderID) },
+      target.secondClient(),
+    );
+    secondConfirmsFirsts = await confirm(target.secondClient(), kind, orderIdOf(firstMerchantsOrder), target.profile.confirmation.successCode);
+  });
+
+  describe(create, () => {
+    it(acceptsMerchantOrderIdOfOtherMerchant.name, (ctx) => {
+      if (!target.secondApiKey) return ctx.skip(SKIP_REASON);
+      verify(ctx, target, acceptsMerchantOrderIdOfOtherMerchant, sameIdSecondMerchant.exchange.response, [
+        firstMerchantsOrder.exchange,
+        sameIdSecondMerchant.exchange,
+      ]);
+    });
+  });
+
+  describe(confirmOperation, () => {
+    it(rejectsOtherMerchantsOrder.name, (ctx) => {
+      if (!target.secondApiKey) return ctx.skip(SKIP_REASON);
+      verify(
+        ctx,
+        target,
+        rejectsOtherMerchantsOrder,
+        { response: secondConfirmsFirsts.response, pinned: target.profile.errors.orderNotFound },
+        [firstMerchantsOrder.exchange, secondConfirmsFirsts],
+      );
+    });
+  });
+}
