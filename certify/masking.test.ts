@@ -14,7 +14,9 @@ describe("masking", () => {
 
   it("masks a Luhn-valid card-like number the suite did not send, and leaves other digit runs alone", () => {
     expect(masker.text("echo 5555555555554444 end")).toBe("echo ************4444 end");
-    expect(masker.text("order 1234567890123 and ts 1763780400000")).toBe("order 1234567890123 and ts 1763780400000");
+    expect(masker.text("order 1234567890123 and ts 1763780400000")).toBe(
+      "order 1234567890123 and ts 1763780400000",
+    );
   });
 
   it("masks a CVC by its key, whatever its value", () => {
@@ -23,12 +25,15 @@ describe("masking", () => {
   });
 
   it("masks API keys and the callback secret anywhere, and bearer tokens", () => {
-    const line = "key sandbox-key-merchant-2 and secret=sandbox-callback-secret; Authorization: Bearer other-token";
+    const line =
+      "key sandbox-key-merchant-2 and secret=sandbox-callback-secret; Authorization: Bearer other-token";
     expect(masker.text(line)).toBe("key *** and secret=***; Authorization: Bearer ***");
   });
 
   it("masks Authorization headers keeping the scheme", () => {
-    expect(masker.headers({ authorization: "Bearer sandbox-key-merchant-1", "content-type": "application/json" })).toEqual({
+    expect(
+      masker.headers({ authorization: "Bearer sandbox-key-merchant-1", "content-type": "application/json" }),
+    ).toEqual({
       authorization: "Bearer ***",
       "content-type": "application/json",
     });

@@ -59,7 +59,9 @@ export function createMasker({ secrets, cardNumbers = [] }: MaskerSecrets): Mask
     // Card-like digit runs: the numbers we sent, and any Luhn-valid 13-19 digit run starting
     // with a card network's digit (2-6), which leaves millisecond timestamps (1...) alone.
     for (const card of cards) out = out.split(card).join(maskCardNumber(card));
-    out = out.replace(/(?<!\d)[2-6]\d{12,18}(?!\d)/g, (digits) => (luhnValid(digits) ? maskCardNumber(digits) : digits));
+    out = out.replace(/(?<!\d)[2-6]\d{12,18}(?!\d)/g, (digits) =>
+      luhnValid(digits) ? maskCardNumber(digits) : digits,
+    );
     // "cvc": "123" in JSON, whatever the value.
     out = out.replace(/("cvc"\s*:\s*)("(?:[^"\\]|\\.)*"|\d+)/gi, `$1"${MASK}"`);
     // Bearer tokens, whatever their value.
@@ -70,7 +72,9 @@ export function createMasker({ secrets, cardNumbers = [] }: MaskerSecrets): Mask
   function headers(input: Record<string, string>): Record<string, string> {
     const out: Record<string, string> = {};
     for (const [name, value] of Object.entries(input)) {
-      out[name] = /^(authorization|x-api-key)$/i.test(name) ? value.replace(/^(\w+\s+).*$/, `$1${MASK}`) : text(value);
+      out[name] = /^(authorization|x-api-key)$/i.test(name)
+        ? value.replace(/^(\w+\s+).*$/, `$1${MASK}`)
+        : text(value);
     }
     return out;
   }

@@ -73,7 +73,9 @@ export class ExchangeRecorder {
 export function readRecordedExchanges(runDir: string): RecordedExchange[] {
   if (!existsSync(runDir)) return [];
   const exchanges: RecordedExchange[] = [];
-  for (const name of readdirSync(runDir).filter((n) => EXCHANGE_FILE.test(n)).sort()) {
+  for (const name of readdirSync(runDir)
+    .filter((n) => EXCHANGE_FILE.test(n))
+    .sort()) {
     for (const line of readFileSync(join(runDir, name), "utf8").split("\n")) {
       if (line.trim() !== "") exchanges.push(JSON.parse(line) as RecordedExchange);
     }

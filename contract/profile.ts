@@ -175,7 +175,9 @@ export async function loadProfile(path: string, knownChecks?: ReadonlySet<string
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new ProfileError(`profile ${path} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ProfileError(
+      `profile ${path} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   return parseProfile(json, path, knownChecks);
 }

@@ -61,7 +61,11 @@ export function wrongTypeValue(jsonType: string): unknown {
 }
 
 /** A deep copy of a body with the field at `path` removed or replaced. */
-export function withField(body: unknown, path: string, change: { remove: true } | { value: unknown }): Record<string, unknown> {
+export function withField(
+  body: unknown,
+  path: string,
+  change: { remove: true } | { value: unknown },
+): Record<string, unknown> {
   const copy = structuredClone(body) as Record<string, unknown>;
   const parts = path.split(".");
   let parent: Record<string, unknown> = copy;

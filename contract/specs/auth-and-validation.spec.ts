@@ -28,7 +28,8 @@ const WRONG_API_KEY = "h2h-certify-wrong-key-0000000000";
 
 /** The conditional fields this target requires for an order kind (profile), as dotted paths. */
 function profileRequiredFields(kind: OrderKind): string[] {
-  const method = kind === "mobile_commerce" ? target.profile.methods.mobileCommerce : target.profile.methods.quasiEcom;
+  const method =
+    kind === "mobile_commerce" ? target.profile.methods.mobileCommerce : target.profile.methods.quasiEcom;
   return [
     ...(method.requires.clientID ? ["clientID"] : []),
     ...method.requires.clientMetadata.map((field) => `clientMetadata.${field}`),
@@ -45,7 +46,10 @@ for (const endpoint of Object.values(ENDPOINTS)) {
     /** A body the target accepts for this endpoint; each case breaks one thing in it. */
     const validBody = (): Record<string, unknown> =>
       isCreate ? orderRequest(target, kind) : { code: target.profile.confirmation.successCode };
-    const send = (body: unknown, options: { apiKey?: string | null; rawBody?: string } = {}): Promise<Exchange> =>
+    const send = (
+      body: unknown,
+      options: { apiKey?: string | null; rawBody?: string } = {},
+    ): Promise<Exchange> =>
       target.client().call(operation, body, { ...options, ...(orderId !== undefined ? { orderId } : {}) });
 
     beforeAll(async () => {
@@ -57,28 +61,47 @@ for (const endpoint of Object.values(ENDPOINTS)) {
     let missingKey: Exchange;
     it(rejectsMissingApiKey.name, async (ctx) => {
       missingKey = await send(validBody(), { apiKey: null });
-      verify(ctx, target, rejectsMissingApiKey, { response: missingKey.response, pinned: errors.unauthorized }, [missingKey]);
+      verify(
+        ctx,
+        target,
+        rejectsMissingApiKey,
+        { response: missingKey.response, pinned: errors.unauthorized },
+        [missingKey],
+      );
     });
     failureEnvelopeTests(target, () => missingKey, "missing API key");
 
     it(rejectsWrongApiKey.name, async (ctx) => {
       const exchange = await send(validBody(), { apiKey: WRONG_API_KEY });
-      verify(ctx, target, rejectsWrongApiKey, { response: exchange.response, pinned: errors.unauthorized }, [exchange]);
+      verify(ctx, target, rejectsWrongApiKey, { response: exchange.response, pinned: errors.unauthorized }, [
+        exchange,
+      ]);
     });
 
     let malformed: Exchange;
     it(rejectsMalformedJson.name, async (ctx) => {
       malformed = await send(undefined, { rawBody: '{"methodID": 1,' });
-      verify(ctx, target, rejectsMalformedJson, { response: malformed.response, pinned: errors.invalidJson }, [malformed]);
+      verify(
+        ctx,
+        target,
+        rejectsMalformedJson,
+        { response: malformed.response, pinned: errors.invalidJson },
+        [malformed],
+      );
     });
     failureEnvelopeTests(target, () => malformed, "malformed JSON");
 
     const fields = requestFields(endpoint.request);
-    const required = [...fields.filter((f) => f.required).map((f) => f.path), ...(isCreate ? profileRequiredFields(kind) : [])];
+    const required = [
+      ...fields.filter((f) => f.required).map((f) => f.path),
+      ...(isCreate ? profileRequiredFields(kind) : []),
+    ];
     for (const path of required) {
       it(titled(rejectsMissingField, path), async (ctx) => {
         const exchange = await send(withField(validBody(), path, { remove: true }));
-        verify(ctx, target, rejectsMissingField, { response: exchange.response, pinned: errors.validation }, [exchange]);
+        verify(ctx, target, rejectsMissingField, { response: exchange.response, pinned: errors.validation }, [
+          exchange,
+        ]);
       });
     }
 
@@ -86,19 +109,33 @@ for (const endpoint of Object.values(ENDPOINTS)) {
       const value = wrongTypeValue(field.jsonType);
       it(titled(rejectsWrongType, `${field.path} = ${JSON.stringify(value)}`), async (ctx) => {
         const exchange = await send(withField(validBody(), field.path, { value }));
-        verify(ctx, target, rejectsWrongType, { response: exchange.response, pinned: errors.validation }, [exchange]);
+        verify(ctx, target, rejectsWrongType, { response: exchange.response, pinned: errors.validation }, [
+          exchange,
+        ]);
       });
     }
 
     if (isCreate) {
       it(rejectsTrafficTypeOutsideEnum.name, async (ctx) => {
         const exchange = await send({ ...validBody(), trafficType: "bulk" });
-        verify(ctx, target, rejectsTrafficTypeOutsideEnum, { response: exchange.response, pinned: errors.validation }, [exchange]);
+        verify(
+          ctx,
+          target,
+          rejectsTrafficTypeOutsideEnum,
+          { response: exchange.response, pinned: errors.validation },
+          [exchange],
+        );
       });
       for (const amount of [0, -1]) {
         it(titled(rejectsNonPositiveAmount, `amount = ${amount}`), async (ctx) => {
           const exchange = await send({ ...validBody(), amount });
-          verify(ctx, target, rejectsNonPositiveAmount, { response: exchange.response, pinned: errors.validation }, [exchange]);
+          verify(
+            ctx,
+            target,
+            rejectsNonPositiveAmount,
+            { response: exchange.response, pinned: errors.validation },
+            [exchange],
+          );
         });
       }
     }

@@ -29,7 +29,12 @@ for (const kind of ["mobile_commerce", "quasi_ecom"] as OrderKind[]) {
       { merchantOrderID: String(firstMerchantsOrder.request.merchantOrderID) },
       target.secondClient(),
     );
-    secondConfirmsFirsts = await confirm(target.secondClient(), kind, orderIdOf(firstMerchantsOrder), target.profile.confirmation.successCode);
+    secondConfirmsFirsts = await confirm(
+      target.secondClient(),
+      kind,
+      orderIdOf(firstMerchantsOrder),
+      target.profile.confirmation.successCode,
+    );
   });
 
   describe(create, () => {

@@ -22,7 +22,12 @@ import {
 } from "../checks/index.ts";
 import type { Exchange } from "../h2h-client.ts";
 import { type CreatedOrder, createOrder, orderRequest } from "./support/orders.ts";
-import { confirmationTests, failureEnvelopeTests, successEnvelopeTests, titled } from "./support/shared-specs.ts";
+import {
+  confirmationTests,
+  failureEnvelopeTests,
+  successEnvelopeTests,
+  titled,
+} from "./support/shared-specs.ts";
 import { loadSpecTarget } from "./support/target.ts";
 import { verify } from "./support/verify.ts";
 
@@ -40,33 +45,63 @@ describe("createMobileCommerceOrder", () => {
     withoutMerchantOrderId = await createOrder(target, "mobile_commerce", { merchantOrderID: false });
     duplicate = await target
       .client()
-      .createMobileCommerceOrder(orderRequest(target, "mobile_commerce", { merchantOrderID: String(order.request.merchantOrderID) }));
+      .createMobileCommerceOrder(
+        orderRequest(target, "mobile_commerce", { merchantOrderID: String(order.request.merchantOrderID) }),
+      );
   });
 
   successEnvelopeTests(target, () => order.exchange);
   it(fieldsOrderRecord.name, (ctx) =>
-    verify(ctx, target, fieldsOrderRecord, { data: dataOf(order.exchange.response.json), contract: target.contract }, [order.exchange]),
+    verify(
+      ctx,
+      target,
+      fieldsOrderRecord,
+      { data: dataOf(order.exchange.response.json), contract: target.contract },
+      [order.exchange],
+    ),
   );
   it(fieldsStatusKnown.name, (ctx) =>
-    verify(ctx, target, fieldsStatusKnown, { status: record().status, known: target.knownStatuses }, [order.exchange]),
+    verify(ctx, target, fieldsStatusKnown, { status: record().status, known: target.knownStatuses }, [
+      order.exchange,
+    ]),
   );
   it(semanticsUsdtAmount.name, (ctx) =>
-    verify(ctx, target, semanticsUsdtAmount, { record: record(), tolerance: target.profile.usdtTolerance }, [order.exchange]),
+    verify(ctx, target, semanticsUsdtAmount, { record: record(), tolerance: target.profile.usdtTolerance }, [
+      order.exchange,
+    ]),
   );
   it(semanticsUsdtCommission.name, (ctx) =>
-    verify(ctx, target, semanticsUsdtCommission, { record: record(), tolerance: target.profile.usdtTolerance }, [order.exchange]),
+    verify(
+      ctx,
+      target,
+      semanticsUsdtCommission,
+      { record: record(), tolerance: target.profile.usdtTolerance },
+      [order.exchange],
+    ),
   );
-  it(semanticsCommissionNonNegative.name, (ctx) => verify(ctx, target, semanticsCommissionNonNegative, record(), [order.exchange]));
-  it(semanticsExchangeRatePositive.name, (ctx) => verify(ctx, target, semanticsExchangeRatePositive, record(), [order.exchange]));
+  it(semanticsCommissionNonNegative.name, (ctx) =>
+    verify(ctx, target, semanticsCommissionNonNegative, record(), [order.exchange]),
+  );
+  it(semanticsExchangeRatePositive.name, (ctx) =>
+    verify(ctx, target, semanticsExchangeRatePositive, record(), [order.exchange]),
+  );
   it(semanticsAmountEchoed.name, (ctx) =>
-    verify(ctx, target, semanticsAmountEchoed, { field: "amount", expected: order.request.amount, received: record().amount }, [
-      order.exchange,
-    ]),
+    verify(
+      ctx,
+      target,
+      semanticsAmountEchoed,
+      { field: "amount", expected: order.request.amount, received: record().amount },
+      [order.exchange],
+    ),
   );
   it(semanticsCurrencyOfMethod.name, (ctx) =>
-    verify(ctx, target, semanticsCurrencyOfMethod, { field: "currency", expected: method.currency, received: record().currency }, [
-      order.exchange,
-    ]),
+    verify(
+      ctx,
+      target,
+      semanticsCurrencyOfMethod,
+      { field: "currency", expected: method.currency, received: record().currency },
+      [order.exchange],
+    ),
   );
   it(semanticsMethodEchoed.name, (ctx) =>
     verify(
@@ -86,7 +121,11 @@ describe("createMobileCommerceOrder", () => {
       ctx,
       target,
       semanticsMerchantOrderIdEchoed,
-      { field: "idTransactionMerchant", expected: order.request.merchantOrderID, received: record().idTransactionMerchant },
+      {
+        field: "idTransactionMerchant",
+        expected: order.request.merchantOrderID,
+        received: record().idTransactionMerchant,
+      },
       [order.exchange],
     ),
   );
@@ -104,11 +143,17 @@ describe("createMobileCommerceOrder", () => {
     ),
   );
   it(semanticsDatesOrdered.name, (ctx) =>
-    verify(ctx, target, semanticsDatesOrdered, { record: record(), rfc3339: target.profile.gaps.dateFormat === "rfc3339" }, [
-      order.exchange,
-    ]),
+    verify(
+      ctx,
+      target,
+      semanticsDatesOrdered,
+      { record: record(), rfc3339: target.profile.gaps.dateFormat === "rfc3339" },
+      [order.exchange],
+    ),
   );
-  it(semanticsRoutingAttemptsEmpty.name, (ctx) => verify(ctx, target, semanticsRoutingAttemptsEmpty, record(), [order.exchange]));
+  it(semanticsRoutingAttemptsEmpty.name, (ctx) =>
+    verify(ctx, target, semanticsRoutingAttemptsEmpty, record(), [order.exchange]),
+  );
   it(semanticsStatusAfterOperation.name, (ctx) =>
     verify(
       ctx,

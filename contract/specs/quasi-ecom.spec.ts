@@ -13,7 +13,12 @@ import {
 } from "../checks/index.ts";
 import type { Exchange } from "../h2h-client.ts";
 import { type CreatedOrder, createOrder, orderRequest } from "./support/orders.ts";
-import { confirmationTests, failureEnvelopeTests, successEnvelopeTests, titled } from "./support/shared-specs.ts";
+import {
+  confirmationTests,
+  failureEnvelopeTests,
+  successEnvelopeTests,
+  titled,
+} from "./support/shared-specs.ts";
 import { loadSpecTarget } from "./support/target.ts";
 import { verify } from "./support/verify.ts";
 
@@ -31,7 +36,9 @@ describe("createQuasiEcomOrder", () => {
     // The same merchantOrderID again, through the other order kind: uniqueness is per merchant account.
     duplicate = await target
       .client()
-      .createMobileCommerceOrder(orderRequest(target, "mobile_commerce", { merchantOrderID: String(order.request.merchantOrderID) }));
+      .createMobileCommerceOrder(
+        orderRequest(target, "mobile_commerce", { merchantOrderID: String(order.request.merchantOrderID) }),
+      );
   });
 
   successEnvelopeTests(target, () => order.exchange);
@@ -45,14 +52,20 @@ describe("createQuasiEcomOrder", () => {
     ),
   );
   it(fieldsStatusKnown.name, (ctx) =>
-    verify(ctx, target, fieldsStatusKnown, { status: result().status, known: target.knownStatuses }, [order.exchange]),
+    verify(ctx, target, fieldsStatusKnown, { status: result().status, known: target.knownStatuses }, [
+      order.exchange,
+    ]),
   );
   it(titled(semanticsMerchantOrderIdEchoed, "merchantOrderID sent"), (ctx) =>
     verify(
       ctx,
       target,
       semanticsMerchantOrderIdEchoed,
-      { field: "merchantOrderID", expected: order.request.merchantOrderID, received: result().merchantOrderID },
+      {
+        field: "merchantOrderID",
+        expected: order.request.merchantOrderID,
+        received: result().merchantOrderID,
+      },
       [order.exchange],
     ),
   );
@@ -61,7 +74,11 @@ describe("createQuasiEcomOrder", () => {
       ctx,
       target,
       semanticsMerchantOrderIdEchoed,
-      { field: "merchantOrderID", expected: null, received: dataOf(withoutMerchantOrderId.exchange.response.json)?.merchantOrderID },
+      {
+        field: "merchantOrderID",
+        expected: null,
+        received: dataOf(withoutMerchantOrderId.exchange.response.json)?.merchantOrderID,
+      },
       [withoutMerchantOrderId.exchange],
     ),
   );
@@ -70,7 +87,11 @@ describe("createQuasiEcomOrder", () => {
       ctx,
       target,
       semanticsStatusAfterOperation,
-      { operation: "createQuasiEcomOrder", expected: target.profile.expectedStatus.createQuasiEcomOrder, received: result().status },
+      {
+        operation: "createQuasiEcomOrder",
+        expected: target.profile.expectedStatus.createQuasiEcomOrder,
+        received: result().status,
+      },
       [order.exchange],
     ),
   );

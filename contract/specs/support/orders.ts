@@ -1,8 +1,12 @@
 /** Orders as the target's profile says to make them: its method, amount and required fields. */
-import { buildMobileCommerceOrderRequest, buildQuasiEcomOrderRequest, uniqueMerchantOrderId } from "../../../fixtures/payloads.ts";
+import {
+  buildMobileCommerceOrderRequest,
+  buildQuasiEcomOrderRequest,
+  uniqueMerchantOrderId,
+} from "../../../fixtures/payloads.ts";
+import { dataOf } from "../../checks/semantics.ts";
 import type { OrderKind } from "../../endpoints.ts";
 import type { Exchange, H2hClient } from "../../h2h-client.ts";
-import { dataOf } from "../../checks/semantics.ts";
 import type { SpecTarget } from "./target.ts";
 
 export interface OrderExtras {
@@ -11,8 +15,13 @@ export interface OrderExtras {
   webHook?: string;
 }
 
-export function orderRequest(target: SpecTarget, kind: OrderKind, extras: OrderExtras = {}): Record<string, unknown> {
-  const method = kind === "mobile_commerce" ? target.profile.methods.mobileCommerce : target.profile.methods.quasiEcom;
+export function orderRequest(
+  target: SpecTarget,
+  kind: OrderKind,
+  extras: OrderExtras = {},
+): Record<string, unknown> {
+  const method =
+    kind === "mobile_commerce" ? target.profile.methods.mobileCommerce : target.profile.methods.quasiEcom;
   const merchantOrderID =
     extras.merchantOrderID === true || extras.merchantOrderID === undefined
       ? uniqueMerchantOrderId(target.runId, kind === "mobile_commerce" ? "mc" : "qe")
@@ -46,7 +55,9 @@ export async function createOrder(
 ): Promise<CreatedOrder> {
   const request = orderRequest(target, kind, extras);
   const exchange =
-    kind === "mobile_commerce" ? await client.createMobileCommerceOrder(request) : await client.createQuasiEcomOrder(request);
+    kind === "mobile_commerce"
+      ? await client.createMobileCommerceOrder(request)
+      : await client.createQuasiEcomOrder(request);
   const id = dataOf(exchange.response.json)?.id;
   return { request, exchange, id: typeof id === "string" ? id : undefined };
 }
@@ -59,6 +70,13 @@ export function orderIdOf(order: CreatedOrder): string {
   );
 }
 
-export function confirm(client: H2hClient, kind: OrderKind, orderId: string, code: string): Promise<Exchange> {
-  return kind === "mobile_commerce" ? client.confirmMobileCommerceOrder(orderId, code) : client.confirmQuasiEcomOrder(orderId, code);
+export function confirm(
+  client: H2hClient,
+  kind: OrderKind,
+  orderId: string,
+  code: string,
+): Promise<Exchange> {
+  return kind === "mobile_commerce"
+    ? client.confirmMobileCommerceOrder(orderId, code)
+    : client.confirmQuasiEcomOrder(orderId, code);
 }

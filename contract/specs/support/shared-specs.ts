@@ -29,23 +29,35 @@ import type { SpecTarget } from "./target.ts";
 import { verify } from "./verify.ts";
 
 /** `check › case`, the title of a check run on one of several cases. */
-export const titled = (check: { name: string }, label?: string) => (label ? `${check.name} › ${label}` : check.name);
+export const titled = (check: { name: string }, label?: string) =>
+  label ? `${check.name} › ${label}` : check.name;
 
 /** The envelope checks of a successful response. */
 export function successEnvelopeTests(target: SpecTarget, exchange: () => Exchange, label?: string): void {
-  for (const check of [envelopeJsonContentType, envelopeShape, envelopeRequestIdPresent, envelopeSuccessMarkers]) {
+  for (const check of [
+    envelopeJsonContentType,
+    envelopeShape,
+    envelopeRequestIdPresent,
+    envelopeSuccessMarkers,
+  ]) {
     it(titled(check, label), (ctx) => verify(ctx, target, check, exchange().response, [exchange()]));
   }
 }
 
 /** The envelope checks of a refusal. */
 export function failureEnvelopeTests(target: SpecTarget, exchange: () => Exchange, label: string): void {
-  for (const check of [envelopeJsonContentType, envelopeShape, envelopeRequestIdPresent, envelopeFailureMarkers]) {
+  for (const check of [
+    envelopeJsonContentType,
+    envelopeShape,
+    envelopeRequestIdPresent,
+    envelopeFailureMarkers,
+  ]) {
     it(titled(check, label), (ctx) => verify(ctx, target, check, exchange().response, [exchange()]));
   }
 }
 
-const otherKind = (kind: OrderKind): OrderKind => (kind === "mobile_commerce" ? "quasi_ecom" : "mobile_commerce");
+const otherKind = (kind: OrderKind): OrderKind =>
+  kind === "mobile_commerce" ? "quasi_ecom" : "mobile_commerce";
 
 /** The confirm endpoint of one order kind: a good confirmation, then every refusal around it. */
 export function confirmationTests(target: SpecTarget, kind: OrderKind): void {
@@ -81,10 +93,22 @@ export function confirmationTests(target: SpecTarget, kind: OrderKind): void {
 
     successEnvelopeTests(target, () => confirmed);
     it(fieldsConfirmationResult.name, (ctx) =>
-      verify(ctx, target, fieldsConfirmationResult, { data: dataOf(confirmed.response.json), contract: target.contract }, [confirmed]),
+      verify(
+        ctx,
+        target,
+        fieldsConfirmationResult,
+        { data: dataOf(confirmed.response.json), contract: target.contract },
+        [confirmed],
+      ),
     );
     it(fieldsStatusKnown.name, (ctx) =>
-      verify(ctx, target, fieldsStatusKnown, { status: dataOf(confirmed.response.json)?.status, known: target.knownStatuses }, [confirmed]),
+      verify(
+        ctx,
+        target,
+        fieldsStatusKnown,
+        { status: dataOf(confirmed.response.json)?.status, known: target.knownStatuses },
+        [confirmed],
+      ),
     );
     it(semanticsConfirmationEchoesOrder.name, (ctx) =>
       verify(
@@ -95,7 +119,10 @@ export function confirmationTests(target: SpecTarget, kind: OrderKind): void {
           pathId: orderIdOf(order),
           order: {
             amount: order.request.amount,
-            currency: kind === "mobile_commerce" ? target.profile.methods.mobileCommerce.currency : target.profile.methods.quasiEcom.currency,
+            currency:
+              kind === "mobile_commerce"
+                ? target.profile.methods.mobileCommerce.currency
+                : target.profile.methods.quasiEcom.currency,
             merchantOrderID: order.request.merchantOrderID,
           },
           result: dataOf(confirmed.response.json) ?? {},
@@ -103,38 +130,66 @@ export function confirmationTests(target: SpecTarget, kind: OrderKind): void {
         [order.exchange, confirmed],
       ),
     );
-    it(semanticsTimerValid.name, (ctx) => verify(ctx, target, semanticsTimerValid, dataOf(confirmed.response.json) ?? {}, [confirmed]));
+    it(semanticsTimerValid.name, (ctx) =>
+      verify(ctx, target, semanticsTimerValid, dataOf(confirmed.response.json) ?? {}, [confirmed]),
+    );
     it(semanticsStatusAfterOperation.name, (ctx) =>
       verify(
         ctx,
         target,
         semanticsStatusAfterOperation,
-        { operation, expected: target.profile.expectedStatus[operation], received: dataOf(confirmed.response.json)?.status },
+        {
+          operation,
+          expected: target.profile.expectedStatus[operation],
+          received: dataOf(confirmed.response.json)?.status,
+        },
         [confirmed],
       ),
     );
 
     it(rejectsWrongCode.name, (ctx) =>
-      verify(ctx, target, rejectsWrongCode, { response: wrongCodeAnswer.response, pinned: errors.invalidCode }, [wrongCodeAnswer]),
+      verify(
+        ctx,
+        target,
+        rejectsWrongCode,
+        { response: wrongCodeAnswer.response, pinned: errors.invalidCode },
+        [wrongCodeAnswer],
+      ),
     );
     failureEnvelopeTests(target, () => wrongCodeAnswer, "wrong code");
     it(confirmableAfterWrongCode.name, (ctx) =>
-      verify(ctx, target, confirmableAfterWrongCode, rightCodeAfterWrong.response, [wrongCodeAnswer, rightCodeAfterWrong]),
-    );
-    it(rejectsConfirmingTwice.name, (ctx) =>
-      verify(ctx, target, rejectsConfirmingTwice, { response: confirmedTwice.response, pinned: errors.invalidOrderState }, [
-        confirmed,
-        confirmedTwice,
+      verify(ctx, target, confirmableAfterWrongCode, rightCodeAfterWrong.response, [
+        wrongCodeAnswer,
+        rightCodeAfterWrong,
       ]),
     );
+    it(rejectsConfirmingTwice.name, (ctx) =>
+      verify(
+        ctx,
+        target,
+        rejectsConfirmingTwice,
+        { response: confirmedTwice.response, pinned: errors.invalidOrderState },
+        [confirmed, confirmedTwice],
+      ),
+    );
     it(rejectsUnknownOrder.name, (ctx) =>
-      verify(ctx, target, rejectsUnknownOrder, { response: unknownOrder.response, pinned: errors.orderNotFound }, [unknownOrder]),
+      verify(
+        ctx,
+        target,
+        rejectsUnknownOrder,
+        { response: unknownOrder.response, pinned: errors.orderNotFound },
+        [unknownOrder],
+      ),
     );
     failureEnvelopeTests(target, () => unknownOrder, "unknown order");
     it(rejectsOtherKindConfirmPath.name, (ctx) =>
-      verify(ctx, target, rejectsOtherKindConfirmPath, { response: otherKindPath.response, pinned: errors.invalidOrderState }, [
-        otherKindPath,
-      ]),
+      verify(
+        ctx,
+        target,
+        rejectsOtherKindConfirmPath,
+        { response: otherKindPath.response, pinned: errors.invalidOrderState },
+        [otherKindPath],
+      ),
     );
   });
 }

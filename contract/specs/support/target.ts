@@ -31,7 +31,9 @@ export interface SpecTarget {
 function requiredEnv(name: string): string {
   const value = process.env[name];
   if (!value) {
-    throw new Error(`${name} is not set: contract specs are run by \`npm run certify\`, which sets it (see README.md)`);
+    throw new Error(
+      `${name} is not set: contract specs are run by \`npm run certify\`, which sets it (see README.md)`,
+    );
   }
   return value;
 }

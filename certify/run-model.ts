@@ -1,0 +1,114 @@
+/**
+ * The result of a certification run, as every report format renders it: one record per check
+ * run (per endpoint and case), the exchanges they looked at, and the verdict.
+ */
+import type { RecordedExchange } from "./recorder.ts";
+
+export type CheckStatus = "passed" | "failed" | "skipped";
+
+export interface CheckRecord {
+  /** The endpoint (operation name), or a group such as "(all endpoints)" or "(target)". */
+  endpoint: string;
+  /** The registered check name, e.g. `envelope.request-id-present`. */
+  check: string;
+  /** The case, where a check runs on several (e.g. a field path). */
+  case?: string;
+  /** The rule the check enforces, from the check registry. */
+  rule: string;
+  status: CheckStatus;
+  /** A required check's failure makes the target not conformant; an informational one does not. */
+  required: boolean;
+  /** What was found (on failure: what is wrong, where and why). */
+  detail: string;
+  /** Why it was skipped, or why it is informational for this target. */
+  reason?: string;
+  durationMs: number;
+  /** Ids of the exchanges (requests and responses) the check looked at. */
+  exchanges: string[];
+  /** The spec file (or "runner") it came from. */
+  source: string;
+}
+
+export interface EndpointSummary {
+  endpoint: string;
+  passed: number;
+  failed: number;
+  skipped: number;
+  /** Passed / (passed + failed), in percent; null when nothing was judged. */
+  score: number | null;
+}
+
+export type Verdict = "conformant" | "not conformant" | "not run";
+
+export interface RunReport {
+  tool: { name: string; version: string };
+  runId: string;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  target: { baseUrl: string; reference: boolean; profileName: string; profilePath: string };
+  verdict: Verdict;
+  /** Why the run could not judge the target, when it could not (unreachable, bad setup). */
+  errors: string[];
+  summary: EndpointSummary[];
+  totals: { passed: number; failed: number; failedRequired: number; skipped: number };
+  checks: CheckRecord[];
+  exchanges: RecordedExchange[];
+}
+
+/** Endpoint order in reports: the four endpoints as the seed lists them, then the rest. */
+const ENDPOINT_ORDER = [
+  "(target)",
+  "createMobileCommerceOrder",
+  "confirmMobileCommerceOrder",
+  "createQuasiEcomOrder",
+  "confirmQuasiEcomOrder",
+  "(all endpoints)",
+];
+
+function endpointRank(endpoint: string): number {
+  const rank = ENDPOINT_ORDER.indexOf(endpoint);
+  return rank === -1 ? ENDPOINT_ORDER.length : rank;
+}
+
+export function summarize(checks: readonly CheckRecord[]): {
+  summary: EndpointSummary[];
+  totals: RunReport["totals"];
+} {
+  const byEndpoint = new Map<string, EndpointSummary>();
+  for (const record of checks) {
+    const entry = byEndpoint.get(record.endpoint) ?? {
+      endpoint: record.endpoint,
+      passed: 0,
+      failed: 0,
+      skipped: 0,
+      score: null,
+    };
+    entry[record.status] += 1;
+    byEndpoint.set(record.endpoint, entry);
+  }
+  const summary = [...byEndpoint.values()]
+    .map((entry) => ({
+      ...entry,
+      score:
+        entry.passed + entry.failed > 0
+          ? Math.round((entry.passed / (entry.passed + entry.failed)) * 1000) / 10
+          : null,
+    }))
+    .sort(
+      (a, b) => endpointRank(a.endpoint) - endpointRank(b.endpoint) || a.endpoint.localeCompare(b.endpoint),
+    );
+  const totals = {
+    passed: checks.filter((c) => c.status === "passed").length,
+    failed: checks.filter((c) => c.status === "failed").length,
+    failedRequired: checks.filter((c) => c.status === "failed" && c.required).length,
+    skipped: checks.filter((c) => c.status === "skipped").length,
+  };
+  return { summary, totals };
+}
+
+export function sortChecks(checks: CheckRecord[]): CheckRecord[] {
+  return checks.sort(
+    (a, b) => endpointRank(a.endpoint) - endpointRank(b.endpoint) || a.endpoint.localeCompare(b.endpoint),
+  );
+}

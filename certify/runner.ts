@@ -1,0 +1,279 @@
+/**
+ * A certification run: settings and profile checked first, the reference provider started when
+ * no target is given, the target's reachability tried once, then the contract specs run by
+ * Vitest, the run-wide checks over every exchange, and the reports written.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { startVitest } from "vitest/node";
+import { CHECK_REGISTRY, envelopeRequestIdUnique, noServerError } from "../contract/checks/index.ts";
+import { endpointPath } from "../contract/endpoints.ts";
+import { H2hClient, TransportError } from "../contract/h2h-client.ts";
+import { loadProfile, type Profile } from "../contract/profile.ts";
+import { TEST_CARD } from "../fixtures/payloads.ts";
+import {
+  type RunningReferenceProvider,
+  startReferenceProvider,
+} from "../fixtures/reference-provider/index.ts";
+import { CheckCollector } from "./check-collector.ts";
+import { createMasker, type Masker } from "./masking.ts";
+import { ExchangeRecorder, type RecordedExchange, readRecordedExchanges } from "./recorder.ts";
+import { type ReportPaths, writeReports } from "./reports/index.ts";
+import { type CheckRecord, type RunReport, sortChecks, summarize, type Verdict } from "./run-model.ts";
+import { PROJECT_ROOT, readSettings, type Settings, withReferenceDefaults } from "./settings.ts";
+
+export interface CertifyOptions {
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  /** Where progress and the summary go (already masked). */
+  print?: (line: string) => void;
+}
+
+export interface CertifyResult {
+  report: RunReport;
+  paths: ReportPaths;
+  exitCode: number;
+}
+
+const SPEC_GLOB = "contract/specs/**/*.spec.ts";
+
+async function toolVersion(): Promise<string> {
+  const pkg = JSON.parse(await readFile(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string };
+  return pkg.version;
+}
+
+function runCheck<I>(
+  check: { name: string; rule: string; run(input: I): { ok: boolean; detail: string } },
+  input: I,
+  masker: Masker,
+): CheckRecord {
+  const outcome = check.run(input);
+  return {
+    endpoint: "(all endpoints)",
+    check: check.name,
+    rule: check.rule,
+    status: outcome.ok ? "passed" : "failed",
+    required: true,
+    detail: masker.text(outcome.detail),
+    durationMs: 0,
+    exchanges: [],
+    source: "runner",
+  };
+}
+
+/** The checks that need every exchange of the run at once. */
+function runWideChecks(
+  exchanges: readonly RecordedExchange[],
+  profile: Profile,
+  masker: Masker,
+): CheckRecord[] {
+  const where = (e: RecordedExchange) => `${e.request.method} ${new URL(e.request.url).pathname} (${e.id})`;
+  const records = [
+    runCheck(
+      envelopeRequestIdUnique,
+      exchanges.map((e) => ({
+        requestId: (e.response.json as { result?: Record<string, unknown> } | undefined)?.result?.[
+          "x-request-id"
+        ],
+        where: e.id,
+      })),
+      masker,
+    ),
+    runCheck(
+      noServerError,
+      exchanges.map((e) => ({ status: e.response.status, where: where(e) })),
+      masker,
+    ),
+  ];
+  return records.map((record) => {
+    const reason = profile.informationalChecks[record.check];
+    return reason === undefined ? record : { ...record, required: false, reason };
+  });
+}
+
+/** Tries the target once with a request that creates nothing; a transport failure ends the run. */
+async function tryReachTarget(
+  baseUrl: string,
+  apiKey: string | undefined,
+  profile: Profile,
+  recorder: ExchangeRecorder,
+): Promise<string | undefined> {
+  const client = new H2hClient({
+    baseUrl,
+    apiKey,
+    timeoutMs: profile.timeouts.requestMs,
+    onExchange: (exchange) => {
+      exchange.id = recorder.record(exchange).id;
+    },
+  });
+  try {
+    await client.post(endpointPath("createMobileCommerceOrder"), {});
+    return undefined;
+  } catch (error) {
+    if (error instanceof TransportError) return `cannot reach the target: ${error.message}`;
+    throw error;
+  } finally {
+    await client.close();
+  }
+}
+
+function printSummary(
+  report: RunReport,
+  paths: ReportPaths,
+  print: (line: string) => void,
+  cwd: string,
+): void {
+  const width = Math.max(24, ...report.summary.map((s) => s.endpoint.length));
+  print("");
+  print(`${"endpoint".padEnd(width)}  passed  failed  skipped  score`);
+  for (const s of report.summary) {
+    print(
+      `${s.endpoint.padEnd(width)}  ${String(s.passed).padStart(6)}  ${String(s.failed).padStart(6)}  ${String(s.skipped).padStart(7)}  ${
+        s.score === null ? "    –" : `${s.score.toFixed(1).padStart(5)}%`
+      }`,
+    );
+  }
+  const { totals } = report;
+  print(
+    `${"total".padEnd(width)}  ${String(totals.passed).padStart(6)}  ${String(totals.failed).padStart(6)}  ${String(totals.skipped).padStart(7)}`,
+  );
+  print("");
+  for (const error of report.errors) print(`error: ${error}`);
+  const skippedNames = [
+    ...new Set(
+      report.checks.filter((c) => c.status === "skipped").map((c) => `${c.check} (${c.reason ?? "skipped"})`),
+    ),
+  ];
+  for (const skipped of skippedNames) print(`skipped: ${skipped}`);
+  print(
+    `verdict: ${report.verdict.toUpperCase()} — ${report.target.baseUrl} (profile ${report.target.profileName}), ` +
+      `${totals.failedRequired} required check(s) failed, ${(report.durationMs / 1000).toFixed(1)} s`,
+  );
+  print("reports:");
+  for (const path of Object.values(paths)) print(`  ${relative(cwd, path) || path}`);
+}
+
+export async function runCertification(options: CertifyOptions = {}): Promise<CertifyResult> {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const startedAt = new Date();
+  const runId = `run-${startedAt.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "")}-${randomBytes(3).toString("hex")}`;
+
+  // Everything the user gave is checked before a request is sent or a server started.
+  const initial = readSettings(env, cwd);
+  const profile = await loadProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
+  const settings: Settings = withReferenceDefaults(initial, profile.name);
+  const masker = createMasker({
+    secrets: [settings.apiKey, settings.secondApiKey, settings.callbackSecret],
+    cardNumbers: [TEST_CARD.number],
+  });
+  const print = (line: string) => (options.print ?? console.log)(masker.text(line));
+
+  let provider: RunningReferenceProvider | undefined;
+  const runDir = await mkdtemp(join(tmpdir(), "h2h-certify-"));
+  try {
+    if (settings.baseUrl === undefined) provider = await startReferenceProvider({ port: 0 });
+    const baseUrl = settings.baseUrl ?? (provider as RunningReferenceProvider).url;
+    print(
+      `h2h-certify: certifying ${baseUrl}${provider ? " (bundled reference provider)" : ""} with profile "${profile.name}"`,
+    );
+    if (!settings.secondApiKey) print("  H2H_API_KEY_2 is not set: cross-merchant checks will be skipped");
+
+    const runnerRecorder = new ExchangeRecorder("runner", masker, runDir);
+    const unreachable = await tryReachTarget(baseUrl, settings.apiKey, profile, runnerRecorder);
+    const checks: CheckRecord[] = [];
+    const errors: string[] = [];
+
+    if (unreachable !== undefined) {
+      errors.push(masker.text(unreachable));
+      checks.push({
+        endpoint: "(target)",
+        check: "target.reachable",
+        rule: "The target answers HTTP requests at H2H_BASE_URL within the profile's request timeout.",
+        status: "failed",
+        required: true,
+        detail: masker.text(unreachable),
+        durationMs: 0,
+        exchanges: [],
+        source: "runner",
+      });
+      print(`✗ ${masker.text(unreachable)}`);
+    } else {
+      const collector = new CheckCollector(masker, print);
+      const specEnv = {
+        H2H_BASE_URL: baseUrl,
+        H2H_API_KEY: settings.apiKey,
+        H2H_API_KEY_2: settings.secondApiKey,
+        H2H_CALLBACK_SECRET: settings.callbackSecret,
+        H2H_PROFILE: settings.profilePath,
+        H2H_RUN_ID: runId,
+        H2H_RUN_DIR: runDir,
+      };
+      const previousEnv = Object.fromEntries(Object.keys(specEnv).map((k) => [k, process.env[k]]));
+      const previousExitCode = process.exitCode;
+      for (const [key, value] of Object.entries(specEnv)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+      try {
+        const vitest = await startVitest("test", [], {
+          config: false,
+          root: PROJECT_ROOT,
+          include: [SPEC_GLOB],
+          reporters: [collector],
+          watch: false,
+          // A check may wait for a few requests in a row; the profile bounds each one.
+          testTimeout: profile.timeouts.requestMs * 3 + 5_000,
+          hookTimeout: profile.timeouts.requestMs * 8 + 5_000,
+        });
+        await vitest.close();
+      } finally {
+        for (const [key, value] of Object.entries(previousEnv)) {
+          if (value === undefined) delete process.env[key];
+          else process.env[key] = value;
+        }
+        // Vitest sets a failing exit code for failed tests; the verdict decides ours.
+        process.exitCode = previousExitCode;
+      }
+      checks.push(...collector.records);
+      errors.push(...collector.runErrors);
+      if (collector.records.length === 0 && errors.length === 0)
+        errors.push(`no contract spec ran (looked for ${SPEC_GLOB})`);
+    }
+
+    const exchanges = readRecordedExchanges(runDir);
+    if (unreachable === undefined) checks.push(...runWideChecks(exchanges, profile, masker));
+    sortChecks(checks);
+    const { summary, totals } = summarize(checks);
+    const verdict: Verdict =
+      errors.length > 0 ? "not run" : totals.failedRequired > 0 ? "not conformant" : "conformant";
+    const finishedAt = new Date();
+    const report: RunReport = {
+      tool: { name: "h2h-certify", version: await toolVersion() },
+      runId,
+      startedAt: startedAt.toISOString(),
+      finishedAt: finishedAt.toISOString(),
+      durationMs: finishedAt.getTime() - startedAt.getTime(),
+      target: {
+        baseUrl,
+        reference: provider !== undefined,
+        profileName: profile.name,
+        profilePath: settings.profilePath,
+      },
+      verdict,
+      errors,
+      summary,
+      totals,
+      checks,
+      exchanges,
+    };
+    const paths = await writeReports(report, settings.reportDir, masker);
+    printSummary(report, paths, print, cwd);
+    return { report, paths, exitCode: verdict === "conformant" ? 0 : verdict === "not conformant" ? 1 : 2 };
+  } finally {
+    await rm(runDir, { recursive: true, force: true });
+    if (provider) await provider.stop();
+  }
+}

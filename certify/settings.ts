@@ -1,0 +1,84 @@
+/**
+ * The run's settings from the environment (DESIGN §1), checked before anything starts: a bad
+ * value is refused with the variable's name.
+ */
+import { isAbsolute, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { REFERENCE_API_KEYS, REFERENCE_CALLBACK_SECRET } from "../fixtures/reference-provider/conventions.ts";
+
+export const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
+export const REFERENCE_PROFILE_PATH = resolve(PROJECT_ROOT, "fixtures/profiles/reference.json");
+
+export class SettingsError extends Error {
+  override name = "SettingsError";
+}
+
+export interface Settings {
+  /** undefined: start the bundled reference provider. */
+  baseUrl: string | undefined;
+  apiKey: string | undefined;
+  secondApiKey: string | undefined;
+  callbackSecret: string | undefined;
+  profilePath: string;
+  reportDir: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+function nonEmpty(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === "" ? undefined : value.trim();
+}
+
+function pathFrom(env: Env, name: string, fallback: string, cwd: string): string {
+  const value = nonEmpty(env, name);
+  if (value === undefined) return fallback;
+  return isAbsolute(value) ? value : resolve(cwd, value);
+}
+
+export function readSettings(env: Env = process.env, cwd = process.cwd()): Settings {
+  const baseUrl = nonEmpty(env, "H2H_BASE_URL");
+  if (baseUrl !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(baseUrl);
+    } catch {
+      throw new SettingsError(`H2H_BASE_URL "${baseUrl}" is not a URL (expected e.g. http://127.0.0.1:8080)`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      throw new SettingsError(`H2H_BASE_URL "${baseUrl}" must start with http:// or https://`);
+    }
+  }
+  const profilePath = pathFrom(env, "H2H_PROFILE", REFERENCE_PROFILE_PATH, cwd);
+  return {
+    baseUrl,
+    apiKey: nonEmpty(env, "H2H_API_KEY"),
+    secondApiKey: nonEmpty(env, "H2H_API_KEY_2"),
+    callbackSecret: nonEmpty(env, "H2H_CALLBACK_SECRET"),
+    profilePath,
+    reportDir: pathFrom(env, "H2H_REPORT_DIR", resolve(cwd, "reports"), cwd),
+  };
+}
+
+/**
+ * Fills in the reference provider's sandbox keys where the target is the reference provider:
+ * started by certify, or named so by its profile (`"name": "reference"`). A foreign target
+ * gets no default key: its own must be given.
+ */
+export function withReferenceDefaults(settings: Settings, profileName: string): Settings {
+  const isReference = settings.baseUrl === undefined || profileName === "reference";
+  if (!isReference) {
+    if (settings.apiKey === undefined) {
+      throw new SettingsError(
+        `H2H_API_KEY is not set: the target ${settings.baseUrl} (profile "${profileName}") needs its merchant API key`,
+      );
+    }
+    return settings;
+  }
+  return {
+    ...settings,
+    apiKey: settings.apiKey ?? REFERENCE_API_KEYS.merchant1,
+    secondApiKey: settings.secondApiKey ?? REFERENCE_API_KEYS.merchant2,
+    callbackSecret: settings.callbackSecret ?? REFERENCE_CALLBACK_SECRET,
+  };
+}
