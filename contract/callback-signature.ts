@@ -1,16 +1,32 @@
 /**
- * The reference callback signature scheme (DESIGN §3): header `X-Signature: sha256=<hex>`, the
- * hex HMAC-SHA256 of the raw body bytes under the callback secret. The seed shows no scheme
- * (§6 gap); a foreign target's scheme comes from its profile.
+ * Callback signatures. The seed shows no scheme (§6 gap); a target's profile names its own. The
+ * reference scheme (DESIGN §3): header `X-Signature: sha256=<hex>`, the hex HMAC-SHA256 of the
+ * raw body bytes under the callback secret. Verification compares in constant time.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 
-export const REFERENCE_SIGNATURE_HEADER = "x-signature";
-const PREFIX = "sha256=";
+export type SignatureScheme =
+  | { scheme: "none" }
+  | { scheme: "hmac-sha256"; header: string; prefix: string; encoding: "hex" | "base64" };
 
-/** The header value for a raw body. */
-export function signCallbackBody(rawBody: Uint8Array | string, secret: string): string {
-  return PREFIX + createHmac("sha256", secret).update(rawBody).digest("hex");
+export const REFERENCE_SIGNATURE_SCHEME: SignatureScheme = {
+  scheme: "hmac-sha256",
+  header: "X-Signature",
+  prefix: "sha256=",
+  encoding: "hex",
+};
+
+export const REFERENCE_SIGNATURE_HEADER = "x-signature";
+
+type HmacScheme = Extract<SignatureScheme, { scheme: "hmac-sha256" }>;
+
+/** The header value for a raw body under a scheme (the reference one by default). */
+export function signCallbackBody(
+  rawBody: Uint8Array | string,
+  secret: string,
+  scheme: HmacScheme = REFERENCE_SIGNATURE_SCHEME as HmacScheme,
+): string {
+  return scheme.prefix + createHmac("sha256", secret).update(rawBody).digest(scheme.encoding);
 }
 
 export type SignatureVerdict =
@@ -22,10 +38,17 @@ export function verifyCallbackSignature(
   rawBody: Uint8Array | string,
   headerValue: string | undefined,
   secret: string,
+  scheme: HmacScheme = REFERENCE_SIGNATURE_SCHEME as HmacScheme,
 ): SignatureVerdict {
   if (headerValue === undefined || headerValue === "") return { valid: false, reason: "missing" };
-  if (!/^sha256=[0-9a-f]{64}$/i.test(headerValue)) return { valid: false, reason: "malformed" };
-  const expected = Buffer.from(signCallbackBody(rawBody, secret).slice(PREFIX.length), "hex");
-  const received = Buffer.from(headerValue.slice(PREFIX.length), "hex");
-  return timingSafeEqual(expected, received) ? { valid: true } : { valid: false, reason: "mismatch" };
+  if (!headerValue.startsWith(scheme.prefix)) return { valid: false, reason: "malformed" };
+  const digest = headerValue.slice(scheme.prefix.length);
+  const wellFormed =
+    scheme.encoding === "hex" ? /^[0-9a-f]{64}$/i.test(digest) : /^[A-Za-z0-9+/]{43}=$/.test(digest);
+  if (!wellFormed) return { valid: false, reason: "malformed" };
+  const expected = createHmac("sha256", secret).update(rawBody).digest();
+  const received = Buffer.from(digest, scheme.encoding);
+  return received.length === expected.length && timingSafeEqual(expected, received)
+    ? { valid: true }
+    : { valid: false, reason: "mismatch" };
 }

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { signCallbackBody, verifyCallbackSignature } from "./callback-signature.ts";
+
+const body = '{"id":"o-1","status":"succeeded"}';
+
+describe("callback signatures", () => {
+  it("verifies the reference scheme and refuses another secret, a missing and a malformed header", () => {
+    const header = signCallbackBody(body, "s3cret");
+    expect(header).toMatch(/^sha256=[0-9a-f]{64}$/);
+    expect(verifyCallbackSignature(body, header, "s3cret")).toEqual({ valid: true });
+    expect(verifyCallbackSignature(body, header, "other")).toEqual({ valid: false, reason: "mismatch" });
+    expect(verifyCallbackSignature(`${body} `, header, "s3cret")).toEqual({
+      valid: false,
+      reason: "mismatch",
+    });
+    expect(verifyCallbackSignature(body, undefined, "s3cret")).toEqual({ valid: false, reason: "missing" });
+    expect(verifyCallbackSignature(body, "sha256=zz", "s3cret")).toEqual({
+      valid: false,
+      reason: "malformed",
+    });
+    expect(verifyCallbackSignature(body, header.replace("sha256=", "sha1="), "s3cret")).toEqual({
+      valid: false,
+      reason: "malformed",
+    });
+  });
+
+  it("supports a base64 scheme without a prefix", () => {
+    const scheme = {
+      scheme: "hmac-sha256",
+      header: "X-Acme-Signature",
+      prefix: "",
+      encoding: "base64",
+    } as const;
+    const header = signCallbackBody(body, "k", scheme);
+    expect(verifyCallbackSignature(body, header, "k", scheme)).toEqual({ valid: true });
+    expect(verifyCallbackSignature(body, header, "j", scheme)).toEqual({ valid: false, reason: "mismatch" });
+  });
+});

@@ -1,0 +1,72 @@
+/**
+ * A typed client of the sink's query API, for the specs, the load run and tests: list the
+ * callbacks matching a filter, or wait (long-poll) until enough have arrived. Never sleep-and-poll.
+ */
+import { Agent, request } from "undici";
+import type { CallbackFilter } from "./server.ts";
+import type { StoredCallback } from "./store.ts";
+
+export interface WaitResult {
+  timedOut: boolean;
+  callbacks: StoredCallback[];
+}
+
+export class SinkClient {
+  private readonly agent = new Agent({ keepAliveTimeout: 10_000 });
+
+  constructor(
+    private readonly baseUrl: string,
+    private readonly token: string,
+  ) {}
+
+  private async get<T>(
+    path: string,
+    params: Record<string, string | number | undefined>,
+    timeoutMs: number,
+  ): Promise<T> {
+    const query = new URLSearchParams();
+    for (const [key, value] of Object.entries(params)) if (value !== undefined) query.set(key, String(value));
+    const url = `${this.baseUrl}${path}?${query}`;
+    let response: Awaited<ReturnType<typeof request>>;
+    try {
+      response = await request(url, {
+        dispatcher: this.agent,
+        headers: { authorization: `Bearer ${this.token}` },
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+    } catch (error) {
+      throw new Error(
+        `webhook sink ${this.baseUrl}${path}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    const text = await response.body.text();
+    if (response.statusCode !== 200)
+      throw new Error(
+        `webhook sink ${this.baseUrl}${path}: HTTP ${response.statusCode} ${text.slice(0, 200)}`,
+      );
+    return JSON.parse(text) as T;
+  }
+
+  async list(filter: CallbackFilter = {}): Promise<StoredCallback[]> {
+    return (await this.get<{ callbacks: StoredCallback[] }>("/api/callbacks", { ...filter }, 10_000))
+      .callbacks;
+  }
+
+  /** Resolves when at least `minCount` callbacks match, or after `timeoutMs` with what there is. */
+  waitFor(filter: CallbackFilter, options: { timeoutMs: number; minCount?: number }): Promise<WaitResult> {
+    return this.get<WaitResult>(
+      "/api/callbacks/wait",
+      { ...filter, timeoutMs: options.timeoutMs, minCount: options.minCount ?? 1 },
+      options.timeoutMs + 10_000,
+    );
+  }
+
+  async stats(): Promise<{ stored: number; rejected: Record<string, number> }> {
+    return this.get("/api/stats", {}, 10_000);
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}

@@ -1,0 +1,9 @@
+export { SinkClient, type WaitResult } from "./client.ts";
+export {
+  type CallbackFilter,
+  type CallbackUrlOptions,
+  type RunningSink,
+  type SinkOptions,
+  startWebhookSink,
+} from "./server.ts";
+export { LOG_FILE, type StoredCallback } from "./store.ts";

@@ -1,0 +1,298 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { appendFileSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Agent, request } from "undici";
+import { afterEach, describe, expect, it } from "vitest";
+import { REFERENCE_SIGNATURE_SCHEME, signCallbackBody } from "../contract/callback-signature.ts";
+import { SinkClient } from "./client.ts";
+import { type RunningSink, type SinkOptions, startWebhookSink } from "./server.ts";
+import { LOG_FILE } from "./store.ts";
+
+const SECRET = "test-callback-secret";
+const cleanup: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  await Promise.all(cleanup.splice(0).map((stop) => stop()));
+});
+
+const dataDir = () => mkdtempSync(join(tmpdir(), "h2h-sink-test-"));
+
+async function sink(options: Partial<SinkOptions> = {}): Promise<{ sink: RunningSink; client: SinkClient }> {
+  const started = await startWebhookSink({
+    dataDir: dataDir(),
+    secret: SECRET,
+    signature: REFERENCE_SIGNATURE_SCHEME,
+    sync: false,
+    ...options,
+  });
+  const client = new SinkClient(started.url, started.token);
+  cleanup.push(
+    () => client.close(),
+    () => started.stop(),
+  );
+  return { sink: started, client };
+}
+
+async function post(url: string, body: string, headers: Record<string, string> = {}) {
+  const response = await request(url, {
+    method: "POST",
+    body,
+    headers: { "content-type": "application/json", ...headers },
+  });
+  const text = await response.body.text();
+  return { status: response.statusCode, text };
+}
+
+const callbackBody = (id: string, status = "succeeded") =>
+  JSON.stringify({ id, status, amount: 1500, currency: "RUB" });
+
+describe("webhook sink: public safety", () => {
+  it("takes callbacks only at /callbacks/<token>; refuses and counts everything else", async () => {
+    const { sink: s, client } = await sink();
+    expect((await post(s.callbackUrl(), callbackBody("o-1"))).status).toBe(200);
+    expect((await post(`${s.url}/callbacks/${"a".repeat(64)}`, callbackBody("fake"))).status).toBe(404);
+    expect((await post(`${s.url}/callbacks`, callbackBody("fake"))).status).toBe(404);
+    expect((await post(`${s.url}/anything`, callbackBody("fake"))).status).toBe(404);
+    expect((await post(`${s.callbackUrl()}/refuse/x`, callbackBody("fake"))).status).toBe(404);
+    expect((await request(s.callbackUrl(), { method: "GET" })).statusCode).toBe(405);
+    const stats = await client.stats();
+    expect(stats.stored).toBe(1);
+    expect(stats.rejected).toEqual({
+      "bad-token": 2,
+      "unknown-path": 1,
+      "bad-callback-path": 1,
+      "callback-method": 1,
+    });
+    expect((await client.list()).map((c) => c.orderId)).toEqual(["o-1"]);
+  });
+
+  it("refuses the query API without the token", async () => {
+    const { sink: s } = await sink();
+    const response = await request(`${s.url}/api/callbacks`, {
+      headers: { authorization: "Bearer wrong-token-wrong-token" },
+    });
+    expect(response.statusCode).toBe(401);
+    await response.body.dump();
+    expect(s.stats().rejected["query-unauthorized"]).toBe(1);
+  });
+
+  it("refuses a body over the size limit without storing it", async () => {
+    const { sink: s, client } = await sink({ maxBodyBytes: 1024 });
+    expect((await post(s.callbackUrl(), JSON.stringify({ id: "big", pad: "x".repeat(5000) }))).status).toBe(
+      413,
+    );
+    expect(await client.list()).toEqual([]);
+    expect(s.stats().rejected["body-too-large"]).toBe(1);
+  });
+
+  it("records a non-JSON body as such, byte for byte", async () => {
+    const { sink: s, client } = await sink();
+    const raw = "status=succeeded&id=o-9 \u00e9";
+    expect(
+      (await post(s.callbackUrl(), raw, { "content-type": "application/x-www-form-urlencoded" })).status,
+    ).toBe(200);
+    const [stored] = await client.list();
+    expect(stored).toMatchObject({
+      json: null,
+      orderId: null,
+      contentType: "application/x-www-form-urlencoded",
+    });
+    expect(Buffer.from(stored?.bodyBase64 ?? "", "base64").toString("utf8")).toBe(raw);
+  });
+});
+
+describe("webhook sink: signatures", () => {
+  it("records valid, invalid and missing signatures, verified on the raw bytes", async () => {
+    const { sink: s, client } = await sink();
+    const good = callbackBody("good");
+    await post(s.callbackUrl(), good, { "x-signature": signCallbackBody(good, SECRET) });
+    const bad = callbackBody("bad");
+    await post(s.callbackUrl(), bad, { "x-signature": signCallbackBody(bad, "another-secret") });
+    await post(s.callbackUrl(), callbackBody("unsigned"));
+    const tampered = callbackBody("tampered");
+    await post(s.callbackUrl(), tampered.replace("1500", "15000"), {
+      "x-signature": signCallbackBody(tampered, SECRET),
+    });
+    const verdicts = Object.fromEntries((await client.list()).map((c) => [c.orderId, c.signature]));
+    expect(verdicts).toEqual({ good: "valid", bad: "invalid", unsigned: "missing", tampered: "invalid" });
+  });
+
+  it("does not judge signatures without a secret", async () => {
+    const { sink: s, client } = await sink({ secret: undefined });
+    await post(s.callbackUrl(), callbackBody("o"), { "x-signature": "sha256=00" });
+    expect((await client.list())[0]?.signature).toBe("not-checked");
+  });
+});
+
+describe("webhook sink: queries", () => {
+  it("filters by order id, status, run id and time", async () => {
+    const { sink: s, client } = await sink();
+    await post(s.callbackUrl({ runId: "run-a" }), callbackBody("o-1", "failed_by_terminal"));
+    const middle = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await post(s.callbackUrl({ runId: "run-a" }), callbackBody("o-1", "succeeded_by_appeal"));
+    await post(s.callbackUrl({ runId: "run-b" }), callbackBody("o-2"));
+    expect((await client.list({ orderId: "o-1" })).map((c) => c.status)).toEqual([
+      "failed_by_terminal",
+      "succeeded_by_appeal",
+    ]);
+    expect((await client.list({ runId: "run-b" })).map((c) => c.orderId)).toEqual(["o-2"]);
+    expect((await client.list({ status: "succeeded_by_appeal" })).map((c) => c.runId)).toEqual(["run-a"]);
+    expect((await client.list({ since: middle })).length).toBe(2);
+    expect((await client.list({ until: middle })).length).toBe(1);
+  });
+
+  it("long-polls: a wait resolves when the callback arrives, not at its timeout", async () => {
+    const { sink: s, client } = await sink();
+    const started = Date.now();
+    const waiting = client.waitFor({ orderId: "late", status: "expired" }, { timeoutMs: 5_000 });
+    setTimeout(() => void post(s.callbackUrl(), callbackBody("late", "expired")), 150);
+    const result = await waiting;
+    expect(result.timedOut).toBe(false);
+    expect(result.callbacks.map((c) => c.orderId)).toEqual(["late"]);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it("long-polls for a count, and says when it timed out", async () => {
+    const { sink: s, client } = await sink();
+    await post(s.callbackUrl(), callbackBody("o", "failed_by_terminal"));
+    const timedOut = await client.waitFor({ orderId: "o" }, { timeoutMs: 200, minCount: 2 });
+    expect(timedOut).toMatchObject({ timedOut: true });
+    expect(timedOut.callbacks).toHaveLength(1);
+    const waiting = client.waitFor({ orderId: "o" }, { timeoutMs: 5_000, minCount: 2 });
+    await post(s.callbackUrl(), callbackBody("o", "succeeded_by_appeal"));
+    expect((await waiting).callbacks.map((c) => c.status)).toEqual([
+      "failed_by_terminal",
+      "succeeded_by_appeal",
+    ]);
+  });
+});
+
+describe("webhook sink: retry observation", () => {
+  it("answers 503 to the first n deliveries of an order with /refuse/n, and records them", async () => {
+    const { sink: s, client } = await sink();
+    const url = s.callbackUrl({ refuse: 2 });
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push((await post(url, callbackBody("r-1"))).status);
+    answers.push((await post(url, callbackBody("r-2"))).status);
+    expect(answers).toEqual([503, 503, 200, 503]);
+    expect((await client.list({ orderId: "r-1" })).map((c) => [c.deliveryOfOrder, c.answeredWith])).toEqual([
+      [1, 503],
+      [2, 503],
+      [3, 200],
+    ]);
+  });
+
+  it("holds the answer past a timeout with /stall/n", async () => {
+    const { sink: s } = await sink({ stallMs: 300 });
+    const started = Date.now();
+    const first = await post(s.callbackUrl({ stall: 1 }), callbackBody("s-1"));
+    expect(first.status).toBe(503);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect((await post(s.callbackUrl({ stall: 1 }), callbackBody("s-1"))).status).toBe(200);
+  });
+});
+
+describe("webhook sink: durability", () => {
+  it("replays its log after a restart, skipping a torn last line", async () => {
+    const dir = dataDir();
+    const first = await startWebhookSink({ dataDir: dir, token: "t".repeat(32) });
+    await post(first.callbackUrl(), callbackBody("kept-1"));
+    await post(first.callbackUrl(), callbackBody("kept-2"));
+    await first.stop();
+    const torn = '{"seq":3,"receivedAt":"2026-';
+    appendFileSync(join(dir, LOG_FILE), torn);
+    const second = await startWebhookSink({ dataDir: dir, token: "t".repeat(32) });
+    const client = new SinkClient(second.url, second.token);
+    cleanup.push(
+      () => client.close(),
+      () => second.stop(),
+    );
+    await post(second.callbackUrl(), callbackBody("after-restart"));
+    expect((await client.list()).map((c) => [c.seq, c.orderId])).toEqual([
+      [1, "kept-1"],
+      [2, "kept-2"],
+      [3, "after-restart"],
+    ]);
+    // The torn line is fenced off: every line of the log but that one parses.
+    const lines = readFileSync(join(dir, LOG_FILE), "utf8").trim().split("\n");
+    expect(lines.filter((line) => line !== torn).map((l) => JSON.parse(l).orderId)).toEqual([
+      "kept-1",
+      "kept-2",
+      "after-restart",
+    ]);
+  });
+
+  it("loses no acknowledged callback when the sink process is killed with SIGKILL during a burst", async () => {
+    const dir = dataDir();
+    const token = "k".repeat(40);
+    const script = fileURLToPath(new URL("../scripts/sink.ts", import.meta.url));
+    const startChild = () =>
+      new Promise<{ child: ChildProcess; url: string }>((resolve, reject) => {
+        const child = spawn(
+          process.execPath,
+          ["--import", "tsx", script, "--data-dir", dir, "--token", token],
+          {
+            stdio: ["ignore", "pipe", "pipe"],
+            env: { ...process.env, H2H_PROFILE: "" },
+          },
+        );
+        let out = "";
+        child.stdout?.on("data", (chunk: Buffer) => {
+          out += chunk.toString();
+          const match = /LISTENING (\S+)/.exec(out);
+          if (match?.[1]) resolve({ child, url: match[1] });
+        });
+        child.once("exit", (code) => reject(new Error(`sink exited early (${code}): ${out}`)));
+      });
+
+    const { child, url } = await startChild();
+    const agent = new Agent({ connections: 32 });
+    const acknowledged: string[] = [];
+    let sent = 0;
+    let killed = false;
+    const sender = async (worker: number) => {
+      for (let i = 0; !killed || i < 0; i++) {
+        const id = `w${worker}-${i}`;
+        sent += 1;
+        try {
+          const response = await request(`${url}/callbacks/${token}`, {
+            method: "POST",
+            dispatcher: agent,
+            body: callbackBody(id),
+            headers: { "content-type": "application/json" },
+          });
+          await response.body.dump();
+          if (response.statusCode === 200) acknowledged.push(id);
+        } catch {
+          return; // the sink is gone: this one was never acknowledged
+        }
+      }
+    };
+    const senders = Array.from({ length: 16 }, (_, worker) => sender(worker));
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    child.kill("SIGKILL");
+    killed = true;
+    await Promise.all(senders);
+    await agent.close();
+    expect(acknowledged.length).toBeGreaterThan(100);
+
+    const restarted = await startChild();
+    cleanup.push(
+      () =>
+        new Promise<void>((resolve) => {
+          restarted.child.once("exit", () => resolve());
+          restarted.child.kill("SIGTERM");
+        }),
+    );
+    const client = new SinkClient(restarted.url, token);
+    cleanup.push(() => client.close());
+    const stored = new Set((await client.list()).map((c) => c.orderId));
+    const missing = acknowledged.filter((id) => !stored.has(id));
+    expect(
+      missing,
+      `${missing.length} of ${acknowledged.length} acknowledged callbacks lost (sent ${sent})`,
+    ).toEqual([]);
+  });
+});

@@ -1,0 +1,369 @@
+/**
+ * The webhook sink: records every callback (raw body, headers, method, path, arrival time, the
+ * answer it gave) durably before acknowledging it, verifies signatures, and answers queries.
+ *
+ * Public-safe: callbacks are taken only at `/callbacks/<token>` (an unguessable token), the query
+ * API needs the same token as a bearer key, everything else is refused and counted, and bodies
+ * have a size limit.
+ *
+ * Callback URL variants (path segments after the token, in any order):
+ *   /run/<runId>      tag the callbacks with a run id
+ *   /refuse/<n>       answer 503 to the first n deliveries for an order (retry observation)
+ *   /stall/<n>        hold the answer to the first n deliveries for an order for `stallMs`, then 503
+ */
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type SignatureScheme, verifyCallbackSignature } from "../contract/callback-signature.ts";
+import { readPath } from "../contract/checks/check.ts";
+import { CallbackStore, type StoredCallback } from "./store.ts";
+
+export interface SinkOptions {
+  port?: number;
+  host?: string;
+  dataDir: string;
+  /** The secret path segment and query key; generated (32 random bytes, hex) when absent. */
+  token?: string;
+  /** The base URL providers reach the sink at (a tunnel, say); default: the loopback URL. */
+  publicUrl?: string;
+  /** Verifies signatures when set. */
+  secret?: string;
+  signature?: SignatureScheme;
+  /** Where the order id and status sit in a callback body (dotted paths). */
+  idPath?: string;
+  statusPath?: string;
+  maxBodyBytes?: number;
+  /** How long a stalled answer is held. */
+  stallMs?: number;
+  /** fdatasync every group commit (default true). */
+  sync?: boolean;
+}
+
+export interface CallbackUrlOptions {
+  runId?: string;
+  refuse?: number;
+  stall?: number;
+}
+
+export interface SinkStats {
+  stored: number;
+  rejected: Record<string, number>;
+}
+
+export interface RunningSink {
+  /** Loopback base URL of the sink (the query API lives under it). */
+  url: string;
+  port: number;
+  token: string;
+  /** The callback URL to put in `metadata.webHook`. */
+  callbackUrl(options?: CallbackUrlOptions): string;
+  stats(): SinkStats;
+  stop(): Promise<void>;
+}
+
+export interface CallbackFilter {
+  orderId?: string;
+  status?: string;
+  runId?: string;
+  /** Arrival time bounds, ms since the epoch, inclusive. */
+  since?: number;
+  until?: number;
+}
+
+export function matches(record: StoredCallback, filter: CallbackFilter): boolean {
+  return (
+    (filter.orderId === undefined || record.orderId === filter.orderId) &&
+    (filter.status === undefined || record.status === filter.status) &&
+    (filter.runId === undefined || record.runId === filter.runId) &&
+    (filter.since === undefined || record.receivedAtMs >= filter.since) &&
+    (filter.until === undefined || record.receivedAtMs <= filter.until)
+  );
+}
+
+const TOKEN_FORMAT = /^[A-Za-z0-9_-]{16,128}$/;
+const MAX_WAIT_MS = 120_000;
+
+function sameSecret(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+function headerMap(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return out;
+}
+
+/** The body, or undefined when it exceeds the limit (plain events: cheaper than an async iterator). */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.removeAllListeners("data");
+        req.resume();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.once("end", () =>
+      resolve(size > limit ? undefined : chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)),
+    );
+    req.once("error", reject);
+  });
+}
+
+/** Parses `/run/<id>/refuse/<n>/stall/<n>` into options; undefined when malformed. */
+function parseVariant(
+  segments: string[],
+): { runId: string | null; refuse: number; stall: number } | undefined {
+  const variant = { runId: null as string | null, refuse: 0, stall: 0 };
+  if (segments.length % 2 !== 0) return undefined;
+  for (let i = 0; i < segments.length; i += 2) {
+    const key = segments[i];
+    const value = decodeURIComponent(segments[i + 1] as string);
+    if (key === "run" && /^[\w.-]{1,100}$/.test(value)) variant.runId = value;
+    else if ((key === "refuse" || key === "stall") && /^\d{1,3}$/.test(value)) variant[key] = Number(value);
+    else return undefined;
+  }
+  return variant;
+}
+
+export async function startWebhookSink(options: SinkOptions): Promise<RunningSink> {
+  const token = options.token ?? randomBytes(32).toString("hex");
+  if (!TOKEN_FORMAT.test(token))
+    throw new Error("sink token must be 16 to 128 characters of A-Z, a-z, 0-9, _ or -");
+  const maxBodyBytes = options.maxBodyBytes ?? 256 * 1024;
+  const stallMs = options.stallMs ?? 6_000;
+  const idPath = options.idPath ?? "id";
+  const statusPath = options.statusPath ?? "status";
+  const signature = options.signature ?? { scheme: "none" };
+  const store = await CallbackStore.open({ dataDir: options.dataDir, sync: options.sync ?? true });
+
+  const deliveriesByOrder = new Map<string, number>();
+  for (const record of store.records) {
+    if (record.orderId !== null)
+      deliveriesByOrder.set(record.orderId, (deliveriesByOrder.get(record.orderId) ?? 0) + 1);
+  }
+  const rejected: Record<string, number> = {};
+  const reject = (res: ServerResponse, status: number, reason: string) => {
+    rejected[reason] = (rejected[reason] ?? 0) + 1;
+    json(res, status, { error: reason });
+  };
+  /** Long-polls waiting for more matching callbacks; `missing` counts down as they arrive. */
+  const waiters = new Set<{ filter: CallbackFilter; missing: number; wake: () => void }>();
+  const stalled = new Set<NodeJS.Timeout>();
+
+  function checkSignature(raw: Buffer, headers: Record<string, string>): StoredCallback["signature"] {
+    if (signature.scheme === "none" || options.secret === undefined) return "not-checked";
+    const verdict = verifyCallbackSignature(
+      raw,
+      headers[signature.header.toLowerCase()],
+      options.secret,
+      signature,
+    );
+    return verdict.valid ? "valid" : verdict.reason === "mismatch" ? "invalid" : verdict.reason;
+  }
+
+  async function receiveCallback(
+    req: IncomingMessage,
+    res: ServerResponse,
+    variantSegments: string[],
+  ): Promise<void> {
+    const variant = parseVariant(variantSegments);
+    if (!variant) {
+      req.resume();
+      return reject(res, 404, "bad-callback-path");
+    }
+    const declared = Number(req.headers["content-length"] ?? 0);
+    if (declared > maxBodyBytes) {
+      req.resume();
+      return reject(res, 413, "body-too-large");
+    }
+    const raw = await readBody(req, maxBodyBytes);
+    if (raw === undefined) {
+      res.setHeader("connection", "close");
+      return reject(res, 413, "body-too-large");
+    }
+    const headers = headerMap(req);
+    let parsed: unknown = null;
+    try {
+      parsed = JSON.parse(raw.toString("utf8"));
+    } catch {
+      parsed = null;
+    }
+    const orderIdValue = readPath(parsed, idPath);
+    const statusValue = readPath(parsed, statusPath);
+    const orderId =
+      typeof orderIdValue === "string" || typeof orderIdValue === "number" ? String(orderIdValue) : null;
+    const deliveryOfOrder = orderId === null ? 1 : (deliveriesByOrder.get(orderId) ?? 0) + 1;
+    if (orderId !== null) deliveriesByOrder.set(orderId, deliveryOfOrder);
+    const refused = deliveryOfOrder <= variant.refuse;
+    const stall = !refused && deliveryOfOrder <= variant.stall;
+    const now = Date.now();
+    const record: StoredCallback = {
+      seq: store.allocateSeq(),
+      receivedAt: new Date(now).toISOString(),
+      receivedAtMs: now,
+      method: req.method ?? "POST",
+      path: (req.url ?? "").replace(token, "<token>"),
+      runId: variant.runId,
+      headers,
+      bodyBase64: raw.toString("base64"),
+      json: parsed,
+      contentType: headers["content-type"] ?? null,
+      orderId,
+      status: typeof statusValue === "string" ? statusValue : null,
+      deliveryOfOrder,
+      signature: checkSignature(raw, headers),
+      answeredWith: refused || stall ? 503 : 200,
+    };
+    try {
+      await store.append(record);
+    } catch (error) {
+      // Not on disk, so not acknowledged: the provider will deliver it again.
+      return json(res, 500, { error: "not-stored", detail: String(error) });
+    }
+    for (const waiter of waiters) {
+      if (matches(record, waiter.filter)) {
+        waiter.missing -= 1;
+        if (waiter.missing <= 0) waiter.wake();
+      }
+    }
+    if (stall) {
+      const timer = setTimeout(() => {
+        stalled.delete(timer);
+        if (!res.writableEnded) json(res, 503, { stored: record.seq, stalled: true });
+      }, stallMs);
+      stalled.add(timer);
+      return;
+    }
+    json(res, record.answeredWith, { stored: record.seq });
+  }
+
+  function filterFrom(params: URLSearchParams): CallbackFilter {
+    const filter: CallbackFilter = {};
+    for (const key of ["orderId", "status", "runId"] as const) {
+      const value = params.get(key);
+      if (value !== null) filter[key] = value;
+    }
+    for (const key of ["since", "until"] as const) {
+      const value = params.get(key);
+      if (value === null) continue;
+      const ms = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
+      if (Number.isNaN(ms)) throw new Error(`${key}: "${value}" is neither ms since the epoch nor a date`);
+      filter[key] = ms;
+    }
+    return filter;
+  }
+
+  async function query(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const auth = req.headers.authorization ?? "";
+    const given = /^Bearer\s+(.+)$/i.exec(auth)?.[1]?.trim() ?? "";
+    if (!sameSecret(given, token)) return reject(res, 401, "query-unauthorized");
+    let filter: CallbackFilter;
+    try {
+      filter = filterFrom(url.searchParams);
+    } catch (error) {
+      return json(res, 400, { error: String((error as Error).message) });
+    }
+    const select = () => store.records.filter((record) => matches(record, filter));
+    if (url.pathname === "/api/callbacks") return json(res, 200, { callbacks: select() });
+    if (url.pathname === "/api/stats") return json(res, 200, { stored: store.records.length, rejected });
+    if (url.pathname === "/api/callbacks/wait") {
+      const minCount = Math.max(1, Number(url.searchParams.get("minCount") ?? 1) || 1);
+      const timeoutMs = Math.min(
+        MAX_WAIT_MS,
+        Math.max(0, Number(url.searchParams.get("timeoutMs") ?? 10_000) || 0),
+      );
+      const already = select().length;
+      if (already < minCount) {
+        await new Promise<void>((resolve) => {
+          const waiter = { filter, missing: minCount - already, wake: () => finish() };
+          const timer = setTimeout(() => finish(), timeoutMs);
+          const finish = () => {
+            clearTimeout(timer);
+            waiters.delete(waiter);
+            resolve();
+          };
+          waiters.add(waiter);
+          req.socket.once("close", finish);
+        });
+      }
+      const found = select();
+      return json(res, 200, { timedOut: found.length < minCount, callbacks: found });
+    }
+    return reject(res, 404, "unknown-path");
+  }
+
+  const server = createServer({ keepAliveTimeout: 10_000 }, (req, res) => {
+    const url = new URL(req.url ?? "/", "http://sink.invalid");
+    const segments = url.pathname.split("/").filter(Boolean);
+    let handled: Promise<void>;
+    if (segments[0] === "callbacks" && segments[1] !== undefined && sameSecret(segments[1], token)) {
+      if (req.method === "GET" || req.method === "HEAD") {
+        req.resume();
+        reject(res, 405, "callback-method");
+        return;
+      }
+      handled = receiveCallback(req, res, segments.slice(2));
+    } else if (segments[0] === "api" && req.method === "GET") {
+      handled = query(req, res, url);
+    } else {
+      req.resume();
+      reject(res, 404, segments[0] === "callbacks" ? "bad-token" : "unknown-path");
+      return;
+    }
+    handled.catch((error: unknown) => {
+      if (!res.headersSent) json(res, 500, { error: String(error) });
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = options.host ?? "127.0.0.1";
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const base = (options.publicUrl ?? url).replace(/\/+$/, "");
+
+  return {
+    url,
+    port,
+    token,
+    callbackUrl: (variant = {}) =>
+      [
+        `${base}/callbacks/${token}`,
+        variant.runId !== undefined ? `/run/${encodeURIComponent(variant.runId)}` : "",
+        variant.refuse ? `/refuse/${variant.refuse}` : "",
+        variant.stall ? `/stall/${variant.stall}` : "",
+      ].join(""),
+    stats: () => ({ stored: store.records.length, rejected: { ...rejected } }),
+    async stop() {
+      for (const timer of stalled) clearTimeout(timer);
+      for (const waiter of waiters) waiter.wake();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 500).unref();
+      });
+      await store.close();
+    },
+  };
+}
