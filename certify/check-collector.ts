@@ -4,6 +4,7 @@
  * line per spec file when it ends.
  */
 import { basename } from "node:path";
+import type { UserConsoleLog } from "vitest";
 import type { Reporter, TestCase, TestModule, TestSuite } from "vitest/node";
 import "../contract/specs/support/verify.ts";
 import { CHECK_REGISTRY } from "../contract/checks/index.ts";
@@ -47,6 +48,11 @@ export class CheckCollector implements Reporter {
         `  ✗ ${record.endpoint} › ${record.check}${record.case ? ` › ${record.case}` : ""}${informational}: ${record.detail}`,
       );
     }
+  }
+
+  /** Specs speak to the user only when a person must act (a manual callback trigger). */
+  onUserConsoleLog(log: UserConsoleLog): void {
+    for (const line of log.content.trimEnd().split("\n")) this.print(`  ${line}`);
   }
 
   onTestModuleEnd(module: TestModule): void {
@@ -97,6 +103,7 @@ export class CheckCollector implements Reporter {
       durationMs: Math.round(test.diagnostic()?.duration ?? 0),
       exchanges: meta?.exchanges ?? [],
       source: basename(test.module.moduleId),
+      ...(meta?.timeline ? { timeline: meta.timeline } : {}),
     };
   }
 }

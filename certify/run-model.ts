@@ -2,6 +2,7 @@
  * The result of a certification run, as every report format renders it: one record per check
  * run (per endpoint and case), the exchanges they looked at, and the verdict.
  */
+import type { CallbackTimeline } from "../contract/specs/support/verify.ts";
 import type { RecordedExchange } from "./recorder.ts";
 
 export type CheckStatus = "passed" | "failed" | "skipped";
@@ -27,6 +28,8 @@ export interface CheckRecord {
   exchanges: string[];
   /** The spec file (or "runner") it came from. */
   source: string;
+  /** For callback checks: the order's callbacks, as they arrived. */
+  timeline?: CallbackTimeline;
 }
 
 export interface EndpointSummary {

@@ -17,6 +17,7 @@ import {
   type RunningReferenceProvider,
   startReferenceProvider,
 } from "../fixtures/reference-provider/index.ts";
+import { type RunningSink, startWebhookSink } from "../webhook-sink/index.ts";
 import { CheckCollector } from "./check-collector.ts";
 import { createMasker, type Masker } from "./masking.ts";
 import { ExchangeRecorder, type RecordedExchange, readRecordedExchanges } from "./recorder.ts";
@@ -165,16 +166,31 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
   const initial = readSettings(env, cwd);
   const profile = await loadProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
   const settings: Settings = withReferenceDefaults(initial, profile.name);
-  const masker = createMasker({
+  let masker = createMasker({
     secrets: [settings.apiKey, settings.secondApiKey, settings.callbackSecret],
     cardNumbers: [TEST_CARD.number],
   });
   const print = (line: string) => (options.print ?? console.log)(masker.text(line));
 
   let provider: RunningReferenceProvider | undefined;
+  let sink: RunningSink | undefined;
   const runDir = await mkdtemp(join(tmpdir(), "h2h-certify-"));
   try {
     if (settings.baseUrl === undefined) provider = await startReferenceProvider({ port: 0 });
+    sink = await startWebhookSink({
+      port: settings.sinkPort,
+      dataDir: join(runDir, "sink"),
+      ...(settings.sinkPublicUrl ? { publicUrl: settings.sinkPublicUrl } : {}),
+      ...(settings.callbackSecret ? { secret: settings.callbackSecret } : {}),
+      signature: profile.callbacks.signature,
+      idPath: profile.callbacks.idPath,
+      statusPath: profile.callbacks.statusPath,
+    });
+    // The sink's token guards it against fake callbacks: it is masked like a secret.
+    masker = createMasker({
+      secrets: [settings.apiKey, settings.secondApiKey, settings.callbackSecret, sink.token],
+      cardNumbers: [TEST_CARD.number],
+    });
     const baseUrl = settings.baseUrl ?? (provider as RunningReferenceProvider).url;
     print(
       `h2h-certify: certifying ${baseUrl}${provider ? " (bundled reference provider)" : ""} with profile "${profile.name}"`,
@@ -210,6 +226,9 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
         H2H_PROFILE: settings.profilePath,
         H2H_RUN_ID: runId,
         H2H_RUN_DIR: runDir,
+        H2H_SINK_URL: sink.url,
+        H2H_SINK_TOKEN: sink.token,
+        H2H_SINK_CALLBACK_URL: sink.callbackUrl(),
       };
       const previousEnv = Object.fromEntries(Object.keys(specEnv).map((k) => [k, process.env[k]]));
       const previousExitCode = process.exitCode;
@@ -226,6 +245,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
           watch: false,
           // A check may wait for a few requests in a row; the profile bounds each one.
           testTimeout: profile.timeouts.requestMs * 3 + 5_000,
+          // Callback specs set their own, longer hook timeouts from the profile.
           hookTimeout: profile.timeouts.requestMs * 8 + 5_000,
         });
         await vitest.close();
@@ -273,7 +293,8 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
     printSummary(report, paths, print, cwd);
     return { report, paths, exitCode: verdict === "conformant" ? 0 : verdict === "not conformant" ? 1 : 2 };
   } finally {
-    await rm(runDir, { recursive: true, force: true });
     if (provider) await provider.stop();
+    if (sink) await sink.stop();
+    await rm(runDir, { recursive: true, force: true });
   }
 }

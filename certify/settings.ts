@@ -21,6 +21,9 @@ export interface Settings {
   callbackSecret: string | undefined;
   profilePath: string;
   reportDir: string;
+  /** Where the webhook sink listens (0: a free port) and the URL put in metadata.webHook. */
+  sinkPort: number;
+  sinkPublicUrl: string | undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -50,6 +53,15 @@ export function readSettings(env: Env = process.env, cwd = process.cwd()): Setti
     }
   }
   const profilePath = pathFrom(env, "H2H_PROFILE", REFERENCE_PROFILE_PATH, cwd);
+  const sinkPortText = nonEmpty(env, "H2H_SINK_PORT");
+  const sinkPort = sinkPortText === undefined ? 0 : Number(sinkPortText);
+  if (!Number.isInteger(sinkPort) || sinkPort < 0 || sinkPort > 65_535) {
+    throw new SettingsError(`H2H_SINK_PORT "${sinkPortText}" is not a port number (0-65535)`);
+  }
+  const sinkPublicUrl = nonEmpty(env, "H2H_SINK_PUBLIC_URL");
+  if (sinkPublicUrl !== undefined && !/^https?:\/\/[^/]+/.test(sinkPublicUrl)) {
+    throw new SettingsError(`H2H_SINK_PUBLIC_URL "${sinkPublicUrl}" is not an http(s) URL`);
+  }
   return {
     baseUrl,
     apiKey: nonEmpty(env, "H2H_API_KEY"),
@@ -57,6 +69,8 @@ export function readSettings(env: Env = process.env, cwd = process.cwd()): Setti
     callbackSecret: nonEmpty(env, "H2H_CALLBACK_SECRET"),
     profilePath,
     reportDir: pathFrom(env, "H2H_REPORT_DIR", resolve(cwd, "reports"), cwd),
+    sinkPort,
+    sinkPublicUrl,
   };
 }
 

@@ -17,6 +17,8 @@ export interface Check<Input> {
   group: CheckGroup;
   /** The rule in one sentence, with the seed's section where there is one. */
   rule: string;
+  /** A warning is reported like any check but never makes a target not conformant. */
+  warning: boolean;
   run(input: Input): CheckOutcome;
 }
 
@@ -31,12 +33,13 @@ export function defineCheck<Input>(
   group: CheckGroup,
   rule: string,
   run: (input: Input) => CheckOutcome,
+  options: { warning?: boolean } = {},
 ): Check<Input> {
   if (!/^[a-z]+\.[a-z0-9-]+$/.test(name))
     throw new Error(`check name "${name}" must look like group.kebab-name`);
   if (!name.startsWith(`${group}.`)) throw new Error(`check "${name}" must start with its group "${group}."`);
   if (CHECK_REGISTRY.has(name)) throw new Error(`check "${name}" is defined twice`);
-  const check: Check<Input> = { name, group, rule, run };
+  const check: Check<Input> = { name, group, rule, warning: options.warning ?? false, run };
   CHECK_REGISTRY.set(name, check as Check<never>);
   return check;
 }

@@ -1,5 +1,6 @@
 /** Every check, importable from one place; CHECK_REGISTRY lists them by name. */
 export * from "./behaviour.ts";
+export * from "./callbacks.ts";
 export * from "./check.ts";
 export * from "./envelope.ts";
 export * from "./fields.ts";

@@ -6,6 +6,7 @@ import { basename } from "node:path";
 import { createMasker, type Masker } from "../../../certify/masking.ts";
 import { ExchangeRecorder } from "../../../certify/recorder.ts";
 import { TEST_CARD } from "../../../fixtures/payloads.ts";
+import { SinkClient } from "../../../webhook-sink/client.ts";
 import { CHECK_REGISTRY } from "../../checks/index.ts";
 import { H2hClient } from "../../h2h-client.ts";
 import { loadProfile, type Profile } from "../../profile.ts";
@@ -26,6 +27,14 @@ export interface SpecTarget {
   client(apiKey?: string): H2hClient;
   /** A client of the second merchant; throws when there is none (check `secondApiKey` first). */
   secondClient(): H2hClient;
+  /** The webhook sink certify started; throws when there is none. */
+  sink(): SpecSink;
+}
+
+export interface SpecSink {
+  client: SinkClient;
+  /** The callback URL for one order's callbacks, tagged so they can be found whatever their body says. */
+  callbackUrl(tag: string, options?: { refuse?: number }): string;
 }
 
 function requiredEnv(name: string): string {
@@ -44,8 +53,9 @@ export async function loadSpecTarget(specFile: string): Promise<SpecTarget> {
   const apiKey = requiredEnv("H2H_API_KEY");
   const secondApiKey = process.env.H2H_API_KEY_2 || undefined;
   const profile = await loadProfile(requiredEnv("H2H_PROFILE"), new Set(CHECK_REGISTRY.keys()));
+  const sinkToken = process.env.H2H_SINK_TOKEN || undefined;
   const masker = createMasker({
-    secrets: [apiKey, secondApiKey, process.env.H2H_CALLBACK_SECRET],
+    secrets: [apiKey, secondApiKey, process.env.H2H_CALLBACK_SECRET, sinkToken],
     cardNumbers: [TEST_CARD.number],
   });
   const source = basename(new URL(specFile).pathname).replace(/\.spec\.ts$/, "");
@@ -64,6 +74,7 @@ export async function loadSpecTarget(specFile: string): Promise<SpecTarget> {
     return client;
   };
   const first = makeClient(apiKey);
+  let sink: SpecSink | undefined;
   const second = secondApiKey ? makeClient(secondApiKey) : undefined;
   return {
     baseUrl,
@@ -78,6 +89,17 @@ export async function loadSpecTarget(specFile: string): Promise<SpecTarget> {
     secondClient: () => {
       if (!second) throw new Error("H2H_API_KEY_2 is not set");
       return second;
+    },
+    sink: () => {
+      if (sink) return sink;
+      const url = requiredEnv("H2H_SINK_URL");
+      const callbackBase = requiredEnv("H2H_SINK_CALLBACK_URL").replace(/\/+$/, "");
+      sink = {
+        client: new SinkClient(url, requiredEnv("H2H_SINK_TOKEN")),
+        callbackUrl: (tag, options = {}) =>
+          `${callbackBase}/run/${encodeURIComponent(tag)}${options.refuse ? `/refuse/${options.refuse}` : ""}`,
+      };
+      return sink;
     },
   };
 }

@@ -16,6 +16,21 @@ export interface CheckMeta {
   informationalReason?: string;
   /** Ids of the recorded exchanges the check looked at. */
   exchanges: string[];
+  /** For callback checks: what arrived, when, for which order. */
+  timeline?: CallbackTimeline;
+}
+
+export interface CallbackTimeline {
+  orderId: string;
+  scenario: string;
+  triggeredAt: string;
+  deliveries: {
+    status: string;
+    arrivedAfterMs: number;
+    delivery: number;
+    answeredWith: number;
+    signature: string;
+  }[];
 }
 
 declare module "vitest" {
@@ -39,9 +54,13 @@ export function verify<Input>(
   check: Check<Input>,
   input: Input,
   evidence: readonly (Exchange | undefined)[] = [],
+  extra: { informationalReason?: string; timeline?: CallbackTimeline } = {},
 ): void {
   const outcome = check.run(input);
-  const informationalReason = target.profile.informationalChecks[check.name];
+  const informationalReason =
+    target.profile.informationalChecks[check.name] ??
+    extra.informationalReason ??
+    (check.warning ? "a warning: reported, never required" : undefined);
   const detail = target.masker.text(outcome.detail);
   context.task.meta.h2h = {
     check: check.name,
@@ -50,6 +69,7 @@ export function verify<Input>(
     required: informationalReason === undefined,
     ...(informationalReason !== undefined ? { informationalReason } : {}),
     exchanges: evidence.flatMap((e) => (e?.id ? [e.id] : [])),
+    ...(extra.timeline ? { timeline: extra.timeline } : {}),
   };
   if (!outcome.ok && informationalReason === undefined) throw new CheckFailure(`${check.name}: ${detail}`);
 }

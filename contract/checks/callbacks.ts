@@ -1,0 +1,208 @@
+/**
+ * Callback checks (seed §6): for an order made to enter a status, what arrived at the order's
+ * own callback URL. Where the id and status sit in the body, and the signature scheme, come from
+ * the target's profile.
+ */
+import { defineCheck, fail, isRecord, pass, readPath, show } from "./check.ts";
+
+/** One delivery the sink recorded, as the checks see it. */
+export interface ObservedCallback {
+  json: unknown;
+  receivedAtMs: number;
+  /** The sink's verdict on the signature. */
+  signature: "valid" | "invalid" | "missing" | "malformed" | "not-checked";
+  answeredWith: number;
+}
+
+export interface CallbackScenario {
+  orderId: string;
+  /** The status the order was made to enter. */
+  statusEntered: string;
+  /** Every delivery that arrived at this order's callback URL, in arrival order. */
+  callbacks: ObservedCallback[];
+  /** When the triggering request was answered, and how long a callback may take after it. */
+  triggeredAtMs: number;
+  timeoutMs: number;
+  paths: { id: string; status: string; amount?: string; currency?: string; merchantOrderId?: string };
+  /** What the order was created with. */
+  order: { amount: number; currency: string; merchantOrderID: string | null };
+  signed: boolean;
+}
+
+const statusOf = (scenario: CallbackScenario, callback: ObservedCallback) =>
+  readPath(callback.json, scenario.paths.status);
+const ofStatus = (scenario: CallbackScenario) =>
+  scenario.callbacks.filter((callback) => statusOf(scenario, callback) === scenario.statusEntered);
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+export const callbacksArrives = defineCheck<CallbackScenario>(
+  "callbacks.arrives",
+  "callbacks",
+  "A callback arrives at metadata.webHook within the profile's timeout when the order enters a callback status (§6).",
+  (scenario) => {
+    const inTime = scenario.callbacks.filter(
+      (c) => c.receivedAtMs - scenario.triggeredAtMs <= scenario.timeoutMs,
+    );
+    if (inTime.length === 0) {
+      return fail(
+        `no callback within ${seconds(scenario.timeoutMs)} of entering ${scenario.statusEntered}` +
+          (scenario.callbacks.length > 0 ? ` (${scenario.callbacks.length} arrived later)` : ""),
+      );
+    }
+    const first = inTime[0] as ObservedCallback;
+    return pass(
+      `${inTime.length} callback(s); the first ${seconds(first.receivedAtMs - scenario.triggeredAtMs)} after the trigger`,
+    );
+  },
+);
+
+export const callbacksBodyParses = defineCheck<CallbackScenario>(
+  "callbacks.body-parses",
+  "callbacks",
+  "Each callback body is a JSON object.",
+  (scenario) => {
+    if (scenario.callbacks.length === 0) return fail("no callback arrived to parse");
+    const bad = scenario.callbacks.filter((c) => !isRecord(c.json));
+    return bad.length === 0
+      ? pass(`${scenario.callbacks.length} JSON object bodies`)
+      : fail(`${bad.length} of ${scenario.callbacks.length} bodies are not JSON objects`);
+  },
+);
+
+export const callbacksNamesOrder = defineCheck<CallbackScenario>(
+  "callbacks.names-order",
+  "callbacks",
+  "Each callback names its order at the profile's id path.",
+  (scenario) => {
+    if (scenario.callbacks.length === 0) return fail("no callback arrived");
+    const wrong = scenario.callbacks
+      .map((c) => readPath(c.json, scenario.paths.id))
+      .filter((id) => String(id) !== scenario.orderId || id === undefined);
+    return wrong.length === 0
+      ? pass(`${scenario.paths.id} ${show(scenario.orderId)}`)
+      : fail(
+          `${scenario.paths.id} is ${wrong.map(show).join(", ")} in ${wrong.length} callback(s), expected ${show(scenario.orderId)}`,
+        );
+  },
+);
+
+export const callbacksNamesStatus = defineCheck<CallbackScenario>(
+  "callbacks.names-status",
+  "callbacks",
+  "A callback names the status the order entered, at the profile's status path (§6).",
+  (scenario) => {
+    if (scenario.callbacks.length === 0) return fail("no callback arrived");
+    if (ofStatus(scenario).length > 0)
+      return pass(`${scenario.paths.status} ${show(scenario.statusEntered)}`);
+    const seen = scenario.callbacks.map((c) => show(statusOf(scenario, c)));
+    return fail(
+      `no callback says ${show(scenario.statusEntered)} at ${scenario.paths.status}; they say ${seen.join(", ")}`,
+    );
+  },
+);
+
+export const callbacksSignatureValid = defineCheck<CallbackScenario>(
+  "callbacks.signature-valid",
+  "callbacks",
+  "Each callback's signature verifies against its raw body under the callback secret (scheme from the profile).",
+  (scenario) => {
+    if (!scenario.signed) return pass("the profile declares no signature scheme");
+    if (scenario.callbacks.length === 0) return fail("no callback arrived");
+    const bad = scenario.callbacks.filter((c) => c.signature !== "valid");
+    return bad.length === 0
+      ? pass(`${scenario.callbacks.length} valid signature(s)`)
+      : fail(
+          `${bad.length} of ${scenario.callbacks.length} signature(s) do not verify: ${bad.map((c) => c.signature).join(", ")}`,
+        );
+  },
+);
+
+export const callbacksMatchesOrder = defineCheck<CallbackScenario>(
+  "callbacks.matches-order",
+  "callbacks",
+  "The amount, currency and merchantOrderID a callback carries are the order's (where the profile says where they sit).",
+  (scenario) => {
+    const [callback] = ofStatus(scenario);
+    if (!callback) return fail(`no callback for ${show(scenario.statusEntered)} to compare`);
+    const fields: [string | undefined, unknown][] = [
+      [scenario.paths.amount, scenario.order.amount],
+      [scenario.paths.currency, scenario.order.currency],
+      [scenario.paths.merchantOrderId, scenario.order.merchantOrderID],
+    ];
+    const compared = fields.filter((f): f is [string, unknown] => f[0] !== undefined);
+    if (compared.length === 0) return pass("the profile names no amount, currency or merchantOrderID path");
+    const problems = compared
+      .map(([path, expected]) => [path, expected, readPath(callback.json, path)] as const)
+      .filter(([, expected, actual]) => (actual ?? null) !== expected)
+      .map(([path, expected, actual]) => `${path} is ${show(actual)}, the order's is ${show(expected)}`);
+    return problems.length === 0
+      ? pass(compared.map(([path]) => path).join(", "))
+      : fail(problems.join("; "));
+  },
+);
+
+export const callbacksExactlyOnce = defineCheck<CallbackScenario>(
+  "callbacks.exactly-once",
+  "callbacks",
+  "One acknowledged callback per status entered. A duplicate is a warning: the seed does not forbid at-least-once delivery.",
+  (scenario) => {
+    const acknowledged = ofStatus(scenario).filter((c) => c.answeredWith >= 200 && c.answeredWith < 300);
+    if (acknowledged.length === 1) return pass(`one acknowledged ${show(scenario.statusEntered)} callback`);
+    return fail(`${acknowledged.length} acknowledged ${show(scenario.statusEntered)} callbacks`);
+  },
+  { warning: true },
+);
+
+export const callbacksAppealAfterFailure = defineCheck<CallbackScenario>(
+  "callbacks.appeal-after-failure",
+  "callbacks",
+  "For succeeded_by_appeal, a failed_by_terminal callback, if sent, came first.",
+  (scenario) => {
+    const appeal = ofStatus(scenario)[0];
+    if (!appeal) return fail("no succeeded_by_appeal callback arrived");
+    const failure = scenario.callbacks.find((c) => statusOf(scenario, c) === "failed_by_terminal");
+    if (!failure) return pass("no failed_by_terminal callback was sent (allowed)");
+    return failure.receivedAtMs <= appeal.receivedAtMs
+      ? pass(
+          `failed_by_terminal ${seconds(appeal.receivedAtMs - failure.receivedAtMs)} before succeeded_by_appeal`,
+        )
+      : fail(
+          `failed_by_terminal arrived ${seconds(failure.receivedAtMs - appeal.receivedAtMs)} after succeeded_by_appeal`,
+        );
+  },
+);
+
+export interface RetryObservation {
+  /** Delivery times of one callback the sink kept refusing (503), in order. */
+  attemptsAtMs: number[];
+  /** The target's documented policy, when the profile declares one. */
+  policy?: { attempts: number; delaysMs: number[]; toleranceMs: number } | undefined;
+}
+
+export const callbacksRetryPolicy = defineCheck<RetryObservation>(
+  "callbacks.retry-policy",
+  "callbacks",
+  "A refused callback is retried: how often and after how long (the seed shows no policy; checked against the profile's when it declares one).",
+  ({ attemptsAtMs, policy }) => {
+    const gaps = attemptsAtMs.slice(1).map((at, i) => at - (attemptsAtMs[i] as number));
+    const seen = `${attemptsAtMs.length} attempt(s)${gaps.length > 0 ? `, retried after ${gaps.map(seconds).join(", ")}` : ""}`;
+    if (!policy)
+      return attemptsAtMs.length > 1
+        ? pass(`${seen} (no policy declared)`)
+        : fail(`${seen}: a refused callback was not retried`);
+    const problems: string[] = [];
+    if (attemptsAtMs.length !== policy.attempts)
+      problems.push(`${attemptsAtMs.length} attempts, the policy says ${policy.attempts}`);
+    gaps.forEach((gap, i) => {
+      const expected = policy.delaysMs[i];
+      if (expected !== undefined && Math.abs(gap - expected) > policy.toleranceMs) {
+        problems.push(
+          `retry ${i + 1} after ${seconds(gap)}, the policy says ${seconds(expected)} ± ${seconds(policy.toleranceMs)}`,
+        );
+      }
+    });
+    return problems.length === 0
+      ? pass(`${seen}, as the policy says`)
+      : fail(`${seen}: ${problems.join("; ")}`);
+  },
+);
