@@ -30,6 +30,16 @@ describe("masking", () => {
     expect(masker.text(line)).toBe("key *** and secret=***; Authorization: Bearer ***");
   });
 
+  it("keeps JSON valid: a bearer token inside an escaped string, and a CVC inside a nested JSON string", () => {
+    const report = JSON.stringify({
+      message: 'use "Authorization: Bearer <API_KEY>"',
+      body: JSON.stringify({ cvc: "123" }),
+    });
+    const masked = masker.text(report);
+    expect(() => JSON.parse(masked)).not.toThrow();
+    expect(JSON.parse(masked)).toEqual({ message: 'use "Authorization: Bearer ***"', body: '{"cvc":"***"}' });
+  });
+
   it("masks Authorization headers keeping the scheme", () => {
     expect(
       masker.headers({ authorization: "Bearer sandbox-key-merchant-1", "content-type": "application/json" }),

@@ -62,10 +62,11 @@ export function createMasker({ secrets, cardNumbers = [] }: MaskerSecrets): Mask
     out = out.replace(/(?<!\d)[2-6]\d{12,18}(?!\d)/g, (digits) =>
       luhnValid(digits) ? maskCardNumber(digits) : digits,
     );
-    // "cvc": "123" in JSON, whatever the value.
+    // "cvc": "123" in JSON, whatever the value; and the same inside a JSON string (\"cvc\":\"123\").
     out = out.replace(/("cvc"\s*:\s*)("(?:[^"\\]|\\.)*"|\d+)/gi, `$1"${MASK}"`);
-    // Bearer tokens, whatever their value.
-    out = out.replace(/(Bearer\s+)[^\s",]+/gi, `$1${MASK}`);
+    out = out.replace(/(\\"cvc\\"\s*:\s*)(\\"(?:[^"\\]|\\[^"])*\\"|\d+)/gi, `$1\\"${MASK}\\"`);
+    // Bearer tokens, whatever their value (never eating a backslash, which would break JSON escapes).
+    out = out.replace(/(Bearer\s+)[^\s",\\]+/gi, `$1${MASK}`);
     return out;
   }
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { ExchangeResponse } from "../h2h-client.ts";
 import { buildContract, contract, LENIENT_GAPS, ORDER_STATUSES } from "../schemas.ts";
-import { CHECK_REGISTRY, type Check } from "./index.ts";
+import { CHECK_REGISTRY, type Check, type ObservedCallback } from "./index.ts";
 
 const requestId = (n: number) => `req-${n}`;
 
@@ -87,7 +87,146 @@ const acceptanceCases: Case = {
   ],
 };
 
+const T0 = 1_763_780_400_000;
+const cb = (status: string, at: number, extra: Record<string, unknown> = {}): ObservedCallback => ({
+  json: { id: "order-1", status, amount: 1500, currency: "RUB", merchantOrderID: "m-1", ...extra },
+  receivedAtMs: T0 + at,
+  signature: "valid",
+  answeredWith: 200,
+});
+const scenario = (status: string, callbacks: ObservedCallback[], change: Record<string, unknown> = {}) => ({
+  orderId: "order-1",
+  statusEntered: status,
+  callbacks,
+  triggeredAtMs: T0,
+  timeoutMs: 10_000,
+  paths: {
+    id: "id",
+    status: "status",
+    amount: "amount",
+    currency: "currency",
+    merchantOrderId: "merchantOrderID",
+  },
+  order: { amount: 1500, currency: "RUB", merchantOrderID: "m-1" },
+  signed: true,
+  ...change,
+});
+const succeeded = scenario("succeeded", [cb("succeeded", 200)]);
+
 const CASES: Record<string, Case> = {
+  "callbacks.arrives": {
+    good: [succeeded],
+    bad: [
+      [scenario("expired", []), /no callback within 10\.00 s of entering expired/],
+      [
+        scenario("expired", [cb("expired", 12_000)]),
+        /no callback within 10\.00 s of entering expired \(1 arrived later\)/,
+      ],
+    ],
+  },
+  "callbacks.body-parses": {
+    good: [succeeded],
+    bad: [
+      [scenario("succeeded", [{ ...cb("succeeded", 1), json: null }]), /1 of 1 bodies are not JSON objects/],
+      [scenario("succeeded", []), /no callback arrived to parse/],
+    ],
+  },
+  "callbacks.names-order": {
+    good: [succeeded],
+    bad: [
+      [
+        scenario("succeeded", [cb("succeeded", 1, { id: "order-2" })]),
+        /id is "order-2" in 1 callback\(s\), expected "order-1"/,
+      ],
+      [scenario("succeeded", [cb("succeeded", 1, { id: undefined })]), /id is absent/],
+    ],
+  },
+  "callbacks.names-status": {
+    good: [
+      succeeded,
+      scenario("succeeded_by_appeal", [cb("failed_by_terminal", 1), cb("succeeded_by_appeal", 2)]),
+    ],
+    bad: [
+      [
+        scenario("succeeded", [cb("success", 1)]),
+        /no callback says "succeeded" at status; they say "success"/,
+      ],
+    ],
+  },
+  "callbacks.signature-valid": {
+    good: [
+      succeeded,
+      scenario("succeeded", [{ ...cb("succeeded", 1), signature: "missing" }], { signed: false }),
+    ],
+    bad: [
+      [
+        scenario("succeeded", [{ ...cb("succeeded", 1), signature: "invalid" }]),
+        /1 of 1 signature\(s\) do not verify: invalid/,
+      ],
+      [scenario("succeeded", [{ ...cb("succeeded", 1), signature: "missing" }]), /do not verify: missing/],
+    ],
+  },
+  "callbacks.matches-order": {
+    good: [succeeded, scenario("succeeded", [cb("succeeded", 1)], { paths: { id: "id", status: "status" } })],
+    bad: [
+      [
+        scenario("succeeded", [cb("succeeded", 1, { amount: 15, currency: "KZT" })]),
+        /amount is 15, the order's is 1500; currency is "KZT", the order's is "RUB"/,
+      ],
+      [scenario("succeeded", [cb("success", 1)]), /no callback for "succeeded" to compare/],
+    ],
+  },
+  "callbacks.exactly-once": {
+    good: [
+      succeeded,
+      scenario("succeeded", [{ ...cb("succeeded", 1), answeredWith: 503 }, cb("succeeded", 600)]),
+    ],
+    bad: [
+      [
+        scenario("succeeded", [cb("succeeded", 1), cb("succeeded", 2)]),
+        /2 acknowledged "succeeded" callbacks/,
+      ],
+    ],
+  },
+  "callbacks.appeal-after-failure": {
+    good: [
+      scenario("succeeded_by_appeal", [cb("failed_by_terminal", 1), cb("succeeded_by_appeal", 300)]),
+      scenario("succeeded_by_appeal", [cb("succeeded_by_appeal", 300)]),
+    ],
+    bad: [
+      [
+        scenario("succeeded_by_appeal", [cb("succeeded_by_appeal", 1), cb("failed_by_terminal", 500)]),
+        /failed_by_terminal arrived 0\.50 s after succeeded_by_appeal/,
+      ],
+      [
+        scenario("succeeded_by_appeal", [cb("failed_by_terminal", 1)]),
+        /no succeeded_by_appeal callback arrived/,
+      ],
+    ],
+  },
+  "callbacks.retry-policy": {
+    good: [
+      {
+        attemptsAtMs: [0, 500, 1500, 3500, 7500],
+        policy: { attempts: 5, delaysMs: [500, 1000, 2000, 4000], toleranceMs: 300 },
+      },
+      { attemptsAtMs: [0, 800] },
+    ],
+    bad: [
+      [{ attemptsAtMs: [0] }, /1 attempt\(s\): a refused callback was not retried/],
+      [
+        {
+          attemptsAtMs: [0, 500, 1500],
+          policy: { attempts: 5, delaysMs: [500, 1000, 2000, 4000], toleranceMs: 300 },
+        },
+        /3 attempts, the policy says 5/,
+      ],
+      [
+        { attemptsAtMs: [0, 100], policy: { attempts: 2, delaysMs: [500], toleranceMs: 300 } },
+        /retry 1 after 0\.10 s, the policy says 0\.50 s ± 0\.30 s/,
+      ],
+    ],
+  },
   "envelope.json-content-type": {
     good: [successResponse, response(200, {}, "application/problem+json")],
     bad: [

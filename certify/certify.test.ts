@@ -1,0 +1,133 @@
+/**
+ * `npm run certify` as a user runs it (a child process): green against the bundled reference
+ * provider with every report written and no secret anywhere; one clear failure, fast, against a
+ * target that is not there; a bad profile refused before any request, naming the key.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { TEST_CARD } from "../fixtures/payloads.ts";
+import { REFERENCE_API_KEYS, REFERENCE_CALLBACK_SECRET } from "../fixtures/reference-provider/conventions.ts";
+import { REPORT_FILES } from "./reports/index.ts";
+import type { RunReport } from "./run-model.ts";
+
+const script = fileURLToPath(new URL("../scripts/certify.ts", import.meta.url));
+
+function certify(env: Record<string, string>): Promise<{ exitCode: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", script], {
+      env: { ...process.env, H2H_BASE_URL: "", H2H_API_KEY: "", H2H_API_KEY_2: "", H2H_PROFILE: "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+    child.once("exit", (exitCode) => resolve({ exitCode, output }));
+  });
+}
+
+const FORBIDDEN = [
+  TEST_CARD.number,
+  `"cvc":"${TEST_CARD.cvc}"`,
+  `\\"cvc\\":\\"${TEST_CARD.cvc}\\"`,
+  REFERENCE_API_KEYS.merchant1,
+  REFERENCE_API_KEYS.merchant2,
+  REFERENCE_CALLBACK_SECRET,
+];
+
+describe("npm run certify", () => {
+  it("is green against the reference provider, writes JUnit, JSON, HTML and HAR, and leaks no secret", async () => {
+    const reportDir = mkdtempSync(join(tmpdir(), "h2h-certify-test-"));
+    const { exitCode, output } = await certify({ H2H_REPORT_DIR: reportDir });
+    expect(exitCode, output).toBe(0);
+    expect(output).toContain("verdict: CONFORMANT");
+    expect(readdirSync(reportDir).sort()).toEqual(Object.values(REPORT_FILES).sort());
+
+    const report = JSON.parse(readFileSync(join(reportDir, REPORT_FILES.json), "utf8")) as RunReport;
+    expect(report.verdict).toBe("conformant");
+    expect(report.totals.failed).toBe(0);
+    const endpoints = report.summary.map((s) => s.endpoint);
+    for (const endpoint of [
+      "createMobileCommerceOrder",
+      "confirmMobileCommerceOrder",
+      "createQuasiEcomOrder",
+      "confirmQuasiEcomOrder",
+    ]) {
+      expect(endpoints).toContain(endpoint);
+    }
+    // Every callback status, for both order kinds, was checked.
+    for (const kind of ["mobile commerce", "quasi-ecom"]) {
+      for (const status of ["succeeded", "expired", "failed_by_terminal", "succeeded_by_appeal"]) {
+        expect(
+          report.checks.some(
+            (c) =>
+              c.endpoint === `callbacks (${kind})` &&
+              c.check === "callbacks.arrives" &&
+              c.case === status &&
+              c.status === "passed",
+          ),
+        ).toBe(true);
+      }
+    }
+    const har = JSON.parse(readFileSync(join(reportDir, REPORT_FILES.har), "utf8")) as {
+      log: { entries: unknown[] };
+    };
+    expect(har.log.entries.length).toBe(report.exchanges.length);
+    expect(report.exchanges.some((e) => e.request.body.includes("requisites"))).toBe(true);
+    const junit = readFileSync(join(reportDir, REPORT_FILES.junit), "utf8");
+    expect(junit).toMatch(/<testsuites [^>]*tests="\d+" failures="0"/);
+    expect(readFileSync(join(reportDir, REPORT_FILES.html), "utf8")).toContain("CONFORMANT");
+
+    // The masked card is there (so the check below is not vacuous), the full one nowhere.
+    expect(
+      report.exchanges.some((e) => e.request.body.includes(`************${TEST_CARD.number.slice(-4)}`)),
+    ).toBe(true);
+    for (const [name, text] of [
+      ...readdirSync(reportDir).map((f) => [f, readFileSync(join(reportDir, f), "utf8")]),
+      ["console", output],
+    ]) {
+      for (const secret of FORBIDDEN)
+        expect(text?.includes(secret), `${name} holds ${secret.slice(0, 6)}…`).toBe(false);
+    }
+  }, 60_000);
+
+  it("fails fast with one clear message naming the URL when the target is not there", async () => {
+    const reportDir = mkdtempSync(join(tmpdir(), "h2h-certify-test-"));
+    const { exitCode, output } = await certify({
+      H2H_BASE_URL: "http://127.0.0.1:1",
+      H2H_REPORT_DIR: reportDir,
+    });
+    expect(exitCode).toBe(2);
+    expect(output).toMatch(/cannot reach the target: http:\/\/127\.0\.0\.1:1\/\S+: ECONNREFUSED/);
+    expect(output).not.toMatch(/\n\s+at /); // no stack trace
+    const report = JSON.parse(readFileSync(join(reportDir, REPORT_FILES.json), "utf8")) as RunReport;
+    expect(report.verdict).toBe("not run");
+    expect(report.checks.map((c) => [c.check, c.status])).toEqual([["target.reachable", "failed"]]);
+    expect(report.errors[0]).toMatch(/127\.0\.0\.1:1.*ECONNREFUSED/);
+    expect(readFileSync(join(reportDir, REPORT_FILES.junit), "utf8")).toContain("ECONNREFUSED");
+  }, 30_000);
+
+  it("refuses a bad profile before sending anything, naming the bad key", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "h2h-certify-test-"));
+    const reference = JSON.parse(
+      readFileSync(fileURLToPath(new URL("../fixtures/profiles/reference.json", import.meta.url)), "utf8"),
+    );
+    reference.methods.quasiEcom.methodID = "201";
+    reference.timeouts.requestMss = 5;
+    const profile = join(dir, "bad.json");
+    writeFileSync(profile, JSON.stringify(reference));
+    const { exitCode, output } = await certify({
+      H2H_PROFILE: profile,
+      H2H_BASE_URL: "http://127.0.0.1:1",
+      H2H_REPORT_DIR: dir,
+    });
+    expect(exitCode).toBe(64);
+    expect(output).toContain(`invalid profile ${profile}`);
+    expect(output).toContain("methods.quasiEcom.methodID: Invalid input: expected number, received string");
+    expect(output).toContain("timeouts.requestMss: unknown key");
+    expect(output).not.toContain("cannot reach");
+  }, 30_000);
+});

@@ -1,0 +1,41 @@
+/**
+ * The suite checks itself (part of npm test): certify kills every fault of the catalogue by the
+ * checks the fault names, and passes the clean provider three times in a row.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { CHECK_REGISTRY } from "../contract/checks/index.ts";
+import { FAULTS } from "../fixtures/reference-provider/faults.ts";
+import { killRate, type MutantResult, renderMutationTable, runMutationSuite } from "./mutation.ts";
+
+describe("mutation self-test", () => {
+  it("every fault names checks that exist", () => {
+    for (const fault of FAULTS.values()) {
+      expect(fault.detectedBy.length, fault.name).toBeGreaterThan(0);
+      for (const check of fault.detectedBy)
+        expect(CHECK_REGISTRY.has(check), `${fault.name} → ${check}`).toBe(true);
+    }
+  });
+
+  it(
+    "kills every fault by its named checks, with no false positive in three clean runs",
+    async () => {
+      const results = await runMutationSuite({
+        cleanRuns: 3,
+        reportDir: mkdtempSync(join(tmpdir(), "h2h-mutants-test-")),
+      });
+      const table = renderMutationTable(results);
+      const notAsExpected = (r: MutantResult) =>
+        r.fault ? r.outcome !== "killed" : r.outcome !== "clean-pass";
+      expect(
+        results.filter(notAsExpected).map((r) => `${r.subject}: ${r.outcome} ${r.error ?? ""}`),
+        table,
+      ).toEqual([]);
+      expect(killRate(results)).toEqual({ killed: FAULTS.size, total: FAULTS.size, percent: 100 });
+      expect(results.filter((r) => r.fault === undefined)).toHaveLength(3);
+    },
+    15 * 60_000,
+  );
+});
