@@ -8,6 +8,8 @@ import autocannon from "autocannon";
 
 export interface ChildServer {
   url: string;
+  /** Further words of the LISTENING line (the sink's callback URL and token). */
+  extra: string[];
   stop(): Promise<void>;
 }
 
@@ -17,7 +19,7 @@ export async function startChildServer(kind: string, timeoutMs = 20_000): Promis
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", script, kind], {
     stdio: ["ignore", "pipe", "inherit"],
   });
-  const url = await new Promise<string>((resolve, reject) => {
+  const words = await new Promise<string[]>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`${kind} server did not start within ${timeoutMs} ms`)),
       timeoutMs,
@@ -25,10 +27,10 @@ export async function startChildServer(kind: string, timeoutMs = 20_000): Promis
     let buffered = "";
     child.stdout?.on("data", (chunk: Buffer) => {
       buffered += chunk.toString();
-      const match = /LISTENING (\S+)/.exec(buffered);
+      const match = /LISTENING ([^\n]+)\n/.exec(buffered);
       if (match?.[1]) {
         clearTimeout(timer);
-        resolve(match[1]);
+        resolve(match[1].trim().split(/\s+/));
       }
     });
     child.once("exit", (code) => {
@@ -36,8 +38,10 @@ export async function startChildServer(kind: string, timeoutMs = 20_000): Promis
       reject(new Error(`${kind} server exited with code ${code} before listening`));
     });
   });
+  const [url, ...extra] = words as [string, ...string[]];
   return {
     url,
+    extra,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
@@ -50,6 +54,8 @@ export async function startChildServer(kind: string, timeoutMs = 20_000): Promis
 export interface Throughput {
   requestsPerSecond: number;
   requests: number;
+  /** Answers with a 2xx status. */
+  acknowledged: number;
   non2xx: number;
   errors: number;
   timeouts: number;
@@ -57,26 +63,31 @@ export interface Throughput {
 }
 
 export interface LoadShape {
+  /** Path under the base URL, or a full URL. */
   path: string;
   body: string;
   headers: Record<string, string>;
   connections: number;
+  /** Run for this long, or (when `requests` is set) until that many requests were answered. */
   durationSeconds: number;
+  requests?: number;
 }
 
 export async function measureThroughput(baseUrl: string, shape: LoadShape): Promise<Throughput> {
   const result = await autocannon({
-    url: `${baseUrl}${shape.path}`,
+    url: /^https?:/.test(shape.path) ? shape.path : `${baseUrl}${shape.path}`,
     method: "POST",
     headers: shape.headers,
     body: shape.body,
     connections: shape.connections,
-    duration: shape.durationSeconds,
+    ...(shape.requests !== undefined ? { amount: shape.requests } : { duration: shape.durationSeconds }),
     pipelining: 1,
   });
   return {
-    requestsPerSecond: Math.round(result.requests.average),
+    // Over the whole run (autocannon's per-second samples miss a last partial second).
+    requestsPerSecond: Math.round(result.requests.total / result.duration),
     requests: result.requests.total,
+    acknowledged: result["2xx"],
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,

@@ -1,12 +1,20 @@
 /**
  * A server for a benchmark, run in its own process so that it does not share an event loop
- * with the load generator: `serve.ts provider` (the reference provider, default options) or
- * `serve.ts bare` (a bare node:http server answering a fixed JSON body). Prints
- * `LISTENING <url>` once ready and stops on SIGTERM.
+ * with the load generator:
+ *   provider   the reference provider, default options
+ *   bare       a bare node:http server answering a fixed order record
+ *   sink       the webhook sink (default options: fdatasync per group commit) on a fresh data dir
+ *   bare-ack   a bare node:http server answering 200 {"stored":1} without storing anything
+ * Prints `LISTENING <url> [<callback url> <token>]` once ready and stops on SIGTERM.
  */
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { startReferenceProvider } from "../fixtures/reference-provider/index.ts";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { REFERENCE_SIGNATURE_SCHEME } from "../contract/callback-signature.ts";
+import { REFERENCE_CALLBACK_SECRET, startReferenceProvider } from "../fixtures/reference-provider/index.ts";
+import { startWebhookSink } from "../webhook-sink/index.ts";
 
 /** A body of the size and shape of a mobile-commerce creation answer, so both servers write alike. */
 export const FIXED_BODY = JSON.stringify({
@@ -67,12 +75,36 @@ async function startBare(): Promise<{ url: string; stop(): Promise<unknown> }> {
   };
 }
 
+async function startSink() {
+  const dataDir = mkdtempSync(join(tmpdir(), "h2h-bench-sink-"));
+  const sink = await startWebhookSink({
+    dataDir,
+    secret: REFERENCE_CALLBACK_SECRET,
+    signature: REFERENCE_SIGNATURE_SCHEME,
+    sync: process.env.SINK_SYNC !== "0",
+  });
+  return {
+    url: `${sink.url} ${sink.callbackUrl()} ${sink.token}`,
+    stop: async () => {
+      await sink.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 const kind = process.argv[2];
-if (kind !== "provider" && kind !== "bare") {
-  console.error("usage: serve.ts provider|bare");
+const starters: Record<string, () => Promise<{ url: string; stop(): Promise<unknown> }>> = {
+  provider: () => startReferenceProvider({ port: 0 }),
+  bare: () => startBare(FIXED_BODY),
+  "bare-ack": () => startBare('{"stored":1}'),
+  sink: startSink,
+};
+const start = kind === undefined ? undefined : starters[kind];
+if (!start) {
+  console.error(`usage: serve.ts ${Object.keys(starters).join("|")}`);
   process.exit(64);
 }
-const server = kind === "provider" ? await startReferenceProvider({ port: 0 }) : await startBare();
+const server = await start();
 console.log(`LISTENING ${server.url}`);
 process.once("SIGTERM", () => {
   void server.stop().then(() => process.exit(0));

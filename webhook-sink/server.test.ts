@@ -129,6 +129,8 @@ describe("webhook sink: queries", () => {
   it("filters by order id, status, run id and time", async () => {
     const { sink: s, client } = await sink();
     await post(s.callbackUrl({ runId: "run-a" }), callbackBody("o-1", "failed_by_terminal"));
+    // Arrival times are in ms: keep a clear gap on both sides of the boundary.
+    await new Promise((resolve) => setTimeout(resolve, 5));
     const middle = Date.now();
     await new Promise((resolve) => setTimeout(resolve, 5));
     await post(s.callbackUrl({ runId: "run-a" }), callbackBody("o-1", "succeeded_by_appeal"));

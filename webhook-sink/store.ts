@@ -42,6 +42,21 @@ export interface StoredCallback {
 
 export const LOG_FILE = "callbacks.jsonl";
 
+/** The parsed body is not logged: the raw bytes are, and replay parses them again. */
+function toLogLine({ json: _json, ...rest }: StoredCallback): string {
+  return `${JSON.stringify(rest)}\n`;
+}
+
+function fromLogLine(logged: Omit<StoredCallback, "json">): StoredCallback {
+  let json: unknown = null;
+  try {
+    json = JSON.parse(Buffer.from(logged.bodyBase64, "base64").toString("utf8"));
+  } catch {
+    json = null;
+  }
+  return { ...logged, json };
+}
+
 export interface StoreOptions {
   dataDir: string;
   /** fdatasync each group commit (default), or rely on write() alone (survives a process kill, not a power cut). */
@@ -82,7 +97,7 @@ export class CallbackStore {
     for (const [index, line] of lines.entries()) {
       if (line.trim() === "") continue;
       try {
-        this.records.push(JSON.parse(line) as StoredCallback);
+        this.records.push(fromLogLine(JSON.parse(line) as Omit<StoredCallback, "json">));
       } catch (error) {
         const isLast = index === lines.length - 1;
         if (!(isLast && tornTail))
@@ -109,7 +124,7 @@ export class CallbackStore {
     if (this.closed) return Promise.reject(new Error("the callback store is closed"));
     return new Promise<void>((resolve, reject) => {
       this.pending.push({
-        line: `${JSON.stringify(record)}\n`,
+        line: toLogLine(record),
         resolve: () => {
           this.records.push(record);
           resolve();

@@ -1,0 +1,93 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { CHECK_REGISTRY } from "./checks/index.ts";
+import { loadProfile, ProfileError, parseProfile } from "./profile.ts";
+
+const path = (name: string) => fileURLToPath(new URL(`../fixtures/profiles/${name}`, import.meta.url));
+const known = new Set(CHECK_REGISTRY.keys());
+// biome-ignore lint/suspicious/noExplicitAny: a test breaks a parsed profile in arbitrary places
+type Editable = any;
+const reference = () => JSON.parse(readFileSync(path("reference.json"), "utf8"));
+
+describe("target profiles", () => {
+  it("the reference profile describes the reference provider", async () => {
+    const profile = await loadProfile(path("reference.json"), known);
+    expect(profile).toMatchObject({
+      name: "reference",
+      sandboxClock: true,
+      methods: {
+        mobileCommerce: { methodID: 101, currency: "RUB" },
+        quasiEcom: { methodID: 201, currency: "RUB" },
+      },
+      confirmation: { successCode: "1111", wrongCode: "0000" },
+      callbacks: {
+        signature: { scheme: "hmac-sha256", header: "X-Signature", prefix: "sha256=", encoding: "hex" },
+      },
+    });
+  });
+
+  it("the annotated example for a foreign provider is valid, its comments included", async () => {
+    const profile = await loadProfile(path("example-foreign.json"), known);
+    expect(profile.callbackTriggers.succeeded_by_appeal).toMatchObject({
+      manual: expect.any(String),
+      waitSeconds: 900,
+    });
+    expect(profile.informationalChecks).toEqual({ "semantics.timer-valid": expect.any(String) });
+    expect(profile.errors.unauthorized).toEqual({ httpStatus: 401 });
+  });
+
+  it("fills defaults for what a minimal profile leaves out", () => {
+    const { name, methods, confirmation, callbackTriggers } = reference();
+    const profile = parseProfile({ name, methods, confirmation, callbackTriggers }, "minimal.json");
+    expect(profile.timeouts).toEqual({ requestMs: 5000, callbackMs: 15000 });
+    expect(profile.gaps.dateFormat).toBe("string");
+    expect(profile.expectedStatus.confirmMobileCommerceOrder).toBe("waiting_for_terminal");
+    expect(profile.errors).toEqual({});
+    expect(profile.callbacks.signature).toEqual({ scheme: "none" });
+  });
+
+  it.each([
+    ["a typo in a key", (p: Editable) => (p.timeouts.requestMS = 1), "timeouts.requestMS: unknown key"],
+    [
+      "a wrong type",
+      (p: Editable) => (p.methods.mobileCommerce.amount = "1500"),
+      "methods.mobileCommerce.amount: Invalid input",
+    ],
+    ["a missing section", (p: Editable) => delete p.confirmation, "confirmation: Invalid input"],
+    [
+      "an unknown signature scheme",
+      (p: Editable) => (p.callbacks.signature.scheme = "rsa"),
+      "callbacks.signature.scheme",
+    ],
+    [
+      "an unknown clientMetadata field",
+      (p: Editable) => (p.methods.quasiEcom.requires = { clientMetadata: ["fax"] }),
+      "methods.quasiEcom.requires.clientMetadata.0",
+    ],
+    [
+      "a trigger of no known kind",
+      (p: Editable) => (p.callbackTriggers.expired = { after: 30 }),
+      "callbackTriggers.expired",
+    ],
+    [
+      "an informational check that does not exist",
+      (p: Editable) => (p.informationalChecks = { "semantics.nope": "why" }),
+      "informationalChecks.semantics.nope: no check has this name",
+    ],
+  ])("refuses %s, naming the key", (_label, breakIt, message) => {
+    const broken = reference();
+    breakIt(broken);
+    expect(() => parseProfile(broken, "broken.json", known)).toThrow(ProfileError);
+    expect(() => parseProfile(broken, "broken.json", known)).toThrow(message);
+  });
+
+  it("says which file is not JSON, and which cannot be read", async () => {
+    await expect(loadProfile("/no/such/profile.json")).rejects.toThrow(
+      "cannot read profile /no/such/profile.json: ENOENT",
+    );
+    await expect(loadProfile(fileURLToPath(import.meta.url))).rejects.toThrow(
+      /profile .*profile\.test\.ts is not valid JSON/,
+    );
+  });
+});
