@@ -1,0 +1,66 @@
+/** Every exchange of the run as a HAR 1.2 file, to replay a failure or hand it to the provider. */
+import type { RecordedExchange } from "../recorder.ts";
+import type { RunReport } from "../run-model.ts";
+
+const STATUS_TEXT: Record<number, string> = {
+  200: "OK",
+  400: "Bad Request",
+  401: "Unauthorized",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  413: "Payload Too Large",
+  422: "Unprocessable Entity",
+  500: "Internal Server Error",
+};
+
+const headerList = (headers: Record<string, string>) => Object.entries(headers).map(([name, value]) => ({ name, value }));
+
+function entry(exchange: RecordedExchange) {
+  const requestType = exchange.request.headers["content-type"] ?? "application/json";
+  const responseType = exchange.response.headers["content-type"] ?? "";
+  return {
+    startedDateTime: exchange.startedAt,
+    time: exchange.durationMs,
+    request: {
+      method: exchange.request.method,
+      url: exchange.request.url,
+      httpVersion: "HTTP/1.1",
+      cookies: [],
+      headers: headerList(exchange.request.headers),
+      queryString: [],
+      postData: { mimeType: requestType, text: exchange.request.body },
+      headersSize: -1,
+      bodySize: Buffer.byteLength(exchange.request.body),
+    },
+    response: {
+      status: exchange.response.status,
+      statusText: STATUS_TEXT[exchange.response.status] ?? "",
+      httpVersion: "HTTP/1.1",
+      cookies: [],
+      headers: headerList(exchange.response.headers),
+      content: { size: Buffer.byteLength(exchange.response.body), mimeType: responseType, text: exchange.response.body },
+      redirectURL: "",
+      headersSize: -1,
+      bodySize: Buffer.byteLength(exchange.response.body),
+    },
+    cache: {},
+    timings: { send: 0, wait: exchange.durationMs, receive: 0 },
+    comment: `exchange ${exchange.id}${exchange.operation ? ` (${exchange.operation})` : ""}`,
+  };
+}
+
+export function renderHar(report: RunReport): string {
+  return `${JSON.stringify(
+    {
+      log: {
+        version: "1.2",
+        creator: { name: report.tool.name, version: report.tool.version },
+        comment: `h2h-certify run ${report.runId} against ${report.target.baseUrl}; secrets masked`,
+        entries: report.exchanges.map(entry),
+      },
+    },
+    null,
+    2,
+  )}\n`;
+}

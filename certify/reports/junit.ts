@@ -1,0 +1,64 @@
+/**
+ * JUnit XML for CI: one testsuite per endpoint, one testcase per check run. An informational
+ * check that failed is a passing testcase with the finding in system-out, so CI goes red only
+ * for what makes the target not conformant.
+ */
+import type { CheckRecord, RunReport } from "../run-model.ts";
+
+export function escapeXml(text: string): string {
+  return (
+    text
+      .replace(/&/g, "&amp;")
+      .replace(/</g, "&lt;")
+      .replace(/>/g, "&gt;")
+      .replace(/"/g, "&quot;")
+      .replace(/'/g, "&apos;")
+      // Characters XML 1.0 cannot carry at all.
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly what must go
+      .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, "")
+  );
+}
+
+const seconds = (ms: number) => (ms / 1000).toFixed(3);
+
+function testcase(record: CheckRecord, report: RunReport): string {
+  const name = escapeXml(record.case ? `${record.check} › ${record.case}` : record.check);
+  const open = `    <testcase classname="${escapeXml(record.endpoint)}" name="${name}" time="${seconds(record.durationMs)}"`;
+  if (record.status === "skipped") {
+    return `${open}>\n      <skipped message="${escapeXml(record.reason ?? "skipped")}"/>\n    </testcase>`;
+  }
+  if (record.status === "failed" && record.required) {
+    const evidence = record.exchanges
+      .map((id) => report.exchanges.find((e) => e.id === id))
+      .filter((e) => e !== undefined)
+      .map((e) => `${e.request.method} ${e.request.url} -> HTTP ${e.response.status} (exchange ${e.id})`)
+      .join("\n");
+    const body = [record.detail, record.rule && `rule: ${record.rule}`, evidence].filter(Boolean).join("\n");
+    return `${open}>\n      <failure message="${escapeXml(record.detail)}" type="${escapeXml(record.check)}">${escapeXml(body)}</failure>\n    </testcase>`;
+  }
+  if (record.status === "failed") {
+    return `${open}>\n      <system-out>${escapeXml(`informational, not required (${record.reason ?? ""}): ${record.detail}`)}</system-out>\n    </testcase>`;
+  }
+  return `${open}/>`;
+}
+
+export function renderJunit(report: RunReport): string {
+  const suites = report.summary.map((entry) => {
+    const records = report.checks.filter((c) => c.endpoint === entry.endpoint);
+    const failures = records.filter((c) => c.status === "failed" && c.required).length;
+    const time = records.reduce((sum, c) => sum + c.durationMs, 0);
+    return [
+      `  <testsuite name="${escapeXml(entry.endpoint)}" tests="${records.length}" failures="${failures}" errors="0" skipped="${entry.skipped}" time="${seconds(time)}" timestamp="${report.startedAt}">`,
+      ...records.map((r) => testcase(r, report)),
+      "  </testsuite>",
+    ].join("\n");
+  });
+  const { totals } = report;
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="h2h-certify ${escapeXml(report.target.baseUrl)}" tests="${report.checks.length}" failures="${totals.failedRequired}" errors="0" skipped="${totals.skipped}" time="${seconds(report.durationMs)}">`,
+    ...suites,
+    "</testsuites>",
+    "",
+  ].join("\n");
+}
