@@ -14,7 +14,8 @@ const STATUS_TEXT: Record<number, string> = {
   500: "Internal Server Error",
 };
 
-const headerList = (headers: Record<string, string>) => Object.entries(headers).map(([name, value]) => ({ name, value }));
+const headerList = (headers: Record<string, string>) =>
+  Object.entries(headers).map(([name, value]) => ({ name, value }));
 
 function entry(exchange: RecordedExchange) {
   const requestType = exchange.request.headers["content-type"] ?? "application/json";
@@ -39,7 +40,11 @@ function entry(exchange: RecordedExchange) {
       httpVersion: "HTTP/1.1",
       cookies: [],
       headers: headerList(exchange.response.headers),
-      content: { size: Buffer.byteLength(exchange.response.body), mimeType: responseType, text: exchange.response.body },
+      content: {
+        size: Buffer.byteLength(exchange.response.body),
+        mimeType: responseType,
+        text: exchange.response.body,
+      },
       redirectURL: "",
       headersSize: -1,
       bodySize: Buffer.byteLength(exchange.response.body),

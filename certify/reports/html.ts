@@ -61,7 +61,9 @@ function statusCell(record: CheckRecord): string {
 
 function checkRow(record: CheckRecord, exchanges: Map<string, RecordedExchange>): string {
   const name = `<code>${escapeHtml(record.check)}</code>${record.case ? ` › ${escapeHtml(record.case)}` : ""}`;
-  const reason = record.reason ? `<div class="meta">${record.status === "skipped" ? "Skipped: " : "Informational: "}${escapeHtml(record.reason)}</div>` : "";
+  const reason = record.reason
+    ? `<div class="meta">${record.status === "skipped" ? "Skipped: " : "Informational: "}${escapeHtml(record.reason)}</div>`
+    : "";
   let evidence = "";
   if (record.status === "failed") {
     const blocks = record.exchanges.flatMap((id) => {
@@ -107,7 +109,9 @@ export function renderHtml(report: RunReport): string {
   const verdictClass = report.verdict.replace(" ", "-");
   const summaryRows = report.summary
     .map(
-      (entry) => `<tr><td><a href="#${encodeURIComponent(entry.endpoint)}">${escapeHtml(entry.endpoint)}</a></td>
+      (
+        entry,
+      ) => `<tr><td><a href="#${encodeURIComponent(entry.endpoint)}">${escapeHtml(entry.endpoint)}</a></td>
 <td class="num">${entry.score === null ? "–" : `${entry.score}%`}</td><td><div class="bar"><span style="width:${entry.score ?? 0}%"></span></div></td>
 <td class="num passed">${entry.passed}</td><td class="num failed">${entry.failed}</td><td class="num skipped">${entry.skipped}</td></tr>`,
     )
@@ -115,7 +119,8 @@ export function renderHtml(report: RunReport): string {
   const sections = report.summary
     .map((entry) => {
       // Failures first: they are what a reader came for.
-      const rank = (c: CheckRecord) => (c.status === "failed" ? (c.required ? 0 : 1) : c.status === "skipped" ? 2 : 3);
+      const rank = (c: CheckRecord) =>
+        c.status === "failed" ? (c.required ? 0 : 1) : c.status === "skipped" ? 2 : 3;
       const rows = report.checks
         .filter((c) => c.endpoint === entry.endpoint)
         .sort((a, b) => rank(a) - rank(b))

@@ -31,12 +31,18 @@ async function writeWhole(path: string, content: string): Promise<void> {
   await rename(temporary, path);
 }
 
-export async function writeReports(report: RunReport, directory: string, masker: Masker): Promise<ReportPaths> {
+export async function writeReports(
+  report: RunReport,
+  directory: string,
+  masker: Masker,
+): Promise<ReportPaths> {
   const dir = resolve(directory);
   try {
     await mkdir(dir, { recursive: true });
   } catch (error) {
-    throw new Error(`H2H_REPORT_DIR ${dir} cannot be created: ${(error as { code?: string }).code ?? String(error)}`);
+    throw new Error(
+      `H2H_REPORT_DIR ${dir} cannot be created: ${(error as { code?: string }).code ?? String(error)}`,
+    );
   }
   const paths: ReportPaths = {
     junit: join(dir, REPORT_FILES.junit),
