@@ -4,6 +4,7 @@
  * router and the HTTP client all read this table.
  */
 import type * as z from "zod";
+import { ENDPOINT_PATHS, type OperationName, type OrderKind } from "./paths.ts";
 import {
   ConfirmOrderRequest,
   type Contract,
@@ -11,13 +12,13 @@ import {
   CreateQuasiEcomOrderRequest,
 } from "./schemas.ts";
 
-export type OperationName =
-  | "createMobileCommerceOrder"
-  | "confirmMobileCommerceOrder"
-  | "createQuasiEcomOrder"
-  | "confirmQuasiEcomOrder";
-
-export type OrderKind = "mobile_commerce" | "quasi_ecom";
+export {
+  ENDPOINT_PATHS,
+  endpointPath,
+  OPERATIONS_BY_KIND,
+  type OperationName,
+  type OrderKind,
+} from "./paths.ts";
 
 export interface Endpoint {
   operation: OperationName;
@@ -39,7 +40,7 @@ export const ENDPOINTS: Record<OperationName, Endpoint> = {
     section: "4.1",
     summary: "Create mobile-commerce order",
     method: "POST",
-    path: "/api/v1/payin/mobile-commerce/h2h",
+    path: ENDPOINT_PATHS.createMobileCommerceOrder,
     orderKind: "mobile_commerce",
     request: CreateMobileCommerceOrderRequest,
     response: "createMobileCommerceOrder",
@@ -49,7 +50,7 @@ export const ENDPOINTS: Record<OperationName, Endpoint> = {
     section: "4.2",
     summary: "Confirm mobile-commerce order",
     method: "POST",
-    path: "/api/v1/orders/{id}/mobile-commerce-confirm/h2h",
+    path: ENDPOINT_PATHS.confirmMobileCommerceOrder,
     orderKind: "mobile_commerce",
     request: ConfirmOrderRequest,
     response: "confirmMobileCommerceOrder",
@@ -59,7 +60,7 @@ export const ENDPOINTS: Record<OperationName, Endpoint> = {
     section: "4.3",
     summary: "Create quasi-ecom order",
     method: "POST",
-    path: "/api/v1/payin/quasi-ecom/h2h",
+    path: ENDPOINT_PATHS.createQuasiEcomOrder,
     orderKind: "quasi_ecom",
     request: CreateQuasiEcomOrderRequest,
     response: "createQuasiEcomOrder",
@@ -69,20 +70,12 @@ export const ENDPOINTS: Record<OperationName, Endpoint> = {
     section: "4.4",
     summary: "Confirm quasi-ecom order",
     method: "POST",
-    path: "/api/v1/orders/{id}/ecom-confirm/h2h",
+    path: ENDPOINT_PATHS.confirmQuasiEcomOrder,
     orderKind: "quasi_ecom",
     request: ConfirmOrderRequest,
     response: "confirmQuasiEcomOrder",
   },
 };
-
-/** The concrete path of an endpoint, with the order id percent-encoded into `{id}`. */
-export function endpointPath(operation: OperationName, orderId?: string): string {
-  const { path } = ENDPOINTS[operation];
-  if (!path.includes("{id}")) return path;
-  if (orderId === undefined) throw new Error(`${operation} needs an order id for its path ${path}`);
-  return path.replace("{id}", encodeURIComponent(orderId));
-}
 
 /**
  * Matches a request path against the endpoints; returns the operation and the decoded order id.
@@ -107,9 +100,3 @@ const PATH_MATCHERS: [OperationName, RegExp][] = Object.values(ENDPOINTS).map((e
   endpoint.operation,
   new RegExp(`^${endpoint.path.replace("{id}", "([^/]+)")}$`),
 ]);
-
-/** The confirm operation for an order kind, and the create operation. */
-export const OPERATIONS_BY_KIND: Record<OrderKind, { create: OperationName; confirm: OperationName }> = {
-  mobile_commerce: { create: "createMobileCommerceOrder", confirm: "confirmMobileCommerceOrder" },
-  quasi_ecom: { create: "createQuasiEcomOrder", confirm: "confirmQuasiEcomOrder" },
-};

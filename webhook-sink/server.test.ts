@@ -186,6 +186,22 @@ describe("webhook sink: retry observation", () => {
     ]);
   });
 
+  it("records when the order was made and the status the sender expects, from /at and /expect", async () => {
+    const { sink: s, client } = await sink();
+    const url = s.callbackUrl({
+      runId: "load-1",
+      sentAtMs: 1_763_780_400_123,
+      expectedStatus: "succeeded_by_appeal",
+    });
+    expect(url).toMatch(/\/run\/load-1\/at\/1763780400123\/expect\/succeeded_by_appeal$/);
+    expect((await post(url, callbackBody("t-1"))).status).toBe(200);
+    expect((await client.list({ runId: "load-1" }))[0]).toMatchObject({
+      sentAtMs: 1_763_780_400_123,
+      expectedStatus: "succeeded_by_appeal",
+    });
+    expect((await post(`${s.callbackUrl()}/at/soon`, callbackBody("t-2"))).status).toBe(404);
+  });
+
   it("holds the answer past a timeout with /stall/n", async () => {
     const { sink: s } = await sink({ stallMs: 300 });
     const started = Date.now();

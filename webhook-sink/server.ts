@@ -8,6 +8,8 @@
  *
  * Callback URL variants (path segments after the token, in any order):
  *   /run/<runId>      tag the callbacks with a run id
+ *   /at/<ms>          when the order was made (ms since the epoch), for order-to-callback latency
+ *   /expect/<status>  the final status the sender expects, for delivery ratios
  *   /refuse/<n>       answer 503 to the first n deliveries for an order (retry observation)
  *   /stall/<n>        hold the answer to the first n deliveries for an order for `stallMs`, then 503
  */
@@ -41,6 +43,8 @@ export interface SinkOptions {
 
 export interface CallbackUrlOptions {
   runId?: string;
+  sentAtMs?: number;
+  expectedStatus?: string;
   refuse?: number;
   stall?: number;
 }
@@ -128,16 +132,24 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefin
   });
 }
 
-/** Parses `/run/<id>/refuse/<n>/stall/<n>` into options; undefined when malformed. */
-function parseVariant(
-  segments: string[],
-): { runId: string | null; refuse: number; stall: number } | undefined {
-  const variant = { runId: null as string | null, refuse: 0, stall: 0 };
+/** Parses `/run/<id>/at/<ms>/expect/<status>/refuse/<n>/stall/<n>` into options; undefined when malformed. */
+interface Variant {
+  runId: string | null;
+  sentAtMs: number | null;
+  expectedStatus: string | null;
+  refuse: number;
+  stall: number;
+}
+
+function parseVariant(segments: string[]): Variant | undefined {
+  const variant: Variant = { runId: null, sentAtMs: null, expectedStatus: null, refuse: 0, stall: 0 };
   if (segments.length % 2 !== 0) return undefined;
   for (let i = 0; i < segments.length; i += 2) {
     const key = segments[i];
     const value = decodeURIComponent(segments[i + 1] as string);
     if (key === "run" && /^[\w.-]{1,100}$/.test(value)) variant.runId = value;
+    else if (key === "at" && /^\d{1,15}$/.test(value)) variant.sentAtMs = Number(value);
+    else if (key === "expect" && /^[a-z_]{1,40}$/.test(value)) variant.expectedStatus = value;
     else if ((key === "refuse" || key === "stall") && /^\d{1,3}$/.test(value)) variant[key] = Number(value);
     else return undefined;
   }
@@ -223,6 +235,8 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       method: req.method ?? "POST",
       path: (req.url ?? "").replace(token, "<token>"),
       runId: variant.runId,
+      sentAtMs: variant.sentAtMs,
+      expectedStatus: variant.expectedStatus,
       headers,
       bodyBase64: raw.toString("base64"),
       json: parsed,
@@ -351,6 +365,8 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       [
         `${base}/callbacks/${token}`,
         variant.runId !== undefined ? `/run/${encodeURIComponent(variant.runId)}` : "",
+        variant.sentAtMs !== undefined ? `/at/${Math.round(variant.sentAtMs)}` : "",
+        variant.expectedStatus !== undefined ? `/expect/${variant.expectedStatus}` : "",
         variant.refuse ? `/refuse/${variant.refuse}` : "",
         variant.stall ? `/stall/${variant.stall}` : "",
       ].join(""),

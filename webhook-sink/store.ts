@@ -24,6 +24,10 @@ export interface StoredCallback {
   path: string;
   /** The run id the callback URL carried, if any. */
   runId: string | null;
+  /** When the order was made (ms since the epoch), if the callback URL carried it (`/at/<ms>`). */
+  sentAtMs: number | null;
+  /** The final status the sender expects for this order, if the URL carried it (`/expect/<status>`). */
+  expectedStatus: string | null;
   headers: Record<string, string>;
   /** The raw body bytes, base64: signatures are checked on exactly what was sent. */
   bodyBase64: string;

@@ -25,6 +25,7 @@ import type { Exchange } from "../h2h-client.ts";
 import { SANDBOX_CLOCK_ADVANCE_PATH } from "../sandbox-clock.ts";
 import { CALLBACK_STATUSES, type CallbackStatus } from "../schemas.ts";
 import { confirm, createOrder, orderIdOf } from "./support/orders.ts";
+import { type Settled, settle, valueOf } from "./support/settled.ts";
 import { titled } from "./support/shared-specs.ts";
 import { loadSpecTarget } from "./support/target.ts";
 import { type CallbackTimeline, verify } from "./support/verify.ts";
@@ -205,16 +206,18 @@ async function observeRetries(): Promise<RetryObserved> {
 }
 
 const KINDS: OrderKind[] = ["mobile_commerce", "quasi_ecom"];
-const observed = new Map<string, Observed>();
-let retries: RetryObserved;
+const observed = new Map<string, Settled<Observed>>();
+let retries: Settled<RetryObserved> | undefined;
 
 // Every scenario runs side by side, each with its own order and callback URL, so the run takes
 // as long as the slowest one (the retry schedule), not their sum.
 beforeAll(async () => {
   const scenarios = KINDS.flatMap((kind) =>
-    CALLBACK_STATUSES.map(async (status) => observed.set(`${kind}:${status}`, await observe(kind, status))),
+    CALLBACK_STATUSES.map(async (status) =>
+      observed.set(`${kind}:${status}`, await settle(observe(kind, status))),
+    ),
   );
-  const [observedRetries] = await Promise.all([observeRetries(), ...scenarios]);
+  const [observedRetries] = await Promise.all([settle(observeRetries()), ...scenarios]);
   retries = observedRetries;
 }, Math.max(longestWaitMs, retryWaitMs) + 30_000);
 
@@ -227,7 +230,7 @@ for (const kind of KINDS) {
           : SCENARIO_CHECKS;
       for (const check of checks) {
         it(titled(check, status), (ctx) => {
-          const seen = observed.get(`${kind}:${status}`) as Observed;
+          const seen = valueOf(observed.get(`${kind}:${status}`), `the ${kind} → ${status} scenario`);
           verify(
             ctx,
             target,
@@ -243,19 +246,20 @@ for (const kind of KINDS) {
 }
 
 describe("callbacks (retries)", () => {
-  it(callbacksRetryPolicy.name, (ctx) =>
+  it(callbacksRetryPolicy.name, (ctx) => {
+    const seen = valueOf(retries, "the retry scenario");
     verify(
       ctx,
       target,
       callbacksRetryPolicy,
-      { attemptsAtMs: retries.attemptsAtMs, policy: retryPolicy },
-      retries.evidence,
+      { attemptsAtMs: seen.attemptsAtMs, policy: retryPolicy },
+      seen.evidence,
       {
         ...(retryPolicy
           ? {}
           : { informationalReason: "the profile declares no retry policy: observed, not judged" }),
-        timeline: retries.timeline,
+        timeline: seen.timeline,
       },
-    ),
-  );
+    );
+  });
 });

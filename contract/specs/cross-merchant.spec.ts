@@ -8,38 +8,48 @@ import { acceptsMerchantOrderIdOfOtherMerchant, rejectsOtherMerchantsOrder } fro
 import { OPERATIONS_BY_KIND, type OrderKind } from "../endpoints.ts";
 import type { Exchange } from "../h2h-client.ts";
 import { type CreatedOrder, confirm, createOrder, orderIdOf } from "./support/orders.ts";
+import { type Settled, settle, valueOf } from "./support/settled.ts";
 import { loadSpecTarget } from "./support/target.ts";
 import { verify } from "./support/verify.ts";
 
 const target = await loadSpecTarget(import.meta.url);
 const SKIP_REASON = "H2H_API_KEY_2 is not set: cross-merchant checks need a second merchant's API key";
 
+interface CrossMerchant {
+  firstMerchantsOrder: CreatedOrder;
+  sameIdSecondMerchant: CreatedOrder;
+  secondConfirmsFirsts: Exchange;
+}
+
+async function crossMerchant(kind: OrderKind): Promise<CrossMerchant> {
+  const firstMerchantsOrder = await createOrder(target, kind, { merchantOrderID: true });
+  const sameIdSecondMerchant = await createOrder(
+    target,
+    kind,
+    { merchantOrderID: String(firstMerchantsOrder.request.merchantOrderID) },
+    target.secondClient(),
+  );
+  const secondConfirmsFirsts = await confirm(
+    target.secondClient(),
+    kind,
+    orderIdOf(firstMerchantsOrder),
+    target.profile.confirmation.successCode,
+  );
+  return { firstMerchantsOrder, sameIdSecondMerchant, secondConfirmsFirsts };
+}
+
 for (const kind of ["mobile_commerce", "quasi_ecom"] as OrderKind[]) {
   const { create, confirm: confirmOperation } = OPERATIONS_BY_KIND[kind];
-  let firstMerchantsOrder: CreatedOrder;
-  let sameIdSecondMerchant: CreatedOrder;
-  let secondConfirmsFirsts: Exchange;
+  let prepared: Settled<CrossMerchant> | undefined;
 
   beforeAll(async () => {
-    if (!target.secondApiKey) return;
-    firstMerchantsOrder = await createOrder(target, kind, { merchantOrderID: true });
-    sameIdSecondMerchant = await createOrder(
-      target,
-      kind,
-      { merchantOrderID: String(firstMerchantsOrder.request.merchantOrderID) },
-      target.secondClient(),
-    );
-    secondConfirmsFirsts = await confirm(
-      target.secondClient(),
-      kind,
-      orderIdOf(firstMerchantsOrder),
-      target.profile.confirmation.successCode,
-    );
+    if (target.secondApiKey) prepared = await settle(crossMerchant(kind));
   });
 
   describe(create, () => {
     it(acceptsMerchantOrderIdOfOtherMerchant.name, (ctx) => {
       if (!target.secondApiKey) return ctx.skip(SKIP_REASON);
+      const { firstMerchantsOrder, sameIdSecondMerchant } = valueOf(prepared, "the cross-merchant orders");
       verify(ctx, target, acceptsMerchantOrderIdOfOtherMerchant, sameIdSecondMerchant.exchange.response, [
         firstMerchantsOrder.exchange,
         sameIdSecondMerchant.exchange,
@@ -50,6 +60,7 @@ for (const kind of ["mobile_commerce", "quasi_ecom"] as OrderKind[]) {
   describe(confirmOperation, () => {
     it(rejectsOtherMerchantsOrder.name, (ctx) => {
       if (!target.secondApiKey) return ctx.skip(SKIP_REASON);
+      const { firstMerchantsOrder, secondConfirmsFirsts } = valueOf(prepared, "the cross-merchant orders");
       verify(
         ctx,
         target,

@@ -1,0 +1,170 @@
+/**
+ * The k6 bundles, tested where no k6 is installed: they build, are small, import nothing but k6's
+ * own modules, and — imported in Node with stub k6 modules — set up their scenario and run real
+ * create → confirm flows against the reference provider's order logic, checks and metrics included.
+ */
+import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { REFERENCE_PROFILE_PATH } from "../../certify/settings.ts";
+import { loadProfile } from "../../contract/profile.ts";
+import { combineFaultEffects, resolveFaults } from "../../fixtures/reference-provider/faults.ts";
+import { installFakeK6, type K6Recording, type SyncTarget, syncReferenceTarget } from "../testing/fake-k6.ts";
+import { type BuiltBundle, buildLoadBundles, scriptNames } from "./build.ts";
+
+let dir: string;
+let bundles: BuiltBundle[];
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "h2h-load-build-"));
+  bundles = await buildLoadBundles(await loadProfile(REFERENCE_PROFILE_PATH), join(dir, "dist"));
+  installFakeK6(dir);
+}, 60_000);
+
+interface FakeK6 {
+  recording: K6Recording;
+  post: SyncTarget["post"];
+  vu: number;
+  iteration: number;
+}
+const globals = globalThis as unknown as { __ENV?: Record<string, string>; __FAKE_K6__?: FakeK6 };
+let target: SyncTarget | undefined;
+afterEach(() => {
+  target?.stop();
+  target = undefined;
+});
+
+let imports = 0;
+/** Imports a bundle as k6 would (init code reads __ENV) and returns its exports. */
+async function importBundle(script: string, env: Record<string, string>, faults: string[] = []) {
+  target = syncReferenceTarget(combineFaultEffects(resolveFaults(faults)));
+  const recording: K6Recording = { checks: [], metrics: [], requests: [] };
+  globals.__ENV = env;
+  globals.__FAKE_K6__ = { recording, post: target.post, vu: 1, iteration: 0 };
+  const copy = join(dir, `${script}-${++imports}.mjs`);
+  copyFileSync(join(dir, "dist", `${script}.js`), copy);
+  const module = (await import(pathToFileURL(copy).href)) as {
+    options: Record<string, unknown>;
+    default: () => void;
+    handleSummary: (data: unknown) => Record<string, string>;
+  };
+  const iterate = (count: number) => {
+    for (let i = 0; i < count; i++) {
+      (globals.__FAKE_K6__ as FakeK6).vu = 1 + (i % 2);
+      (globals.__FAKE_K6__ as FakeK6).iteration = i;
+      module.default();
+    }
+  };
+  return { module, recording, iterate };
+}
+
+const ENV = {
+  H2H_BASE_URL: "http://127.0.0.1:9",
+  H2H_API_KEY: "sandbox-key-merchant-1",
+  H2H_RUN_ID: "run-test-1",
+  H2H_CALLBACK_URL: "http://127.0.0.1:9/callbacks/tok",
+};
+
+describe("k6 bundles", () => {
+  it("are built for every script, small, and import only k6's own modules", () => {
+    expect(bundles.map((b) => b.script)).toEqual(scriptNames());
+    expect(scriptNames()).toEqual(["mixed", "mobile-commerce", "quasi-ecom"]);
+    for (const bundle of bundles) {
+      expect(bundle.bytes, bundle.script).toBeLessThan(64 * 1024);
+      const code = readFileSync(bundle.path, "utf8");
+      const specifiers = [
+        ...code.matchAll(/\bfrom\s*"([^"]+)"/g),
+        ...code.matchAll(/\bimport\s*"([^"]+)"/g),
+      ].map((m) => m[1]);
+      expect(specifiers.length).toBeGreaterThan(0);
+      expect(
+        specifiers.filter((s) => !/^k6(\/|$)/.test(s ?? "")),
+        bundle.script,
+      ).toEqual([]);
+      expect(code).not.toMatch(/\brequire\(|\bimport\(/);
+      expect(code).not.toContain("zod");
+    }
+  });
+
+  it("set up the chosen scenario with per-endpoint thresholds on the name tag", async () => {
+    const { module } = await importBundle("mobile-commerce", {
+      ...ENV,
+      H2H_SCENARIO: "load",
+      H2H_RATE: "20",
+      H2H_DURATION: "1m",
+    });
+    expect(module.options).toMatchObject({
+      scenarios: { load: { executor: "constant-arrival-rate", rate: 20, duration: "1m", timeUnit: "1s" } },
+      thresholds: {
+        http_req_failed: ["rate<0.01"],
+        checks: ["rate>0.99"],
+        "http_req_duration{name:createMobileCommerceOrder}": ["p(95)<500"],
+        "http_req_duration{name:confirmMobileCommerceOrder}": ["p(95)<500"],
+      },
+    });
+  });
+
+  it("run create → confirm flows whose every check passes against the reference behaviour", async () => {
+    const { module, recording, iterate } = await importBundle("mobile-commerce", ENV);
+    iterate(6);
+    expect(recording.checks.length).toBe(6 * 2 * 3);
+    expect(recording.checks.filter((c) => !c.passed)).toEqual([]);
+    expect(recording.requests.map((r) => r.tags?.name)).toEqual(
+      Array(6).fill(["createMobileCommerceOrder", "confirmMobileCommerceOrder"]).flat(),
+    );
+    const confirmed = recording.metrics.filter((m) => m.metric === "h2h_orders_confirmed");
+    expect(confirmed).toHaveLength(6);
+    expect(recording.metrics.filter((m) => m.metric === "h2h_flow_duration")).toHaveLength(6);
+    // The raw URL (it holds the order id) is never a tag.
+    for (const request of recording.requests)
+      expect(Object.values(request.tags ?? {}).join()).not.toContain("/api/");
+    expect(module.handleSummary({ metrics: {} })).toHaveProperty("stdout");
+  });
+
+  it("mix both order kinds and the failure and appeal codes by the configured shares", async () => {
+    const { recording, iterate } = await importBundle("mixed", {
+      ...ENV,
+      H2H_MOBILE_SHARE: "0.5",
+      H2H_FAILURE_SHARE: "0.3",
+      H2H_APPEAL_SHARE: "0.3",
+    });
+    iterate(60);
+    expect(recording.checks.filter((c) => !c.passed)).toEqual([]);
+    const kinds = new Set(recording.requests.map((r) => r.tags?.name));
+    expect(kinds).toEqual(
+      new Set([
+        "createMobileCommerceOrder",
+        "confirmMobileCommerceOrder",
+        "createQuasiEcomOrder",
+        "confirmQuasiEcomOrder",
+      ]),
+    );
+    const finals = new Set(
+      recording.metrics.filter((m) => m.metric === "h2h_orders_confirmed").map((m) => m.tags?.expected_final),
+    );
+    expect(finals).toEqual(new Set(["succeeded", "failed_by_terminal", "succeeded_by_appeal"]));
+  });
+
+  it("fail their checks and count business errors when the target breaks the contract", async () => {
+    const { recording, iterate } = await importBundle("mobile-commerce", ENV, ["amount-as-string"]);
+    iterate(3);
+    expect([...new Set(recording.checks.filter((c) => !c.passed).map((c) => c.name))]).toEqual([
+      "createMobileCommerceOrder: required fields and types",
+    ]);
+    const wrongKey = await importBundle("quasi-ecom", { ...ENV, H2H_API_KEY: "wrong" });
+    wrongKey.iterate(2);
+    expect(
+      wrongKey.recording.metrics
+        .filter((m) => m.metric === "h2h_business_errors")
+        .map((m) => m.tags?.codeError),
+    ).toEqual(["unauthorized", "unauthorized"]);
+  });
+
+  it("stop at init with a message naming a bad variable", async () => {
+    await expect(importBundle("mobile-commerce", { ...ENV, H2H_SCENARIO: "marathon" })).rejects.toThrow(
+      /H2H_SCENARIO="marathon"/,
+    );
+    await expect(importBundle("mobile-commerce", { ...ENV, H2H_RUN_ID: "" })).rejects.toThrow(/H2H_RUN_ID/);
+  });
+});

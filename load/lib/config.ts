@@ -1,0 +1,135 @@
+/**
+ * The load run's settings, from k6's environment (`-e NAME=value`, `__ENV`), with defaults fixed
+ * at bundle time from the target profile. A bad value stops the run in k6's init stage with a
+ * message naming the variable. k6-safe: no Node.js API.
+ */
+
+export const SCENARIOS = ["smoke", "load", "stress", "spike", "soak"] as const;
+export type ScenarioName = (typeof SCENARIOS)[number];
+
+/** What the profile says about the target, baked into the bundle as defaults. */
+export interface LoadProfile {
+  mobileCommerce: {
+    methodID: number;
+    amount: number;
+    requires: { clientID: boolean; clientMetadata: readonly string[] };
+  };
+  quasiEcom: {
+    methodID: number;
+    amount: number;
+    requires: { clientID: boolean; clientMetadata: readonly string[] };
+  };
+  /** Codes leading to succeeded, failed_by_terminal and succeeded_by_appeal (when the profile has codes for them). */
+  codes: { succeeded: string; failed_by_terminal?: string; succeeded_by_appeal?: string };
+  expectedStatus: Record<
+    | "createMobileCommerceOrder"
+    | "confirmMobileCommerceOrder"
+    | "createQuasiEcomOrder"
+    | "confirmQuasiEcomOrder",
+    string
+  >;
+  requestTimeoutMs: number;
+}
+
+export interface LoadConfig {
+  baseUrl: string;
+  apiKey: string;
+  runId: string;
+  /** The sink's callback URL (with its token); none: orders are made without metadata.webHook. */
+  callbackUrl: string | undefined;
+  scenario: ScenarioName;
+  /** Iterations (orders) per second for the arrival-rate scenarios. */
+  rate: number;
+  /** Plateau duration, k6 style ("30s", "5m"). */
+  duration: string;
+  /** Upper bound of VUs the arrival-rate executors may use. */
+  maxVUs: number;
+  /** Share of mobile-commerce flows in the mixed script, 0..1. */
+  mobileShare: number;
+  /** Shares of flows confirmed with the failure and the appeal code, 0..1 each. */
+  failureShare: number;
+  appealShare: number;
+  /** p95 threshold per endpoint, ms. */
+  p95Ms: number;
+  profile: LoadProfile;
+}
+
+export class LoadConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function numberFrom(
+  env: Env,
+  name: string,
+  fallback: number,
+  check: (n: number) => boolean,
+  rule: string,
+): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || !check(value)) throw new LoadConfigError(`${name}="${raw}": ${rule}`);
+  return value;
+}
+
+const share = (env: Env, name: string, fallback: number) =>
+  numberFrom(env, name, fallback, (n) => n >= 0 && n <= 1, "must be a share between 0 and 1");
+
+export function parseLoadConfig(env: Env, profile: LoadProfile): LoadConfig {
+  const baseUrl = (env.H2H_BASE_URL ?? "").replace(/\/+$/, "");
+  if (!/^https?:\/\/[^/]+/.test(baseUrl))
+    throw new LoadConfigError(`H2H_BASE_URL="${env.H2H_BASE_URL ?? ""}": must be an http(s) URL`);
+  const apiKey = env.H2H_API_KEY ?? "";
+  if (apiKey === "") throw new LoadConfigError("H2H_API_KEY is not set");
+  const scenario = (env.H2H_SCENARIO ?? "smoke") as ScenarioName;
+  if (!SCENARIOS.includes(scenario))
+    throw new LoadConfigError(`H2H_SCENARIO="${scenario}": must be one of ${SCENARIOS.join(", ")}`);
+  const duration = env.H2H_DURATION ?? "";
+  if (duration !== "" && !/^(\d+(ms|s|m|h))+$/.test(duration)) {
+    throw new LoadConfigError(`H2H_DURATION="${duration}": must be a k6 duration such as 30s, 5m or 1h30m`);
+  }
+  const failureShare = share(env, "H2H_FAILURE_SHARE", 0);
+  const appealShare = share(env, "H2H_APPEAL_SHARE", 0);
+  if (failureShare + appealShare > 1)
+    throw new LoadConfigError("H2H_FAILURE_SHARE + H2H_APPEAL_SHARE must not exceed 1");
+  if (failureShare > 0 && profile.codes.failed_by_terminal === undefined) {
+    throw new LoadConfigError("H2H_FAILURE_SHARE > 0, but the profile has no code for failed_by_terminal");
+  }
+  if (appealShare > 0 && profile.codes.succeeded_by_appeal === undefined) {
+    throw new LoadConfigError("H2H_APPEAL_SHARE > 0, but the profile has no code for succeeded_by_appeal");
+  }
+  const runId = env.H2H_RUN_ID ?? "";
+  if (!/^[\w.-]{1,60}$/.test(runId))
+    throw new LoadConfigError(`H2H_RUN_ID="${runId}": 1 to 60 of A-Z a-z 0-9 _ . -`);
+  const callbackUrl = env.H2H_CALLBACK_URL ? env.H2H_CALLBACK_URL.replace(/\/+$/, "") : undefined;
+  if (callbackUrl !== undefined && !/^https?:\/\/[^/]+/.test(callbackUrl)) {
+    throw new LoadConfigError(`H2H_CALLBACK_URL="${callbackUrl}": must be an http(s) URL`);
+  }
+  return {
+    baseUrl,
+    apiKey,
+    runId,
+    callbackUrl,
+    scenario,
+    rate: numberFrom(
+      env,
+      "H2H_RATE",
+      10,
+      (n) => n > 0 && n <= 100_000,
+      "must be a rate > 0 (iterations per second)",
+    ),
+    duration: duration || (scenario === "soak" ? "30m" : scenario === "smoke" ? "30s" : "2m"),
+    maxVUs: numberFrom(
+      env,
+      "H2H_MAX_VUS",
+      100,
+      (n) => Number.isInteger(n) && n >= 1 && n <= 10_000,
+      "must be a whole number from 1 to 10000",
+    ),
+    mobileShare: share(env, "H2H_MOBILE_SHARE", 0.5),
+    failureShare,
+    appealShare,
+    p95Ms: numberFrom(env, "H2H_P95_MS", 500, (n) => n > 0, "must be a number of milliseconds > 0"),
+    profile,
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * One load iteration: create an order (its merchantOrderID carries the run id), confirm it with
+ * the profile's success code (or, for a configurable share, the failure or appeal code), and
+ * check each answer against the contract digest. The k6 APIs come in through {@link FlowRuntime},
+ * so the same logic is unit-tested in Node. k6-safe: no Node.js API.
+ */
+
+import {
+  endpointPath,
+  OPERATIONS_BY_KIND,
+  type OperationName,
+  type OrderKind,
+} from "../../contract/paths.ts";
+import {
+  buildMobileCommerceOrderRequest,
+  buildQuasiEcomOrderRequest,
+  type ClientMetadataField,
+} from "../../fixtures/payloads.ts";
+import type { LoadConfig } from "./config.ts";
+import { type ContractDigest, checkDataFields, checkSuccessEnvelope } from "./contract-digest.ts";
+
+export interface HttpAnswer {
+  status: number;
+  body: string | null;
+}
+
+export interface FlowRuntime {
+  /** An HTTP POST; `name` becomes the request's `name` tag (never the raw URL). */
+  post(
+    url: string,
+    body: string,
+    headers: Record<string, string>,
+    name: OperationName,
+    timeoutMs: number,
+  ): HttpAnswer;
+  /** Records named checks (k6 `check`); each value says whether that check passed. */
+  check(results: Record<string, boolean>, operation: OperationName): void;
+  /** ms since the epoch. */
+  now(): number;
+  random(): number;
+  flowDuration(ms: number, kind: OrderKind): void;
+  businessError(codeError: string, operation: OperationName): void;
+  orderConfirmed(kind: OrderKind, expectedFinal: FinalStatus): void;
+}
+
+export type FinalStatus = "succeeded" | "failed_by_terminal" | "succeeded_by_appeal";
+
+export interface Iteration {
+  vu: number;
+  iteration: number;
+}
+
+export interface FlowOutcome {
+  created: boolean;
+  confirmed: boolean;
+  expectedFinal: FinalStatus;
+  merchantOrderID: string;
+  orderId: string | undefined;
+}
+
+/** Which final status this iteration aims for, by the configured shares. */
+export function pickFinalStatus(config: LoadConfig, random: number): FinalStatus {
+  if (random < config.failureShare) return "failed_by_terminal";
+  if (random < config.failureShare + config.appealShare) return "succeeded_by_appeal";
+  return "succeeded";
+}
+
+function codeFor(config: LoadConfig, final: FinalStatus): string {
+  const code = config.profile.codes[final];
+  if (code === undefined) throw new Error(`the profile has no code for ${final}`);
+  return code;
+}
+
+/** The check names, one per rule, aggregated by k6 across iterations. */
+export function checkNames(operation: OperationName) {
+  return {
+    envelope: `${operation}: success envelope`,
+    fields: `${operation}: required fields and types`,
+    status: `${operation}: expected status`,
+  };
+}
+
+function checkAnswer(
+  runtime: FlowRuntime,
+  digest: ContractDigest,
+  config: LoadConfig,
+  operation: OperationName,
+  answer: HttpAnswer,
+): Record<string, unknown> | undefined {
+  const parsed = checkSuccessEnvelope(answer.status, answer.body);
+  const data = parsed.json?.data as Record<string, unknown> | undefined;
+  const names = checkNames(operation);
+  const envelopeOk = parsed.problems.length === 0;
+  runtime.check(
+    {
+      [names.envelope]: envelopeOk,
+      [names.fields]: envelopeOk && checkDataFields(data, digest.responses[operation]).length === 0,
+      [names.status]: envelopeOk && data?.status === config.profile.expectedStatus[operation],
+    },
+    operation,
+  );
+  if (!envelopeOk) {
+    runtime.businessError(
+      parsed.codeError ?? (answer.status === 0 ? "no_answer" : `http_${answer.status}`),
+      operation,
+    );
+    return undefined;
+  }
+  return data;
+}
+
+export function runOrderFlow(
+  kind: OrderKind,
+  config: LoadConfig,
+  digest: ContractDigest,
+  runtime: FlowRuntime,
+  iteration: Iteration,
+): FlowOutcome {
+  const operations = OPERATIONS_BY_KIND[kind];
+  const method = kind === "mobile_commerce" ? config.profile.mobileCommerce : config.profile.quasiEcom;
+  const expectedFinal = pickFinalStatus(config, runtime.random());
+  const startedAt = runtime.now();
+  const merchantOrderID = `${config.runId}-${kind === "mobile_commerce" ? "mc" : "qe"}-${iteration.vu}-${iteration.iteration}`;
+  const webHook =
+    config.callbackUrl === undefined
+      ? undefined
+      : `${config.callbackUrl}/run/${config.runId}/at/${startedAt}/expect/${expectedFinal}`;
+  const options = {
+    methodID: method.methodID,
+    amount: method.amount,
+    merchantOrderID,
+    withClientID: method.requires.clientID,
+    ...(webHook !== undefined ? { webHook } : {}),
+  };
+  const body =
+    kind === "mobile_commerce"
+      ? buildMobileCommerceOrderRequest({
+          ...options,
+          withClientMetadata: method.requires.clientMetadata as readonly ClientMetadataField[],
+        })
+      : buildQuasiEcomOrderRequest(options);
+  const headers = { "content-type": "application/json", authorization: `Bearer ${config.apiKey}` };
+  const outcome: FlowOutcome = {
+    created: false,
+    confirmed: false,
+    expectedFinal,
+    merchantOrderID,
+    orderId: undefined,
+  };
+
+  const created = runtime.post(
+    `${config.baseUrl}${endpointPath(operations.create)}`,
+    JSON.stringify(body),
+    headers,
+    operations.create,
+    config.profile.requestTimeoutMs,
+  );
+  const order = checkAnswer(runtime, digest, config, operations.create, created);
+  const orderId = typeof order?.id === "string" ? order.id : undefined;
+  if (orderId === undefined) return outcome;
+  outcome.created = true;
+  outcome.orderId = orderId;
+
+  const confirmed = runtime.post(
+    `${config.baseUrl}${endpointPath(operations.confirm, orderId)}`,
+    JSON.stringify({ code: codeFor(config, expectedFinal) }),
+    headers,
+    operations.confirm,
+    config.profile.requestTimeoutMs,
+  );
+  if (checkAnswer(runtime, digest, config, operations.confirm, confirmed) === undefined) return outcome;
+  outcome.confirmed = true;
+  runtime.flowDuration(runtime.now() - startedAt, kind);
+  runtime.orderConfirmed(kind, expectedFinal);
+  return outcome;
+}
