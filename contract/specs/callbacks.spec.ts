@@ -25,7 +25,7 @@ import type { Exchange } from "../h2h-client.ts";
 import { SANDBOX_CLOCK_ADVANCE_PATH } from "../sandbox-clock.ts";
 import { CALLBACK_STATUSES, type CallbackStatus } from "../schemas.ts";
 import { confirm, createOrder, orderIdOf } from "./support/orders.ts";
-import { type Settled, settle, valueOf } from "./support/settled.ts";
+import { type Settled, settle, settledValue } from "./support/settled.ts";
 import { titled } from "./support/shared-specs.ts";
 import { loadSpecTarget } from "./support/target.ts";
 import { type CallbackTimeline, verify } from "./support/verify.ts";
@@ -230,7 +230,7 @@ for (const kind of KINDS) {
           : SCENARIO_CHECKS;
       for (const check of checks) {
         it(titled(check, status), (ctx) => {
-          const seen = valueOf(observed.get(`${kind}:${status}`), `the ${kind} → ${status} scenario`);
+          const seen = settledValue(observed.get(`${kind}:${status}`), `the ${kind} → ${status} scenario`);
           verify(
             ctx,
             target,
@@ -247,7 +247,7 @@ for (const kind of KINDS) {
 
 describe("callbacks (retries)", () => {
   it(callbacksRetryPolicy.name, (ctx) => {
-    const seen = valueOf(retries, "the retry scenario");
+    const seen = settledValue(retries, "the retry scenario");
     verify(
       ctx,
       target,

@@ -8,7 +8,7 @@ import { acceptsMerchantOrderIdOfOtherMerchant, rejectsOtherMerchantsOrder } fro
 import { OPERATIONS_BY_KIND, type OrderKind } from "../endpoints.ts";
 import type { Exchange } from "../h2h-client.ts";
 import { type CreatedOrder, confirm, createOrder, orderIdOf } from "./support/orders.ts";
-import { type Settled, settle, valueOf } from "./support/settled.ts";
+import { type Settled, settle, settledValue } from "./support/settled.ts";
 import { loadSpecTarget } from "./support/target.ts";
 import { verify } from "./support/verify.ts";
 
@@ -49,7 +49,10 @@ for (const kind of ["mobile_commerce", "quasi_ecom"] as OrderKind[]) {
   describe(create, () => {
     it(acceptsMerchantOrderIdOfOtherMerchant.name, (ctx) => {
       if (!target.secondApiKey) return ctx.skip(SKIP_REASON);
-      const { firstMerchantsOrder, sameIdSecondMerchant } = valueOf(prepared, "the cross-merchant orders");
+      const { firstMerchantsOrder, sameIdSecondMerchant } = settledValue(
+        prepared,
+        "the cross-merchant orders",
+      );
       verify(ctx, target, acceptsMerchantOrderIdOfOtherMerchant, sameIdSecondMerchant.exchange.response, [
         firstMerchantsOrder.exchange,
         sameIdSecondMerchant.exchange,
@@ -60,7 +63,10 @@ for (const kind of ["mobile_commerce", "quasi_ecom"] as OrderKind[]) {
   describe(confirmOperation, () => {
     it(rejectsOtherMerchantsOrder.name, (ctx) => {
       if (!target.secondApiKey) return ctx.skip(SKIP_REASON);
-      const { firstMerchantsOrder, secondConfirmsFirsts } = valueOf(prepared, "the cross-merchant orders");
+      const { firstMerchantsOrder, secondConfirmsFirsts } = settledValue(
+        prepared,
+        "the cross-merchant orders",
+      );
       verify(
         ctx,
         target,

@@ -14,7 +14,7 @@ export async function settle<T>(work: Promise<T>): Promise<Settled<T>> {
 }
 
 /** The value, or the error the work failed with (thrown). */
-export function valueOf<T>(settled: Settled<T> | undefined, what: string): T {
+export function settledValue<T>(settled: Settled<T> | undefined, what: string): T {
   if (settled === undefined) throw new Error(`${what} did not run`);
   if (!settled.ok) throw settled.error;
   return settled.value;
