@@ -5,6 +5,7 @@ export default defineConfig({
     // The project's own tests. Contract specs (*.spec.ts) are the product: `certify` runs them.
     include: ["**/*.test.ts"],
     exclude: ["node_modules/**", "load/dist/**"],
+    reporters: ["default", "./vitest.closing-reporter.ts"],
     testTimeout: 20_000,
     hookTimeout: 20_000,
   },

@@ -129,6 +129,8 @@ export const ProfileSchema = annotated({
       toleranceMs: z.int().min(0).default(500),
     }).optional(),
   }).default({ idPath: "id", statusPath: "status", signature: { scheme: "none" } }),
+  /** Load runs: the share of confirmed orders whose final callback must arrive (1 = every one). */
+  loadDeliveryTarget: z.number().min(0).max(1).default(1),
   /** Checks this target is not held to (reported, but not required), each with a reason. */
   informationalChecks: z
     .record(z.string().min(1), z.string().min(1))

@@ -92,7 +92,7 @@ export function buildOptions(config: LoadConfig, kinds: readonly OrderKind[]): O
     thresholds,
     // Keeps the run id on every sample, so runs can be told apart in any output.
     tags: { h2h_run: config.runId },
-    summaryTrendStats: ["avg", "min", "med", "max", "p(90)", "p(95)", "p(99)"],
+    summaryTrendStats: ["avg", "min", "med", "max", "p(90)", "p(95)", "p(99)", "count"],
     discardResponseBodies: false,
   };
 }

@@ -1,0 +1,142 @@
+/**
+ * Finds a k6 to run the bundles with, and runs one: the binary on PATH or at K6_BIN; otherwise,
+ * when a Docker engine answers, the `grafana/k6` image through testcontainers; otherwise none,
+ * with a message that says how to get k6. Nothing is downloaded here but that image, by Docker.
+ */
+import { spawn } from "node:child_process";
+import { accessSync, constants, existsSync } from "node:fs";
+import { basename, delimiter, dirname, join } from "node:path";
+
+export type K6Runner = { kind: "local"; bin: string } | { kind: "docker"; image: string };
+export type K6Lookup = K6Runner | { kind: "none"; reason: string };
+
+export const K6_IMAGE = "grafana/k6:latest";
+export const HOW_TO_GET_K6 =
+  "install k6 (https://grafana.com/docs/k6/latest/set-up/install-k6/) and put it on PATH or set K6_BIN=/path/to/k6, " +
+  "or start a Docker engine that can run the grafana/k6 image";
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** k6 on PATH, or at K6_BIN (which must then exist); undefined when there is none. */
+export function findLocalK6(env: Record<string, string | undefined> = process.env): string | undefined {
+  const configured = env.K6_BIN;
+  if (configured !== undefined && configured !== "") {
+    if (!executable(configured)) throw new Error(`K6_BIN=${configured} is not an executable file`);
+    return configured;
+  }
+  for (const dir of (env.PATH ?? "").split(delimiter)) {
+    if (dir === "") continue;
+    const candidate = join(dir, process.platform === "win32" ? "k6.exe" : "k6");
+    if (executable(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/** Whether a Docker engine answers, within a few seconds. */
+export async function dockerAvailable(
+  env: Record<string, string | undefined> = process.env,
+): Promise<boolean> {
+  const host = env.DOCKER_HOST;
+  if (host === undefined && !existsSync("/var/run/docker.sock")) return false;
+  if (host?.startsWith("unix://") && !existsSync(host.slice("unix://".length))) return false;
+  try {
+    const { getContainerRuntimeClient } = await import("testcontainers");
+    const client = await Promise.race([
+      getContainerRuntimeClient(),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error("timeout")), 5_000)),
+    ]);
+    return client !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+export async function locateK6(env: Record<string, string | undefined> = process.env): Promise<K6Lookup> {
+  const local = findLocalK6(env);
+  if (local) return { kind: "local", bin: local };
+  if (await dockerAvailable(env)) return { kind: "docker", image: K6_IMAGE };
+  return {
+    kind: "none",
+    reason: `k6 not found on PATH, K6_BIN is not set, and no Docker engine answers: ${HOW_TO_GET_K6}`,
+  };
+}
+
+export interface K6Invocation {
+  bundle: string;
+  /** Variables for the script (passed with -e; they are its __ENV). */
+  scriptEnv: Record<string, string>;
+  /** Where the outputs go: the summary JSON (via H2H_SUMMARY_PATH), the dashboard export, the JSON sample stream. */
+  outputDir: string;
+  summaryFile: string;
+  dashboardFile: string;
+  samplesFile: string;
+}
+
+function k6Args(invocation: K6Invocation, paths: { bundle: string; outputDir: string }): string[] {
+  const args = ["run", "--no-color"];
+  for (const [name, value] of Object.entries({
+    ...invocation.scriptEnv,
+    H2H_SUMMARY_PATH: join(paths.outputDir, invocation.summaryFile),
+  })) {
+    args.push("-e", `${name}=${value}`);
+  }
+  args.push("--out", `json=${join(paths.outputDir, invocation.samplesFile)}`, paths.bundle);
+  return args;
+}
+
+function dashboardEnv(outputDir: string, invocation: K6Invocation): Record<string, string> {
+  // k6's web dashboard, exported as one HTML file at the end of the run; no live server.
+  return {
+    K6_WEB_DASHBOARD: "true",
+    K6_WEB_DASHBOARD_PORT: "-1",
+    K6_WEB_DASHBOARD_EXPORT: join(outputDir, invocation.dashboardFile),
+  };
+}
+
+/** Runs k6 and resolves with its exit code (99: a threshold failed). Its output goes to ours. */
+export async function runK6(runner: K6Runner, invocation: K6Invocation): Promise<number> {
+  if (runner.kind === "local") {
+    return new Promise((resolve, reject) => {
+      const child = spawn(
+        runner.bin,
+        k6Args(invocation, { bundle: invocation.bundle, outputDir: invocation.outputDir }),
+        {
+          stdio: ["ignore", "inherit", "inherit"],
+          env: { ...process.env, ...dashboardEnv(invocation.outputDir, invocation) },
+        },
+      );
+      child.once("error", (error) =>
+        reject(new Error(`k6 (${runner.bin}) could not start: ${error.message}`)),
+      );
+      child.once("exit", (code) => resolve(code ?? 1));
+    });
+  }
+  // Docker: the bundle's folder and the output folder are mounted; host networking lets k6 reach
+  // the loopback target and sink exactly as a local k6 would.
+  const { GenericContainer, Wait, getContainerRuntimeClient } = await import("testcontainers");
+  const inContainer = { bundle: `/scripts/${basename(invocation.bundle)}`, outputDir: "/out" };
+  const container = await new GenericContainer(runner.image)
+    .withNetworkMode("host")
+    .withBindMounts([
+      { source: dirname(invocation.bundle), target: "/scripts", mode: "ro" },
+      { source: invocation.outputDir, target: "/out", mode: "rw" },
+    ])
+    .withEnvironment(dashboardEnv(inContainer.outputDir, invocation))
+    .withCommand(k6Args(invocation, inContainer))
+    .withWaitStrategy(Wait.forOneShotStartup())
+    .withStartupTimeout(24 * 3_600_000)
+    .start();
+  const client = await getContainerRuntimeClient();
+  const info = await client.container.inspect(client.container.getById(container.getId()));
+  const logs = await container.logs();
+  logs.pipe(process.stdout);
+  await container.stop({ remove: true });
+  return info.State.ExitCode;
+}
