@@ -94,3 +94,14 @@ export async function measureThroughput(baseUrl: string, shape: LoadShape): Prom
     p99LatencyMs: result.latency.p99,
   };
 }
+
+/** A measurement is valid only if every request was answered with a 2xx. */
+export function assertValidRuns(runs: Record<string, Throughput>): void {
+  for (const [kind, t] of Object.entries(runs)) {
+    if (t.non2xx > 0 || t.errors > 0 || t.requests === 0) {
+      throw new Error(
+        `${kind}: ${t.non2xx} non-2xx answers, ${t.errors} errors in ${t.requests} requests: the run is not valid`,
+      );
+    }
+  }
+}

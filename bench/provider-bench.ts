@@ -8,7 +8,7 @@
 import { endpointPath } from "../contract/endpoints.ts";
 import { buildMobileCommerceOrderRequest } from "../fixtures/payloads.ts";
 import { REFERENCE_API_KEYS } from "../fixtures/reference-provider/conventions.ts";
-import { measureThroughput, startChildServer, type Throughput } from "./measure.ts";
+import { assertValidRuns, measureThroughput, startChildServer, type Throughput } from "./measure.ts";
 
 export interface ProviderBenchOptions {
   durationSeconds: number;
@@ -45,13 +45,7 @@ export async function runProviderBench(options: ProviderBenchOptions): Promise<P
   }
   const bare = measured.bare as Throughput;
   const provider = measured.provider as Throughput;
-  for (const [kind, t] of Object.entries({ bare, provider })) {
-    if (t.non2xx > 0 || t.errors > 0 || t.requests === 0) {
-      throw new Error(
-        `${kind}: ${t.non2xx} non-2xx answers, ${t.errors} errors in ${t.requests} requests: the run is not valid`,
-      );
-    }
-  }
+  assertValidRuns({ bare, provider });
   return {
     bare,
     provider,

@@ -6,7 +6,7 @@
 import { signCallbackBody } from "../contract/callback-signature.ts";
 import { REFERENCE_CALLBACK_SECRET } from "../fixtures/reference-provider/conventions.ts";
 import { SinkClient } from "../webhook-sink/client.ts";
-import { measureThroughput, startChildServer, type Throughput } from "./measure.ts";
+import { assertValidRuns, measureThroughput, startChildServer, type Throughput } from "./measure.ts";
 
 export interface SinkBenchOptions {
   /** Callbacks sent to each server: a fixed count, so every answer is counted and none is cut off. */
@@ -60,13 +60,7 @@ export async function runSinkBench(options: SinkBenchOptions): Promise<SinkBench
     const client = new SinkClient(sinkServer.url, token);
     const { stored } = await client.stats();
     await client.close();
-    for (const [kind, t] of Object.entries({ bare, sink })) {
-      if (t.non2xx > 0 || t.errors > 0 || t.requests === 0) {
-        throw new Error(
-          `${kind}: ${t.non2xx} non-2xx answers, ${t.errors} errors in ${t.requests} requests: the run is not valid`,
-        );
-      }
-    }
+    assertValidRuns({ bare, sink });
     return {
       bare,
       sink,

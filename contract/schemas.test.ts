@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildMobileCommerceOrderRequest, buildQuasiEcomOrderRequest } from "../fixtures/payloads.ts";
+import { SAMPLE_ORDER_RECORD, sampleSuccessEnvelope } from "../fixtures/samples.ts";
 import {
   buildContract,
   ConfirmOrderRequest,
@@ -11,27 +12,8 @@ import {
   REFERENCE_GAPS,
 } from "./schemas.ts";
 
-const record = {
-  id: "a1",
-  dateAdded: "2026-11-22T03:00:00.000Z",
-  dateUpdated: "2026-11-22T03:00:00.000Z",
-  orderType: "mobile_commerce",
-  status: "payment_pending",
-  idTransactionMerchant: null,
-  amount: 1500,
-  amountComission: 37.5,
-  currency: "RUB",
-  usdtAmount: 16.22,
-  usdtAmountComission: 0.41,
-  exchangeRate: 92.5,
-  merchantID: "merchant-1",
-  routingAttempts: [],
-  paymentDetailsData: { methodID: 101, requisiteTypeCode: "link", link: "https://x.invalid/1" },
-};
-const success = (data: unknown) => ({
-  data,
-  result: { codeError: "none", message: null, status: "success", "x-request-id": "r-1" },
-});
+const record = { ...SAMPLE_ORDER_RECORD, idTransactionMerchant: null };
+const success = (data: unknown) => sampleSuccessEnvelope(data);
 
 describe("response schemas", () => {
   it("accept a well-formed order record, with optional fields absent or null, and extra fields", () => {

@@ -3,6 +3,7 @@
  * fails with a detail naming what is wrong. The last test makes sure no check is left out.
  */
 import { describe, expect, it } from "vitest";
+import { SAMPLE_ORDER_RECORD } from "../../fixtures/samples.ts";
 import type { ExchangeResponse } from "../h2h-client.ts";
 import { buildContract, contract, LENIENT_GAPS, ORDER_STATUSES } from "../schemas.ts";
 import { CHECK_REGISTRY, type Check, type ObservedCallback } from "./index.ts";
@@ -26,23 +27,7 @@ const errResult = {
   "x-request-id": requestId(2),
 };
 
-const record = {
-  id: "order-1",
-  dateAdded: "2026-11-22T03:00:00.000Z",
-  dateUpdated: "2026-11-22T03:00:01.000Z",
-  orderType: "mobile_commerce",
-  status: "payment_pending",
-  idTransactionMerchant: "m-1",
-  amount: 1500,
-  amountComission: 37.5,
-  currency: "RUB",
-  usdtAmount: 16.22,
-  usdtAmountComission: 0.41,
-  exchangeRate: 92.5,
-  merchantID: "merchant-1",
-  routingAttempts: [],
-  paymentDetailsData: { methodID: 101, requisiteTypeCode: "link", link: "https://x.invalid/1" },
-};
+const record = { ...SAMPLE_ORDER_RECORD, dateUpdated: "2026-11-22T03:00:01.000Z" };
 const confirmation = {
   id: "order-1",
   status: "waiting_for_terminal",

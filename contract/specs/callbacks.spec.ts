@@ -52,6 +52,27 @@ function triggerDelayMs(status: CallbackStatus): number {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** What arrived for one order, as the report's callback timeline shows it. */
+function timelineOf(
+  orderId: string,
+  scenario: string,
+  triggeredAtMs: number,
+  callbacks: StoredCallback[],
+): CallbackTimeline {
+  return {
+    orderId,
+    scenario,
+    triggeredAt: new Date(triggeredAtMs).toISOString(),
+    deliveries: callbacks.map((c) => ({
+      status: c.status ?? "(none)",
+      arrivedAfterMs: c.receivedAtMs - triggeredAtMs,
+      delivery: c.deliveryOfOrder,
+      answeredWith: c.answeredWith,
+      signature: c.signature,
+    })),
+  };
+}
+
 function toObserved(callback: StoredCallback) {
   return {
     json: callback.json,
@@ -131,18 +152,7 @@ async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observe
     },
     signed: profile.callbacks.signature.scheme !== "none",
   };
-  const timeline: CallbackTimeline = {
-    orderId,
-    scenario: `${kind} → ${status}`,
-    triggeredAt: new Date(triggeredAtMs).toISOString(),
-    deliveries: callbacks.map((c) => ({
-      status: c.status ?? "(none)",
-      arrivedAfterMs: c.receivedAtMs - triggeredAtMs,
-      delivery: c.deliveryOfOrder,
-      answeredWith: c.answeredWith,
-      signature: c.signature,
-    })),
-  };
+  const timeline = timelineOf(orderId, `${kind} → ${status}`, triggeredAtMs, callbacks);
   return { scenario, timeline, evidence };
 }
 
@@ -190,18 +200,12 @@ async function observeRetries(): Promise<RetryObserved> {
   return {
     attemptsAtMs: callbacks.map((c) => c.receivedAtMs),
     evidence: [order.exchange, confirmed],
-    timeline: {
-      orderId: orderIdOf(order),
-      scenario: "mobile_commerce → succeeded, every delivery refused with 503",
-      triggeredAt: new Date(triggeredAtMs).toISOString(),
-      deliveries: callbacks.map((c) => ({
-        status: c.status ?? "(none)",
-        arrivedAfterMs: c.receivedAtMs - triggeredAtMs,
-        delivery: c.deliveryOfOrder,
-        answeredWith: c.answeredWith,
-        signature: c.signature,
-      })),
-    },
+    timeline: timelineOf(
+      orderIdOf(order),
+      "mobile_commerce → succeeded, every delivery refused with 503",
+      triggeredAtMs,
+      callbacks,
+    ),
   };
 }
 

@@ -4,6 +4,8 @@
  * titled by the check's name (with a case label after "›" where one check runs on several cases).
  */
 import { beforeAll, describe, it } from "vitest";
+import type { Check } from "../../checks/check.ts";
+import type { FieldsInput } from "../../checks/fields.ts";
 import {
   confirmableAfterWrongCode,
   dataOf,
@@ -15,16 +17,18 @@ import {
   fieldsConfirmationResult,
   fieldsStatusKnown,
   rejectsConfirmingTwice,
+  rejectsDuplicateMerchantOrderId,
   rejectsOtherKindConfirmPath,
   rejectsUnknownOrder,
   rejectsWrongCode,
   semanticsConfirmationEchoesOrder,
+  semanticsMerchantOrderIdEchoed,
   semanticsStatusAfterOperation,
   semanticsTimerValid,
 } from "../../checks/index.ts";
 import { OPERATIONS_BY_KIND, type OrderKind } from "../../endpoints.ts";
 import type { Exchange } from "../../h2h-client.ts";
-import { type CreatedOrder, confirm, createOrder, orderIdOf } from "./orders.ts";
+import { type CreatedOrder, confirm, createOrder, orderIdOf, orderRequest } from "./orders.ts";
 import type { SpecTarget } from "./target.ts";
 import { verify } from "./verify.ts";
 
@@ -58,6 +62,111 @@ export function failureEnvelopeTests(target: SpecTarget, exchange: () => Exchang
 
 const otherKind = (kind: OrderKind): OrderKind =>
   kind === "mobile_commerce" ? "quasi_ecom" : "mobile_commerce";
+
+/** What a creation block made, for the checks a spec adds to it. */
+export interface CreationFixture {
+  /** An order created with a unique merchantOrderID. */
+  order: () => CreatedOrder;
+  /** `data` of its answer (an empty object when there is none). */
+  data: () => Record<string, unknown>;
+}
+
+export interface CreationOptions {
+  /** The field check of this kind's creation answer. */
+  fields: Check<FieldsInput>;
+  /** Where the answer echoes merchantOrderID (§2.2: idTransactionMerchant; §2.4: merchantOrderID). */
+  echoField: "idTransactionMerchant" | "merchantOrderID";
+  /** The kind the duplicate merchantOrderID is sent through: uniqueness is per merchant account, across kinds. */
+  duplicateThrough: OrderKind;
+}
+
+/** The create endpoint of one order kind: envelope, fields, echoes, status, duplicate refusal, then `more`. */
+export function creationTests(
+  target: SpecTarget,
+  kind: OrderKind,
+  options: CreationOptions,
+  more: (fixture: CreationFixture) => void = () => {},
+): void {
+  const operation = OPERATIONS_BY_KIND[kind].create;
+  describe(operation, () => {
+    let order: CreatedOrder;
+    let withoutMerchantOrderId: CreatedOrder;
+    let duplicate: Exchange;
+    const data = () => dataOf(order.exchange.response.json) ?? {};
+
+    beforeAll(async () => {
+      order = await createOrder(target, kind, { merchantOrderID: true });
+      withoutMerchantOrderId = await createOrder(target, kind, { merchantOrderID: false });
+      const again = orderRequest(target, options.duplicateThrough, {
+        merchantOrderID: String(order.request.merchantOrderID),
+      });
+      duplicate = await target.client().call(OPERATIONS_BY_KIND[options.duplicateThrough].create, again);
+    });
+
+    successEnvelopeTests(target, () => order.exchange);
+    it(options.fields.name, (ctx) =>
+      verify(
+        ctx,
+        target,
+        options.fields,
+        { data: dataOf(order.exchange.response.json), contract: target.contract },
+        [order.exchange],
+      ),
+    );
+    it(fieldsStatusKnown.name, (ctx) =>
+      verify(ctx, target, fieldsStatusKnown, { status: data().status, known: target.knownStatuses }, [
+        order.exchange,
+      ]),
+    );
+    it(titled(semanticsMerchantOrderIdEchoed, "merchantOrderID sent"), (ctx) =>
+      verify(
+        ctx,
+        target,
+        semanticsMerchantOrderIdEchoed,
+        {
+          field: options.echoField,
+          expected: order.request.merchantOrderID,
+          received: data()[options.echoField],
+        },
+        [order.exchange],
+      ),
+    );
+    it(titled(semanticsMerchantOrderIdEchoed, "none sent"), (ctx) =>
+      verify(
+        ctx,
+        target,
+        semanticsMerchantOrderIdEchoed,
+        {
+          field: options.echoField,
+          expected: null,
+          received: dataOf(withoutMerchantOrderId.exchange.response.json)?.[options.echoField],
+        },
+        [withoutMerchantOrderId.exchange],
+      ),
+    );
+    it(semanticsStatusAfterOperation.name, (ctx) =>
+      verify(
+        ctx,
+        target,
+        semanticsStatusAfterOperation,
+        { operation, expected: target.profile.expectedStatus[operation], received: data().status },
+        [order.exchange],
+      ),
+    );
+    const across = options.duplicateThrough === kind ? undefined : "across order kinds";
+    it(titled(rejectsDuplicateMerchantOrderId, across), (ctx) =>
+      verify(
+        ctx,
+        target,
+        rejectsDuplicateMerchantOrderId,
+        { response: duplicate.response, pinned: target.profile.errors.duplicateMerchantOrderId },
+        [order.exchange, duplicate],
+      ),
+    );
+    failureEnvelopeTests(target, () => duplicate, "duplicate merchantOrderID");
+    more({ order: () => order, data });
+  });
+}
 
 /** The confirm endpoint of one order kind: a good confirmation, then every refusal around it. */
 export function confirmationTests(target: SpecTarget, kind: OrderKind): void {
