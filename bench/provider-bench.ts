@@ -8,18 +8,43 @@
 import { endpointPath } from "../contract/endpoints.ts";
 import { buildMobileCommerceOrderRequest } from "../fixtures/payloads.ts";
 import { REFERENCE_API_KEYS } from "../fixtures/reference-provider/conventions.ts";
-import { assertValidRuns, measureThroughput, startChildServer, type Throughput } from "./measure.ts";
+import {
+  assertValidRuns,
+  type LoadShape,
+  measureThroughput,
+  startChildServer,
+  type Throughput,
+} from "./measure.ts";
 
 export interface ProviderBenchOptions {
   durationSeconds: number;
   connections: number;
   warmupSeconds: number;
+  /** Rounds of (bare, provider), each on fresh servers; the figures are the means over rounds. */
+  rounds: number;
 }
 
 export interface ProviderBenchResult {
   bare: Throughput;
   provider: Throughput;
+  /** Per round: bare and provider requests per second. */
+  rounds: { bare: number; provider: number }[];
   ratio: number;
+}
+
+async function measureOnce(
+  kind: "bare" | "provider",
+  shape: Omit<LoadShape, "durationSeconds">,
+  options: ProviderBenchOptions,
+) {
+  const server = await startChildServer(kind);
+  try {
+    if (options.warmupSeconds > 0)
+      await measureThroughput(server.url, { ...shape, durationSeconds: options.warmupSeconds });
+    return await measureThroughput(server.url, { ...shape, durationSeconds: options.durationSeconds });
+  } finally {
+    await server.stop();
+  }
 }
 
 export async function runProviderBench(options: ProviderBenchOptions): Promise<ProviderBenchResult> {
@@ -29,26 +54,34 @@ export async function runProviderBench(options: ProviderBenchOptions): Promise<P
     headers: { "content-type": "application/json", authorization: `Bearer ${REFERENCE_API_KEYS.merchant1}` },
     connections: options.connections,
   };
-  const measured: Partial<Record<"bare" | "provider", Throughput>> = {};
-  for (const kind of ["bare", "provider"] as const) {
-    const server = await startChildServer(kind);
-    try {
-      if (options.warmupSeconds > 0)
-        await measureThroughput(server.url, { ...shape, durationSeconds: options.warmupSeconds });
-      measured[kind] = await measureThroughput(server.url, {
-        ...shape,
-        durationSeconds: options.durationSeconds,
-      });
-    } finally {
-      await server.stop();
-    }
+  // Alternating rounds spread whatever else the machine does over both servers alike.
+  const rounds: { bare: Throughput; provider: Throughput }[] = [];
+  for (let round = 0; round < options.rounds; round++) {
+    const bare = await measureOnce("bare", shape, options);
+    const provider = await measureOnce("provider", shape, options);
+    assertValidRuns({ bare, provider });
+    rounds.push({ bare, provider });
   }
-  const bare = measured.bare as Throughput;
-  const provider = measured.provider as Throughput;
-  assertValidRuns({ bare, provider });
+  const mean = (pick: (r: (typeof rounds)[number]) => Throughput): Throughput => {
+    const all = rounds.map(pick);
+    const avg = (f: (t: Throughput) => number) =>
+      Math.round(all.reduce((sum, t) => sum + f(t), 0) / all.length);
+    return {
+      requestsPerSecond: avg((t) => t.requestsPerSecond),
+      requests: all.reduce((sum, t) => sum + t.requests, 0),
+      acknowledged: all.reduce((sum, t) => sum + t.acknowledged, 0),
+      non2xx: 0,
+      errors: 0,
+      timeouts: all.reduce((sum, t) => sum + t.timeouts, 0),
+      p99LatencyMs: Math.max(...all.map((t) => t.p99LatencyMs)),
+    };
+  };
+  const bare = mean((r) => r.bare);
+  const provider = mean((r) => r.provider);
   return {
     bare,
     provider,
+    rounds: rounds.map((r) => ({ bare: r.bare.requestsPerSecond, provider: r.provider.requestsPerSecond })),
     ratio: Math.round((provider.requestsPerSecond / bare.requestsPerSecond) * 1000) / 1000,
   };
 }
