@@ -97,7 +97,8 @@ export class CheckCollector implements Reporter {
       ...(caseLabel ? { case: caseLabel } : {}),
       rule: CHECK_REGISTRY.get(check)?.rule ?? "",
       status,
-      required: meta?.required ?? true,
+      // A check that could not run (its setup failed) keeps its own severity: a warning stays one.
+      required: meta?.required ?? !(CHECK_REGISTRY.get(check)?.warning ?? false),
       detail: this.masker.text(detail),
       ...(reason ? { reason } : {}),
       durationMs: Math.round(test.diagnostic()?.duration ?? 0),
