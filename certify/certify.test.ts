@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { TEST_CARD } from "../fixtures/payloads.ts";
 import { REFERENCE_API_KEYS, REFERENCE_CALLBACK_SECRET } from "../fixtures/reference-provider/conventions.ts";
+import { startReferenceProvider } from "../fixtures/reference-provider/server.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 
@@ -109,6 +110,40 @@ describe("npm run certify", () => {
     expect(report.errors[0]).toMatch(/127\.0\.0\.1:1.*ECONNREFUSED/);
     expect(readFileSync(join(reportDir, REPORT_FILES.junit), "utf8")).toContain("ECONNREFUSED");
   }, 30_000);
+
+  it("skips the cross-merchant checks by name, with the reason, when there is no second key", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "h2h-certify-test-"));
+    const profile = JSON.parse(
+      readFileSync(fileURLToPath(new URL("../fixtures/profiles/reference.json", import.meta.url)), "utf8"),
+    );
+    // Another name: the target is then treated as foreign, so no reference key is filled in.
+    profile.name = "reference-as-foreign";
+    writeFileSync(join(dir, "profile.json"), JSON.stringify(profile));
+    const provider = await startReferenceProvider({ port: 0 });
+    try {
+      const { exitCode, output } = await certify({
+        H2H_BASE_URL: provider.url,
+        H2H_API_KEY: REFERENCE_API_KEYS.merchant1,
+        H2H_CALLBACK_SECRET: REFERENCE_CALLBACK_SECRET,
+        H2H_PROFILE: join(dir, "profile.json"),
+        H2H_REPORT_DIR: dir,
+      });
+      expect(exitCode, output).toBe(0);
+      const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
+      const skipped = report.checks.filter((c) => c.status === "skipped");
+      expect([...new Set(skipped.map((c) => c.check))].sort()).toEqual([
+        "behaviour.accepts-merchant-order-id-of-other-merchant",
+        "behaviour.rejects-other-merchants-order",
+      ]);
+      for (const check of skipped) expect(check.reason).toMatch(/H2H_API_KEY_2 is not set/);
+      expect(readFileSync(join(dir, REPORT_FILES.junit), "utf8")).toContain(
+        '<skipped message="H2H_API_KEY_2 is not set',
+      );
+      expect(output).toMatch(/skipped: behaviour\.rejects-other-merchants-order \(H2H_API_KEY_2 is not set/);
+    } finally {
+      await provider.stop();
+    }
+  }, 60_000);
 
   it("refuses a bad profile before sending anything, naming the bad key", async () => {
     const dir = mkdtempSync(join(tmpdir(), "h2h-certify-test-"));
