@@ -3,7 +3,7 @@
  * {@link Exchange}, the evidence reports and HAR files are made of. Every call has a timeout,
  * and a transport failure names the URL and the cause.
  */
-import { Agent, request, errors as undiciErrors } from "undici";
+import { Agent, request } from "undici";
 import { endpointPath, type OperationName } from "./endpoints.ts";
 
 export interface ExchangeRequest {
@@ -152,7 +152,7 @@ export class H2hClient {
       this.options.onExchange?.(exchange);
       return exchange;
     } catch (error) {
-      if (error instanceof undiciErrors.UndiciError || error instanceof Error) {
+      if (error instanceof Error) {
         const { code, detail } = causeOf(error);
         throw new TransportError(url, code, detail);
       }

@@ -5,7 +5,7 @@
  */
 import { readFile } from "node:fs/promises";
 import * as z from "zod";
-import { CALLBACK_STATUSES, type GapPolicy, LENIENT_GAPS } from "./schemas.ts";
+import { CALLBACK_STATUSES, LENIENT_GAPS } from "./schemas.ts";
 import { describeZodIssues } from "./zod-issues.ts";
 
 /** A strict object (unknown keys are errors, so a typo is caught) that may carry a "$comment". */
@@ -182,9 +182,4 @@ export async function loadProfile(path: string, knownChecks?: ReadonlySet<string
     );
   }
   return parseProfile(json, path, knownChecks);
-}
-
-/** The gap policy a profile asks for. */
-export function gapPolicyOf(profile: Profile): GapPolicy {
-  return profile.gaps;
 }

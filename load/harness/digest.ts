@@ -1,10 +1,10 @@
 /**
  * Builds the load scripts' contract digest from the zod contract (Node side, at bundle time):
- * each success answer's required `data` fields with their JSON types, and the known statuses.
+ * each success answer's required `data` fields with their JSON types.
  */
 import * as z from "zod";
 import { ENDPOINTS, type OperationName } from "../../contract/endpoints.ts";
-import { type Contract, contract as lenientContract, ORDER_STATUSES } from "../../contract/schemas.ts";
+import { type Contract, contract as lenientContract } from "../../contract/schemas.ts";
 import type { ContractDigest, FieldRule, JsonType } from "../lib/contract-digest.ts";
 
 interface JsonSchema {
@@ -46,5 +46,5 @@ export function buildContractDigest(contract: Contract = lenientContract): Contr
     }) as JsonSchema;
     responses[endpoint.operation] = requiredRules(envelope.properties?.data ?? {});
   }
-  return { statuses: [...ORDER_STATUSES, ...contract.policy.extraStatuses], responses };
+  return { responses };
 }

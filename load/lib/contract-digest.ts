@@ -17,7 +17,6 @@ export interface FieldRule {
 }
 
 export interface ContractDigest {
-  statuses: string[];
   responses: Record<OperationName, FieldRule[]>;
 }
 
