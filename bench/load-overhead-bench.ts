@@ -10,7 +10,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REFERENCE_PROFILE_PATH } from "../certify/settings.ts";
-import { ENDPOINT_PATHS } from "../contract/paths.ts";
+import { ENDPOINT_PATHS } from "../contract/names.ts";
 import { loadProfile } from "../contract/profile.ts";
 import { REFERENCE_API_KEYS, startReferenceProvider } from "../fixtures/reference-provider/index.ts";
 import { buildLoadBundles } from "../load/harness/build.ts";

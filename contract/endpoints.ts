@@ -4,7 +4,7 @@
  * router and the HTTP client all read this table.
  */
 import type * as z from "zod";
-import { ENDPOINT_PATHS, type OperationName, type OrderKind } from "./paths.ts";
+import { ENDPOINT_PATHS, type OperationName, type OrderKind } from "./names.ts";
 import {
   ConfirmOrderRequest,
   type Contract,
@@ -18,7 +18,7 @@ export {
   OPERATIONS_BY_KIND,
   type OperationName,
   type OrderKind,
-} from "./paths.ts";
+} from "./names.ts";
 
 export interface Endpoint {
   operation: OperationName;

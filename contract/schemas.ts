@@ -10,34 +10,27 @@
  * strict through {@link GapPolicy}. Each such decision is written next to the field it concerns.
  */
 import * as z from "zod";
+import {
+  CALLBACK_STATUSES,
+  CLIENT_METADATA_FIELDS,
+  ENVELOPE_MARKERS,
+  ORDER_KINDS,
+  ORDER_STATUSES,
+  TRAFFIC_TYPES,
+} from "./names.ts";
 
-/** §3: the seven statuses the seed names. The complete list is a gap ("not shown"). */
-export const ORDER_STATUSES = [
-  "created",
-  "payment_pending",
-  "waiting_for_terminal",
-  "succeeded",
-  "expired",
-  "failed_by_terminal",
-  "succeeded_by_appeal",
-] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
-
-/** §6: the statuses whose entry triggers a callback, for both order kinds. */
-export const CALLBACK_STATUSES = [
-  "succeeded",
-  "expired",
-  "failed_by_terminal",
-  "succeeded_by_appeal",
-] as const;
-export type CallbackStatus = (typeof CALLBACK_STATUSES)[number];
-
-/** §4.1 / §4.3: `trafficType` enum; the seed says the default is `mixed`. */
-export const TRAFFIC_TYPES = ["ftd", "td", "mixed"] as const;
-
-/** §2.1 / §7: the success markers. */
-export const SUCCESS_CODE_ERROR = "none";
-export const SUCCESS_STATUS = "success";
+// The names (statuses, markers, enums) live in names.ts; re-exported for older imports.
+export {
+  CALLBACK_STATUSES,
+  type CallbackStatus,
+  ORDER_STATUSES,
+  type OrderStatus,
+  TRAFFIC_TYPES,
+} from "./names.ts";
+/** @deprecated kept while the reference provider moves to names.ts' ENVELOPE_MARKERS. */
+export const SUCCESS_CODE_ERROR = ENVELOPE_MARKERS.successCodeError;
+/** @deprecated kept while the reference provider moves to names.ts' ENVELOPE_MARKERS. */
+export const SUCCESS_STATUS = ENVELOPE_MARKERS.successStatus;
 
 /**
  * How strict the schemas are where the seed leaves a gap. The default ({@link LENIENT_GAPS})
@@ -93,6 +86,11 @@ function dateTime(policy: GapPolicy) {
   return policy.dateFormat === "rfc3339" ? z.iso.datetime({ offset: true }) : z.string().min(1);
 }
 
+/** A non-empty string other than `word` (a pattern, so the OpenAPI document carries it too). */
+function anythingBut(word: string): RegExp {
+  return new RegExp(`^(?!${word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$).+$`);
+}
+
 /** http(s) URL, as `metadata.webHook` and the redirect URLs must be to be reachable. */
 const httpUrl = () => z.url({ protocol: /^https?$/ });
 
@@ -102,12 +100,12 @@ const httpUrl = () => z.url({ protocol: /^https?$/ });
  * §4.1 / §4.3 "clientMetadata.*: conditional". Optional in the contract; a target's profile says
  * which fields its geographies require.
  */
-export const ClientMetadata = z.looseObject({
-  phone: z.string().min(1).optional(),
-  operator: z.string().min(1).optional(),
-  name: z.string().min(1).optional(),
-  email: z.string().min(1).optional(),
-});
+export const ClientMetadata = z.looseObject(
+  Object.fromEntries(CLIENT_METADATA_FIELDS.map((field) => [field, z.string().min(1).optional()])) as Record<
+    (typeof CLIENT_METADATA_FIELDS)[number],
+    z.ZodOptional<z.ZodString>
+  >,
+);
 
 /** Fields common to both create requests (§4.1 and §4.3 list them identically). */
 const createOrderCommon = {
@@ -181,9 +179,9 @@ export const ResultMember = z.looseObject({
 
 /** §7: on success `codeError` is `none`, `message` is null and `status` is `success`. */
 export const SuccessResult = ResultMember.extend({
-  codeError: z.literal(SUCCESS_CODE_ERROR),
+  codeError: z.literal(ENVELOPE_MARKERS.successCodeError),
   message: z.null(),
-  status: z.literal(SUCCESS_STATUS),
+  status: z.literal(ENVELOPE_MARKERS.successStatus),
 });
 
 /**
@@ -191,18 +189,17 @@ export const SuccessResult = ResultMember.extend({
  * a code other than `none`, a status other than `success`, and a message that says what failed.
  */
 export const ErrorResult = ResultMember.extend({
-  codeError: z.string().regex(/^(?!none$).+$/, 'must be a code other than "none"'),
+  codeError: z.string().regex(anythingBut(ENVELOPE_MARKERS.successCodeError), {
+    message: `must be a code other than "${ENVELOPE_MARKERS.successCodeError}"`,
+  }),
   message: z.string(),
-  status: z.string().regex(/^(?!success$).+$/, 'must be other than "success"'),
+  status: z.string().regex(anythingBut(ENVELOPE_MARKERS.successStatus), {
+    message: `must be other than "${ENVELOPE_MARKERS.successStatus}"`,
+  }),
 });
 
-/** §2.1: the common envelope, generic over its `data`. */
-export function envelope<T extends z.ZodType>(data: T) {
-  return z.looseObject({ data, result: ResultMember });
-}
-
-/** §2.1 / §7: a successful response's envelope. */
-export function successEnvelope<T extends z.ZodType>(data: T) {
+/** §2.1 / §7: the schema of a successful response's envelope around `data`. */
+export function successEnvelopeSchema<T extends z.ZodType>(data: T) {
   return z.looseObject({ data, result: SuccessResult });
 }
 
@@ -292,10 +289,10 @@ export function buildContract(policy: GapPolicy = LENIENT_GAPS) {
     quasiEcomCreationResult,
     referenceCallbackBody,
     responses: {
-      createMobileCommerceOrder: successEnvelope(orderRecord),
-      confirmMobileCommerceOrder: successEnvelope(confirmationResult),
-      createQuasiEcomOrder: successEnvelope(quasiEcomCreationResult),
-      confirmQuasiEcomOrder: successEnvelope(confirmationResult),
+      createMobileCommerceOrder: successEnvelopeSchema(orderRecord),
+      confirmMobileCommerceOrder: successEnvelopeSchema(confirmationResult),
+      createQuasiEcomOrder: successEnvelopeSchema(quasiEcomCreationResult),
+      confirmQuasiEcomOrder: successEnvelopeSchema(confirmationResult),
     },
   };
 }
@@ -308,7 +305,7 @@ export const contract = buildContract(LENIENT_GAPS);
 /** The reference provider's own gap policy (DESIGN §3), which its tests hold it to. */
 export const REFERENCE_GAPS: GapPolicy = {
   dateFormat: "rfc3339",
-  orderTypes: ["mobile_commerce", "quasi_ecom"],
+  orderTypes: [...ORDER_KINDS],
   currencies: ["RUB", "KZT"],
   requisiteTypeCodes: ["link", "phone"],
   extraStatuses: [],

@@ -6,18 +6,22 @@
  * API needs the same token as a bearer key, everything else is refused and counted, and bodies
  * have a size limit.
  *
- * Callback URL variants (path segments after the token, in any order):
- *   /run/<runId>      tag the callbacks with a run id
- *   /at/<ms>          when the order was made (ms since the epoch), for order-to-callback latency
- *   /expect/<status>  the final status the sender expects, for delivery ratios
- *   /refuse/<n>       answer 503 to the first n deliveries for an order (retry observation)
- *   /stall/<n>        hold the answer to the first n deliveries for an order for `stallMs`, then 503
+ * Callback URL variants (path segments after the token: run id, order time, expected status,
+ * refusals, stalls) are the contract's callback-URL grammar, built and parsed in
+ * `contract/names.ts`; a stalled answer is held for `stallMs`.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type SignatureScheme, verifyCallbackSignature } from "../contract/callback-signature.ts";
-import { readPath } from "../contract/checks/check.ts";
+import {
+  CALLBACKS_SEGMENT,
+  type CallbackUrlVariant,
+  callbackUrlWith,
+  parseCallbackVariant,
+  readPath,
+  sinkCallbackUrl,
+} from "../contract/names.ts";
 import { CallbackStore, type StoredCallback } from "./store.ts";
 
 export interface SinkOptions {
@@ -41,13 +45,8 @@ export interface SinkOptions {
   sync?: boolean;
 }
 
-export interface CallbackUrlOptions {
-  runId?: string;
-  sentAtMs?: number;
-  expectedStatus?: string;
-  refuse?: number;
-  stall?: number;
-}
+/** The variant segments a callback URL may carry (see `contract/names.ts`). */
+export type CallbackUrlOptions = CallbackUrlVariant;
 
 export interface SinkStats {
   stored: number;
@@ -132,30 +131,6 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefin
   });
 }
 
-/** Parses `/run/<id>/at/<ms>/expect/<status>/refuse/<n>/stall/<n>` into options; undefined when malformed. */
-interface Variant {
-  runId: string | null;
-  sentAtMs: number | null;
-  expectedStatus: string | null;
-  refuse: number;
-  stall: number;
-}
-
-function parseVariant(segments: string[]): Variant | undefined {
-  const variant: Variant = { runId: null, sentAtMs: null, expectedStatus: null, refuse: 0, stall: 0 };
-  if (segments.length % 2 !== 0) return undefined;
-  for (let i = 0; i < segments.length; i += 2) {
-    const key = segments[i];
-    const value = decodeURIComponent(segments[i + 1] as string);
-    if (key === "run" && /^[\w.-]{1,100}$/.test(value)) variant.runId = value;
-    else if (key === "at" && /^\d{1,15}$/.test(value)) variant.sentAtMs = Number(value);
-    else if (key === "expect" && /^[a-z_]{1,40}$/.test(value)) variant.expectedStatus = value;
-    else if ((key === "refuse" || key === "stall") && /^\d{1,3}$/.test(value)) variant[key] = Number(value);
-    else return undefined;
-  }
-  return variant;
-}
-
 export async function startWebhookSink(options: SinkOptions): Promise<RunningSink> {
   const token = options.token ?? randomBytes(32).toString("hex");
   if (!TOKEN_FORMAT.test(token))
@@ -197,7 +172,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     res: ServerResponse,
     variantSegments: string[],
   ): Promise<void> {
-    const variant = parseVariant(variantSegments);
+    const variant = parseCallbackVariant(variantSegments);
     if (!variant) {
       req.resume();
       return reject(res, 404, "bad-callback-path");
@@ -329,7 +304,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     const url = new URL(req.url ?? "/", "http://sink.invalid");
     const segments = url.pathname.split("/").filter(Boolean);
     let handled: Promise<void>;
-    if (segments[0] === "callbacks" && segments[1] !== undefined && sameSecret(segments[1], token)) {
+    if (segments[0] === CALLBACKS_SEGMENT && segments[1] !== undefined && sameSecret(segments[1], token)) {
       if (req.method === "GET" || req.method === "HEAD") {
         req.resume();
         reject(res, 405, "callback-method");
@@ -340,7 +315,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       handled = query(req, res, url);
     } else {
       req.resume();
-      reject(res, 404, segments[0] === "callbacks" ? "bad-token" : "unknown-path");
+      reject(res, 404, segments[0] === CALLBACKS_SEGMENT ? "bad-token" : "unknown-path");
       return;
     }
     handled.catch((error: unknown) => {
@@ -361,15 +336,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     url,
     port,
     token,
-    callbackUrl: (variant = {}) =>
-      [
-        `${base}/callbacks/${token}`,
-        variant.runId !== undefined ? `/run/${encodeURIComponent(variant.runId)}` : "",
-        variant.sentAtMs !== undefined ? `/at/${Math.round(variant.sentAtMs)}` : "",
-        variant.expectedStatus !== undefined ? `/expect/${variant.expectedStatus}` : "",
-        variant.refuse ? `/refuse/${variant.refuse}` : "",
-        variant.stall ? `/stall/${variant.stall}` : "",
-      ].join(""),
+    callbackUrl: (variant = {}) => callbackUrlWith(sinkCallbackUrl(base, token), variant),
     stats: () => ({ stored: store.records.length, rejected: { ...rejected } }),
     async stop() {
       for (const timer of stalled) clearTimeout(timer);

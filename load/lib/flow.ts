@@ -6,11 +6,14 @@
  */
 
 import {
+  type ConfirmedStatus,
+  callbackUrlWith,
   endpointPath,
   OPERATIONS_BY_KIND,
   type OperationName,
   type OrderKind,
-} from "../../contract/paths.ts";
+  STATUS,
+} from "../../contract/names.ts";
 import {
   buildMobileCommerceOrderRequest,
   buildQuasiEcomOrderRequest,
@@ -40,32 +43,22 @@ export interface FlowRuntime {
   random(): number;
   flowDuration(ms: number, kind: OrderKind): void;
   businessError(codeError: string, operation: OperationName): void;
-  orderConfirmed(kind: OrderKind, expectedFinal: FinalStatus): void;
+  orderConfirmed(kind: OrderKind, expectedFinal: ConfirmedStatus): void;
 }
-
-export type FinalStatus = "succeeded" | "failed_by_terminal" | "succeeded_by_appeal";
 
 export interface Iteration {
   vu: number;
   iteration: number;
 }
 
-export interface FlowOutcome {
-  created: boolean;
-  confirmed: boolean;
-  expectedFinal: FinalStatus;
-  merchantOrderID: string;
-  orderId: string | undefined;
-}
-
 /** Which final status this iteration aims for, by the configured shares. */
-export function pickFinalStatus(config: LoadConfig, random: number): FinalStatus {
-  if (random < config.failureShare) return "failed_by_terminal";
-  if (random < config.failureShare + config.appealShare) return "succeeded_by_appeal";
-  return "succeeded";
+export function pickConfirmedStatus(config: LoadConfig, random: number): ConfirmedStatus {
+  if (random < config.failureShare) return STATUS.failed_by_terminal;
+  if (random < config.failureShare + config.appealShare) return STATUS.succeeded_by_appeal;
+  return STATUS.succeeded;
 }
 
-function codeFor(config: LoadConfig, final: FinalStatus): string {
+function codeFor(config: LoadConfig, final: ConfirmedStatus): string {
   const code = config.profile.codes[final];
   if (code === undefined) throw new Error(`the profile has no code for ${final}`);
   return code;
@@ -115,16 +108,20 @@ export function runOrderFlow(
   digest: ContractDigest,
   runtime: FlowRuntime,
   iteration: Iteration,
-): FlowOutcome {
+): void {
   const operations = OPERATIONS_BY_KIND[kind];
   const method = kind === "mobile_commerce" ? config.profile.mobileCommerce : config.profile.quasiEcom;
-  const expectedFinal = pickFinalStatus(config, runtime.random());
+  const expectedFinal = pickConfirmedStatus(config, runtime.random());
   const startedAt = runtime.now();
   const merchantOrderID = `${config.runId}-${kind === "mobile_commerce" ? "mc" : "qe"}-${iteration.vu}-${iteration.iteration}`;
   const webHook =
     config.callbackUrl === undefined
       ? undefined
-      : `${config.callbackUrl}/run/${config.runId}/at/${startedAt}/expect/${expectedFinal}`;
+      : callbackUrlWith(config.callbackUrl, {
+          runId: config.runId,
+          sentAtMs: startedAt,
+          expectedStatus: expectedFinal,
+        });
   const options = {
     methodID: method.methodID,
     amount: method.amount,
@@ -140,13 +137,6 @@ export function runOrderFlow(
         })
       : buildQuasiEcomOrderRequest(options);
   const headers = { "content-type": "application/json", authorization: `Bearer ${config.apiKey}` };
-  const outcome: FlowOutcome = {
-    created: false,
-    confirmed: false,
-    expectedFinal,
-    merchantOrderID,
-    orderId: undefined,
-  };
 
   const created = runtime.post(
     `${config.baseUrl}${endpointPath(operations.create)}`,
@@ -157,9 +147,7 @@ export function runOrderFlow(
   );
   const order = checkAnswer(runtime, digest, config, operations.create, created);
   const orderId = typeof order?.id === "string" ? order.id : undefined;
-  if (orderId === undefined) return outcome;
-  outcome.created = true;
-  outcome.orderId = orderId;
+  if (orderId === undefined) return;
 
   const confirmed = runtime.post(
     `${config.baseUrl}${endpointPath(operations.confirm, orderId)}`,
@@ -168,9 +156,7 @@ export function runOrderFlow(
     operations.confirm,
     config.profile.requestTimeoutMs,
   );
-  if (checkAnswer(runtime, digest, config, operations.confirm, confirmed) === undefined) return outcome;
-  outcome.confirmed = true;
+  if (checkAnswer(runtime, digest, config, operations.confirm, confirmed) === undefined) return;
   runtime.flowDuration(runtime.now() - startedAt, kind);
   runtime.orderConfirmed(kind, expectedFinal);
-  return outcome;
 }

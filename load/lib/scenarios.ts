@@ -4,13 +4,8 @@
  * never becomes a metric tag. k6-safe: no Node.js API.
  */
 import type { Options, Scenario } from "k6/options";
-import type { OperationName, OrderKind } from "../../contract/paths.ts";
+import { OPERATIONS_BY_KIND, type OrderKind } from "../../contract/names.ts";
 import type { LoadConfig } from "./config.ts";
-
-const OPERATIONS: Record<OrderKind, OperationName[]> = {
-  mobile_commerce: ["createMobileCommerceOrder", "confirmMobileCommerceOrder"],
-  quasi_ecom: ["createQuasiEcomOrder", "confirmQuasiEcomOrder"],
-};
 
 /** Seconds in a k6 duration such as "1h30m", "45s" or "500ms". */
 export function durationSeconds(duration: string): number {
@@ -84,7 +79,7 @@ export function buildOptions(config: LoadConfig, kinds: readonly OrderKind[]): O
     checks: ["rate>0.99"],
   };
   for (const kind of kinds) {
-    for (const operation of OPERATIONS[kind])
+    for (const operation of Object.values(OPERATIONS_BY_KIND[kind]))
       thresholds[`http_req_duration{name:${operation}}`] = [`p(95)<${config.p95Ms}`];
   }
   return {
