@@ -9,11 +9,11 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { REFERENCE_PROFILE_PATH } from "../certify/settings.ts";
+import { readProfile } from "../contract/index.ts";
 import { ENDPOINT_PATHS } from "../contract/names.ts";
-import { loadProfile } from "../contract/profile.ts";
+import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
 import { REFERENCE_API_KEYS, startReferenceProvider } from "../fixtures/reference-provider/index.ts";
-import { buildLoadBundles } from "../load/harness/build.ts";
+import { buildLoadBundles } from "../load/index.ts";
 
 export interface OverheadRun {
   iterationsPerSecond: number;
@@ -87,7 +87,7 @@ export async function runLoadOverheadBench(k6: string, options: { vus: number; d
   const work = await mkdtemp(join(tmpdir(), "h2h-overhead-"));
   const provider = await startReferenceProvider({ port: 0 });
   try {
-    const bundles = await buildLoadBundles(await loadProfile(REFERENCE_PROFILE_PATH), join(work, "dist"));
+    const bundles = await buildLoadBundles(await readProfile(REFERENCE_PROFILE_PATH), join(work, "dist"));
     const bundle = bundles.find((b) => b.script === "mobile-commerce");
     if (!bundle) throw new Error("no mobile-commerce bundle");
     const minimal = join(work, "minimal.js");

@@ -5,9 +5,9 @@
  * (provider / bare) is the figure: it cancels out how fast this machine happens to be.
  */
 
-import { endpointPath } from "../contract/endpoints.ts";
-import { buildMobileCommerceOrderRequest } from "../fixtures/payloads.ts";
-import { REFERENCE_API_KEYS } from "../fixtures/reference-provider/conventions.ts";
+import { endpointPath } from "../contract/index.ts";
+import { buildMobileCommerceOrderRequest } from "../fixtures/index.ts";
+import { REFERENCE_API_KEYS } from "../fixtures/reference-provider/index.ts";
 import {
   assertValidRuns,
   type LoadShape,

@@ -12,9 +12,9 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { REFERENCE_SIGNATURE_SCHEME } from "../contract/callback-signature.ts";
+import { REFERENCE_SIGNATURE_SCHEME } from "../contract/index.ts";
+import { SAMPLE_ORDER_RECORD, sampleSuccessEnvelope } from "../fixtures/index.ts";
 import { REFERENCE_CALLBACK_SECRET, startReferenceProvider } from "../fixtures/reference-provider/index.ts";
-import { SAMPLE_ORDER_RECORD, sampleSuccessEnvelope } from "../fixtures/samples.ts";
 import { startWebhookSink } from "../webhook-sink/index.ts";
 
 /** A body of the size and shape of a mobile-commerce creation answer, so both servers write alike. */

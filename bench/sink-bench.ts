@@ -3,9 +3,9 @@
  * measured in the same run against a bare node:http server that answers 200 without storing.
  * Afterwards the sink's store is counted: every acknowledged callback must be there.
  */
-import { signCallbackBody } from "../contract/callback-signature.ts";
-import { REFERENCE_CALLBACK_SECRET } from "../fixtures/reference-provider/conventions.ts";
-import { SinkClient } from "../webhook-sink/client.ts";
+import { signCallbackBody } from "../contract/index.ts";
+import { REFERENCE_CALLBACK_SECRET } from "../fixtures/reference-provider/index.ts";
+import { SinkClient } from "../webhook-sink/index.ts";
 import { assertValidRuns, measureThroughput, startChildServer, type Throughput } from "./measure.ts";
 
 export interface SinkBenchOptions {

@@ -2,8 +2,9 @@
  * The result of a certification run, as every report format renders it: one record per check
  * run (per endpoint and case), the exchanges they looked at, and the verdict.
  */
-import type { CallbackTimeline } from "../contract/specs/support/verify.ts";
-import type { RecordedExchange } from "./recorder.ts";
+
+import type { RecordedExchange } from "../contract/index.ts";
+import type { CallbackTimeline } from "./run-context.ts";
 
 export type CheckStatus = "passed" | "failed" | "skipped";
 

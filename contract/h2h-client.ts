@@ -4,7 +4,7 @@
  * and a transport failure names the URL and the cause.
  */
 import { Agent, request } from "undici";
-import { endpointPath, type OperationName } from "./endpoints.ts";
+import { endpointPath, OPERATIONS_BY_KIND, type OperationName, ORDER_KIND, type OrderKind } from "./names.ts";
 
 export interface ExchangeRequest {
   method: string;
@@ -169,20 +169,30 @@ export class H2hClient {
     return this.post(endpointPath(operation, send.orderId), body, { ...send, operation });
   }
 
+  /** Creates an order of a kind (§4.1, §4.3). */
+  createOrder(kind: OrderKind, body: unknown, send?: SendOptions): Promise<Exchange> {
+    return this.call(OPERATIONS_BY_KIND[kind].create, body, send);
+  }
+
+  /** Confirms an order of a kind with a code (§4.2, §4.4). */
+  confirmOrder(kind: OrderKind, orderId: string, code: string, send?: SendOptions): Promise<Exchange> {
+    return this.call(OPERATIONS_BY_KIND[kind].confirm, { code }, { ...send, orderId });
+  }
+
   createMobileCommerceOrder(body: unknown, send?: SendOptions): Promise<Exchange> {
-    return this.call("createMobileCommerceOrder", body, send);
+    return this.createOrder(ORDER_KIND.mobile_commerce, body, send);
   }
 
   confirmMobileCommerceOrder(orderId: string, code: string, send?: SendOptions): Promise<Exchange> {
-    return this.call("confirmMobileCommerceOrder", { code }, { ...send, orderId });
+    return this.confirmOrder(ORDER_KIND.mobile_commerce, orderId, code, send);
   }
 
   createQuasiEcomOrder(body: unknown, send?: SendOptions): Promise<Exchange> {
-    return this.call("createQuasiEcomOrder", body, send);
+    return this.createOrder(ORDER_KIND.quasi_ecom, body, send);
   }
 
   confirmQuasiEcomOrder(orderId: string, code: string, send?: SendOptions): Promise<Exchange> {
-    return this.call("confirmQuasiEcomOrder", { code }, { ...send, orderId });
+    return this.confirmOrder(ORDER_KIND.quasi_ecom, orderId, code, send);
   }
 
   close(): Promise<void> {

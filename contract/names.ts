@@ -14,6 +14,21 @@
 export const ORDER_KINDS = ["mobile_commerce", "quasi_ecom"] as const;
 export type OrderKind = (typeof ORDER_KINDS)[number];
 
+/** Each order kind's name, for code that names one kind (`ORDER_KIND.quasi_ecom`). */
+export const ORDER_KIND = Object.fromEntries(ORDER_KINDS.map((kind) => [kind, kind])) as {
+  readonly [Kind in OrderKind]: Kind;
+};
+
+/** A record with one entry per order kind. */
+export function byOrderKind<T>(entry: (kind: OrderKind) => T): Record<OrderKind, T> {
+  return Object.fromEntries(ORDER_KINDS.map((kind) => [kind, entry(kind)])) as Record<OrderKind, T>;
+}
+
+/** The other order kind (there are two). */
+export function otherOrderKind(kind: OrderKind): OrderKind {
+  return kind === ORDER_KIND.mobile_commerce ? ORDER_KIND.quasi_ecom : ORDER_KIND.mobile_commerce;
+}
+
 /** Whether an operation creates an order or confirms one. */
 export type OperationStep = "create" | "confirm";
 
@@ -144,7 +159,7 @@ export const ENVELOPE_MARKERS = {
   failureStatus: "error",
 } as const;
 
-/** §2.1 / §7: the `result` of a success, less its request id. */
+/** §2.1 / §7: the `result` of a success, with its request id. */
 export function successResult(requestId: string) {
   return {
     codeError: ENVELOPE_MARKERS.successCodeError,

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Agent, request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { REFERENCE_SIGNATURE_SCHEME, signCallbackBody } from "../contract/callback-signature.ts";
+import { REFERENCE_SIGNATURE_SCHEME, signCallbackBody } from "../contract/index.ts";
 import { SinkClient } from "./client.ts";
 import { type RunningSink, type SinkOptions, startWebhookSink } from "./server.ts";
 import { LOG_FILE } from "./store.ts";

@@ -13,7 +13,7 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type SignatureScheme, verifyCallbackSignature } from "../contract/callback-signature.ts";
+import { type SignatureScheme, verifyCallbackSignature } from "../contract/index.ts";
 import {
   CALLBACKS_SEGMENT,
   type CallbackUrlVariant,

@@ -3,7 +3,8 @@
  * own callback URL. Where the id and status sit in the body, and the signature scheme, come from
  * the target's profile.
  */
-import { defineCheck, fail, isRecord, pass, readPath, show } from "./check.ts";
+import { readPath } from "../names.ts";
+import { defineCheck, fail, isRecord, pass, show } from "./check.ts";
 
 /** One delivery the sink recorded, as the checks see it. */
 export interface ObservedCallback {

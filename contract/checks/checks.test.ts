@@ -3,7 +3,7 @@
  * fails with a detail naming what is wrong. The last test makes sure no check is left out.
  */
 import { describe, expect, it } from "vitest";
-import { SAMPLE_ORDER_RECORD } from "../../fixtures/samples.ts";
+import { SAMPLE_ORDER_RECORD } from "../../fixtures/index.ts";
 import type { ExchangeResponse } from "../h2h-client.ts";
 import { buildContract, contract, LENIENT_GAPS, ORDER_STATUSES } from "../schemas.ts";
 import { CHECK_REGISTRY, type Check, type ObservedCallback } from "./index.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { StoredCallback } from "../../webhook-sink/store.ts";
+import type { StoredCallback } from "../../webhook-sink/index.ts";
 import { analyseDelivery, percentile } from "./delivery.ts";
 
 let seq = 0;

@@ -3,7 +3,7 @@
  * under load, and how late. Each order's callback URL carried the run id, when the order was made
  * and the final status expected of it; the sink recorded when each callback came.
  */
-import type { StoredCallback } from "../../webhook-sink/store.ts";
+import type { StoredCallback } from "../../webhook-sink/index.ts";
 
 export interface DeliveryReport {
   /** Orders the load run confirmed (k6's h2h_orders_confirmed). */

@@ -3,8 +3,12 @@
  * each success answer's required `data` fields with their JSON types.
  */
 import * as z from "zod";
-import { ENDPOINTS, type OperationName } from "../../contract/endpoints.ts";
-import { type Contract, contract as lenientContract } from "../../contract/schemas.ts";
+import {
+  type Contract,
+  ENDPOINTS,
+  contract as lenientContract,
+  type OperationName,
+} from "../../contract/index.ts";
 import type { ContractDigest, FieldRule, JsonType } from "../lib/contract-digest.ts";
 
 interface JsonSchema {

@@ -3,8 +3,7 @@
  * one combined report (JSON and a self-contained HTML page) with k6's verdict, per-endpoint
  * latency, business errors by code, dropped iterations and callback delivery.
  */
-import { escapeHtml } from "../../certify/reports/html.ts";
-import { escapeXml } from "../../certify/reports/junit.ts";
+import { escapeHtml, escapeXml } from "../../certify/index.ts";
 import type { K6Summary } from "../lib/summary.ts";
 import type { DeliveryReport } from "./delivery.ts";
 

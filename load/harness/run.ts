@@ -9,11 +9,9 @@ import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promise
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { createMasker } from "../../certify/masking.ts";
-import { readSettings, withReferenceDefaults } from "../../certify/settings.ts";
-import { CHECK_REGISTRY } from "../../contract/checks/index.ts";
-import { loadProfile } from "../../contract/profile.ts";
-import { TEST_CARD } from "../../fixtures/payloads.ts";
+import { readSettings, withReferenceDefaults } from "../../certify/index.ts";
+import { CHECK_REGISTRY, createMasker, readProfile } from "../../contract/index.ts";
+import { TEST_CARD } from "../../fixtures/index.ts";
 import {
   type RunningReferenceProvider,
   startReferenceProvider,
@@ -24,7 +22,7 @@ import {
   type StoredCallback,
   startWebhookSink,
 } from "../../webhook-sink/index.ts";
-import { SCENARIOS, type ScenarioName } from "../lib/config.ts";
+import type { ScenarioName } from "../lib/config.ts";
 import type { K6Summary } from "../lib/summary.ts";
 import { buildLoadBundles } from "./build.ts";
 import { analyseDelivery } from "./delivery.ts";
@@ -109,7 +107,7 @@ export async function runLoad(
   const runner: K6Runner = lookup;
 
   const initial = readSettings(env);
-  const profile = await loadProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
+  const profile = await readProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
   const settings = withReferenceDefaults(initial, profile.name);
   const masker = createMasker({
     secrets: [settings.apiKey, settings.secondApiKey, settings.callbackSecret],
@@ -238,11 +236,4 @@ export async function runLoad(
     await sink?.stop();
     await rm(workDir, { recursive: true, force: true });
   }
-}
-
-export function parseScenario(value: string | undefined): ScenarioName {
-  const scenario = (value ?? "smoke") as ScenarioName;
-  if (!SCENARIOS.includes(scenario))
-    throw new Error(`--scenario ${value}: must be one of ${SCENARIOS.join(", ")}`);
-  return scenario;
 }

@@ -14,11 +14,7 @@ import {
   type OrderKind,
   STATUS,
 } from "../../contract/names.ts";
-import {
-  buildMobileCommerceOrderRequest,
-  buildQuasiEcomOrderRequest,
-  type ClientMetadataField,
-} from "../../fixtures/payloads.ts";
+import { buildOrderRequest, ORDER_KIND_TAGS } from "../../fixtures/index.ts";
 import type { LoadConfig } from "./config.ts";
 import { type ContractDigest, checkDataFields, checkSuccessEnvelope } from "./contract-digest.ts";
 
@@ -110,10 +106,10 @@ export function runOrderFlow(
   iteration: Iteration,
 ): void {
   const operations = OPERATIONS_BY_KIND[kind];
-  const method = kind === "mobile_commerce" ? config.profile.mobileCommerce : config.profile.quasiEcom;
+  const method = config.profile.methods[kind];
   const expectedFinal = pickConfirmedStatus(config, runtime.random());
   const startedAt = runtime.now();
-  const merchantOrderID = `${config.runId}-${kind === "mobile_commerce" ? "mc" : "qe"}-${iteration.vu}-${iteration.iteration}`;
+  const merchantOrderID = `${config.runId}-${ORDER_KIND_TAGS[kind]}-${iteration.vu}-${iteration.iteration}`;
   const webHook =
     config.callbackUrl === undefined
       ? undefined
@@ -122,20 +118,14 @@ export function runOrderFlow(
           sentAtMs: startedAt,
           expectedStatus: expectedFinal,
         });
-  const options = {
+  const body = buildOrderRequest(kind, {
     methodID: method.methodID,
     amount: method.amount,
     merchantOrderID,
     withClientID: method.requires.clientID,
     ...(webHook !== undefined ? { webHook } : {}),
-  };
-  const body =
-    kind === "mobile_commerce"
-      ? buildMobileCommerceOrderRequest({
-          ...options,
-          withClientMetadata: method.requires.clientMetadata as readonly ClientMetadataField[],
-        })
-      : buildQuasiEcomOrderRequest(options);
+    withClientMetadata: method.requires.clientMetadata,
+  });
   const headers = { "content-type": "application/json", authorization: `Bearer ${config.apiKey}` };
 
   const created = runtime.post(

@@ -3,7 +3,7 @@
  * Run: k6 run -e H2H_BASE_URL=... -e H2H_API_KEY=... -e H2H_RUN_ID=... [-e H2H_SCENARIO=load] load/dist/quasi-ecom.js
  */
 import exec from "k6/execution";
-import { type LoadProfile, parseLoadConfig } from "../lib/config.ts";
+import { type BundledProfile, parseLoadConfig } from "../lib/config.ts";
 import type { ContractDigest } from "../lib/contract-digest.ts";
 import { runOrderFlow } from "../lib/flow.ts";
 import { k6Runtime } from "../lib/k6-runtime.ts";
@@ -11,7 +11,7 @@ import { buildOptions } from "../lib/scenarios.ts";
 import { type K6Summary, summaryOutputs } from "../lib/summary.ts";
 
 /** Fixed at bundle time from the target profile and the zod contract (load/harness/build.ts). */
-declare const __H2H_PROFILE__: LoadProfile;
+declare const __H2H_PROFILE__: BundledProfile;
 declare const __H2H_DIGEST__: ContractDigest;
 
 const config = parseLoadConfig(__ENV, __H2H_PROFILE__);

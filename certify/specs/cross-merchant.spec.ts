@@ -4,15 +4,19 @@
  * second key they are skipped by name, with the reason.
  */
 import { beforeAll, describe, it } from "vitest";
-import { acceptsMerchantOrderIdOfOtherMerchant, rejectsOtherMerchantsOrder } from "../checks/index.ts";
-import { OPERATIONS_BY_KIND, type OrderKind } from "../endpoints.ts";
-import type { Exchange } from "../h2h-client.ts";
+import type { Exchange } from "../../contract/index.ts";
+import {
+  acceptsMerchantOrderIdOfOtherMerchant,
+  OPERATIONS_BY_KIND,
+  type OrderKind,
+  rejectsOtherMerchantsOrder,
+} from "../../contract/index.ts";
 import { type CreatedOrder, confirm, createOrder, orderIdOf } from "./support/orders.ts";
 import { type Settled, settle, settledValue } from "./support/settled.ts";
 import { loadSpecTarget } from "./support/target.ts";
 import { verify } from "./support/verify.ts";
 
-const target = await loadSpecTarget(import.meta.url);
+const target = loadSpecTarget(import.meta.url);
 const SKIP_REASON = "H2H_API_KEY_2 is not set: cross-merchant checks need a second merchant's API key";
 
 interface CrossMerchant {

@@ -4,7 +4,11 @@
  * plus the conditional fields the profile says this target requires.
  */
 import { beforeAll, describe, it } from "vitest";
+import type { Exchange } from "../../contract/index.ts";
 import {
+  ENDPOINTS,
+  type OperationName,
+  type OrderKind,
   rejectsMalformedJson,
   rejectsMissingApiKey,
   rejectsMissingField,
@@ -12,24 +16,23 @@ import {
   rejectsTrafficTypeOutsideEnum,
   rejectsWrongApiKey,
   rejectsWrongType,
-} from "../checks/index.ts";
-import { ENDPOINTS, type OperationName, type OrderKind } from "../endpoints.ts";
-import type { Exchange } from "../h2h-client.ts";
-import { requestFields, withField, wrongTypeValue } from "../request-fields.ts";
+  requestFields,
+  withField,
+  wrongTypeValue,
+} from "../../contract/index.ts";
 import { createOrder, orderIdOf, orderRequest } from "./support/orders.ts";
 import { failureEnvelopeTests, titled } from "./support/shared-specs.ts";
 import { loadSpecTarget } from "./support/target.ts";
 import { verify } from "./support/verify.ts";
 
-const target = await loadSpecTarget(import.meta.url);
+const target = loadSpecTarget(import.meta.url);
 const errors = target.profile.errors;
 /** A key no merchant has, shaped like a real one. */
 const WRONG_API_KEY = "h2h-certify-wrong-key-0000000000";
 
 /** The conditional fields this target requires for an order kind (profile), as dotted paths. */
 function profileRequiredFields(kind: OrderKind): string[] {
-  const method =
-    kind === "mobile_commerce" ? target.profile.methods.mobileCommerce : target.profile.methods.quasiEcom;
+  const method = target.profile.methods[kind];
   return [
     ...(method.requires.clientID ? ["clientID"] : []),
     ...method.requires.clientMetadata.map((field) => `clientMetadata.${field}`),

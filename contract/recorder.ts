@@ -6,7 +6,7 @@
  */
 import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Exchange } from "../contract/h2h-client.ts";
+import type { Exchange } from "./h2h-client.ts";
 import type { Masker } from "./masking.ts";
 
 export interface RecordedExchange extends Exchange {

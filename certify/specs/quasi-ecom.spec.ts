@@ -2,11 +2,11 @@
  * Quasi-ecom orders (seed §4.3, §4.4): the creation result, then the confirmation flow. The
  * request carries a test card; every recorded copy of it is masked.
  */
-import { fieldsQuasiEcomCreationResult } from "../checks/index.ts";
+import { fieldsQuasiEcomCreationResult } from "../../contract/index.ts";
 import { confirmationTests, creationTests } from "./support/shared-specs.ts";
 import { loadSpecTarget } from "./support/target.ts";
 
-const target = await loadSpecTarget(import.meta.url);
+const target = loadSpecTarget(import.meta.url);
 
 creationTests(target, "quasi_ecom", {
   fields: fieldsQuasiEcomCreationResult,

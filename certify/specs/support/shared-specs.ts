@@ -4,8 +4,7 @@
  * titled by the check's name (with a case label after "›" where one check runs on several cases).
  */
 import { beforeAll, describe, it } from "vitest";
-import type { Check } from "../../checks/check.ts";
-import type { FieldsInput } from "../../checks/fields.ts";
+import type { Check, Exchange, FieldsInput } from "../../../contract/index.ts";
 import {
   confirmableAfterWrongCode,
   dataOf,
@@ -16,6 +15,9 @@ import {
   envelopeSuccessMarkers,
   fieldsConfirmationResult,
   fieldsStatusKnown,
+  OPERATIONS_BY_KIND,
+  type OrderKind,
+  otherOrderKind,
   rejectsConfirmingTwice,
   rejectsDuplicateMerchantOrderId,
   rejectsOtherKindConfirmPath,
@@ -25,9 +27,7 @@ import {
   semanticsMerchantOrderIdEchoed,
   semanticsStatusAfterOperation,
   semanticsTimerValid,
-} from "../../checks/index.ts";
-import { OPERATIONS_BY_KIND, type OrderKind } from "../../endpoints.ts";
-import type { Exchange } from "../../h2h-client.ts";
+} from "../../../contract/index.ts";
 import { type CreatedOrder, confirm, createOrder, orderIdOf, orderRequest } from "./orders.ts";
 import type { SpecTarget } from "./target.ts";
 import { verify } from "./verify.ts";
@@ -59,9 +59,6 @@ export function failureEnvelopeTests(target: SpecTarget, exchange: () => Exchang
     it(titled(check, label), (ctx) => verify(ctx, target, check, exchange().response, [exchange()]));
   }
 }
-
-const otherKind = (kind: OrderKind): OrderKind =>
-  kind === "mobile_commerce" ? "quasi_ecom" : "mobile_commerce";
 
 /** What a creation block made, for the checks a spec adds to it. */
 export interface CreationFixture {
@@ -196,7 +193,7 @@ export function confirmationTests(target: SpecTarget, kind: OrderKind): void {
 
       // An id the target never issued, in the shape of a real one.
       unknownOrder = await confirm(client, kind, "00000000-0000-4000-8000-00000000dead", successCode);
-      const other = await createOrder(target, otherKind(kind));
+      const other = await createOrder(target, otherOrderKind(kind));
       otherKindPath = await confirm(client, kind, orderIdOf(other), successCode);
     });
 
@@ -228,10 +225,7 @@ export function confirmationTests(target: SpecTarget, kind: OrderKind): void {
           pathId: orderIdOf(order),
           order: {
             amount: order.request.amount,
-            currency:
-              kind === "mobile_commerce"
-                ? target.profile.methods.mobileCommerce.currency
-                : target.profile.methods.quasiEcom.currency,
+            currency: target.profile.methods[kind].currency,
             merchantOrderID: order.request.merchantOrderID,
           },
           result: dataOf(confirmed.response.json) ?? {},

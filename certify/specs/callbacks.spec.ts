@@ -6,10 +6,11 @@
  * shows the target's retry behaviour.
  */
 import { beforeAll, describe, it } from "vitest";
-import type { StoredCallback } from "../../webhook-sink/store.ts";
-import type { Check } from "../checks/check.ts";
+import type { Check, Exchange, OrderKind } from "../../contract/index.ts";
 import {
+  CALLBACK_STATUSES,
   type CallbackScenario,
+  type CallbackStatus,
   callbacksAppealAfterFailure,
   callbacksArrives,
   callbacksBodyParses,
@@ -19,18 +20,20 @@ import {
   callbacksNamesStatus,
   callbacksRetryPolicy,
   callbacksSignatureValid,
-} from "../checks/index.ts";
-import type { OrderKind } from "../endpoints.ts";
-import type { Exchange } from "../h2h-client.ts";
-import { SANDBOX_CLOCK_ADVANCE_PATH } from "../sandbox-clock.ts";
-import { CALLBACK_STATUSES, type CallbackStatus } from "../schemas.ts";
+  ORDER_KINDS,
+  SANDBOX_CLOCK_ADVANCE_PATH,
+  STATUS,
+} from "../../contract/index.ts";
+import { ORDER_KIND_TAGS } from "../../fixtures/index.ts";
+import type { StoredCallback } from "../../webhook-sink/index.ts";
+import type { CallbackTimeline } from "../run-context.ts";
 import { confirm, createOrder, orderIdOf } from "./support/orders.ts";
 import { type Settled, settle, settledValue } from "./support/settled.ts";
 import { titled } from "./support/shared-specs.ts";
 import { loadSpecTarget } from "./support/target.ts";
-import { type CallbackTimeline, verify } from "./support/verify.ts";
+import { verify } from "./support/verify.ts";
 
-const target = await loadSpecTarget(import.meta.url);
+const target = loadSpecTarget(import.meta.url);
 const { profile } = target;
 /** After the expected callbacks arrived, how long to keep listening for duplicates. */
 const SETTLE_MS = 500;
@@ -85,7 +88,7 @@ function toObserved(callback: StoredCallback) {
 /** Makes one order of `kind` enter `status`, then collects what arrived at its callback URL. */
 async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observed> {
   const sink = target.sink();
-  const tag = `${target.runId}.${kind === "mobile_commerce" ? "mc" : "qe"}.${status}`;
+  const tag = `${target.runId}.${ORDER_KIND_TAGS[kind]}.${status}`;
   const order = await createOrder(target, kind, { merchantOrderID: true, webHook: sink.callbackUrl(tag) });
   const orderId = orderIdOf(order);
   const client = target.client();
@@ -121,14 +124,14 @@ async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observe
   const deadline = triggeredAtMs + timeoutMs;
   const remaining = () => Math.max(0, deadline - Date.now());
   const first = await sink.client.waitFor({ runId: tag }, { timeoutMs: remaining() });
-  if (status === "succeeded_by_appeal" && !first.callbacks.some((c) => c.status === status)) {
+  if (status === STATUS.succeeded_by_appeal && !first.callbacks.some((c) => c.status === status)) {
     // The appeal follows a failed_by_terminal callback, if the target sends one: wait for the appeal itself.
     await sink.client.waitFor({ runId: tag, status }, { timeoutMs: remaining() });
   }
   if (!first.timedOut) await sleep(SETTLE_MS);
   const callbacks = await sink.client.list({ runId: tag });
 
-  const method = kind === "mobile_commerce" ? profile.methods.mobileCommerce : profile.methods.quasiEcom;
+  const method = profile.methods[kind];
   const scenario: CallbackScenario = {
     orderId,
     statusEntered: status,
@@ -209,14 +212,18 @@ async function observeRetries(): Promise<RetryObserved> {
   };
 }
 
-const KINDS: OrderKind[] = ["mobile_commerce", "quasi_ecom"];
+/** How the report titles each kind's callback block. */
+const KIND_TITLES: Record<OrderKind, string> = {
+  mobile_commerce: "mobile commerce",
+  quasi_ecom: "quasi-ecom",
+};
 const observed = new Map<string, Settled<Observed>>();
 let retries: Settled<RetryObserved> | undefined;
 
 // Every scenario runs side by side, each with its own order and callback URL, so the run takes
 // as long as the slowest one (the retry schedule), not their sum.
 beforeAll(async () => {
-  const scenarios = KINDS.flatMap((kind) =>
+  const scenarios = ORDER_KINDS.flatMap((kind) =>
     CALLBACK_STATUSES.map(async (status) =>
       observed.set(`${kind}:${status}`, await settle(observe(kind, status))),
     ),
@@ -225,11 +232,11 @@ beforeAll(async () => {
   retries = observedRetries;
 }, Math.max(longestWaitMs, retryWaitMs) + 30_000);
 
-for (const kind of KINDS) {
-  describe(`callbacks (${kind === "mobile_commerce" ? "mobile commerce" : "quasi-ecom"})`, () => {
+for (const kind of ORDER_KINDS) {
+  describe(`callbacks (${KIND_TITLES[kind]})`, () => {
     for (const status of CALLBACK_STATUSES) {
       const checks =
-        status === "succeeded_by_appeal"
+        status === STATUS.succeeded_by_appeal
           ? [...SCENARIO_CHECKS, callbacksAppealAfterFailure]
           : SCENARIO_CHECKS;
       for (const check of checks) {

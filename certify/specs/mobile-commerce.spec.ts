@@ -14,13 +14,13 @@ import {
   semanticsRoutingAttemptsEmpty,
   semanticsUsdtAmount,
   semanticsUsdtCommission,
-} from "../checks/index.ts";
+} from "../../contract/index.ts";
 import { confirmationTests, creationTests } from "./support/shared-specs.ts";
 import { loadSpecTarget } from "./support/target.ts";
 import { verify } from "./support/verify.ts";
 
-const target = await loadSpecTarget(import.meta.url);
-const method = target.profile.methods.mobileCommerce;
+const target = loadSpecTarget(import.meta.url);
+const method = target.profile.methods.mobile_commerce;
 
 creationTests(
   target,

@@ -1,12 +1,6 @@
 /** Orders as the target's profile says to make them: its method, amount and required fields. */
-import {
-  buildMobileCommerceOrderRequest,
-  buildQuasiEcomOrderRequest,
-  uniqueMerchantOrderId,
-} from "../../../fixtures/payloads.ts";
-import { dataOf } from "../../checks/semantics.ts";
-import type { OrderKind } from "../../endpoints.ts";
-import type { Exchange, H2hClient } from "../../h2h-client.ts";
+import { dataOf, type Exchange, type H2hClient, type OrderKind } from "../../../contract/index.ts";
+import { buildOrderRequest, ORDER_KIND_TAGS, uniqueMerchantOrderId } from "../../../fixtures/index.ts";
 import type { SpecTarget } from "./target.ts";
 
 export interface OrderExtras {
@@ -20,11 +14,10 @@ export function orderRequest(
   kind: OrderKind,
   extras: OrderExtras = {},
 ): Record<string, unknown> {
-  const method =
-    kind === "mobile_commerce" ? target.profile.methods.mobileCommerce : target.profile.methods.quasiEcom;
+  const method = target.profile.methods[kind];
   const merchantOrderID =
     extras.merchantOrderID === true || extras.merchantOrderID === undefined
-      ? uniqueMerchantOrderId(target.runId, kind === "mobile_commerce" ? "mc" : "qe")
+      ? uniqueMerchantOrderId(target.runId, ORDER_KIND_TAGS[kind])
       : extras.merchantOrderID === false
         ? undefined
         : extras.merchantOrderID;
@@ -35,9 +28,7 @@ export function orderRequest(
     ...(merchantOrderID !== undefined ? { merchantOrderID } : {}),
     ...(extras.webHook !== undefined ? { webHook: extras.webHook } : {}),
   };
-  return kind === "mobile_commerce"
-    ? buildMobileCommerceOrderRequest({ ...common, withClientMetadata: method.requires.clientMetadata })
-    : buildQuasiEcomOrderRequest(common);
+  return buildOrderRequest(kind, { ...common, withClientMetadata: method.requires.clientMetadata });
 }
 
 export interface CreatedOrder {
@@ -54,10 +45,7 @@ export async function createOrder(
   client: H2hClient = target.client(),
 ): Promise<CreatedOrder> {
   const request = orderRequest(target, kind, extras);
-  const exchange =
-    kind === "mobile_commerce"
-      ? await client.createMobileCommerceOrder(request)
-      : await client.createQuasiEcomOrder(request);
+  const exchange = await client.createOrder(kind, request);
   const id = dataOf(exchange.response.json)?.id;
   return { request, exchange, id: typeof id === "string" ? id : undefined };
 }
@@ -76,7 +64,5 @@ export function confirm(
   orderId: string,
   code: string,
 ): Promise<Exchange> {
-  return kind === "mobile_commerce"
-    ? client.confirmMobileCommerceOrder(orderId, code)
-    : client.confirmQuasiEcomOrder(orderId, code);
+  return client.confirmOrder(kind, orderId, code);
 }

@@ -1,0 +1,4 @@
+/** The benchmarks behind `npm run bench:*`: each measures against a baseline in the same run. */
+export { runLoadOverheadBench } from "./load-overhead-bench.ts";
+export { runProviderBench } from "./provider-bench.ts";
+export { runSinkBench } from "./sink-bench.ts";

@@ -1,0 +1,91 @@
+/**
+ * The contract package's public surface: what the layers above (the sink, the reference
+ * provider, load, certify, scripts) may use. Everything else in contract/ is internal.
+ *
+ * k6 code imports `contract/names.ts` directly instead: it is the one schema-free entry point, so a
+ * load bundle carries no validator library.
+ */
+
+export {
+  REFERENCE_SIGNATURE_HEADER,
+  REFERENCE_SIGNATURE_SCHEME,
+  type SignatureScheme,
+  signCallbackBody,
+  verifyCallbackSignature,
+} from "./callback-signature.ts";
+// The checks: every rule, by name (the registry), and the helpers specs feed them with.
+export * from "./checks/index.ts";
+// The endpoints and the OpenAPI document generated from them.
+export { ENDPOINTS, type Endpoint, matchEndpoint } from "./endpoints.ts";
+// Talking to a target, and keeping what was said (masked).
+export {
+  type Exchange,
+  type ExchangeResponse,
+  H2hClient,
+  type H2hClientOptions,
+  TransportError,
+} from "./h2h-client.ts";
+export { createMasker, type Masker } from "./masking.ts";
+// The names table (schema-free): operations, kinds, statuses, markers, enums, callback URLs.
+export {
+  byOrderKind,
+  CALLBACK_STATUSES,
+  CALLBACKS_SEGMENT,
+  type CallbackStatus,
+  type CallbackUrlVariant,
+  type CallbackVariant,
+  CLIENT_METADATA_FIELDS,
+  type ClientMetadataField,
+  CONFIRMED_STATUSES,
+  type ConfirmedStatus,
+  callbackUrlWith,
+  ENDPOINT_PATHS,
+  ENVELOPE_MARKERS,
+  endpointPath,
+  FINAL_STATUSES,
+  type FinalStatus,
+  OPERATION,
+  OPERATION_NAMES,
+  OPERATIONS,
+  OPERATIONS_BY_KIND,
+  type OperationName,
+  type OperationStep,
+  ORDER_KIND,
+  ORDER_KINDS,
+  ORDER_STATUSES,
+  type OrderKind,
+  type OrderStatus,
+  otherOrderKind,
+  parseCallbackVariant,
+  readPath,
+  STATUS,
+  STATUSES,
+  sinkCallbackUrl,
+  successResult,
+  TRAFFIC_TYPES,
+  type TrafficType,
+} from "./names.ts";
+export { buildOpenApiDocument } from "./openapi.ts";
+// Target profiles.
+export { type MethodProfile, type Profile, ProfileError, parseProfile, readProfile } from "./profile.ts";
+export { ExchangeRecorder, type RecordedExchange, readRecordedExchanges } from "./recorder.ts";
+export { requestFields, withField, wrongTypeValue } from "./request-fields.ts";
+// The sandbox clock extension and callback signatures.
+export { AdvanceClockRequest, SANDBOX_CLOCK_ADVANCE_PATH } from "./sandbox-clock.ts";
+// The zod schemas, built for a gap policy.
+export {
+  buildContract,
+  type ConfirmationResult,
+  ConfirmOrderRequest,
+  type Contract,
+  CreateMobileCommerceOrderRequest,
+  CreateQuasiEcomOrderRequest,
+  contract,
+  ErrorEnvelope,
+  type GapPolicy,
+  LENIENT_GAPS,
+  type OrderRecord,
+  type QuasiEcomCreationResult,
+  type ReferenceCallbackBody,
+} from "./schemas.ts";
+export { describeZodIssues } from "./zod-issues.ts";
