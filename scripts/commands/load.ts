@@ -1,0 +1,74 @@
+/** `npm run load`: a k6 load scenario against the target, with thresholds, latency and callback delivery. */
+
+import { SettingsError } from "../../certify/index.ts";
+import { ProfileError } from "../../contract/index.ts";
+import { LOAD_SCRIPTS, NoK6Error, runLoad, SCENARIOS } from "../../load/index.ts";
+import { defineCommand, EXIT } from "../cli.ts";
+
+export const load = defineCommand({
+  name: "load",
+  summary:
+    "Runs a k6 load scenario against H2H_BASE_URL (or the bundled reference provider) and reports\n" +
+    "thresholds, latency and callback delivery. k6 comes from PATH or K6_BIN, else the grafana/k6\n" +
+    "image when a Docker engine answers.",
+  options: {
+    scenario: { type: "string", choices: SCENARIOS, description: "the load shape (default: smoke)" },
+    script: { type: "string", choices: LOAD_SCRIPTS, description: "which flows (default: mixed)" },
+    rate: { type: "number", description: "iterations per second (default: the scenario's)" },
+    duration: {
+      type: "string",
+      value: "DURATION",
+      description: "k6 duration, e.g. 30s (default: the scenario's)",
+    },
+    "max-vus": { type: "number", description: "most virtual users (default: the scenario's)" },
+    "mobile-share": {
+      type: "number",
+      value: "0..1",
+      description: "share of mobile-commerce orders (default: 0.5)",
+    },
+    "failure-share": {
+      type: "number",
+      value: "0..1",
+      description: "share of orders confirmed to fail (default: 0)",
+    },
+    "appeal-share": {
+      type: "number",
+      value: "0..1",
+      description: "share of orders failed then won on appeal (default: 0)",
+    },
+    p95: { type: "number", value: "MS", description: "p95 latency threshold per endpoint (default: 500)" },
+  },
+  environment: [
+    "H2H_BASE_URL, H2H_API_KEY, H2H_PROFILE, H2H_REPORT_DIR  as for certify",
+    "K6_BIN  the k6 binary (default: k6 on PATH, else Docker)",
+  ],
+  exitCodes: {
+    [EXIT.ok]: "every threshold and the delivery target met",
+    [EXIT.failed]: "a threshold or the delivery target missed",
+    [EXIT.missingTool]: "no k6 to run with (nothing written)",
+    [EXIT.usage]: "bad usage, a bad profile or variable",
+  },
+  knownErrors: [
+    [NoK6Error, EXIT.missingTool],
+    [ProfileError, EXIT.usage],
+    [SettingsError, EXIT.usage],
+  ],
+  async run(options) {
+    const chosen = {
+      scenario: options.scenario ?? "smoke",
+      script: options.script ?? "mixed",
+      rate: options.rate,
+      duration: options.duration,
+      maxVUs: options["max-vus"],
+      mobileShare: options["mobile-share"],
+      failureShare: options["failure-share"],
+      appealShare: options["appeal-share"],
+      p95Ms: options.p95,
+    };
+    // Only what was given: the script's own defaults stand for the rest.
+    const { report } = await runLoad(
+      Object.fromEntries(Object.entries(chosen).filter(([, value]) => value !== undefined)) as typeof chosen,
+    );
+    return report.passed ? EXIT.ok : EXIT.failed;
+  },
+});
