@@ -4,7 +4,8 @@
  * the components are the contract's schemas; this file only lays out paths, auth and callbacks.
  */
 import * as z from "zod";
-import { ENDPOINTS, type OperationName } from "./endpoints.ts";
+import { ENDPOINTS } from "./endpoints.ts";
+import { OPERATION_NAMES, OPERATIONS, type OperationName } from "./names.ts";
 import {
   CALLBACK_STATUSES,
   ConfirmOrderRequest,
@@ -19,20 +20,25 @@ import {
 
 const REF = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 
-/** The component name of each endpoint's success envelope. */
-const RESPONSE_COMPONENT: Record<OperationName, string> = {
-  createMobileCommerceOrder: "MobileCommerceOrderResponse",
-  confirmMobileCommerceOrder: "MobileCommerceConfirmationResponse",
-  createQuasiEcomOrder: "QuasiEcomOrderResponse",
-  confirmQuasiEcomOrder: "QuasiEcomConfirmationResponse",
-};
+/** An order kind as it reads in a component name: `mobile_commerce` → `MobileCommerce`. */
+const pascal = (kind: string) =>
+  kind.replace(/(^|_)([a-z])/g, (_, _sep, letter: string) => letter.toUpperCase());
 
-const REQUEST_COMPONENT: Record<OperationName, string> = {
-  createMobileCommerceOrder: "CreateMobileCommerceOrderRequest",
-  confirmMobileCommerceOrder: "ConfirmOrderRequest",
-  createQuasiEcomOrder: "CreateQuasiEcomOrderRequest",
-  confirmQuasiEcomOrder: "ConfirmOrderRequest",
-};
+/** The component name of each endpoint's success envelope (`MobileCommerceOrderResponse`, ...). */
+const RESPONSE_COMPONENT = Object.fromEntries(
+  OPERATION_NAMES.map((operation) => {
+    const { kind, step } = OPERATIONS[operation];
+    return [operation, `${pascal(kind)}${step === "create" ? "Order" : "Confirmation"}Response`];
+  }),
+) as Record<OperationName, string>;
+
+/** The component name of each endpoint's request (`CreateMobileCommerceOrderRequest`, `ConfirmOrderRequest`). */
+const REQUEST_COMPONENT = Object.fromEntries(
+  OPERATION_NAMES.map((operation) => {
+    const { kind, step } = OPERATIONS[operation];
+    return [operation, step === "create" ? `Create${pascal(kind)}OrderRequest` : "ConfirmOrderRequest"];
+  }),
+) as Record<OperationName, string>;
 
 /** The contract's schemas as named JSON Schema components, with $refs between them. */
 export function contractComponents(contract: Contract = lenientContract): Record<string, unknown> {
@@ -51,7 +57,7 @@ export function contractComponents(contract: Contract = lenientContract): Record
     ["ErrorEnvelope", ErrorEnvelope],
     ["CallbackBody", contract.referenceCallbackBody],
     ...(Object.entries(RESPONSE_COMPONENT) as [OperationName, string][]).map(
-      ([operation, id]) => [id, contract.responses[ENDPOINTS[operation].response]] as [string, z.ZodType],
+      ([operation, id]) => [id, contract.responses[operation]] as [string, z.ZodType],
     ),
   ];
   for (const [id, schema] of named) registry.add(schema, { id });

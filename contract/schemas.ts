@@ -14,6 +14,8 @@ import {
   CALLBACK_STATUSES,
   CLIENT_METADATA_FIELDS,
   ENVELOPE_MARKERS,
+  OPERATION,
+  type OperationName,
   ORDER_KINDS,
   ORDER_STATUSES,
   TRAFFIC_TYPES,
@@ -288,12 +290,13 @@ export function buildContract(policy: GapPolicy = LENIENT_GAPS) {
     confirmationResult,
     quasiEcomCreationResult,
     referenceCallbackBody,
+    /** Each operation's success envelope (§4): a confirmation's result, or the kind's creation result. */
     responses: {
-      createMobileCommerceOrder: successEnvelopeSchema(orderRecord),
-      confirmMobileCommerceOrder: successEnvelopeSchema(confirmationResult),
-      createQuasiEcomOrder: successEnvelopeSchema(quasiEcomCreationResult),
-      confirmQuasiEcomOrder: successEnvelopeSchema(confirmationResult),
-    },
+      [OPERATION.createMobileCommerceOrder]: successEnvelopeSchema(orderRecord),
+      [OPERATION.confirmMobileCommerceOrder]: successEnvelopeSchema(confirmationResult),
+      [OPERATION.createQuasiEcomOrder]: successEnvelopeSchema(quasiEcomCreationResult),
+      [OPERATION.confirmQuasiEcomOrder]: successEnvelopeSchema(confirmationResult),
+    } satisfies Record<OperationName, z.ZodType>,
   };
 }
 

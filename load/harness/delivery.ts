@@ -3,6 +3,7 @@
  * under load, and how late. Each order's callback URL carried the run id, when the order was made
  * and the final status expected of it; the sink recorded when each callback came.
  */
+import { STATUS } from "../../contract/index.ts";
 import type { StoredCallback } from "../../webhook-sink/index.ts";
 
 export interface DeliveryReport {
@@ -53,7 +54,10 @@ export function analyseDelivery(callbacks: readonly StoredCallback[], confirmed:
       seenFinal.add(callback.orderId);
     } else if (
       callback.status !== null &&
-      !(callback.expectedStatus === "succeeded_by_appeal" && callback.status === "failed_by_terminal")
+      !(
+        callback.expectedStatus === STATUS.succeeded_by_appeal &&
+        callback.status === STATUS.failed_by_terminal
+      )
     ) {
       // failed_by_terminal before an appeal is expected; anything else is not.
       unexpectedStatuses[callback.status] = (unexpectedStatuses[callback.status] ?? 0) + 1;

@@ -45,7 +45,7 @@ function requiredRules(schema: JsonSchema, prefix = ""): FieldRule[] {
 export function buildContractDigest(contract: Contract = lenientContract): ContractDigest {
   const responses = {} as Record<OperationName, FieldRule[]>;
   for (const endpoint of Object.values(ENDPOINTS)) {
-    const envelope = z.toJSONSchema(contract.responses[endpoint.response], {
+    const envelope = z.toJSONSchema(contract.responses[endpoint.operation], {
       unrepresentable: "any",
     }) as JsonSchema;
     responses[endpoint.operation] = requiredRules(envelope.properties?.data ?? {});

@@ -17,7 +17,8 @@ export function durationSeconds(duration: string): number {
   return total;
 }
 
-const seconds = (s: number) => `${Math.max(1, Math.round(s))}s`;
+/** A number of seconds as a k6 stage duration, at least "1s". */
+const k6Duration = (s: number) => `${Math.max(1, Math.round(s))}s`;
 
 function arrivalVUs(config: LoadConfig, peakRate: number) {
   // One iteration makes two requests; a VU per expected concurrent iteration, bounded by maxVUs.
@@ -47,10 +48,10 @@ export function buildScenario(config: LoadConfig): Scenario {
         startRate: Math.max(1, Math.round(rate / 4)),
         timeUnit: "1s",
         stages: [
-          { target: rate, duration: seconds(total * 0.25) },
-          { target: rate, duration: seconds(total * 0.25) },
-          { target: rate * 2, duration: seconds(total * 0.25) },
-          { target: rate * 3, duration: seconds(total * 0.25) },
+          { target: rate, duration: k6Duration(total * 0.25) },
+          { target: rate, duration: k6Duration(total * 0.25) },
+          { target: rate * 2, duration: k6Duration(total * 0.25) },
+          { target: rate * 3, duration: k6Duration(total * 0.25) },
         ],
         ...arrivalVUs(config, rate * 3),
       };
@@ -61,11 +62,11 @@ export function buildScenario(config: LoadConfig): Scenario {
         startRate: Math.max(1, Math.round(rate / 4)),
         timeUnit: "1s",
         stages: [
-          { target: Math.max(1, Math.round(rate / 4)), duration: seconds(total * 0.3) },
-          { target: rate * 5, duration: seconds(Math.min(10, total * 0.1)) },
-          { target: rate * 5, duration: seconds(total * 0.2) },
-          { target: Math.max(1, Math.round(rate / 4)), duration: seconds(Math.min(10, total * 0.1)) },
-          { target: Math.max(1, Math.round(rate / 4)), duration: seconds(total * 0.3) },
+          { target: Math.max(1, Math.round(rate / 4)), duration: k6Duration(total * 0.3) },
+          { target: rate * 5, duration: k6Duration(Math.min(10, total * 0.1)) },
+          { target: rate * 5, duration: k6Duration(total * 0.2) },
+          { target: Math.max(1, Math.round(rate / 4)), duration: k6Duration(Math.min(10, total * 0.1)) },
+          { target: Math.max(1, Math.round(rate / 4)), duration: k6Duration(total * 0.3) },
         ],
         ...arrivalVUs(config, rate * 5),
       };
