@@ -69,6 +69,7 @@ export { buildOpenApiDocument } from "./openapi.ts";
 // Target profiles.
 export { type MethodProfile, type Profile, ProfileError, parseProfile, readProfile } from "./profile.ts";
 export { ExchangeRecorder, type RecordedExchange, readRecordedExchanges } from "./recorder.ts";
+export { readRequestBody } from "./request-body.ts";
 export { requestFields, withField, wrongTypeValue } from "./request-fields.ts";
 // The sandbox clock extension and callback signatures.
 export { AdvanceClockRequest, SANDBOX_CLOCK_ADVANCE_PATH } from "./sandbox-clock.ts";

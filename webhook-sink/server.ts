@@ -13,7 +13,7 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type SignatureScheme, verifyCallbackSignature } from "../contract/index.ts";
+import { readRequestBody, type SignatureScheme, verifyCallbackSignature } from "../contract/index.ts";
 import {
   CALLBACKS_SEGMENT,
   type CallbackUrlVariant,
@@ -109,28 +109,6 @@ function headerMap(req: IncomingMessage): Record<string, string> {
   return out;
 }
 
-/** The body, or undefined when it exceeds the limit (plain events: cheaper than an async iterator). */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.removeAllListeners("data");
-        req.resume();
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.once("end", () =>
-      resolve(size > limit ? undefined : chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)),
-    );
-    req.once("error", reject);
-  });
-}
-
 export async function startWebhookSink(options: SinkOptions): Promise<RunningSink> {
   const token = options.token ?? randomBytes(32).toString("hex");
   if (!TOKEN_FORMAT.test(token))
@@ -182,7 +160,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       req.resume();
       return reject(res, 413, "body-too-large");
     }
-    const raw = await readBody(req, maxBodyBytes);
+    const raw = await readRequestBody(req, maxBodyBytes);
     if (raw === undefined) {
       res.setHeader("connection", "close");
       return reject(res, 413, "body-too-large");

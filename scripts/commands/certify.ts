@@ -1,7 +1,7 @@
 /** `npm run certify`: certifies the target against the contract and writes the reports. */
-import { runCertification, SettingsError, type Verdict } from "../../certify/index.ts";
-import { ProfileError } from "../../contract/index.ts";
+import { runCertification, type Verdict } from "../../certify/index.ts";
 import { defineCommand, EXIT, type ExitCode } from "../cli.ts";
+import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
 
 const EXIT_OF_VERDICT: Record<Verdict, ExitCode> = {
   conformant: EXIT.ok,
@@ -28,12 +28,9 @@ export const certify = defineCommand({
     [EXIT.ok]: "conformant: every required check passed",
     [EXIT.failed]: "not conformant",
     [EXIT.notJudged]: "the target could not be judged (unreachable, a spec that did not load)",
-    [EXIT.usage]: "bad usage, a bad profile or variable",
+    ...BAD_SETTINGS_EXIT,
   },
-  knownErrors: [
-    [ProfileError, EXIT.usage],
-    [SettingsError, EXIT.usage],
-  ],
+  knownErrors: BAD_SETTINGS,
   async run() {
     return EXIT_OF_VERDICT[(await runCertification()).report.verdict];
   },

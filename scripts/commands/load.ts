@@ -1,9 +1,8 @@
 /** `npm run load`: a k6 load scenario against the target, with thresholds, latency and callback delivery. */
 
-import { SettingsError } from "../../certify/index.ts";
-import { ProfileError } from "../../contract/index.ts";
 import { LOAD_SCRIPTS, NoK6Error, runLoad, SCENARIOS } from "../../load/index.ts";
 import { defineCommand, EXIT } from "../cli.ts";
+import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
 
 export const load = defineCommand({
   name: "load",
@@ -46,13 +45,9 @@ export const load = defineCommand({
     [EXIT.ok]: "every threshold and the delivery target met",
     [EXIT.failed]: "a threshold or the delivery target missed",
     [EXIT.missingTool]: "no k6 to run with (nothing written)",
-    [EXIT.usage]: "bad usage, a bad profile or variable",
+    ...BAD_SETTINGS_EXIT,
   },
-  knownErrors: [
-    [NoK6Error, EXIT.missingTool],
-    [ProfileError, EXIT.usage],
-    [SettingsError, EXIT.usage],
-  ],
+  knownErrors: [[NoK6Error, EXIT.missingTool], ...BAD_SETTINGS],
   async run(options) {
     const chosen = {
       scenario: options.scenario ?? "smoke",

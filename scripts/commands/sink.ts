@@ -1,10 +1,11 @@
 /** `npm run sink`: the webhook sink alone, e.g. behind a tunnel for a provider that must reach a public URL. */
 import { resolve } from "node:path";
-import { ProfileError, readProfile } from "../../contract/index.ts";
+import { readProfile } from "../../contract/index.ts";
 import { REFERENCE_PROFILE_PATH } from "../../fixtures/profiles/index.ts";
 import { REFERENCE_CALLBACK_SECRET } from "../../fixtures/reference-provider/index.ts";
 import { startWebhookSink } from "../../webhook-sink/index.ts";
 import { defineCommand, EXIT, numberFlag, UsageError } from "../cli.ts";
+import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
 
 export const sink = defineCommand({
   name: "sink",
@@ -37,8 +38,8 @@ export const sink = defineCommand({
     "H2H_PROFILE          target profile file (default: fixtures/profiles/reference.json)",
     "H2H_CALLBACK_SECRET  secret to verify callback signatures",
   ],
-  exitCodes: { [EXIT.usage]: "bad usage, a bad profile or variable" },
-  knownErrors: [[ProfileError, EXIT.usage]],
+  exitCodes: BAD_SETTINGS_EXIT,
+  knownErrors: BAD_SETTINGS,
   async run(options) {
     const env = process.env;
     const profile = await readProfile(env.H2H_PROFILE ? resolve(env.H2H_PROFILE) : REFERENCE_PROFILE_PATH);
