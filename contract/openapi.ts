@@ -5,9 +5,14 @@
  */
 import * as z from "zod";
 import { ENDPOINTS } from "./endpoints.ts";
-import { OPERATION_NAMES, OPERATIONS, type OperationName } from "./names.ts";
 import {
   CALLBACK_STATUSES,
+  ENVELOPE_MARKERS,
+  OPERATION_NAMES,
+  OPERATIONS,
+  type OperationName,
+} from "./names.ts";
+import {
   ConfirmOrderRequest,
   type Contract,
   CreateMobileCommerceOrderRequest,
@@ -110,13 +115,13 @@ export function buildOpenApiDocument(contract: Contract = lenientContract): Reco
         },
         responses: {
           "200": {
-            description: "Success: codeError `none`, message null, status `success` (§2.1, §7).",
+            description: `Success: codeError \`${ENVELOPE_MARKERS.successCodeError}\`, message null, status \`${ENVELOPE_MARKERS.successStatus}\` (§2.1, §7).`,
             content: { "application/json": { schema: REF(RESPONSE_COMPONENT[endpoint.operation]) } },
           },
           default: {
             description:
               "Failure. HTTP statuses and codeError values are not shown by the seed (§7); the envelope " +
-              "carries codeError other than `none`, a message and result.x-request-id.",
+              `carries codeError other than \`${ENVELOPE_MARKERS.successCodeError}\`, a message and result.x-request-id.`,
             content: { "application/json": { schema: REF("ErrorEnvelope") } },
           },
         },

@@ -16,23 +16,9 @@ import {
   ENVELOPE_MARKERS,
   OPERATION,
   type OperationName,
-  ORDER_KINDS,
   ORDER_STATUSES,
   TRAFFIC_TYPES,
 } from "./names.ts";
-
-// The names (statuses, markers, enums) live in names.ts; re-exported for older imports.
-export {
-  CALLBACK_STATUSES,
-  type CallbackStatus,
-  ORDER_STATUSES,
-  type OrderStatus,
-  TRAFFIC_TYPES,
-} from "./names.ts";
-/** @deprecated kept while the reference provider moves to names.ts' ENVELOPE_MARKERS. */
-export const SUCCESS_CODE_ERROR = ENVELOPE_MARKERS.successCodeError;
-/** @deprecated kept while the reference provider moves to names.ts' ENVELOPE_MARKERS. */
-export const SUCCESS_STATUS = ENVELOPE_MARKERS.successStatus;
 
 /**
  * How strict the schemas are where the seed leaves a gap. The default ({@link LENIENT_GAPS})
@@ -304,18 +290,6 @@ export type Contract = ReturnType<typeof buildContract>;
 
 /** The contract as the seed allows it, with every gap lenient. */
 export const contract = buildContract(LENIENT_GAPS);
-
-/**
- * @deprecated the reference provider's gap policy is its profile's (`fixtures/profiles`); kept
- * only until the provider's own tests read it there.
- */
-export const REFERENCE_GAPS: GapPolicy = {
-  dateFormat: "rfc3339",
-  orderTypes: [...ORDER_KINDS],
-  currencies: ["RUB", "KZT"],
-  requisiteTypeCodes: ["link", "phone"],
-  extraStatuses: [],
-};
 
 export type OrderRecord = z.infer<Contract["orderRecord"]>;
 export type ConfirmationResult = z.infer<Contract["confirmationResult"]>;

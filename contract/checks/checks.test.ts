@@ -5,7 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { SAMPLE_ORDER_RECORD } from "../../fixtures/index.ts";
 import type { ExchangeResponse } from "../h2h-client.ts";
-import { buildContract, contract, LENIENT_GAPS, ORDER_STATUSES } from "../schemas.ts";
+import { ORDER_STATUSES } from "../names.ts";
+import { buildContract, contract, LENIENT_GAPS } from "../schemas.ts";
 import { CHECK_REGISTRY, type Check, type ObservedCallback } from "./index.ts";
 
 const requestId = (n: number) => `req-${n}`;
