@@ -12,9 +12,12 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { REFERENCE_SIGNATURE_SCHEME } from "../contract/index.ts";
 import { SAMPLE_ORDER_RECORD, sampleSuccessEnvelope } from "../fixtures/index.ts";
-import { REFERENCE_CALLBACK_SECRET, startReferenceProvider } from "../fixtures/reference-provider/index.ts";
+import {
+  REFERENCE_CALLBACK_SECRET,
+  REFERENCE_SIGNATURE,
+  startReferenceProvider,
+} from "../fixtures/reference-provider/index.ts";
 import { startWebhookSink } from "../webhook-sink/index.ts";
 
 /** A body of the size and shape of a mobile-commerce creation answer, so both servers write alike. */
@@ -49,7 +52,7 @@ async function startSink() {
   const sink = await startWebhookSink({
     dataDir,
     secret: REFERENCE_CALLBACK_SECRET,
-    signature: REFERENCE_SIGNATURE_SCHEME,
+    signature: REFERENCE_SIGNATURE,
     sync: process.env.SINK_SYNC !== "0",
   });
   return {

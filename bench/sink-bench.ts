@@ -4,7 +4,7 @@
  * Afterwards the sink's store is counted: every acknowledged callback must be there.
  */
 import { STATUS, signCallbackBody } from "../contract/index.ts";
-import { REFERENCE_CALLBACK_SECRET } from "../fixtures/reference-provider/index.ts";
+import { REFERENCE_CALLBACK_SECRET, REFERENCE_SIGNATURE } from "../fixtures/reference-provider/index.ts";
 import { SinkClient } from "../webhook-sink/index.ts";
 import { assertValidRuns, measureThroughput, startChildServer, type Throughput } from "./measure.ts";
 
@@ -35,7 +35,7 @@ const BODY = JSON.stringify({
 export async function runSinkBench(options: SinkBenchOptions): Promise<SinkBenchResult> {
   const headers = {
     "content-type": "application/json",
-    "x-signature": signCallbackBody(BODY, REFERENCE_CALLBACK_SECRET),
+    "x-signature": signCallbackBody(BODY, REFERENCE_CALLBACK_SECRET, REFERENCE_SIGNATURE),
   };
   const shape = {
     body: BODY,

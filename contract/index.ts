@@ -7,8 +7,7 @@
  */
 
 export {
-  REFERENCE_SIGNATURE_HEADER,
-  REFERENCE_SIGNATURE_SCHEME,
+  type HmacScheme,
   type SignatureScheme,
   signCallbackBody,
   verifyCallbackSignature,

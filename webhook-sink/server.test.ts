@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Agent, request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { REFERENCE_SIGNATURE_SCHEME, signCallbackBody } from "../contract/index.ts";
+import { signCallbackBody } from "../contract/index.ts";
+import { REFERENCE_SIGNATURE } from "../fixtures/reference-provider/index.ts";
 import { SinkClient } from "./client.ts";
 import { type RunningSink, type SinkOptions, startWebhookSink } from "./server.ts";
 import { LOG_FILE } from "./store.ts";
@@ -22,7 +23,7 @@ async function sink(options: Partial<SinkOptions> = {}): Promise<{ sink: Running
   const started = await startWebhookSink({
     dataDir: dataDir(),
     secret: SECRET,
-    signature: REFERENCE_SIGNATURE_SCHEME,
+    signature: REFERENCE_SIGNATURE,
     sync: false,
     ...options,
   });
@@ -106,13 +107,15 @@ describe("webhook sink: signatures", () => {
   it("records valid, invalid and missing signatures, verified on the raw bytes", async () => {
     const { sink: s, client } = await sink();
     const good = callbackBody("good");
-    await post(s.callbackUrl(), good, { "x-signature": signCallbackBody(good, SECRET) });
+    await post(s.callbackUrl(), good, { "x-signature": signCallbackBody(good, SECRET, REFERENCE_SIGNATURE) });
     const bad = callbackBody("bad");
-    await post(s.callbackUrl(), bad, { "x-signature": signCallbackBody(bad, "another-secret") });
+    await post(s.callbackUrl(), bad, {
+      "x-signature": signCallbackBody(bad, "another-secret", REFERENCE_SIGNATURE),
+    });
     await post(s.callbackUrl(), callbackBody("unsigned"));
     const tampered = callbackBody("tampered");
     await post(s.callbackUrl(), tampered.replace("1500", "15000"), {
-      "x-signature": signCallbackBody(tampered, SECRET),
+      "x-signature": signCallbackBody(tampered, SECRET, REFERENCE_SIGNATURE),
     });
     const verdicts = Object.fromEntries((await client.list()).map((c) => [c.orderId, c.signature]));
     expect(verdicts).toEqual({ good: "valid", bad: "invalid", unsigned: "missing", tampered: "invalid" });
