@@ -9,5 +9,6 @@ export { escapeHtml } from "./reports/html.ts";
 export { REPORT_FILES } from "./reports/index.ts";
 export { escapeXml } from "./reports/junit.ts";
 export type { CheckRecord, RunReport, Verdict } from "./run-model.ts";
+export { type RunSecrets, runMasker, startRunSink } from "./run-setup.ts";
 export { type CertifyOptions, type CertifyResult, runCertification } from "./runner.ts";
 export { readSettings, type Settings, SettingsError, withReferenceDefaults } from "./settings.ts";

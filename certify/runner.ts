@@ -11,7 +11,6 @@ import { startVitest } from "vitest/node";
 import {
   CHECK_REGISTRY,
   type Check,
-  createMasker,
   ExchangeRecorder,
   endpointPath,
   envelopeRequestIdUnique,
@@ -26,16 +25,16 @@ import {
   requirementOf,
   TransportError,
 } from "../contract/index.ts";
-import { TEST_CARD } from "../fixtures/index.ts";
 import {
   type RunningReferenceProvider,
   startReferenceProvider,
 } from "../fixtures/reference-provider/index.ts";
-import { type RunningSink, startWebhookSink } from "../webhook-sink/index.ts";
+import type { RunningSink } from "../webhook-sink/index.ts";
 import { CheckCollector } from "./check-collector.ts";
 import { type ReportPaths, writeReports } from "./reports/index.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "./run-context.ts";
 import { type CheckRecord, type RunReport, sortChecks, summarize, type Verdict } from "./run-model.ts";
+import { runMasker, startRunSink } from "./run-setup.ts";
 import { PROJECT_ROOT, readSettings, type Settings, withReferenceDefaults } from "./settings.ts";
 
 export interface CertifyOptions {
@@ -175,10 +174,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
   const initial = readSettings(env, cwd);
   const profile = await readProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
   const settings: Settings = withReferenceDefaults(initial, profile.name);
-  let masker = createMasker({
-    secrets: [settings.apiKey, settings.secondApiKey, settings.callbackSecret],
-    cardNumbers: [TEST_CARD.number],
-  });
+  let masker = runMasker(settings);
   const print = (line: string) => (options.print ?? console.log)(masker.text(line));
 
   let provider: RunningReferenceProvider | undefined;
@@ -186,20 +182,9 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
   const runDir = await mkdtemp(join(tmpdir(), "h2h-certify-"));
   try {
     if (settings.baseUrl === undefined) provider = await startReferenceProvider({ port: 0 });
-    sink = await startWebhookSink({
-      port: settings.sinkPort,
-      dataDir: join(runDir, "sink"),
-      ...(settings.sinkPublicUrl ? { publicUrl: settings.sinkPublicUrl } : {}),
-      ...(settings.callbackSecret ? { secret: settings.callbackSecret } : {}),
-      signature: profile.callbacks.signature,
-      idPath: profile.callbacks.idPath,
-      statusPath: profile.callbacks.statusPath,
-    });
+    sink = await startRunSink(settings, profile, join(runDir, "sink"));
     // The sink's token guards it against fake callbacks: it is masked like a secret.
-    masker = createMasker({
-      secrets: [settings.apiKey, settings.secondApiKey, settings.callbackSecret, sink.token],
-      cardNumbers: [TEST_CARD.number],
-    });
+    masker = runMasker({ ...settings, sinkToken: sink.token });
     const baseUrl = settings.baseUrl ?? (provider as RunningReferenceProvider).url;
     print(
       `h2h-certify: certifying ${baseUrl}${provider ? " (bundled reference provider)" : ""} with profile "${profile.name}"`,

@@ -23,10 +23,9 @@ import {
 import { createOrder, orderIdOf, orderRequest } from "./support/orders.ts";
 import { failureEnvelopeTests, titled } from "./support/shared-specs.ts";
 import { loadSpecTarget } from "./support/target.ts";
-import { verify } from "./support/verify.ts";
+import { verifyRejection } from "./support/verify.ts";
 
 const target = loadSpecTarget(import.meta.url);
-const errors = target.profile.errors;
 /** A key no merchant has, shaped like a real one. */
 const WRONG_API_KEY = "h2h-certify-wrong-key-0000000000";
 
@@ -64,33 +63,19 @@ for (const endpoint of Object.values(ENDPOINTS)) {
     let missingKey: Exchange;
     it(rejectsMissingApiKey.name, async (ctx) => {
       missingKey = await send(validBody(), { apiKey: null });
-      verify(
-        ctx,
-        target,
-        rejectsMissingApiKey,
-        { response: missingKey.response, pinned: errors.unauthorized },
-        [missingKey],
-      );
+      verifyRejection(ctx, target, rejectsMissingApiKey, missingKey, "unauthorized");
     });
     failureEnvelopeTests(target, () => missingKey, "missing API key");
 
     it(rejectsWrongApiKey.name, async (ctx) => {
       const exchange = await send(validBody(), { apiKey: WRONG_API_KEY });
-      verify(ctx, target, rejectsWrongApiKey, { response: exchange.response, pinned: errors.unauthorized }, [
-        exchange,
-      ]);
+      verifyRejection(ctx, target, rejectsWrongApiKey, exchange, "unauthorized");
     });
 
     let malformed: Exchange;
     it(rejectsMalformedJson.name, async (ctx) => {
       malformed = await send(undefined, { rawBody: '{"methodID": 1,' });
-      verify(
-        ctx,
-        target,
-        rejectsMalformedJson,
-        { response: malformed.response, pinned: errors.invalidJson },
-        [malformed],
-      );
+      verifyRejection(ctx, target, rejectsMalformedJson, malformed, "invalidJson");
     });
     failureEnvelopeTests(target, () => malformed, "malformed JSON");
 
@@ -102,9 +87,7 @@ for (const endpoint of Object.values(ENDPOINTS)) {
     for (const path of required) {
       it(titled(rejectsMissingField, path), async (ctx) => {
         const exchange = await send(withField(validBody(), path, { remove: true }));
-        verify(ctx, target, rejectsMissingField, { response: exchange.response, pinned: errors.validation }, [
-          exchange,
-        ]);
+        verifyRejection(ctx, target, rejectsMissingField, exchange, "validation");
       });
     }
 
@@ -112,33 +95,19 @@ for (const endpoint of Object.values(ENDPOINTS)) {
       const value = wrongTypeValue(field.jsonType);
       it(titled(rejectsWrongType, `${field.path} = ${JSON.stringify(value)}`), async (ctx) => {
         const exchange = await send(withField(validBody(), field.path, { value }));
-        verify(ctx, target, rejectsWrongType, { response: exchange.response, pinned: errors.validation }, [
-          exchange,
-        ]);
+        verifyRejection(ctx, target, rejectsWrongType, exchange, "validation");
       });
     }
 
     if (isCreate) {
       it(rejectsTrafficTypeOutsideEnum.name, async (ctx) => {
         const exchange = await send({ ...validBody(), trafficType: "bulk" });
-        verify(
-          ctx,
-          target,
-          rejectsTrafficTypeOutsideEnum,
-          { response: exchange.response, pinned: errors.validation },
-          [exchange],
-        );
+        verifyRejection(ctx, target, rejectsTrafficTypeOutsideEnum, exchange, "validation");
       });
       for (const amount of [0, -1]) {
         it(titled(rejectsNonPositiveAmount, `amount = ${amount}`), async (ctx) => {
           const exchange = await send({ ...validBody(), amount });
-          verify(
-            ctx,
-            target,
-            rejectsNonPositiveAmount,
-            { response: exchange.response, pinned: errors.validation },
-            [exchange],
-          );
+          verifyRejection(ctx, target, rejectsNonPositiveAmount, exchange, "validation");
         });
       }
     }

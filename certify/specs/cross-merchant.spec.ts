@@ -14,7 +14,7 @@ import {
 import { type CreatedOrder, confirm, createOrder, orderIdOf } from "./support/orders.ts";
 import { type Settled, settle, settledValue } from "./support/settled.ts";
 import { loadSpecTarget } from "./support/target.ts";
-import { verify } from "./support/verify.ts";
+import { verify, verifyRejection } from "./support/verify.ts";
 
 const target = loadSpecTarget(import.meta.url);
 const SKIP_REASON = "H2H_API_KEY_2 is not set: cross-merchant checks need a second merchant's API key";
@@ -71,13 +71,10 @@ for (const kind of ["mobile_commerce", "quasi_ecom"] as OrderKind[]) {
         prepared,
         "the cross-merchant orders",
       );
-      verify(
-        ctx,
-        target,
-        rejectsOtherMerchantsOrder,
-        { response: secondConfirmsFirsts.response, pinned: target.profile.errors.orderNotFound },
-        [firstMerchantsOrder.exchange, secondConfirmsFirsts],
-      );
+      verifyRejection(ctx, target, rejectsOtherMerchantsOrder, secondConfirmsFirsts, "orderNotFound", [
+        firstMerchantsOrder.exchange,
+        secondConfirmsFirsts,
+      ]);
     });
   });
 }

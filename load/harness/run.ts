@@ -9,19 +9,13 @@ import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promise
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { readSettings, withReferenceDefaults } from "../../certify/index.ts";
-import { CHECK_REGISTRY, createMasker, readProfile } from "../../contract/index.ts";
-import { TEST_CARD } from "../../fixtures/index.ts";
+import { readSettings, runMasker, startRunSink, withReferenceDefaults } from "../../certify/index.ts";
+import { CHECK_REGISTRY, readProfile } from "../../contract/index.ts";
 import {
   type RunningReferenceProvider,
   startReferenceProvider,
 } from "../../fixtures/reference-provider/index.ts";
-import {
-  type RunningSink,
-  SinkClient,
-  type StoredCallback,
-  startWebhookSink,
-} from "../../webhook-sink/index.ts";
+import { type RunningSink, SinkClient, type StoredCallback } from "../../webhook-sink/index.ts";
 import type { ScenarioName } from "../lib/config.ts";
 import type { K6Summary } from "../lib/summary.ts";
 import { buildLoadBundles } from "./build.ts";
@@ -109,10 +103,7 @@ export async function runLoad(
   const initial = readSettings(env);
   const profile = await readProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
   const settings = withReferenceDefaults(initial, profile.name);
-  const masker = createMasker({
-    secrets: [settings.apiKey, settings.secondApiKey, settings.callbackSecret],
-    cardNumbers: [TEST_CARD.number],
-  });
+  const masker = runMasker(settings);
   const startedAt = new Date();
   const runId = `load-${startedAt.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "")}-${randomBytes(3).toString("hex")}`;
   const bundles = await buildLoadBundles(profile);
@@ -126,16 +117,7 @@ export async function runLoad(
   let sinkClient: SinkClient | undefined;
   try {
     if (settings.baseUrl === undefined) provider = await startReferenceProvider({ port: 0 });
-    sink = await startWebhookSink({
-      port: settings.sinkPort,
-      dataDir: join(workDir, "sink"),
-      sync: true,
-      ...(settings.sinkPublicUrl ? { publicUrl: settings.sinkPublicUrl } : {}),
-      ...(settings.callbackSecret ? { secret: settings.callbackSecret } : {}),
-      signature: profile.callbacks.signature,
-      idPath: profile.callbacks.idPath,
-      statusPath: profile.callbacks.statusPath,
-    });
+    sink = await startRunSink(settings, profile, join(workDir, "sink"));
     sinkClient = new SinkClient(sink.url, sink.token);
     const baseUrl = settings.baseUrl ?? (provider as RunningReferenceProvider).url;
     const outputDir = join(workDir, "out");

@@ -26,6 +26,17 @@ function arrivalVUs(config: LoadConfig, peakRate: number) {
   return { preAllocatedVUs: preAllocated, maxVUs: Math.max(preAllocated, config.maxVUs) };
 }
 
+/** A ramping-arrival-rate scenario from a quarter of the rate through `[target rate, seconds]` stages. */
+function rampingArrival(config: LoadConfig, stages: [target: number, seconds: number][]): Scenario {
+  return {
+    executor: "ramping-arrival-rate",
+    startRate: Math.max(1, Math.round(config.rate / 4)),
+    timeUnit: "1s",
+    stages: stages.map(([target, seconds]) => ({ target, duration: k6Duration(seconds) })),
+    ...arrivalVUs(config, Math.max(...stages.map(([target]) => target))),
+  };
+}
+
 export function buildScenario(config: LoadConfig): Scenario {
   const total = durationSeconds(config.duration);
   const rate = config.rate;
@@ -43,33 +54,23 @@ export function buildScenario(config: LoadConfig): Scenario {
       };
     case "stress":
       // Up to the target rate, hold, then past it to twice and three times the target.
-      return {
-        executor: "ramping-arrival-rate",
-        startRate: Math.max(1, Math.round(rate / 4)),
-        timeUnit: "1s",
-        stages: [
-          { target: rate, duration: k6Duration(total * 0.25) },
-          { target: rate, duration: k6Duration(total * 0.25) },
-          { target: rate * 2, duration: k6Duration(total * 0.25) },
-          { target: rate * 3, duration: k6Duration(total * 0.25) },
-        ],
-        ...arrivalVUs(config, rate * 3),
-      };
-    case "spike":
+      return rampingArrival(config, [
+        [rate, total * 0.25],
+        [rate, total * 0.25],
+        [rate * 2, total * 0.25],
+        [rate * 3, total * 0.25],
+      ]);
+    case "spike": {
       // A quiet baseline, a sudden jump to five times the target, and back.
-      return {
-        executor: "ramping-arrival-rate",
-        startRate: Math.max(1, Math.round(rate / 4)),
-        timeUnit: "1s",
-        stages: [
-          { target: Math.max(1, Math.round(rate / 4)), duration: k6Duration(total * 0.3) },
-          { target: rate * 5, duration: k6Duration(Math.min(10, total * 0.1)) },
-          { target: rate * 5, duration: k6Duration(total * 0.2) },
-          { target: Math.max(1, Math.round(rate / 4)), duration: k6Duration(Math.min(10, total * 0.1)) },
-          { target: Math.max(1, Math.round(rate / 4)), duration: k6Duration(total * 0.3) },
-        ],
-        ...arrivalVUs(config, rate * 5),
-      };
+      const quiet = Math.max(1, Math.round(rate / 4));
+      return rampingArrival(config, [
+        [quiet, total * 0.3],
+        [rate * 5, Math.min(10, total * 0.1)],
+        [rate * 5, total * 0.2],
+        [quiet, Math.min(10, total * 0.1)],
+        [quiet, total * 0.3],
+      ]);
+    }
   }
 }
 

@@ -30,7 +30,7 @@ import {
 } from "../../../contract/index.ts";
 import { type CreatedOrder, confirm, createOrder, orderIdOf, orderRequest } from "./orders.ts";
 import type { SpecTarget } from "./target.ts";
-import { verify } from "./verify.ts";
+import { verify, verifyRejection } from "./verify.ts";
 
 /** `check › case`, the title of a check run on one of several cases. */
 export const titled = (check: { name: string }, label?: string) =>
@@ -152,13 +152,10 @@ export function creationTests(
     );
     const across = options.duplicateThrough === kind ? undefined : "across order kinds";
     it(titled(rejectsDuplicateMerchantOrderId, across), (ctx) =>
-      verify(
-        ctx,
-        target,
-        rejectsDuplicateMerchantOrderId,
-        { response: duplicate.response, pinned: target.profile.errors.duplicateMerchantOrderId },
-        [order.exchange, duplicate],
-      ),
+      verifyRejection(ctx, target, rejectsDuplicateMerchantOrderId, duplicate, "duplicateMerchantOrderId", [
+        order.exchange,
+        duplicate,
+      ]),
     );
     failureEnvelopeTests(target, () => duplicate, "duplicate merchantOrderID");
     more({ order: () => order, data });
@@ -169,7 +166,6 @@ export function creationTests(
 export function confirmationTests(target: SpecTarget, kind: OrderKind): void {
   const operation = OPERATIONS_BY_KIND[kind].confirm;
   const { successCode, wrongCode } = target.profile.confirmation;
-  const errors = target.profile.errors;
 
   describe(operation, () => {
     let order: CreatedOrder;
@@ -251,13 +247,7 @@ export function confirmationTests(target: SpecTarget, kind: OrderKind): void {
     );
 
     it(rejectsWrongCode.name, (ctx) =>
-      verify(
-        ctx,
-        target,
-        rejectsWrongCode,
-        { response: wrongCodeAnswer.response, pinned: errors.invalidCode },
-        [wrongCodeAnswer],
-      ),
+      verifyRejection(ctx, target, rejectsWrongCode, wrongCodeAnswer, "invalidCode"),
     );
     failureEnvelopeTests(target, () => wrongCodeAnswer, "wrong code");
     it(confirmableAfterWrongCode.name, (ctx) =>
@@ -267,32 +257,17 @@ export function confirmationTests(target: SpecTarget, kind: OrderKind): void {
       ]),
     );
     it(rejectsConfirmingTwice.name, (ctx) =>
-      verify(
-        ctx,
-        target,
-        rejectsConfirmingTwice,
-        { response: confirmedTwice.response, pinned: errors.invalidOrderState },
-        [confirmed, confirmedTwice],
-      ),
+      verifyRejection(ctx, target, rejectsConfirmingTwice, confirmedTwice, "invalidOrderState", [
+        confirmed,
+        confirmedTwice,
+      ]),
     );
     it(rejectsUnknownOrder.name, (ctx) =>
-      verify(
-        ctx,
-        target,
-        rejectsUnknownOrder,
-        { response: unknownOrder.response, pinned: errors.orderNotFound },
-        [unknownOrder],
-      ),
+      verifyRejection(ctx, target, rejectsUnknownOrder, unknownOrder, "orderNotFound"),
     );
     failureEnvelopeTests(target, () => unknownOrder, "unknown order");
     it(rejectsOtherKindConfirmPath.name, (ctx) =>
-      verify(
-        ctx,
-        target,
-        rejectsOtherKindConfirmPath,
-        { response: otherKindPath.response, pinned: errors.invalidOrderState },
-        [otherKindPath],
-      ),
+      verifyRejection(ctx, target, rejectsOtherKindConfirmPath, otherKindPath, "invalidOrderState"),
     );
   });
 }

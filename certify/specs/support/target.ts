@@ -9,16 +9,15 @@ import {
   buildContract,
   type Contract,
   callbackUrlWith,
-  createMasker,
   ExchangeRecorder,
   H2hClient,
   type Masker,
   ORDER_STATUSES,
   type Profile,
 } from "../../../contract/index.ts";
-import { TEST_CARD } from "../../../fixtures/index.ts";
 import { SinkClient } from "../../../webhook-sink/index.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "../../run-context.ts";
+import { runMasker } from "../../run-setup.ts";
 
 export interface SpecTarget {
   baseUrl: string;
@@ -61,10 +60,7 @@ export function loadSpecTarget(specFile: string): SpecTarget {
   const context = runContext();
   const { baseUrl, apiKey, profile } = context;
   const secondApiKey = context.secondApiKey ?? undefined;
-  const masker = createMasker({
-    secrets: [apiKey, secondApiKey, context.callbackSecret ?? undefined, context.sink.token],
-    cardNumbers: [TEST_CARD.number],
-  });
+  const masker = runMasker({ ...context, sinkToken: context.sink.token });
   const source = basename(new URL(specFile).pathname).replace(/\.spec\.ts$/, "");
   const recorder = new ExchangeRecorder(source, masker, context.runDir);
   const makeClient = (key: string) =>

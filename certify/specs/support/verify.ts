@@ -4,7 +4,7 @@
  * A check judged informational (contract/checks `requirementOf`) is recorded as failed but does
  * not fail the test.
  */
-import { type Check, type Exchange, requirementOf } from "../../../contract/index.ts";
+import { type Check, type Exchange, type RejectionInput, requirementOf } from "../../../contract/index.ts";
 import type { CallbackTimeline, CheckMeta } from "../../run-context.ts";
 import type { SpecTarget } from "./target.ts";
 
@@ -38,4 +38,25 @@ export function verify<Input>(
     ...(extra.timeline ? { timeline: extra.timeline } : {}),
   };
   if (!outcome.ok && requirement.required) throw new CheckFailure(`${check.name}: ${detail}`);
+}
+
+/**
+ * Runs a rejection check on one answer, against the error the target's profile pins for it
+ * (`errors.<name>`; unpinned, any refusal will do). `evidence` defaults to the answer itself.
+ */
+export function verifyRejection(
+  context: TaskLike,
+  target: SpecTarget,
+  check: Check<RejectionInput>,
+  answer: Exchange,
+  pinned: Exclude<keyof SpecTarget["profile"]["errors"], "$comment">,
+  evidence: readonly (Exchange | undefined)[] = [answer],
+): void {
+  verify(
+    context,
+    target,
+    check,
+    { response: answer.response, pinned: target.profile.errors[pinned] },
+    evidence,
+  );
 }
