@@ -118,7 +118,7 @@ export function helpText(command: Command): string {
 }
 
 /** Parses argv against the command's options; a bad argument is a UsageError naming it. */
-export function parseOptions<Options extends Record<string, OptionSpec>>(
+function parseOptions<Options extends Record<string, OptionSpec>>(
   command: Command<Options>,
   argv: readonly string[],
 ): OptionValues<Options> & { help?: boolean } {
