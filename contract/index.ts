@@ -32,7 +32,6 @@ export {
   CALLBACKS_SEGMENT,
   type CallbackStatus,
   type CallbackUrlVariant,
-  type CallbackVariant,
   CLIENT_METADATA_FIELDS,
   type ClientMetadataField,
   CONFIRMED_STATUSES,
@@ -41,14 +40,11 @@ export {
   ENDPOINT_PATHS,
   ENVELOPE_MARKERS,
   endpointPath,
-  FINAL_STATUSES,
-  type FinalStatus,
   OPERATION,
   OPERATION_NAMES,
   OPERATIONS,
   OPERATIONS_BY_KIND,
   type OperationName,
-  type OperationStep,
   ORDER_KIND,
   ORDER_KINDS,
   ORDER_STATUSES,
@@ -62,11 +58,10 @@ export {
   sinkCallbackUrl,
   successResult,
   TRAFFIC_TYPES,
-  type TrafficType,
 } from "./names.ts";
 export { buildOpenApiDocument } from "./openapi.ts";
 // Target profiles.
-export { type MethodProfile, type Profile, ProfileError, parseProfile, readProfile } from "./profile.ts";
+export { type Profile, ProfileError, parseProfile, readProfile } from "./profile.ts";
 export { ExchangeRecorder, type RecordedExchange, readRecordedExchanges } from "./recorder.ts";
 export { readRequestBody } from "./request-body.ts";
 export { requestFields, withField, wrongTypeValue } from "./request-fields.ts";

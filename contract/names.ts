@@ -173,7 +173,6 @@ export function successResult(requestId: string) {
 
 /** §4.1 / §4.3 `trafficType`; the seed says the default is `mixed`. */
 export const TRAFFIC_TYPES = ["ftd", "td", "mixed"] as const;
-export type TrafficType = (typeof TRAFFIC_TYPES)[number];
 
 /** §4.1 / §4.3 `clientMetadata.*`: the conditional client fields. */
 export const CLIENT_METADATA_FIELDS = ["phone", "operator", "name", "email"] as const;

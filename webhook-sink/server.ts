@@ -45,9 +45,6 @@ export interface SinkOptions {
   sync?: boolean;
 }
 
-/** The variant segments a callback URL may carry (see `contract/names.ts`). */
-export type CallbackUrlOptions = CallbackUrlVariant;
-
 export interface SinkStats {
   stored: number;
   rejected: Record<string, number>;
@@ -59,7 +56,7 @@ export interface RunningSink {
   port: number;
   token: string;
   /** The callback URL to put in `metadata.webHook`. */
-  callbackUrl(options?: CallbackUrlOptions): string;
+  callbackUrl(variant?: CallbackUrlVariant): string;
   stats(): SinkStats;
   stop(): Promise<void>;
 }
