@@ -163,10 +163,16 @@ function editField(
   return copy;
 }
 
-/** The schema with a profile's per-field maximum lengths in place of the contract's defaults. */
+/**
+ * The schema with a profile's per-field maximum lengths in place of the contract's defaults. A
+ * profile's overrides span both order kinds, so a path this schema lacks is passed over; one that
+ * no request has is an error ({@link assertMaxLengthPaths}).
+ */
 export function withMaxLengths(root: JsonSchemaNode, overrides: MaxLengthOverrides = {}): JsonSchemaNode {
   let out = root;
+  const known = new Set(schemaFields(root).map((field) => field.path));
   for (const [path, maxLength] of Object.entries(overrides)) {
+    if (!known.has(path)) continue;
     if (!Number.isInteger(maxLength) || maxLength < 1) {
       throw new UnsupportedSchemaError(`maxLengths.${path}: must be a positive integer, got ${maxLength}`);
     }
@@ -185,12 +191,29 @@ export function withMaxLengths(root: JsonSchemaNode, overrides: MaxLengthOverrid
   return out;
 }
 
-/** The schema narrowed to one method: its amount limits join the contract's `amount > 0`. */
+/** Throws unless every overridden path is a field of at least one of the request schemas. */
+export function assertMaxLengthPaths(
+  roots: readonly JsonSchemaNode[],
+  overrides: MaxLengthOverrides = {},
+): void {
+  const known = new Set(roots.flatMap((root) => schemaFields(root).map((field) => field.path)));
+  const unknown = Object.keys(overrides).filter((path) => !known.has(path));
+  if (unknown.length > 0) {
+    throw new UnsupportedSchemaError(
+      unknown.map((path) => `maxLengths.${path}: no field of that path in any request`).join("; "),
+    );
+  }
+}
+
+/**
+ * The schema narrowed to one method: its amount limits join the contract's (`amount > 0`, and
+ * whatever bound the schema itself declares); the stricter bound of the two holds.
+ */
 export function narrowForMethod(root: JsonSchemaNode, method: OrderMethod | undefined): JsonSchemaNode {
   if (!method || (method.minAmount === undefined && method.maxAmount === undefined)) return root;
   return editField(root, "amount", (node) => {
-    if (method.minAmount !== undefined) node.minimum = method.minAmount;
-    if (method.maxAmount !== undefined) node.maximum = method.maxAmount;
+    if (method.minAmount !== undefined) node.minimum = Math.max(method.minAmount, node.minimum ?? -Infinity);
+    if (method.maxAmount !== undefined) node.maximum = Math.min(method.maxAmount, node.maximum ?? Infinity);
   });
 }
 
