@@ -16,6 +16,7 @@
  * which the caller can pin.
  */
 import { generateSync } from "json-schema-faker";
+import type * as z from "zod";
 import { ENDPOINTS } from "./endpoints.ts";
 import { OPERATIONS_BY_KIND, type OperationName, type OrderKind } from "./paths.ts";
 import {
@@ -309,7 +310,7 @@ export interface GeneratedOrder {
 }
 
 /** The contract's create-request schema of an order kind. */
-export function createRequestSchema(kind: OrderKind): RequestSchema {
+export function createRequestSchema(kind: OrderKind): z.ZodType {
   return ENDPOINTS[OPERATIONS_BY_KIND[kind].create].request;
 }
 

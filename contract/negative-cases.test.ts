@@ -15,7 +15,7 @@ import { ConfirmOrderRequest, CreateMobileCommerceOrderRequest } from "./schemas
 
 const methods = REFERENCE_ORDER_METHODS;
 const methodOf = (id: number) => methods.find((m) => m.methodID === id) as OrderMethod;
-const zodSchemaOf = (method: OrderMethod) => createRequestSchema(method.kind) as z.ZodType;
+const zodSchemaOf = (method: OrderMethod) => createRequestSchema(method.kind);
 
 /** A base with every optional field present (the first quick order) and one with none. */
 const generated = generateOrders({ seed: 11, methods, callbackUrl: "http://127.0.0.1:4010/cb/neg" });
