@@ -16,6 +16,8 @@ export {
 export * from "./checks/index.ts";
 // The endpoints and the OpenAPI document generated from them.
 export { ENDPOINTS, type Endpoint, matchEndpoint } from "./endpoints.ts";
+// Generated and stateful probing: valid orders, derived negatives, the lifecycle model, shrinking.
+export * from "./generated-orders.ts";
 // Talking to a target, and keeping what was said (masked).
 export {
   type Exchange,
@@ -24,6 +26,7 @@ export {
   type H2hClientOptions,
   TransportError,
 } from "./h2h-client.ts";
+export * from "./lifecycle-model.ts";
 export { createMasker, type Masker } from "./masking.ts";
 // The names table (schema-free): operations, kinds, statuses, markers, enums, callback URLs.
 export {
@@ -59,12 +62,14 @@ export {
   successResult,
   TRAFFIC_TYPES,
 } from "./names.ts";
+export * from "./negative-cases.ts";
 export { buildOpenApiDocument } from "./openapi.ts";
 // Target profiles.
 export { type Profile, ProfileError, parseProfile, readProfile } from "./profile.ts";
 export { ExchangeRecorder, type RecordedExchange, readRecordedExchanges } from "./recorder.ts";
 export { readRequestBody } from "./request-body.ts";
 export { requestFields, withField, wrongTypeValue } from "./request-fields.ts";
+export * from "./request-json-schema.ts";
 // The sandbox clock extension and callback signatures.
 export { AdvanceClockRequest, SANDBOX_CLOCK_ADVANCE_PATH } from "./sandbox-clock.ts";
 // The zod schemas, built for a gap policy.
@@ -83,4 +88,5 @@ export {
   type QuasiEcomCreationResult,
   type ReferenceCallbackBody,
 } from "./schemas.ts";
+export * from "./shrink.ts";
 export { describeZodIssues } from "./zod-issues.ts";

@@ -13,6 +13,7 @@ import * as z from "zod";
 import {
   CALLBACK_STATUSES,
   CLIENT_METADATA_FIELDS,
+  type ClientMetadataField,
   ENVELOPE_MARKERS,
   OPERATION,
   type OperationName,
@@ -79,8 +80,39 @@ function anythingBut(word: string): RegExp {
   return new RegExp(`^(?!${word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$).+$`);
 }
 
+// --- request limits and nullability: the suite's reading (issue 10) --------------------------
+// The seed declares no maximum length for any request string, and does not say whether an
+// optional request field may be sent as null. What follows is the suite's reading, in this one
+// block; a target profile overrides a length per field (contract/request-json-schema.ts applies
+// the override to the JSON Schema the generated and negative inputs derive from).
+
+/**
+ * Maximum lengths of request strings, in UTF-16 code units as zod counts them (the same as
+ * characters for every character of the Basic Multilingual Plane, Cyrillic and Kazakh included).
+ */
+export const REQUEST_MAX_LENGTHS = {
+  /** Identifiers and free text (clientID, merchantOrderID, names, operator): a VARCHAR(255) column. */
+  text: 255,
+  /** `clientMetadata.email`: RFC 5321's limit on an address in a mail path. */
+  email: 254,
+  /** `clientMetadata.phone`: E.164's 15 digits with room for "+", spaces and punctuation. */
+  phone: 32,
+  /** URLs: the de-facto limit browsers and servers agree on. */
+  url: 2048,
+} as const;
+
+/**
+ * An optional request field may be absent or null: a merchant's JSON serializer commonly writes
+ * null for an unset field, and §2.2 uses null for "not applicable" in the other direction. A
+ * method that requires a conditional field requires it non-null (contract/request-json-schema.ts).
+ */
+const optionalRequestField = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
+
+/** A non-empty request string of at most `max` characters. */
+const requestText = (max: number = REQUEST_MAX_LENGTHS.text) => z.string().min(1).max(max);
+
 /** http(s) URL, as `metadata.webHook` and the redirect URLs must be to be reachable. */
-const httpUrl = () => z.url({ protocol: /^https?$/ });
+const httpUrl = () => z.url({ protocol: /^https?$/ }).max(REQUEST_MAX_LENGTHS.url);
 
 // --- requests (§4) -----------------------------------------------------------------------------
 
@@ -88,11 +120,20 @@ const httpUrl = () => z.url({ protocol: /^https?$/ });
  * §4.1 / §4.3 "clientMetadata.*: conditional". Optional in the contract; a target's profile says
  * which fields its geographies require.
  */
+/** Maximum length of each `clientMetadata` field (see {@link REQUEST_MAX_LENGTHS}). */
+const CLIENT_METADATA_MAX_LENGTHS: Record<ClientMetadataField, number> = {
+  phone: REQUEST_MAX_LENGTHS.phone,
+  operator: REQUEST_MAX_LENGTHS.text,
+  name: REQUEST_MAX_LENGTHS.text,
+  email: REQUEST_MAX_LENGTHS.email,
+};
 export const ClientMetadata = z.looseObject(
-  Object.fromEntries(CLIENT_METADATA_FIELDS.map((field) => [field, z.string().min(1).optional()])) as Record<
-    (typeof CLIENT_METADATA_FIELDS)[number],
-    z.ZodOptional<z.ZodString>
-  >,
+  Object.fromEntries(
+    CLIENT_METADATA_FIELDS.map((field) => [
+      field,
+      optionalRequestField(requestText(CLIENT_METADATA_MAX_LENGTHS[field])),
+    ]),
+  ) as Record<ClientMetadataField, z.ZodOptional<z.ZodNullable<z.ZodString>>>,
 );
 
 /** Fields common to both create requests (§4.1 and §4.3 list them identically). */
@@ -104,17 +145,17 @@ const createOrderCommon = {
    * amount is meaningless, so the contract requires amount > 0. A maximum is a target's rule.
    */
   amount: float64().positive(),
-  trafficType: z.enum(TRAFFIC_TYPES).optional(),
+  trafficType: optionalRequestField(z.enum(TRAFFIC_TYPES)),
   /** "conditional": optional here, required per target through the profile. */
-  clientID: z.string().min(1).optional(),
+  clientID: optionalRequestField(requestText()),
   /** "must be unique within one merchant account". */
-  merchantOrderID: z.string().min(1).optional(),
+  merchantOrderID: optionalRequestField(requestText()),
 };
 
 export const CreateMobileCommerceOrderRequest = z.looseObject({
   ...createOrderCommon,
-  clientMetadata: ClientMetadata.optional(),
-  metadata: z.looseObject({ webHook: httpUrl().optional() }).optional(),
+  clientMetadata: optionalRequestField(ClientMetadata),
+  metadata: optionalRequestField(z.looseObject({ webHook: optionalRequestField(httpUrl()) })),
 });
 export type CreateMobileCommerceOrderRequest = z.infer<typeof CreateMobileCommerceOrderRequest>;
 
@@ -126,7 +167,7 @@ export type CreateMobileCommerceOrderRequest = z.infer<typeof CreateMobileCommer
  */
 export const CardRequisites = z.looseObject({
   number: z.string().regex(/^\d{12,19}$/, "must be 12 to 19 digits"),
-  mediatorName: z.string().min(1),
+  mediatorName: requestText(),
   lifetimeMonth: z.string().regex(/^(0[1-9]|1[0-2])$/, "must be a month in the format MM (01-12)"),
   lifetimeYear: z.string().regex(/^\d{2}$/, "must be a year in the format YY"),
   cvc: z.string().regex(/^\d{3,4}$/, "must be 3 or 4 digits"),
@@ -140,15 +181,17 @@ export const CreateQuasiEcomOrderRequest = z.looseObject({
    * `metadata.failRedirectURL`, but no table lists them and their semantics are not shown. They
    * are accepted as optional URLs and never required.
    */
-  metadata: z
-    .looseObject({
-      webHook: httpUrl().optional(),
-      successRedirectURL: httpUrl().optional(),
-      failRedirectURL: httpUrl().optional(),
-    })
-    .optional(),
+  metadata: optionalRequestField(
+    z.looseObject({
+      webHook: optionalRequestField(httpUrl()),
+      successRedirectURL: optionalRequestField(httpUrl()),
+      failRedirectURL: optionalRequestField(httpUrl()),
+    }),
+  ),
 });
 export type CreateQuasiEcomOrderRequest = z.infer<typeof CreateQuasiEcomOrderRequest>;
+
+// --- end of the issue-10 request block -----------------------------------------------------------
 
 /** §4.2 / §4.4: the confirmation code, a required string (its format is a target's rule). */
 export const ConfirmOrderRequest = z.looseObject({ code: z.string().min(1) });

@@ -60,6 +60,7 @@ async function commandOf(file: string): Promise<Command> {
 describe("every npm run command", () => {
   it("is a one-line bin file around runCli with the command of its npm script's name", async () => {
     expect(COMMANDS.map((c) => c.name).sort()).toEqual([
+      "bench:generate",
       "bench:load-overhead",
       "bench:provider",
       "bench:sink",
