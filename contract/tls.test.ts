@@ -4,70 +4,25 @@
  * ways it goes wrong (no client certificate, one from another CA, an untrusted server, a name
  * mismatch, an expired certificate).
  */
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import type { TLSSocket } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type CertificateFactory,
+  certificateFactory,
+  OPENSSL_MISSING,
+} from "../fixtures/testing/certificates.ts";
 import { H2hClient, TransportError } from "./h2h-client.ts";
 import { readTlsFiles, TlsConfigError, type TlsMaterial } from "./tls.ts";
 
-const OPENSSL = spawnSync("openssl", ["version"], { encoding: "utf8" });
-const HAVE_OPENSSL = OPENSSL.status === 0;
-const title = HAVE_OPENSSL
-  ? "TLS and mTLS against a local HTTPS target"
-  : "TLS and mTLS against a local HTTPS target (skipped: openssl is not on PATH)";
-
-const dir = mkdtempSync(join(tmpdir(), "h2h-tls-test-"));
-const file = (name: string) => join(dir, name);
-const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
-
-function makeKey(name: string) {
-  openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", file(`${name}.key`));
-}
-
-function makeCa(name: string) {
-  makeKey(name);
-  openssl(
-    "req",
-    "-x509",
-    "-key",
-    file(`${name}.key`),
-    "-out",
-    file(`${name}.pem`),
-    "-days",
-    "2",
-    "-subj",
-    `/CN=${name}`,
-  );
-}
-
-/** A certificate for `subject` signed by `ca`, with the given subjectAltName and validity in days. */
-function makeCert(name: string, ca: string, san: string | undefined, days = "2") {
-  makeKey(name);
-  openssl("req", "-new", "-key", file(`${name}.key`), "-out", file(`${name}.csr`), "-subj", `/CN=${name}`);
-  const ext = file(`${name}.ext`);
-  writeFileSync(ext, san ? `subjectAltName=${san}\n` : "basicConstraints=CA:FALSE\n");
-  openssl(
-    "x509",
-    "-req",
-    "-in",
-    file(`${name}.csr`),
-    "-CA",
-    file(`${ca}.pem`),
-    "-CAkey",
-    file(`${ca}.key`),
-    "-CAcreateserial",
-    "-out",
-    file(`${name}.pem`),
-    "-days",
-    days,
-    "-extfile",
-    ext,
-  );
-}
+const title = `TLS and mTLS against a local HTTPS target${OPENSSL_MISSING ? ` (skipped: ${OPENSSL_MISSING})` : ""}`;
+let certs: CertificateFactory;
+const file = (name: string) => {
+  const [base, ...rest] = name.split(".");
+  return certs.file(base as string, rest.join(".") as "pem" | "key" | "enc.key");
+};
 
 const servers: Server[] = [];
 async function serve(cert: string, options: { requireClientCert: boolean }): Promise<string> {
@@ -81,7 +36,7 @@ async function serve(cert: string, options: { requireClientCert: boolean }): Pro
     },
     (req, res) => {
       req.resume();
-      const peer = (req.socket as import("node:tls").TLSSocket).getPeerCertificate();
+      const peer = (req.socket as TLSSocket).getPeerCertificate();
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ client: peer?.subject?.CN ?? null }));
     },
@@ -98,24 +53,16 @@ let expiredUrl = "";
 let trusted: TlsMaterial = {};
 
 beforeAll(async () => {
-  if (!HAVE_OPENSSL) return;
-  makeCa("ca");
-  makeCa("rogue-ca");
-  makeCert("server", "ca", "IP:127.0.0.1,DNS:localhost");
-  makeCert("other-name", "ca", "DNS:other.example");
-  makeCert("expired", "ca", "IP:127.0.0.1", "-1");
-  makeCert("client", "ca", undefined);
-  makeCert("rogue-client", "rogue-ca", undefined);
-  openssl(
-    "pkcs8",
-    "-topk8",
-    "-in",
-    file("client.key"),
-    "-out",
-    file("client.enc.key"),
-    "-passout",
-    "pass:hunter2",
-  );
+  if (OPENSSL_MISSING) return;
+  certs = certificateFactory();
+  certs.ca("ca");
+  certs.ca("rogue-ca");
+  certs.cert("server", "ca", { san: "IP:127.0.0.1,DNS:localhost" });
+  certs.cert("other-name", "ca", { san: "DNS:other.example" });
+  certs.cert("expired", "ca", { san: "IP:127.0.0.1", days: -1 });
+  certs.cert("client", "ca");
+  certs.cert("rogue-client", "rogue-ca");
+  certs.encryptKey("client", "hunter2");
   mtlsUrl = await serve("server", { requireClientCert: true });
   wrongNameUrl = await serve("other-name", { requireClientCert: false });
   expiredUrl = await serve("expired", { requireClientCert: false });
@@ -145,7 +92,7 @@ async function failure(url: string, tls: TlsMaterial | undefined): Promise<Trans
   return error as TransportError;
 }
 
-describe.skipIf(!HAVE_OPENSSL)(title, () => {
+describe.skipIf(OPENSSL_MISSING !== undefined)(title, () => {
   it("talks to an mTLS target with the CA and a client certificate", async () => {
     const tls = readTlsFiles({
       caFiles: [file("ca.pem")],

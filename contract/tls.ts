@@ -111,8 +111,8 @@ export function readTlsFiles(files: TlsFiles, labels: Partial<TlsFileLabels> = {
   if ((files.certFile === undefined) !== (files.keyFile === undefined)) {
     throw new TlsConfigError(
       files.certFile === undefined
-        ? `${names.keyFile} is set without a ${names.certFile}: mTLS needs both`
-        : `${names.certFile} is set without a ${names.keyFile}: mTLS needs both`,
+        ? `${names.keyFile} is set without a ${names.certFile}: both are needed`
+        : `${names.certFile} is set without a ${names.keyFile}: both are needed`,
     );
   }
   if (files.certFile !== undefined && files.keyFile !== undefined) {

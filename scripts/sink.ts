@@ -6,6 +6,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { REFERENCE_PROFILE_PATH } from "../certify/settings.ts";
 import { loadProfile } from "../contract/profile.ts";
+import { readTlsFiles, TlsConfigError } from "../contract/tls.ts";
 import { REFERENCE_CALLBACK_SECRET } from "../fixtures/reference-provider/conventions.ts";
 import { startWebhookSink } from "../webhook-sink/index.ts";
 import { numberFlag, runCli, UsageError } from "./cli.ts";
@@ -16,6 +17,8 @@ const USAGE = `usage: npm run sink -- [options]
   --public-url URL   base URL providers reach the sink at (default: H2H_SINK_PUBLIC_URL, else the loopback URL)
   --data-dir DIR     where callbacks are stored (default: H2H_SINK_DATA_DIR, else .sink-data)
   --token TOKEN      the secret path token (default: H2H_SINK_TOKEN, else generated and printed)
+  --tls-cert FILE    serve HTTPS with this certificate (PEM; default: H2H_SINK_TLS_CERT)
+  --tls-key FILE     ... and this private key (PEM; default: H2H_SINK_TLS_KEY)
 Signature scheme and the id/status paths come from the profile (H2H_PROFILE); the secret from
 H2H_CALLBACK_SECRET (the reference secret when the profile is the reference one).`;
 
@@ -29,6 +32,8 @@ await runCli(async () => {
         "public-url": { type: "string" },
         "data-dir": { type: "string" },
         token: { type: "string" },
+        "tls-cert": { type: "string" },
+        "tls-key": { type: "string" },
         help: { type: "boolean" },
       },
       strict: true,
@@ -51,6 +56,24 @@ await runCli(async () => {
   const dataDir = resolve(
     (values["data-dir"] as string | undefined) ?? env.H2H_SINK_DATA_DIR ?? ".sink-data",
   );
+  const certFile = (values["tls-cert"] as string | undefined) ?? (env.H2H_SINK_TLS_CERT || undefined);
+  const keyFile = (values["tls-key"] as string | undefined) ?? (env.H2H_SINK_TLS_KEY || undefined);
+  let tls: { cert: string; key: string } | undefined;
+  if (certFile !== undefined || keyFile !== undefined) {
+    try {
+      const material = readTlsFiles(
+        {
+          ...(certFile ? { certFile: resolve(certFile) } : {}),
+          ...(keyFile ? { keyFile: resolve(keyFile) } : {}),
+        },
+        { certFile: "--tls-cert", keyFile: "--tls-key" },
+      );
+      tls = { cert: material.cert as string, key: material.key as string };
+    } catch (error) {
+      if (error instanceof TlsConfigError) throw new UsageError(error.message);
+      throw error;
+    }
+  }
   const sink = await startWebhookSink({
     port: numberFlag("port", (values.port as string | undefined) ?? env.H2H_SINK_PORT) ?? 0,
     host: (values.host as string | undefined) ?? "127.0.0.1",
@@ -61,12 +84,13 @@ await runCli(async () => {
     signature: profile.callbacks.signature,
     idPath: profile.callbacks.idPath,
     statusPath: profile.callbacks.statusPath,
+    ...(tls ? { tls } : {}),
   });
   console.log(`LISTENING ${sink.url}`);
   console.log(`webhook sink listening on ${sink.url}, storing in ${dataDir}`);
   console.log(`  callback URL (metadata.webHook): ${sink.callbackUrl()}`);
   console.log(
-    `  query: curl -H "Authorization: Bearer ${sink.token}" ${sink.url}/api/callbacks?orderId=<id>`,
+    `  query: curl${tls ? ` --cacert ${certFile}` : ""} -H "Authorization: Bearer ${sink.token}" ${sink.url}/api/callbacks?orderId=<id>`,
   );
   console.log(
     `  signatures: ${secret && profile.callbacks.signature.scheme !== "none" ? `verified (${profile.callbacks.signature.scheme})` : "not verified"}. Ctrl-C stops.`,
