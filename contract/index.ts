@@ -16,18 +16,43 @@ export {
 export * from "./checks/index.ts";
 // The endpoints and the OpenAPI document generated from them.
 export { ENDPOINTS, type Endpoint, matchEndpoint } from "./endpoints.ts";
+// The documented error answers: the OpenAPI error responses, the profile's `errors` keys and the
+// reference provider's codes derive from this one table.
+export {
+  ERROR_ANSWER_NAMES,
+  ERROR_ANSWERS,
+  ERROR_STATUS_BY_CODE,
+  type ErrorAnswer,
+  type ErrorAnswerName,
+  errorAnswersOf,
+} from "./error-answers.ts";
 // Generated and stateful probing: valid orders, derived negatives, the lifecycle model, shrinking.
 export * from "./generated-orders.ts";
 // Talking to a target, and keeping what was said (masked).
+// Answers are read within a body limit (the real size recorded), decoded within it, 429s parsed.
 export {
+  type BodySize,
+  type ContentEncodingInfo,
+  DEFAULT_MAX_BODY_BYTES,
   type Exchange,
   type ExchangeResponse,
   H2hClient,
   type H2hClientOptions,
+  parseRetryAfter,
+  type RateLimitInfo,
+  type SendOptions,
   TransportError,
 } from "./h2h-client.ts";
 export * from "./lifecycle-model.ts";
-export { createMasker, type Masker } from "./masking.ts";
+export {
+  createMasker,
+  credentialsOfUrl,
+  type Masker,
+  type MaskerSecrets,
+  maskCardNumber,
+  maskUrlCredentials,
+  secretSpellings,
+} from "./masking.ts";
 // The names table (schema-free): operations, kinds, statuses, markers, enums, callback URLs.
 export {
   byOrderKind,
@@ -43,6 +68,7 @@ export {
   ENDPOINT_PATHS,
   ENVELOPE_MARKERS,
   endpointPath,
+  MALFORMED_ESCAPE,
   OPERATION,
   OPERATION_NAMES,
   OPERATIONS,
@@ -89,4 +115,17 @@ export {
   type ReferenceCallbackBody,
 } from "./schemas.ts";
 export * from "./shrink.ts";
+// A target's text on the terminal: control characters escaped, colours only on a TTY.
+export { type Colours, colours, terminalSafe } from "./terminal.ts";
+// TLS: extra CAs and mTLS client certificates, checked before use; TLS failures named.
+export {
+  describeTlsFailure,
+  readTlsFiles,
+  TlsConfigError,
+  type TlsFailure,
+  type TlsFileLabels,
+  type TlsFiles,
+  type TlsMaterial,
+  type TlsProblem,
+} from "./tls.ts";
 export { describeZodIssues } from "./zod-issues.ts";

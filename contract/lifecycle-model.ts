@@ -13,14 +13,14 @@
  * The seed shows no transitions (§3 "Transitions: not shown"): every rule here is a convention of
  * the description, never a fact of the contract.
  */
+import type { ErrorAnswerName } from "./error-answers.ts";
 import type { OrderKind } from "./names.ts";
 
 /** The refusals the lifecycle can call for; each maps to the profile's pinned error of that name. */
-export type LifecycleError =
-  | "invalidOrderState"
-  | "invalidCode"
-  | "orderNotFound"
-  | "duplicateMerchantOrderId";
+export type LifecycleError = Extract<
+  ErrorAnswerName,
+  "invalidOrderState" | "invalidCode" | "orderNotFound" | "duplicateMerchantOrderId"
+>;
 
 /** What a target documents for a refusal; unset parts accept any 4xx and any codeError but "none". */
 export interface ExpectedError {

@@ -225,8 +225,17 @@ export function callbackUrlWith(callbackUrl: string, variant: CallbackUrlVariant
   ].join("");
 }
 
-/** Parses the variant segments after `/callbacks/<token>`; undefined when they are malformed. */
-export function parseCallbackVariant(segments: readonly string[]): CallbackVariant | undefined {
+/** What {@link parseCallbackVariant} answers for a segment whose percent-escape does not decode (`%zz`). */
+export const MALFORMED_ESCAPE = "malformed-escape";
+
+/**
+ * Parses the variant segments after `/callbacks/<token>`; undefined when they break the grammar,
+ * {@link MALFORMED_ESCAPE} when a value's percent-escape does not decode (a hostile or broken
+ * sender, not a wrong URL: the sink answers it differently).
+ */
+export function parseCallbackVariant(
+  segments: readonly string[],
+): CallbackVariant | typeof MALFORMED_ESCAPE | undefined {
   const variant: CallbackVariant = { runId: null, sentAtMs: null, expectedStatus: null, refuse: 0, stall: 0 };
   if (segments.length % 2 !== 0) return undefined;
   for (let i = 0; i < segments.length; i += 2) {
@@ -235,7 +244,7 @@ export function parseCallbackVariant(segments: readonly string[]): CallbackVaria
     try {
       value = decodeURIComponent(segments[i + 1] as string);
     } catch {
-      return undefined;
+      return MALFORMED_ESCAPE;
     }
     if (key === "run" && /^[\w.-]{1,100}$/.test(value)) variant.runId = value;
     else if (key === "at" && /^\d{1,15}$/.test(value)) variant.sentAtMs = Number(value);

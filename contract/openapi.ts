@@ -1,10 +1,12 @@
 /**
  * The OpenAPI 3.1 document of the API, generated from the zod contract (zod 4's JSON Schema
  * output, draft 2020-12, which is OpenAPI 3.1's schema dialect). Nothing here restates a field:
- * the components are the contract's schemas; this file only lays out paths, auth and callbacks.
+ * the components are the contract's schemas; this file only lays out paths, auth, callbacks and
+ * the error answers (contract/error-answers.ts), each a response of the operations it applies to.
  */
 import * as z from "zod";
 import { ENDPOINTS } from "./endpoints.ts";
+import { type ErrorAnswer, errorAnswersOf } from "./error-answers.ts";
 import {
   CALLBACK_STATUSES,
   ENVELOPE_MARKERS,
@@ -45,6 +47,50 @@ const REQUEST_COMPONENT = Object.fromEntries(
   }),
 ) as Record<OperationName, string>;
 
+interface ErrorResponseGroup {
+  /** The component's name, e.g. `ErrorEnvelope409OnConfirm`. */
+  component: string;
+  httpStatus: number;
+  answers: ErrorAnswer[];
+}
+
+/**
+ * The error responses of each operation: its error answers grouped by HTTP status. A status
+ * whose codes differ between creating and confirming operations gets one component per role.
+ */
+function errorResponseGroups(): Record<OperationName, ErrorResponseGroup[]> {
+  const byOperation = {} as Record<OperationName, ErrorResponseGroup[]>;
+  const codesByStatus = new Map<number, Set<string>>();
+  for (const operation of OPERATION_NAMES) {
+    const groups = new Map<number, ErrorAnswer[]>();
+    for (const [, answer] of errorAnswersOf(operation)) {
+      groups.set(answer.httpStatus, [...(groups.get(answer.httpStatus) ?? []), answer]);
+    }
+    byOperation[operation] = [...groups].map(([httpStatus, answers]) => {
+      const key = answers.map((a) => a.codeError).join(",");
+      codesByStatus.set(httpStatus, (codesByStatus.get(httpStatus) ?? new Set()).add(key));
+      return { component: "", httpStatus, answers };
+    });
+  }
+  for (const [operation, groups] of Object.entries(byOperation) as [OperationName, ErrorResponseGroup[]][]) {
+    for (const group of groups) {
+      const shared = (codesByStatus.get(group.httpStatus)?.size ?? 0) === 1;
+      const role = OPERATIONS[operation].step === "create" ? "OnCreate" : "OnConfirm";
+      group.component = `ErrorEnvelope${group.httpStatus}${shared ? "" : role}`;
+    }
+  }
+  return byOperation;
+}
+
+const ERROR_RESPONSE_GROUPS = errorResponseGroups();
+
+/** The error envelope narrowed to the codes one response carries. */
+function errorEnvelopeOf(codes: string[]): z.ZodType {
+  return ErrorEnvelope.extend({
+    result: ErrorResult.extend({ codeError: z.enum(codes as [string, ...string[]]) }),
+  });
+}
+
 /** The contract's schemas as named JSON Schema components, with $refs between them. */
 export function contractComponents(contract: Contract = lenientContract): Record<string, unknown> {
   const registry = z.registry<{ id: string }>();
@@ -65,6 +111,14 @@ export function contractComponents(contract: Contract = lenientContract): Record
       ([operation, id]) => [id, contract.responses[operation]] as [string, z.ZodType],
     ),
   ];
+  const errorComponents = new Map<string, string[]>();
+  for (const group of Object.values(ERROR_RESPONSE_GROUPS).flat()) {
+    errorComponents.set(
+      group.component,
+      group.answers.map((answer) => answer.codeError),
+    );
+  }
+  for (const [id, codes] of errorComponents) named.push([id, errorEnvelopeOf(codes)]);
   for (const [id, schema] of named) registry.add(schema, { id });
   const { schemas } = z.toJSONSchema(registry, {
     target: "draft-2020-12",
@@ -77,6 +131,22 @@ export function contractComponents(contract: Contract = lenientContract): Record
     delete schema.$id;
   }
   return schemas;
+}
+
+const ERROR_NOTE =
+  "The seed shows no failures (§7): these are the reference provider's conventions; a target's own " +
+  "codes are pinned in its profile (`errors`).";
+
+/** The error responses of one operation, by HTTP status. */
+function errorResponses(operation: OperationName): Record<string, unknown> {
+  const responses: Record<string, unknown> = {};
+  for (const group of ERROR_RESPONSE_GROUPS[operation]) {
+    responses[String(group.httpStatus)] = {
+      description: `${group.answers.map((a) => `\`${a.codeError}\`: ${a.when}.`).join(" ")} ${ERROR_NOTE}`,
+      content: { "application/json": { schema: REF(group.component) } },
+    };
+  }
+  return responses;
 }
 
 const CALLBACK_DESCRIPTION =
@@ -118,10 +188,11 @@ export function buildOpenApiDocument(contract: Contract = lenientContract): Reco
             description: `Success: codeError \`${ENVELOPE_MARKERS.successCodeError}\`, message null, status \`${ENVELOPE_MARKERS.successStatus}\` (§2.1, §7).`,
             content: { "application/json": { schema: REF(RESPONSE_COMPONENT[endpoint.operation]) } },
           },
+          ...errorResponses(endpoint.operation),
           default: {
             description:
-              "Failure. HTTP statuses and codeError values are not shown by the seed (§7); the envelope " +
-              `carries codeError other than \`${ENVELOPE_MARKERS.successCodeError}\`, a message and result.x-request-id.`,
+              "Any other failure (e.g. 413 for a body over the size limit, 5xx). The envelope carries " +
+              `codeError other than \`${ENVELOPE_MARKERS.successCodeError}\`, a message and result.x-request-id.`,
             content: { "application/json": { schema: REF("ErrorEnvelope") } },
           },
         },

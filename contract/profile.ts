@@ -5,6 +5,7 @@
  */
 import { readFile } from "node:fs/promises";
 import * as z from "zod";
+import { ERROR_ANSWER_NAMES, type ErrorAnswerName } from "./error-answers.ts";
 import {
   byOrderKind,
   CALLBACK_STATUSES,
@@ -117,15 +118,12 @@ export const ProfileSchema = annotated({
   /** Whether the target offers the sandbox clock extension (DESIGN §3). */
   sandboxClock: z.boolean().default(false),
   /** Errors the target documents; an unset one accepts any refusal (any 4xx, a codeError other than the success marker). */
-  errors: annotated({
-    unauthorized: PinnedError.optional(),
-    validation: PinnedError.optional(),
-    invalidJson: PinnedError.optional(),
-    orderNotFound: PinnedError.optional(),
-    duplicateMerchantOrderId: PinnedError.optional(),
-    invalidOrderState: PinnedError.optional(),
-    invalidCode: PinnedError.optional(),
-  }).default({}),
+  errors: annotated(
+    Object.fromEntries(ERROR_ANSWER_NAMES.map((name) => [name, PinnedError.optional()])) as Record<
+      ErrorAnswerName,
+      z.ZodOptional<typeof PinnedError>
+    >,
+  ).default({}),
   /** Where the callback body names the order and the status (dotted paths), and its signature. */
   callbacks: annotated({
     idPath: z.string().min(1).default("id"),

@@ -1,4 +1,4 @@
-export { SinkClient, type WaitResult } from "./client.ts";
+export { SinkClient, type SinkClientOptions, type WaitResult } from "./client.ts";
 export {
   type CallbackFilter,
   type RunningSink,

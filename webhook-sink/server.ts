@@ -3,21 +3,30 @@
  * answer it gave) durably before acknowledging it, verifies signatures, and answers queries.
  *
  * Public-safe: callbacks are taken only at `/callbacks/<token>` (an unguessable token), the query
- * API needs the same token as a bearer key, everything else is refused and counted, and bodies
- * have a size limit.
+ * API needs the same token as a bearer key, everything else is refused and counted (a malformed
+ * escape or request target is a 400, never a 500 or a crash), bodies have a size limit, and the
+ * token is masked wherever it appears in a stored record (path, query, headers). It serves HTTPS
+ * when given a certificate and key, for providers that call back only over https.
  *
  * Callback URL variants (path segments after the token: run id, order time, expected status,
  * refusals, stalls) are the contract's callback-URL grammar, built and parsed in
  * `contract/names.ts`; a stalled answer is held for `stallMs`.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { readRequestBody, type SignatureScheme, verifyCallbackSignature } from "../contract/index.ts";
+import {
+  readRequestBody,
+  type SignatureScheme,
+  secretSpellings,
+  verifyCallbackSignature,
+} from "../contract/index.ts";
 import {
   CALLBACKS_SEGMENT,
   type CallbackUrlVariant,
   callbackUrlWith,
+  MALFORMED_ESCAPE,
   parseCallbackVariant,
   readPath,
   sinkCallbackUrl,
@@ -43,6 +52,8 @@ export interface SinkOptions {
   stallMs?: number;
   /** fdatasync every group commit (default true). */
   sync?: boolean;
+  /** Serve HTTPS with this certificate (PEM, may carry its chain) and key; read them with `readTlsFiles`. */
+  tls?: { cert: string; key: string; passphrase?: string };
 }
 
 export interface SinkStats {
@@ -51,8 +62,10 @@ export interface SinkStats {
 }
 
 export interface RunningSink {
-  /** Loopback base URL of the sink (the query API lives under it). */
+  /** Loopback base URL of the sink (the query API lives under it); https:// when it serves TLS. */
   url: string;
+  /** The certificate it serves (PEM), when it serves HTTPS: give it to `SinkClient` to pin. */
+  certificate: string | undefined;
   port: number;
   token: string;
   /** The callback URL to put in `metadata.webHook`. */
@@ -122,6 +135,9 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     if (record.orderId !== null)
       deliveriesByOrder.set(record.orderId, (deliveriesByOrder.get(record.orderId) ?? 0) + 1);
   }
+  // The token, in any spelling a sender repeats it in (path, query, headers), never reaches the store.
+  const tokenSpellings = secretSpellings(token);
+  const maskToken = (text: string) => text.replace(tokenSpellings, "<token>");
   const rejected: Record<string, number> = {};
   const reject = (res: ServerResponse, status: number, reason: string) => {
     rejected[reason] = (rejected[reason] ?? 0) + 1;
@@ -148,6 +164,10 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     variantSegments: string[],
   ): Promise<void> {
     const variant = parseCallbackVariant(variantSegments);
+    if (variant === MALFORMED_ESCAPE) {
+      req.resume();
+      return reject(res, 400, "bad-escape");
+    }
     if (!variant) {
       req.resume();
       return reject(res, 404, "bad-callback-path");
@@ -163,6 +183,8 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       return reject(res, 413, "body-too-large");
     }
     const headers = headerMap(req);
+    const storedHeaders: Record<string, string> = {};
+    for (const [name, value] of Object.entries(headers)) storedHeaders[name] = maskToken(value);
     let parsed: unknown = null;
     try {
       parsed = JSON.parse(raw.toString("utf8"));
@@ -183,11 +205,11 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       receivedAt: new Date(now).toISOString(),
       receivedAtMs: now,
       method: req.method ?? "POST",
-      path: (req.url ?? "").replace(token, "<token>"),
+      path: maskToken(req.url ?? ""),
       runId: variant.runId,
       sentAtMs: variant.sentAtMs,
       expectedStatus: variant.expectedStatus,
-      headers,
+      headers: storedHeaders,
       bodyBase64: raw.toString("base64"),
       json: parsed,
       contentType: headers["content-type"] ?? null,
@@ -201,6 +223,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       await store.append(record);
     } catch (error) {
       // Not on disk, so not acknowledged: the provider will deliver it again.
+      rejected["not-stored"] = (rejected["not-stored"] ?? 0) + 1;
       return json(res, 500, { error: "not-stored", detail: String(error) });
     }
     for (const waiter of waiters) {
@@ -275,8 +298,15 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     return reject(res, 404, "unknown-path");
   }
 
-  const server = createServer({ keepAliveTimeout: 10_000 }, (req, res) => {
-    const url = new URL(req.url ?? "/", "http://sink.invalid");
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "/", "http://sink.invalid");
+    } catch {
+      req.resume();
+      reject(res, 400, "bad-request-target");
+      return;
+    }
     const segments = url.pathname.split("/").filter(Boolean);
     let handled: Promise<void>;
     if (segments[0] === CALLBACKS_SEGMENT && segments[1] !== undefined && sameSecret(segments[1], token)) {
@@ -293,22 +323,29 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       reject(res, 404, segments[0] === CALLBACKS_SEGMENT ? "bad-token" : "unknown-path");
       return;
     }
-    handled.catch((error: unknown) => {
-      if (!res.headersSent) json(res, 500, { error: String(error) });
+    handled.catch(() => {
+      // Counted, and never a crash; the error's text stays out of the answer.
+      if (!res.headersSent) reject(res, 500, "internal-error");
       else res.destroy();
     });
-  });
+  };
+  const server: Server = options.tls
+    ? (createHttpsServer({ keepAliveTimeout: 10_000, ...options.tls }, handle) as unknown as Server)
+    : createServer({ keepAliveTimeout: 10_000 }, handle);
+  // A TLS handshake that fails (a scanner, a provider with the wrong trust) is the client's problem.
+  server.on("tlsClientError", () => {});
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   const host = options.host ?? "127.0.0.1";
-  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const url = `${options.tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${port}`;
   const base = (options.publicUrl ?? url).replace(/\/+$/, "");
 
   return {
     url,
+    certificate: options.tls?.cert,
     port,
     token,
     callbackUrl: (variant = {}) => callbackUrlWith(sinkCallbackUrl(base, token), variant),

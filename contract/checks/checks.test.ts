@@ -274,6 +274,47 @@ const CASES: Record<string, Case> = {
       [response(400, { data: {}, result: errResult }), /data is \{\}, expected null or absent/],
     ],
   },
+  "envelope.within-size-limit": {
+    good: [
+      successResponse,
+      { ...successResponse, size: { bytes: 262_144, from: "content-length" } },
+      {
+        ...successResponse,
+        size: { bytes: 90, from: "counted" },
+        contentEncoding: { codings: ["gzip"], decoded: true },
+      },
+    ],
+    bad: [
+      [
+        {
+          ...successResponse,
+          truncated: true,
+          limitBytes: 262_144,
+          size: { bytes: 5_242_880, from: "content-length" },
+        },
+        /answer is 5,242,880 bytes \(Content-Length\), over the limit of 262,144 bytes; only the first 262,144 bytes are kept/,
+      ],
+      [
+        {
+          ...successResponse,
+          truncated: true,
+          limitBytes: 1024,
+          size: { bytes: 9_000_000, from: "at-least" },
+        },
+        /answer is at least 9,000,000 bytes \(reading stopped there\), over the limit of 1,024 bytes/,
+      ],
+      [
+        {
+          ...successResponse,
+          truncated: true,
+          limitBytes: 262_144,
+          size: { bytes: 130_878, from: "at-least" },
+          contentEncoding: { codings: ["gzip"], decoded: true },
+        },
+        /answer decodes to more than the limit of 262,144 bytes; gzip-compressed: at least 130,878 bytes/,
+      ],
+    ],
+  },
   "envelope.request-id-unique": {
     good: [[1, 2, 3].map((n) => ({ requestId: requestId(n), where: `#${n}` }))],
     bad: [
