@@ -47,7 +47,6 @@ export interface CertifyOptions {
 export interface CertifyResult {
   report: RunReport;
   paths: ReportPaths;
-  exitCode: number;
 }
 
 const SPEC_GLOB = "certify/specs/**/*.spec.ts";
@@ -276,7 +275,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
     };
     const paths = await writeReports(report, settings.reportDir, masker);
     printSummary(report, paths, print, cwd);
-    return { report, paths, exitCode: verdict === "conformant" ? 0 : verdict === "not conformant" ? 1 : 2 };
+    return { report, paths };
   } finally {
     if (provider) await provider.stop();
     if (sink) await sink.stop();

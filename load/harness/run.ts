@@ -94,7 +94,7 @@ export async function runLoad(
   options: LoadOptions,
   env: Record<string, string | undefined> = process.env,
   print: (line: string) => void = console.log,
-): Promise<{ report: LoadReport; exitCode: number }> {
+): Promise<{ report: LoadReport }> {
   // k6 first: without one, say how to get it and write nothing.
   const lookup = await locateK6(env);
   if (lookup.kind === "none") throw new NoK6Error(lookup.reason);
@@ -211,7 +211,7 @@ export async function runLoad(
         `order → callback p50 ${delivery.latencyMs.p50 ?? "–"} ms, p95 ${delivery.latencyMs.p95 ?? "–"} ms, p99 ${delivery.latencyMs.p99 ?? "–"} ms`,
     );
     print(`load: ${report.passed ? "PASSED" : "FAILED"}; reports in ${reportDir}`);
-    return { report, exitCode: report.passed ? 0 : 1 };
+    return { report };
   } finally {
     await sinkClient?.close();
     await provider?.stop();
