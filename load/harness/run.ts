@@ -11,6 +11,14 @@ import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { createMasker } from "../../certify/masking.ts";
 import { readSettings, withReferenceDefaults } from "../../certify/settings.ts";
+import {
+  type RunningTargetContainer,
+  readTargetContainerSettings,
+  secretEnvValues,
+  startTargetContainer,
+  TargetContainerError,
+  type TargetContainerRecord,
+} from "../../certify/target-container.ts";
 import { CHECK_REGISTRY } from "../../contract/checks/index.ts";
 import { loadProfile } from "../../contract/profile.ts";
 import { TEST_CARD } from "../../fixtures/payloads.ts";
@@ -47,6 +55,9 @@ export interface LoadOptions {
 }
 
 export class NoK6Error extends Error {}
+
+/** Written beside the load reports when the target ran in a container (H2H_TARGET_IMAGE). */
+export const LOAD_TARGET_LOG_FILE = "h2h-load.target-container.log";
 
 export const LOAD_FILES = {
   summary: "k6-summary.json",
@@ -111,8 +122,14 @@ export async function runLoad(
   const initial = readSettings(env);
   const profile = await loadProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
   const settings = withReferenceDefaults(initial, profile.name);
+  const containerSettings = readTargetContainerSettings(env);
   const masker = createMasker({
-    secrets: [settings.apiKey, settings.secondApiKey, settings.callbackSecret],
+    secrets: [
+      settings.apiKey,
+      settings.secondApiKey,
+      settings.callbackSecret,
+      ...secretEnvValues(containerSettings),
+    ],
     cardNumbers: [TEST_CARD.number],
   });
   const startedAt = new Date();
@@ -126,8 +143,21 @@ export async function runLoad(
   let provider: RunningReferenceProvider | undefined;
   let sink: RunningSink | undefined;
   let sinkClient: SinkClient | undefined;
+  let container: RunningTargetContainer | undefined;
   try {
-    if (settings.baseUrl === undefined) provider = await startReferenceProvider({ port: 0 });
+    if (settings.baseUrl === undefined && !containerSettings)
+      provider = await startReferenceProvider({ port: 0 });
+    if (containerSettings) {
+      try {
+        container = await startTargetContainer(containerSettings, {
+          runId,
+          print: (line) => print(masker.text(line)),
+        });
+      } catch (error) {
+        if (error instanceof TargetContainerError) throw new Error(masker.text(error.message));
+        throw error;
+      }
+    }
     sink = await startWebhookSink({
       port: settings.sinkPort,
       dataDir: join(workDir, "sink"),
@@ -139,7 +169,7 @@ export async function runLoad(
       statusPath: profile.callbacks.statusPath,
     });
     sinkClient = new SinkClient(sink.url, sink.token);
-    const baseUrl = settings.baseUrl ?? (provider as RunningReferenceProvider).url;
+    const baseUrl = settings.baseUrl ?? container?.url ?? (provider as RunningReferenceProvider).url;
     const outputDir = join(workDir, "out");
     await mkdir(outputDir, { recursive: true });
     const scriptEnv: Record<string, string> = {
@@ -189,6 +219,8 @@ export async function runLoad(
     const callbacks = await collectCallbacks(sinkClient, runId, confirmed, profile.timeouts.callbackMs);
     const delivery = analyseDelivery(callbacks, confirmed);
     const businessErrors = await businessErrorsFrom(join(outputDir, samplesFile));
+    // H2H_TARGET_IMAGE: stopped now, so that its whole log goes with the reports.
+    const containerRecord: TargetContainerRecord | undefined = await container?.stop();
 
     // Everything is known: only now does anything go to the report folder, whole files each.
     const reportDir = join(resolve(settings.reportDir), "load");
@@ -222,7 +254,17 @@ export async function runLoad(
       delete (report.files as Record<string, string>).dashboard;
     });
     await writeFile(files.junit, masker.text(renderLoadJunit(report)));
-    await writeFile(files.json, masker.text(`${JSON.stringify(report, null, 2)}\n`));
+    await writeFile(
+      files.json,
+      masker.text(
+        `${JSON.stringify(containerRecord ? { ...report, targetContainer: containerRecord } : report, null, 2)}\n`,
+      ),
+    );
+    if (containerRecord) {
+      const targetLog = join(reportDir, LOAD_TARGET_LOG_FILE);
+      await writeFile(targetLog, masker.text(containerRecord.logs));
+      print(`load: the target container's log is in ${targetLog}`);
+    }
     await writeFile(files.html, masker.text(renderLoadHtml(report)));
 
     print(
@@ -233,6 +275,7 @@ export async function runLoad(
     print(`load: ${report.passed ? "PASSED" : "FAILED"}; reports in ${reportDir}`);
     return { report, exitCode: report.passed ? 0 : 1 };
   } finally {
+    await container?.stop();
     await sinkClient?.close();
     await provider?.stop();
     await sink?.stop();
