@@ -6,7 +6,16 @@
  * command, which makes the image) every test here is skipped, by name, with the reason.
  */
 import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -97,6 +106,49 @@ function containerIdIn(output: string): string {
 
 function readReport(dir: string): RunReport {
   return JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
+}
+
+/**
+ * An image whose server nobody on this project wrote: busybox's httpd (Debian's busybox-static), serving a
+ * static page on $PORT. Undefined, with the reason, where there is no static busybox to make it from.
+ */
+const FOREIGN_IMAGE = "localhost/h2h-certify/busybox-httpd:test";
+async function makeForeignImage(): Promise<string | undefined> {
+  const busybox = ["/usr/bin/busybox", "/bin/busybox"].find((path) => existsSync(path));
+  if (!busybox)
+    return "no busybox on this machine (apt-get install busybox-static) to make a foreign image from";
+  // ldd fails on a static binary ("not a dynamic executable"); a dynamic one would need its libraries.
+  const dynamic = await run("ldd", [busybox]).then(
+    () => true,
+    () => false,
+  );
+  if (dynamic) return `${busybox} is not statically linked (apt-get install busybox-static)`;
+  const rootfs = mkdtempSync(join(tmpdir(), "h2h-foreign-rootfs-"));
+  mkdirSync(join(rootfs, "bin"));
+  mkdirSync(join(rootfs, "www"));
+  copyFileSync(busybox, join(rootfs, "bin/busybox"));
+  writeFileSync(join(rootfs, "www/index.html"), "<h1>a static page, not a payment API</h1>\n");
+  for (const dir of ["", "bin", "www"]) chmodSync(join(rootfs, dir), 0o755);
+  chmodSync(join(rootfs, "bin/busybox"), 0o755);
+  const entrypoint = JSON.stringify([
+    "/bin/busybox",
+    "sh",
+    "-c",
+    "exec /bin/busybox httpd -f -vv -p 127.0.0.1:$PORT -h /www",
+  ]);
+  await new Promise<void>((resolve, reject) => {
+    const tar = spawn("tar", ["-C", rootfs, "--owner=0", "--group=0", "-c", "."], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const docker = spawn("docker", ["import", "--change", `ENTRYPOINT ${entrypoint}`, "-", FOREIGN_IMAGE], {
+      stdio: ["pipe", "ignore", "inherit"],
+    });
+    tar.stdout.pipe(docker.stdin);
+    docker.once("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`docker import exited with ${code}`)),
+    );
+  });
+  return undefined;
 }
 
 const SECRETS = [REFERENCE_API_KEYS.merchant1, REFERENCE_API_KEYS.merchant2, REFERENCE_CALLBACK_SECRET];
@@ -208,6 +260,33 @@ describe("certify a provider image (H2H_TARGET_IMAGE)", () => {
     );
     expect(await goneWithin(readReport(reports).targetContainer?.containerId as string, 1_000)).toBe(true);
   }, 120_000);
+
+  it("runs an image nobody on the project wrote, if it listens on $PORT: a static web server, judged not conformant", async (ctx) => {
+    if (noDocker) return ctx.skip(noDocker);
+    const noForeignImage = await makeForeignImage();
+    if (noForeignImage) return ctx.skip(noForeignImage);
+    const reports = join(dir, "foreign");
+    const { exitCode, output } = await certify({
+      H2H_TARGET_IMAGE: FOREIGN_IMAGE,
+      H2H_PROFILE: join(root, "fixtures/profiles/example-foreign.json"),
+      H2H_API_KEY: "acme-test-key-0001",
+      H2H_REPORT_DIR: reports,
+    });
+    expect(exitCode, output).toBe(1);
+    expect(output).toContain(`target container: starting ${FOREIGN_IMAGE}`);
+    expect(output).toContain("verdict: NOT CONFORMANT");
+    const report = readReport(reports);
+    expect(report.verdict).toBe("not conformant");
+    expect(report.checks.some((c) => c.check === "behaviour.no-server-error" && c.status === "failed")).toBe(
+      true,
+    );
+    // busybox's own request log: the suite's requests reached it on $PORT, and what it answered.
+    expect(report.targetContainer?.logs).toContain("url:/api/v1/payin/mobile-commerce/h2h");
+    expect(report.targetContainer?.logs).toMatch(/response:50\d/);
+    for (const file of readdirSync(reports))
+      expect(readFileSync(join(reports, file), "utf8")).not.toContain("acme-test-key-0001");
+    expect(await goneWithin(report.targetContainer?.containerId as string, 1_000)).toBe(true);
+  }, 180_000);
 
   for (const signal of ["SIGINT", "SIGKILL"] as const) {
     it(`leaves no container behind when the run is ended by ${signal}${signal === "SIGINT" ? " (Ctrl-C)" : ""}`, async (ctx) => {

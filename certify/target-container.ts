@@ -325,10 +325,10 @@ export async function startTargetContainer(
   try {
     await container.start();
   } catch (error) {
-    await stop();
+    record.containerId = createdId();
     throw new TargetContainerError(
       `the target container (${record.imageRun}, H2H_TARGET_IMAGE) could not start: ${reasonOf(error)}`,
-      { ...(await stop()) },
+      await stop(),
     );
   }
   const containerId = createdId() as string;
