@@ -141,9 +141,15 @@ export function watchContainer(containerId: string): ContainerWatch {
 
 /**
  * A testcontainers container whose watchdog starts the moment the engine has created it, before
- * it runs: from then on, however this process ends, the container does not outlive it.
+ * it runs: from then on, however this process ends, the container does not outlive it. With
+ * `init`, the engine's init process is PID 1 and passes signals on: an image whose program does
+ * not handle SIGTERM as PID 1 (many do not, and none can before it has set up its handler) still
+ * stops at once instead of after the grace period.
  */
-export async function watchedContainer(image: string): Promise<{
+export async function watchedContainer(
+  image: string,
+  options: { init?: boolean } = {},
+): Promise<{
   container: GenericContainer;
   createdId(): string | undefined;
   watch(): ContainerWatch | undefined;
@@ -152,12 +158,16 @@ export async function watchedContainer(image: string): Promise<{
   let id: string | undefined;
   let watch: ContainerWatch | undefined;
   class WatchedContainer extends GenericContainer {
+    constructor() {
+      super(image);
+      if (options.init) this.hostConfig.Init = true;
+    }
     protected override async containerCreated(containerId: string): Promise<void> {
       id = containerId;
       watch = watchContainer(containerId);
     }
   }
-  return { container: new WatchedContainer(image), createdId: () => id, watch: () => watch };
+  return { container: new WatchedContainer(), createdId: () => id, watch: () => watch };
 }
 
 /** Stops (SIGTERM, then SIGKILL after `graceMs`) and removes a container; its exit code, when known. */

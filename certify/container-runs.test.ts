@@ -225,12 +225,13 @@ describe("certify a provider image (H2H_TARGET_IMAGE)", () => {
     const { exitCode, output } = await certify({
       H2H_REPORT_DIR: reports,
       H2H_TARGET_READY: "log:a line this image never prints",
-      H2H_TARGET_STARTUP_S: "2",
+      // Long enough for the provider to have started (and logged) on a busy machine.
+      H2H_TARGET_STARTUP_S: "8",
       H2H_TARGET_ENV: "UPSTREAM_PASSWORD=correct-horse-battery,LOG_FORMAT=plain",
     });
     expect(exitCode, output).toBe(2);
     expect(output).toMatch(
-      /the target container \(localhost\/h2h-certify\/reference-provider:local\) was not ready within 2 s \(H2H_TARGET_STARTUP_S\): waited until a log line contains "a line this image never prints"/,
+      /the target container \(localhost\/h2h-certify\/reference-provider:local\) was not ready within 8 s \(H2H_TARGET_STARTUP_S\): waited until a log line contains "a line this image never prints"/,
     );
     expect(output).toContain("its last log lines: reference provider listening on");
     const report = readReport(reports);

@@ -287,7 +287,7 @@ export async function startTargetContainer(
     throw error;
   }
 
-  const { container, createdId, watch } = await watchedContainer(settings.image);
+  const { container, createdId, watch } = await watchedContainer(settings.image, { init: true });
   let logsEnded: Promise<void> = Promise.resolve();
   container
     .withNetworkMode("host")

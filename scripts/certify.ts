@@ -11,7 +11,9 @@ import { runCli, UsageError } from "./cli.ts";
 
 const USAGE = `usage: npm run certify
 Configuration comes from the environment (see README.md):
-  H2H_BASE_URL, H2H_API_KEY, H2H_API_KEY_2, H2H_CALLBACK_SECRET, H2H_PROFILE, H2H_REPORT_DIR`;
+  H2H_BASE_URL, H2H_API_KEY, H2H_API_KEY_2, H2H_CALLBACK_SECRET, H2H_PROFILE, H2H_REPORT_DIR,
+  H2H_TARGET_IMAGE, H2H_TARGET_ENV, H2H_TARGET_READY, H2H_TARGET_STARTUP_S (a provider image to start and certify),
+  H2H_BASELINE_REPORT (a previous run's h2h-certify.json: show what changed since)`;
 
 await runCli(async () => {
   const { values } = parseArgs({ options: { help: { type: "boolean" } }, strict: true });

@@ -9,8 +9,9 @@ import { numberFlag, runCli, UsageError } from "./cli.ts";
 
 const USAGE = `usage: npm run load -- [--scenario smoke|load|stress|spike|soak] [--script mixed|mobile-commerce|quasi-ecom]
        [--rate N] [--duration 30s] [--max-vus N] [--mobile-share 0.5] [--failure-share 0] [--appeal-share 0] [--p95 500]
-Target and keys come from the environment as for certify (H2H_BASE_URL, H2H_API_KEY, H2H_PROFILE, H2H_REPORT_DIR).
-k6 comes from PATH or K6_BIN, else the grafana/k6 image when a Docker engine answers.`;
+Target and keys come from the environment as for certify (H2H_BASE_URL or H2H_TARGET_IMAGE, H2H_API_KEY, H2H_PROFILE,
+H2H_REPORT_DIR). k6 comes from PATH or K6_BIN, else the image H2H_K6_IMAGE (default grafana/k6:1.3.0) when a Docker
+engine answers.`;
 
 await runCli(async () => {
   let values: Record<string, string | undefined>;
