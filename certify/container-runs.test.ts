@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REFERENCE_API_KEYS, REFERENCE_CALLBACK_SECRET } from "../fixtures/reference-provider/conventions.ts";
 import {
   buildReferenceProviderImage,
@@ -164,6 +164,9 @@ describe("certify a provider image (H2H_TARGET_IMAGE)", () => {
       `container tests: ${image.image} ${image.built ? "built" : "up to date"} in ${(image.durationMs / 1000).toFixed(1)} s`,
     );
   }, 300_000);
+  afterAll(async () => {
+    if (!noDocker) await run("docker", ["image", "rm", FOREIGN_IMAGE]).catch(() => {});
+  });
 
   it("is green for the containerised reference provider, with its masked log in every report", async (ctx) => {
     if (noDocker) return ctx.skip(noDocker);
