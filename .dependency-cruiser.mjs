@@ -12,7 +12,8 @@
  *   0  contract/                   schemas, the names table, checks, HTTP client, recording, masking
  *
  * Within layer 1, fixtures/ holds several packages (test data, profiles, the reference provider,
- * test helpers); the reference provider may read the test data and the profiles below it.
+ * its container image, test helpers); the reference provider may read the test data and the
+ * profiles beside it, and its image the reference provider.
  *
  * Each package is used from outside only through its hand-picked surface, its `index.ts`.
  * `contract/names.ts` is a second, schema-free entry to the contract, for k6 code.
@@ -30,10 +31,16 @@ const PACKAGES = [
     folder: "fixtures",
     layer: 1,
     entries: ["fixtures/index.ts"],
-    except: ["reference-provider", "profiles", "testing"],
+    except: ["reference-provider", "reference-provider-image", "profiles", "testing"],
   },
   { folder: "fixtures/profiles", layer: 1, entries: ["fixtures/profiles/index.ts"] },
   { folder: "fixtures/reference-provider", layer: 1, entries: ["fixtures/reference-provider/index.ts"] },
+  // The reference provider's container image (entry.ts is bundled into it, not imported).
+  {
+    folder: "fixtures/reference-provider-image",
+    layer: 1,
+    entries: ["fixtures/reference-provider-image/index.ts"],
+  },
   // Test helpers: only tests use them, file by file.
   { folder: "fixtures/testing", layer: 1, entries: "any" },
   { folder: "certify", layer: 2, entries: ["certify/index.ts"] },
@@ -46,6 +53,7 @@ const PACKAGES = [
 /** The siblings (same layer) a package may use; any other sibling is off limits. */
 const MAY_USE_SIBLINGS = {
   "fixtures/reference-provider": ["fixtures", "fixtures/profiles"],
+  "fixtures/reference-provider-image": ["fixtures/reference-provider"],
   "fixtures/testing": ["fixtures", "fixtures/reference-provider"],
 };
 

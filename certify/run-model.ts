@@ -2,9 +2,10 @@
  * The result of a certification run, as every report format renders it: one record per check
  * run (per endpoint and case), the exchanges they looked at, and the verdict.
  */
-
 import { OPERATION_NAMES, type RecordedExchange } from "../contract/index.ts";
+import type { RunComparison } from "./compare.ts";
 import type { CallbackTimeline } from "./run-context.ts";
+import type { TargetContainerRecord } from "./target-container.ts";
 
 export type CheckStatus = "passed" | "failed" | "skipped";
 
@@ -58,6 +59,10 @@ export interface RunReport {
   totals: { passed: number; failed: number; failedRequired: number; skipped: number };
   checks: CheckRecord[];
   exchanges: RecordedExchange[];
+  /** H2H_TARGET_IMAGE: the container the target ran in, its logs included. */
+  targetContainer?: TargetContainerRecord;
+  /** H2H_BASELINE_REPORT: what changed since that run. */
+  baseline?: RunComparison;
 }
 
 /** Endpoint order in reports: the four endpoints as the seed lists them, then the rest. */

@@ -15,14 +15,22 @@ export interface RunSecrets {
   callbackSecret?: string | null | undefined;
   /** The sink's token, which guards it against fake callbacks. */
   sinkToken?: string | null | undefined;
+  /** H2H_TARGET_IMAGE: values of the container's secret-looking environment (H2H_TARGET_ENV). */
+  targetEnvSecrets?: readonly string[] | undefined;
 }
 
-/** Masks the run's keys, callback secret and sink token, and the test card it orders with. */
+/**
+ * Masks the run's keys, callback secret, sink token and target container secrets, and the test
+ * card it orders with.
+ */
 export function runMasker(secrets: RunSecrets): Masker {
   return createMasker({
-    secrets: [secrets.apiKey, secrets.secondApiKey, secrets.callbackSecret, secrets.sinkToken].map(
-      (secret) => secret ?? undefined,
-    ),
+    secrets: [
+      ...[secrets.apiKey, secrets.secondApiKey, secrets.callbackSecret, secrets.sinkToken].map(
+        (secret) => secret ?? undefined,
+      ),
+      ...(secrets.targetEnvSecrets ?? []),
+    ],
     cardNumbers: [TEST_CARD.number],
   });
 }

@@ -30,12 +30,21 @@ import {
   startReferenceProvider,
 } from "../fixtures/reference-provider/index.ts";
 import type { RunningSink } from "../webhook-sink/index.ts";
+import { baselineLines, compareWithBaseline, loadBaseline } from "./baseline.ts";
 import { CheckCollector } from "./check-collector.ts";
 import { type ReportPaths, writeReports } from "./reports/index.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "./run-context.ts";
 import { type CheckRecord, type RunReport, sortChecks, summarize, type Verdict } from "./run-model.ts";
 import { runMasker, startRunSink } from "./run-setup.ts";
 import { PROJECT_ROOT, readSettings, type Settings, withReferenceDefaults } from "./settings.ts";
+import {
+  type RunningTargetContainer,
+  readTargetContainerSettings,
+  secretEnvValues,
+  startTargetContainer,
+  TargetContainerError,
+  type TargetContainerRecord,
+} from "./target-container.ts";
 
 export interface CertifyOptions {
   env?: Record<string, string | undefined>;
@@ -173,25 +182,48 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
   const initial = readSettings(env, cwd);
   const profile = await readProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
   const settings: Settings = withReferenceDefaults(initial, profile.name);
-  let masker = runMasker(settings);
+  const containerSettings = readTargetContainerSettings(env);
+  const baseline = await loadBaseline(env, cwd);
+  const targetEnvSecrets = secretEnvValues(containerSettings);
+  let masker = runMasker({ ...settings, targetEnvSecrets });
   const print = (line: string) => (options.print ?? console.log)(masker.text(line));
 
   let provider: RunningReferenceProvider | undefined;
   let sink: RunningSink | undefined;
+  let container: RunningTargetContainer | undefined;
   const runDir = await mkdtemp(join(tmpdir(), "h2h-certify-"));
   try {
-    if (settings.baseUrl === undefined) provider = await startReferenceProvider({ port: 0 });
+    if (settings.baseUrl === undefined && !containerSettings)
+      provider = await startReferenceProvider({ port: 0 });
     sink = await startRunSink(settings, profile, join(runDir, "sink"));
     // The sink's token guards it against fake callbacks: it is masked like a secret.
-    masker = runMasker({ ...settings, sinkToken: sink.token });
-    const baseUrl = settings.baseUrl ?? (provider as RunningReferenceProvider).url;
+    masker = runMasker({ ...settings, sinkToken: sink.token, targetEnvSecrets });
+    // H2H_TARGET_IMAGE: the target is a container started here; one that does not get ready
+    // ends the run as "not run", with its logs in the report.
+    let containerRecord: TargetContainerRecord | undefined;
+    let containerFailure: string | undefined;
+    if (containerSettings) {
+      try {
+        container = await startTargetContainer(containerSettings, { runId, print });
+      } catch (error) {
+        if (!(error instanceof TargetContainerError)) throw error;
+        containerFailure = error.message;
+        containerRecord = error.record;
+      }
+    }
+    const baseUrl =
+      settings.baseUrl ??
+      (containerRecord ? `http://127.0.0.1:${containerRecord.port}` : undefined) ??
+      container?.url ??
+      (provider as RunningReferenceProvider).url;
     print(
-      `h2h-certify: certifying ${baseUrl}${provider ? " (bundled reference provider)" : ""} with profile "${profile.name}"`,
+      `h2h-certify: certifying ${baseUrl}${provider ? " (bundled reference provider)" : containerSettings ? ` (container of ${containerSettings.image})` : ""} with profile "${profile.name}"`,
     );
     if (!settings.secondApiKey) print("  H2H_API_KEY_2 is not set: cross-merchant checks will be skipped");
 
     const runnerRecorder = new ExchangeRecorder("runner", masker, runDir);
-    const unreachable = await tryReachTarget(baseUrl, settings.apiKey, profile, runnerRecorder);
+    const unreachable =
+      containerFailure ?? (await tryReachTarget(baseUrl, settings.apiKey, profile, runnerRecorder));
     const checks: CheckRecord[] = [];
     const errors: string[] = [];
 
@@ -199,8 +231,15 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
       errors.push(masker.text(unreachable));
       checks.push({
         endpoint: "(target)",
-        check: "target.reachable",
-        rule: "The target answers HTTP requests at H2H_BASE_URL within the profile's request timeout.",
+        ...(containerFailure
+          ? {
+              check: "target.container-ready",
+              rule: "The target image's container starts and gets ready (H2H_TARGET_READY) within H2H_TARGET_STARTUP_S.",
+            }
+          : {
+              check: "target.reachable",
+              rule: "The target answers HTTP requests at H2H_BASE_URL within the profile's request timeout.",
+            }),
         status: "failed",
         required: true,
         detail: masker.text(unreachable),
@@ -249,6 +288,8 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
 
     const exchanges = readRecordedExchanges(runDir);
     if (unreachable === undefined) checks.push(...runWideChecks(exchanges, profile, masker));
+    // Stopped before the reports are written, so that they hold its whole log and its exit code.
+    if (container) containerRecord = await container.stop();
     sortChecks(checks);
     const { summary, totals } = summarize(checks);
     const verdict: Verdict =
@@ -272,11 +313,15 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
       totals,
       checks,
       exchanges,
+      ...(containerRecord ? { targetContainer: containerRecord } : {}),
     };
+    if (baseline) report.baseline = compareWithBaseline(baseline, report);
     const paths = await writeReports(report, settings.reportDir, masker);
     printSummary(report, paths, print, cwd);
+    if (report.baseline) for (const line of baselineLines(report.baseline)) print(line);
     return { report, paths };
   } finally {
+    if (container) await container.stop();
     if (provider) await provider.stop();
     if (sink) await sink.stop();
     await rm(runDir, { recursive: true, force: true });

@@ -14,8 +14,10 @@ export class SettingsError extends Error {
 }
 
 export interface Settings {
-  /** undefined: start the bundled reference provider. */
+  /** undefined: start the bundled reference provider (or the target image, when one is set). */
   baseUrl: string | undefined;
+  /** H2H_TARGET_IMAGE: a provider image to start and certify (see target-container.ts). */
+  targetImage: string | undefined;
   apiKey: string | undefined;
   secondApiKey: string | undefined;
   callbackSecret: string | undefined;
@@ -64,6 +66,7 @@ export function readSettings(env: Env = process.env, cwd = process.cwd()): Setti
   }
   return {
     baseUrl,
+    targetImage: nonEmpty(env, "H2H_TARGET_IMAGE"),
     apiKey: nonEmpty(env, "H2H_API_KEY"),
     secondApiKey: nonEmpty(env, "H2H_API_KEY_2"),
     callbackSecret: nonEmpty(env, "H2H_CALLBACK_SECRET"),
@@ -77,14 +80,16 @@ export function readSettings(env: Env = process.env, cwd = process.cwd()): Setti
 /**
  * Fills in the reference provider's sandbox keys where the target is the reference provider:
  * started by certify, or named so by its profile (`"name": "reference"`). A foreign target
- * gets no default key: its own must be given.
+ * (an image too) gets no default key: its own must be given.
  */
 export function withReferenceDefaults(settings: Settings, profileName: string): Settings {
-  const isReference = settings.baseUrl === undefined || profileName === "reference";
+  const started = settings.baseUrl === undefined && settings.targetImage === undefined;
+  const isReference = started || profileName === "reference";
   if (!isReference) {
     if (settings.apiKey === undefined) {
+      const target = settings.baseUrl ?? `image ${settings.targetImage}`;
       throw new SettingsError(
-        `H2H_API_KEY is not set: the target ${settings.baseUrl} (profile "${profileName}") needs its merchant API key`,
+        `H2H_API_KEY is not set: the target ${target} (profile "${profileName}") needs its merchant API key`,
       );
     }
     return settings;

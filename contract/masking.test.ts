@@ -120,9 +120,18 @@ describe("masking", () => {
   });
 
   it("is idempotent: masking a masked report changes nothing", () => {
-    const report = JSON.stringify({ a: `${API_KEY} ${CARD}`, cvc: CVC, url: BASE_URL }, null, 2);
+    const body = JSON.stringify({ requisites: { number: CARD, cvc: CVC }, pan: "5555 5555 5555 4444" });
+    const report = JSON.stringify(
+      { a: `${API_KEY} ${CARD}`, cvc: CVC, url: BASE_URL, exchange: { body: masker.text(body) } },
+      null,
+      2,
+    );
     const once = masker.text(report);
     expect(masker.text(once)).toBe(once);
+    expect(JSON.parse(JSON.parse(once).exchange.body)).toEqual({
+      requisites: { number: "************1111", cvc: "***" },
+      pan: "**** **** **** 4444",
+    });
   });
 });
 

@@ -208,12 +208,15 @@ function maskCredentialValue(value: string): string {
   return scheme ? `${scheme[1]} ${MASK}` : MASK;
 }
 
-/** A field-masked string value. */
+/**
+ * A field-masked string value. A card number keeps its last 4 digits (and its separators); one
+ * masked already stays as it is, so masking twice changes nothing.
+ */
 function maskField(kind: FieldKind, value: string): string {
   if (value === "") return value;
   if (kind === "cvc") return MASK;
   if (kind === "credential") return maskCredentialValue(value);
-  return /^[\d\s-]{12,}$/.test(value) && (value.match(/\d/g) ?? []).length >= 12
+  return /^[\d\s*-]+$/.test(value) && (value.match(/[\d*]/g) ?? []).length >= 12
     ? maskCardDigits(value)
     : MASK;
 }

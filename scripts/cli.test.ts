@@ -65,6 +65,8 @@ describe("every npm run command", () => {
       "bench:provider",
       "bench:sink",
       "certify",
+      "compare",
+      "image:provider",
       "load",
       "load:build",
       "mutants",
@@ -150,6 +152,31 @@ describe("runCli", () => {
     expect(output.lines[0]).toMatch(/^error: /);
     expect(output.lines[0]).toContain(named);
     expect(output.lines[1]).toBe("usage: npm run demo -- [options]  (--help for details)");
+  });
+
+  it("hands a command that takes operands its operands; too few is a usage error naming them", async () => {
+    const seen: (readonly string[])[] = [];
+    const files = defineCommand({
+      name: "files",
+      summary: "A command with operands.",
+      operands: { value: "FILE…", min: 2, description: "two or more files" },
+      options: { loud: { type: "boolean", description: "say it loud" } },
+      async run(_options, operands) {
+        seen.push(operands);
+        return EXIT.ok;
+      },
+    });
+    expect(await runCli(files, ["a.json", "--loud", "b.json"], capture())).toBe(EXIT.ok);
+    expect(seen).toEqual([["a.json", "b.json"]]);
+    const output = capture();
+    expect(await runCli(files, ["a.json"], output)).toBe(EXIT.usage);
+    expect(output.lines).toEqual([
+      "error: give at least 2 FILE… (two or more files); got 1",
+      "usage: npm run files -- [options] FILE…  (--help for details)",
+    ]);
+    const help = capture();
+    await runCli(files, ["--help"], help);
+    expect(help.lines[0]).toContain("arguments:\n  FILE…   two or more files\n");
   });
 
   it("turns an unexpected error into one line and exit 1, and a known one into its own code", async () => {

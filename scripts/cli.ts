@@ -56,19 +56,31 @@ export type OptionValues<Options extends Record<string, OptionSpec>> = {
 
 type ErrorClass = abstract new (...args: never[]) => Error;
 
+/** The arguments that are not options (files a command reads), when a command takes any. */
+export interface OperandSpec {
+  /** Their placeholder in the usage line (`REPORT.json…`). */
+  value: string;
+  /** The fewest a run needs. */
+  min: number;
+  /** One line of help. */
+  description: string;
+}
+
 export interface Command<Options extends Record<string, OptionSpec> = Record<string, OptionSpec>> {
   /** The npm script's name (`npm run <name>`). */
   name: string;
   /** What the command does, for the help. */
   summary: string;
   options: Options;
+  /** Arguments that are not options; without this, any such argument is a usage error. */
+  operands?: OperandSpec;
   /** Help lines on the environment variables the command reads. */
   environment?: readonly string[];
   /** What each exit code the command uses means for it (0 and 64 are implied). */
   exitCodes?: Partial<Record<ExitCode, string>>;
   /** Errors of the layers below that mean an exit code of their own (a bad profile: 64). */
   knownErrors?: readonly (readonly [ErrorClass, ExitCode])[];
-  run(options: OptionValues<Options>): Promise<ExitCode>;
+  run(options: OptionValues<Options>, operands: readonly string[]): Promise<ExitCode>;
 }
 
 /** Types a command: its options' types flow into `run`. */
@@ -89,7 +101,9 @@ const CONSOLE: CliOutput = { out: (line) => console.log(line), err: (line) => co
 const HELP_OPTION: OptionSpec = { type: "boolean", description: "show this help and exit" };
 
 function usageLine(command: Command): string {
-  return `usage: npm run ${command.name}${Object.keys(command.options).length > 0 ? " -- [options]" : " [-- --help]"}`;
+  const operands = command.operands ? ` ${command.operands.value}` : "";
+  const options = Object.keys(command.options).length > 0 ? " [options]" : "";
+  return `usage: npm run ${command.name}${options || operands ? ` --${options}${operands}` : " [-- --help]"}`;
 }
 
 /** The help: usage, summary, options, environment, exit codes. */
@@ -100,7 +114,7 @@ export function helpText(command: Command): string {
     const value = spec.type === "boolean" ? "" : ` ${placeholder}`;
     return [`--${name}${value}`, spec.description] as const;
   });
-  const width = Math.max(...flags.map(([flag]) => flag.length)) + 2;
+  const width = Math.max(...flags.map(([flag]) => flag.length), command.operands?.value.length ?? 0) + 2;
   // Integer keys iterate in ascending order: the codes come out sorted.
   const exitCodes = { [EXIT.ok]: "done", [EXIT.usage]: "bad usage", ...command.exitCodes };
   return [
@@ -108,6 +122,9 @@ export function helpText(command: Command): string {
     "",
     command.summary,
     "",
+    ...(command.operands
+      ? ["arguments:", `  ${command.operands.value.padEnd(width)}${command.operands.description}`, ""]
+      : []),
     "options:",
     ...flags.map(([flag, description]) => `  ${flag.padEnd(width)}${description}`),
     ...(command.environment?.length ? ["", "environment:", ...command.environment.map((l) => `  ${l}`)] : []),
@@ -117,11 +134,17 @@ export function helpText(command: Command): string {
   ].join("\n");
 }
 
-/** Parses argv against the command's options; a bad argument is a UsageError naming it. */
+type Parsed<Options extends Record<string, OptionSpec>> = {
+  options: OptionValues<Options>;
+  operands: string[];
+  help?: boolean;
+};
+
+/** Parses argv against the command's options and operands; a bad argument is a UsageError naming it. */
 function parseOptions<Options extends Record<string, OptionSpec>>(
   command: Command<Options>,
   argv: readonly string[],
-): OptionValues<Options> & { help?: boolean } {
+): Parsed<Options> {
   const config = Object.fromEntries(
     Object.entries({ ...command.options, help: HELP_OPTION }).map(([name, spec]) => [
       name,
@@ -132,13 +155,24 @@ function parseOptions<Options extends Record<string, OptionSpec>>(
     ]),
   );
   let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  let positionals: string[];
   try {
-    ({ values } = parseArgs({ args: [...argv], options: config, strict: true, allowPositionals: false }));
+    ({ values, positionals } = parseArgs({
+      args: [...argv],
+      options: config,
+      strict: true,
+      allowPositionals: command.operands !== undefined,
+    }));
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   // --help wins over whatever else is wrong with the arguments.
-  if (values.help) return { help: true } as OptionValues<Options> & { help?: boolean };
+  if (values.help) return { options: {}, operands: [], help: true };
+  const operands = command.operands;
+  if (operands && positionals.length < operands.min)
+    throw new UsageError(
+      `give at least ${operands.min} ${operands.value} (${operands.description}); got ${positionals.length}`,
+    );
   const parsed: Record<string, unknown> = {};
   for (const [name, raw] of Object.entries(values)) {
     const spec = name === "help" ? HELP_OPTION : (command.options[name] as OptionSpec);
@@ -150,7 +184,7 @@ function parseOptions<Options extends Record<string, OptionSpec>>(
     };
     parsed[name] = Array.isArray(raw) ? raw.map(convert) : raw === undefined ? undefined : convert(raw);
   }
-  return parsed as OptionValues<Options> & { help?: boolean };
+  return { options: parsed as OptionValues<Options>, operands: positionals };
 }
 
 /** A number from an option's value; names the option when it is not one. */
@@ -182,12 +216,12 @@ async function exitCodeOf<Options extends Record<string, OptionSpec>>(
   output: CliOutput,
 ): Promise<number> {
   try {
-    const { help, ...options } = parseOptions(command, argv);
+    const { help, options, operands } = parseOptions(command, argv);
     if (help) {
       output.out(helpText(command as unknown as Command));
       return EXIT.ok;
     }
-    return await command.run(options as OptionValues<Options>);
+    return await command.run(options, operands);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof UsageError) {

@@ -5,10 +5,10 @@
  */
 import type { RecordedExchange } from "../../contract/index.ts";
 import type { CheckRecord, RunReport } from "../run-model.ts";
+import { escapeHtml } from "./escape.ts";
+import { baselineSection, EXTRAS_CSS, targetContainerSection } from "./extras-html.ts";
 
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-}
+export { escapeHtml };
 
 const CSS = `
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
@@ -134,6 +134,8 @@ ${rows}
 </tbody></table>`;
     })
     .join("\n");
+  // A container that never got ready is the whole story of the run: its section goes first.
+  const containerFailed = report.targetContainer?.readyAfterMs === null;
   const errors =
     report.errors.length > 0
       ? `<div class="errors"><b>The run could not judge everything:</b><ul>${report.errors.map((e) => `<li>${escapeHtml(e)}</li>`).join("")}</ul></div>`
@@ -141,21 +143,28 @@ ${rows}
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>h2h-certify: ${escapeHtml(report.verdict)} · ${escapeHtml(report.target.baseUrl)}</title>
-<style>${CSS}</style></head><body><main>
+<style>${CSS}${EXTRAS_CSS}</style></head><body><main>
 <h1>H2H pay-in API certification</h1>
 <p><span class="verdict ${verdictClass}">${escapeHtml(report.verdict.toUpperCase())}</span></p>
-<p class="meta">Target <code>${escapeHtml(report.target.baseUrl)}</code>${report.target.reference ? " (bundled reference provider)" : ""} ·
+<p class="meta">Target <code>${escapeHtml(report.target.baseUrl)}</code>${report.target.reference ? " (bundled reference provider)" : ""}${
+    report.targetContainer
+      ? ` (a container of <code>${escapeHtml(report.targetContainer.imageRun)}</code>, <a href="#target-container">its log</a>)`
+      : ""
+  } ·
 profile <code>${escapeHtml(report.target.profileName)}</code> (${escapeHtml(report.target.profilePath)}) · run <code>${escapeHtml(report.runId)}</code> ·
 ${escapeHtml(report.startedAt)} · ${(report.durationMs / 1000).toFixed(1)} s · ${escapeHtml(report.tool.name)} ${escapeHtml(report.tool.version)}</p>
 <p>${report.totals.passed} passed, ${report.totals.failed} failed (${report.totals.failedRequired} required), ${report.totals.skipped} skipped,
 ${report.exchanges.length} exchanges recorded. Card numbers (all but the last 4 digits), CVCs, API keys and callback secrets are masked.</p>
 ${errors}
+${containerFailed ? targetContainerSection(report.targetContainer) : ""}
+${baselineSection(report.baseline)}
 <h2>Conformance by endpoint</h2>
 <table><thead><tr><th>Endpoint</th><th>Score</th><th></th><th>Passed</th><th>Failed</th><th>Skipped</th></tr></thead><tbody>
 ${summaryRows}
 </tbody></table>
 ${timelines(report)}
 ${sections}
+${containerFailed ? "" : targetContainerSection(report.targetContainer)}
 </main></body></html>
 `;
 }

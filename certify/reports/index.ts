@@ -3,7 +3,7 @@
  * file is written whole to a temporary name and then renamed, so a reader never sees half a
  * report; each passes the masker once more on its way out.
  */
-import { mkdir, rename, writeFile } from "node:fs/promises";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Masker } from "../../contract/index.ts";
 import type { RunReport } from "../run-model.ts";
@@ -16,6 +16,8 @@ export interface ReportPaths {
   json: string;
   html: string;
   har: string;
+  /** H2H_TARGET_IMAGE runs only: the target container's log. */
+  targetLog?: string;
 }
 
 export const REPORT_FILES = {
@@ -24,6 +26,9 @@ export const REPORT_FILES = {
   html: "h2h-certify.html",
   har: "h2h-certify.har",
 } as const;
+
+/** Written beside the others when the target ran in a container (H2H_TARGET_IMAGE). */
+export const TARGET_LOG_FILE = "h2h-certify.target-container.log";
 
 async function writeWhole(path: string, content: string): Promise<void> {
   const temporary = `${path}.${process.pid}.tmp`;
@@ -56,5 +61,12 @@ export async function writeReports(
     writeWhole(paths.html, masker.text(renderHtml(report))),
     writeWhole(paths.har, masker.text(renderHar(report))),
   ]);
+  if (report.targetContainer) {
+    paths.targetLog = join(dir, TARGET_LOG_FILE);
+    await writeWhole(paths.targetLog, masker.text(report.targetContainer.logs));
+  } else {
+    // A container run's log left from an earlier run in the same folder would belong to no report here.
+    await rm(join(dir, TARGET_LOG_FILE), { force: true });
+  }
   return paths;
 }

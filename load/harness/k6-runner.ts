@@ -1,19 +1,25 @@
 /**
  * Finds a k6 to run the bundles with, and runs one: the binary on PATH or at K6_BIN; otherwise,
- * when a Docker engine answers, the `grafana/k6` image through testcontainers; otherwise none,
- * with a message that says how to get k6. Nothing is downloaded here but that image, by Docker.
+ * when a Docker engine answers, the H2H_K6_IMAGE image through testcontainers (k6-container.ts);
+ * otherwise none, with a message that says how to get k6. Nothing is downloaded here but that
+ * image, by Docker, and only when the engine does not have it.
  */
 import { spawn } from "node:child_process";
 import { accessSync, constants, existsSync } from "node:fs";
-import { basename, delimiter, dirname, join } from "node:path";
+import { basename, delimiter, join } from "node:path";
+import {
+  DEFAULT_K6_IMAGE,
+  HOW_TO_GET_K6,
+  IN_CONTAINER,
+  k6ImageOf,
+  k6ImageProblem,
+  runK6InContainer,
+} from "./k6-container.ts";
 
 export type K6Runner = { kind: "local"; bin: string } | { kind: "docker"; image: string };
 export type K6Lookup = K6Runner | { kind: "none"; reason: string };
 
-export const K6_IMAGE = "grafana/k6:latest";
-export const HOW_TO_GET_K6 =
-  "install k6 (https://grafana.com/docs/k6/latest/set-up/install-k6/) and put it on PATH or set K6_BIN=/path/to/k6, " +
-  "or start a Docker engine that can run the grafana/k6 image";
+export { HOW_TO_GET_K6 };
 
 function executable(path: string): boolean {
   try {
@@ -61,10 +67,17 @@ export async function dockerAvailable(
 export async function locateK6(env: Record<string, string | undefined> = process.env): Promise<K6Lookup> {
   const local = findLocalK6(env);
   if (local) return { kind: "local", bin: local };
-  if (await dockerAvailable(env)) return { kind: "docker", image: K6_IMAGE };
+  if (await dockerAvailable(env)) {
+    const image = k6ImageOf(env);
+    const problem = await k6ImageProblem(image);
+    return problem === undefined ? { kind: "docker", image } : { kind: "none", reason: problem };
+  }
   return {
     kind: "none",
-    reason: `k6 not found on PATH, K6_BIN is not set, and no Docker engine answers: ${HOW_TO_GET_K6}`,
+    reason:
+      "k6 not found on PATH, K6_BIN is not set, and no Docker engine answers: install k6 " +
+      "(https://grafana.com/docs/k6/latest/set-up/install-k6/) and put it on PATH or set K6_BIN=/path/to/k6, " +
+      `or start a Docker engine that has the k6 image H2H_K6_IMAGE names (default ${DEFAULT_K6_IMAGE})`,
   };
 }
 
@@ -118,25 +131,16 @@ export async function runK6(runner: K6Runner, invocation: K6Invocation): Promise
       child.once("exit", (code) => resolve(code ?? 1));
     });
   }
-  // Docker: the bundle's folder and the output folder are mounted; host networking lets k6 reach
-  // the loopback target and sink exactly as a local k6 would.
-  const { GenericContainer, Wait, getContainerRuntimeClient } = await import("testcontainers");
-  const inContainer = { bundle: `/scripts/${basename(invocation.bundle)}`, outputDir: "/out" };
-  const container = await new GenericContainer(runner.image)
-    .withNetworkMode("host")
-    .withBindMounts([
-      { source: dirname(invocation.bundle), target: "/scripts", mode: "ro" },
-      { source: invocation.outputDir, target: "/out", mode: "rw" },
-    ])
-    .withEnvironment(dashboardEnv(inContainer.outputDir, invocation))
-    .withCommand(k6Args(invocation, inContainer))
-    .withWaitStrategy(Wait.forOneShotStartup())
-    .withStartupTimeout(24 * 3_600_000)
-    .start();
-  const client = await getContainerRuntimeClient();
-  const info = await client.container.inspect(client.container.getById(container.getId()));
-  const logs = await container.logs();
-  logs.pipe(process.stdout);
-  await container.stop({ remove: true });
-  return info.State.ExitCode;
+  // Docker: the bundle's folder and the output folder are mounted (see k6-container.ts).
+  const inContainer = {
+    bundle: `${IN_CONTAINER.scriptsDir}/${basename(invocation.bundle)}`,
+    outputDir: IN_CONTAINER.outputDir,
+  };
+  return runK6InContainer({
+    image: runner.image,
+    args: k6Args(invocation, inContainer),
+    env: dashboardEnv(inContainer.outputDir, invocation),
+    bundle: invocation.bundle,
+    outputDir: invocation.outputDir,
+  });
 }

@@ -9,7 +9,18 @@ import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promise
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { readSettings, runMasker, startRunSink, withReferenceDefaults } from "../../certify/index.ts";
+import {
+  type RunningTargetContainer,
+  readSettings,
+  readTargetContainerSettings,
+  runMasker,
+  secretEnvValues,
+  startRunSink,
+  startTargetContainer,
+  TargetContainerError,
+  type TargetContainerRecord,
+  withReferenceDefaults,
+} from "../../certify/index.ts";
 import { CHECK_REGISTRY, readProfile } from "../../contract/index.ts";
 import {
   type RunningReferenceProvider,
@@ -39,6 +50,9 @@ export interface LoadOptions {
 }
 
 export class NoK6Error extends Error {}
+
+/** Written beside the load reports when the target ran in a container (H2H_TARGET_IMAGE). */
+export const LOAD_TARGET_LOG_FILE = "h2h-load.target-container.log";
 
 export const LOAD_FILES = {
   summary: "k6-summary.json",
@@ -103,7 +117,8 @@ export async function runLoad(
   const initial = readSettings(env);
   const profile = await readProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
   const settings = withReferenceDefaults(initial, profile.name);
-  const masker = runMasker(settings);
+  const containerSettings = readTargetContainerSettings(env);
+  const masker = runMasker({ ...settings, targetEnvSecrets: secretEnvValues(containerSettings) });
   const startedAt = new Date();
   const runId = `load-${startedAt.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "")}-${randomBytes(3).toString("hex")}`;
   const bundles = await buildLoadBundles(profile);
@@ -115,11 +130,24 @@ export async function runLoad(
   let provider: RunningReferenceProvider | undefined;
   let sink: RunningSink | undefined;
   let sinkClient: SinkClient | undefined;
+  let container: RunningTargetContainer | undefined;
   try {
-    if (settings.baseUrl === undefined) provider = await startReferenceProvider({ port: 0 });
+    if (settings.baseUrl === undefined && !containerSettings)
+      provider = await startReferenceProvider({ port: 0 });
+    if (containerSettings) {
+      try {
+        container = await startTargetContainer(containerSettings, {
+          runId,
+          print: (line) => print(masker.text(line)),
+        });
+      } catch (error) {
+        if (error instanceof TargetContainerError) throw new Error(masker.text(error.message));
+        throw error;
+      }
+    }
     sink = await startRunSink(settings, profile, join(workDir, "sink"));
     sinkClient = new SinkClient(sink.url, sink.token);
-    const baseUrl = settings.baseUrl ?? (provider as RunningReferenceProvider).url;
+    const baseUrl = settings.baseUrl ?? container?.url ?? (provider as RunningReferenceProvider).url;
     const outputDir = join(workDir, "out");
     await mkdir(outputDir, { recursive: true });
     const scriptEnv: Record<string, string> = {
@@ -169,6 +197,8 @@ export async function runLoad(
     const callbacks = await collectCallbacks(sinkClient, runId, confirmed, profile.timeouts.callbackMs);
     const delivery = analyseDelivery(callbacks, confirmed);
     const businessErrors = await businessErrorsFrom(join(outputDir, samplesFile));
+    // H2H_TARGET_IMAGE: stopped now, so that its whole log goes with the reports.
+    const containerRecord: TargetContainerRecord | undefined = await container?.stop();
 
     // Everything is known: only now does anything go to the report folder, whole files each.
     const reportDir = join(resolve(settings.reportDir), "load");
@@ -202,7 +232,17 @@ export async function runLoad(
       delete (report.files as Record<string, string>).dashboard;
     });
     await writeFile(files.junit, masker.text(renderLoadJunit(report)));
-    await writeFile(files.json, masker.text(`${JSON.stringify(report, null, 2)}\n`));
+    await writeFile(
+      files.json,
+      masker.text(
+        `${JSON.stringify(containerRecord ? { ...report, targetContainer: containerRecord } : report, null, 2)}\n`,
+      ),
+    );
+    if (containerRecord) {
+      const targetLog = join(reportDir, LOAD_TARGET_LOG_FILE);
+      await writeFile(targetLog, masker.text(containerRecord.logs));
+      print(`load: the target container's log is in ${targetLog}`);
+    }
     await writeFile(files.html, masker.text(renderLoadHtml(report)));
 
     print(
@@ -213,6 +253,7 @@ export async function runLoad(
     print(`load: ${report.passed ? "PASSED" : "FAILED"}; reports in ${reportDir}`);
     return { report };
   } finally {
+    await container?.stop();
     await sinkClient?.close();
     await provider?.stop();
     await sink?.stop();

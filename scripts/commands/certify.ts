@@ -12,8 +12,8 @@ const EXIT_OF_VERDICT: Record<Verdict, ExitCode> = {
 export const certify = defineCommand({
   name: "certify",
   summary:
-    "Certifies the target at H2H_BASE_URL (or the bundled reference provider) against the contract and\n" +
-    "writes the JUnit, JSON, HTML and HAR reports.",
+    "Certifies the target at H2H_BASE_URL, a container of the image H2H_TARGET_IMAGE, or the bundled\n" +
+    "reference provider against the contract and writes the JUnit, JSON, HTML and HAR reports.",
   options: {},
   environment: [
     "H2H_BASE_URL         target base URL (default: start the bundled reference provider)",
@@ -23,6 +23,11 @@ export const certify = defineCommand({
     "H2H_PROFILE          target profile file (default: fixtures/profiles/reference.json)",
     "H2H_SINK_PORT, H2H_SINK_PUBLIC_URL  where the webhook sink listens / the URL in metadata.webHook",
     "H2H_REPORT_DIR       where reports go (default: reports/)",
+    "H2H_TARGET_IMAGE     a provider image to start (listening on $PORT, host network) and certify",
+    "H2H_TARGET_ENV       its extra environment, NAME=value,NAME2=value2",
+    "H2H_TARGET_READY     when it is ready: an HTTP path answering below 500, or log:TEXT (default: any answer on /)",
+    "H2H_TARGET_STARTUP_S how long to wait for it to be ready (default: 60)",
+    "H2H_BASELINE_REPORT  a previous run's h2h-certify.json: show what changed since",
   ],
   exitCodes: {
     [EXIT.ok]: "conformant: every required check passed",

@@ -1,15 +1,15 @@
 /** `npm run load`: a k6 load scenario against the target, with thresholds, latency and callback delivery. */
 
-import { LOAD_SCRIPTS, NoK6Error, runLoad, SCENARIOS } from "../../load/index.ts";
+import { DEFAULT_K6_IMAGE, LOAD_SCRIPTS, NoK6Error, runLoad, SCENARIOS } from "../../load/index.ts";
 import { defineCommand, EXIT } from "../cli.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
 
 export const load = defineCommand({
   name: "load",
   summary:
-    "Runs a k6 load scenario against H2H_BASE_URL (or the bundled reference provider) and reports\n" +
-    "thresholds, latency and callback delivery. k6 comes from PATH or K6_BIN, else the grafana/k6\n" +
-    "image when a Docker engine answers.",
+    "Runs a k6 load scenario against H2H_BASE_URL, a container of H2H_TARGET_IMAGE, or the bundled\n" +
+    "reference provider and reports thresholds, latency and callback delivery. k6 comes from PATH or\n" +
+    "K6_BIN, else the image H2H_K6_IMAGE when a Docker engine answers.",
   options: {
     scenario: { type: "string", choices: SCENARIOS, description: "the load shape (default: smoke)" },
     script: { type: "string", choices: LOAD_SCRIPTS, description: "which flows (default: mixed)" },
@@ -39,7 +39,9 @@ export const load = defineCommand({
   },
   environment: [
     "H2H_BASE_URL, H2H_API_KEY, H2H_PROFILE, H2H_REPORT_DIR  as for certify",
+    "H2H_TARGET_IMAGE, H2H_TARGET_ENV, H2H_TARGET_READY, H2H_TARGET_STARTUP_S  a target image, as for certify",
     "K6_BIN  the k6 binary (default: k6 on PATH, else Docker)",
+    `H2H_K6_IMAGE  the k6 image when k6 runs in Docker (default: ${DEFAULT_K6_IMAGE}; never pulled when present)`,
   ],
   exitCodes: {
     [EXIT.ok]: "every threshold and the delivery target met",

@@ -2,7 +2,7 @@
 import {
   FAULTS,
   ProviderOptionsError,
-  REFERENCE_API_KEYS,
+  serveUntilSignal,
   startReferenceProvider,
 } from "../../fixtures/reference-provider/index.ts";
 import { defineCommand, EXIT, numberFlag } from "../cli.ts";
@@ -67,33 +67,7 @@ export const provider = defineCommand({
       faults: options.fault ?? [],
       log: (line) => console.log(`[provider] ${line}`),
     });
-    const { lifetimeSeconds, processingDelayMs, callbackRetryDelaysMs, faults } = running.options;
-    console.log(`reference provider listening on ${running.url}`);
-    console.log(
-      `  lifetime ${lifetimeSeconds}s, processing delay ${processingDelayMs}ms, ` +
-        `callback retries [${callbackRetryDelaysMs.join(", ")}]ms, ` +
-        `faults: ${faults.length > 0 ? faults.join(", ") : "none"}`,
-    );
-    console.log(`  API keys: ${Object.values(REFERENCE_API_KEYS).join(", ")} (sandbox only). Ctrl-C stops.`);
-
-    await new Promise<void>((resolve) => {
-      const onSignal = (signal: NodeJS.Signals) => {
-        process.once(signal, () => {
-          console.log("second signal: exiting without waiting");
-          process.exit(130);
-        });
-        console.log(`${signal}: stopping…`);
-        resolve();
-      };
-      process.once("SIGINT", onSignal);
-      process.once("SIGTERM", onSignal);
-    });
-    const report = await running.stop();
-    console.log(
-      `stopped: ${report.finishedInFlightAttempts} in-flight callback attempts finished, ` +
-        `${report.abandonedDeliveries} callback retries abandoned, ` +
-        `${report.cancelledTransitions} pending status changes and ${report.cancelledExpiries} expiries cancelled`,
-    );
+    await serveUntilSignal(running);
     return EXIT.ok;
   },
 });

@@ -1,0 +1,57 @@
+/** `npm run compare`: what changed between certification runs, by their JSON reports. */
+import {
+  byStart,
+  compareRuns,
+  ReportReadError,
+  readRunResults,
+  renderComparisonMarkdown,
+  renderComparisonText,
+} from "../../certify/index.ts";
+import { defineCommand, EXIT, UsageError } from "../cli.ts";
+
+export const compare = defineCommand({
+  name: "compare",
+  summary:
+    "Compares certification runs by their h2h-certify.json reports, given in any order: they are\n" +
+    "ordered by start time, the newest is the current run, the one before it the previous.\n" +
+    "Regressions, fixes, new, removed and otherwise changed checks compare those two; flaky checks\n" +
+    "(passed and failed back and forth) look at all of them.",
+  operands: { value: "REPORT.json…", min: 2, description: "two or more reports: previous and current" },
+  options: {
+    format: {
+      type: "string",
+      choices: ["text", "markdown", "json"],
+      description: "text (default), markdown (e.g. for a CI job summary) or json",
+    },
+    last: { type: "number", description: "look at the newest N reports only (N ≥ 2)" },
+  },
+  exitCodes: {
+    [EXIT.ok]: "no regression",
+    [EXIT.failed]: "a regression: a check that passed in the previous run fails in the current one",
+    [EXIT.notJudged]:
+      'the current run could not judge its target (verdict "not run"): no comparison passes it',
+    [EXIT.usage]: "bad usage, or a file that is not a certify report",
+  },
+  knownErrors: [[ReportReadError, EXIT.usage]],
+  async run(options, reports) {
+    const { last } = options;
+    if (last !== undefined && (!Number.isInteger(last) || last < 2))
+      throw new UsageError(`--last ${last}: must be a whole number of runs, 2 or more`);
+    const runs = byStart(await Promise.all(reports.map((path) => readRunResults(path))));
+    const comparison = compareRuns(last === undefined ? runs : runs.slice(-last));
+
+    const format = options.format ?? "text";
+    if (format === "json") console.log(JSON.stringify(comparison, null, 2));
+    else if (format === "markdown") process.stdout.write(renderComparisonMarkdown(comparison));
+    else for (const line of renderComparisonText(comparison)) console.log(line);
+
+    if (comparison.regressions.length > 0) return EXIT.failed;
+    if (comparison.current.verdict === "not run") {
+      console.error(
+        `compare: the current run (${comparison.current.runId}) could not judge its target (verdict "not run"): no comparison passes it`,
+      );
+      return EXIT.notJudged;
+    }
+    return EXIT.ok;
+  },
+});

@@ -1,0 +1,4 @@
+import { runCli } from "./cli.ts";
+import { compare } from "./commands/compare.ts";
+
+await runCli(compare);

@@ -1,0 +1,4 @@
+import { runCli } from "./cli.ts";
+import { imageProvider } from "./commands/image-provider.ts";
+
+await runCli(imageProvider);
