@@ -16,6 +16,7 @@ import {
   toQuasiEcomCreationResult,
 } from "../../fixtures/reference-provider/order-book.ts";
 import type { HttpAnswer } from "../lib/flow.ts";
+import { selectPaths } from "./select-paths.ts";
 
 export interface SyncTarget {
   post(url: string, body: string, headers: Record<string, string>): HttpAnswer;
@@ -37,7 +38,8 @@ export function syncReferenceTarget(effects: FaultEffects = {}): SyncTarget {
   const answer = (status: number, data: unknown, result: Record<string, unknown>): HttpAnswer => {
     const envelope = { data, result: { ...result, "x-request-id": `req-${++requestCount}` } };
     effects.shapeResponse?.({ operation, httpStatus: status, envelope });
-    return { status, body: JSON.stringify(envelope) };
+    const body = JSON.stringify(envelope);
+    return { status, body, json: (selector: string) => selectPaths(body, selector) };
   };
   return {
     requests,
@@ -111,7 +113,7 @@ export function installFakeK6(dir: string): void {
   const hook = "globalThis.__FAKE_K6__";
   writeFileSync(
     join(pkg, "index.js"),
-    `export function check(value, sets, tags) { for (const [name, f] of Object.entries(sets)) ${hook}.recording.checks.push({ name, passed: !!f(value), tags }); return true; }
+    `export function check(value, sets, tags) { for (const [name, f] of Object.entries(sets)) ${hook}.recording.checks.push({ name, passed: !!(typeof f === "function" ? f(value) : f), tags }); return true; }
 export function sleep() {}
 export default { check, sleep };`,
   );
