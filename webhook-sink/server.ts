@@ -19,6 +19,7 @@ import type { AddressInfo } from "node:net";
 import { type SignatureScheme, verifyCallbackSignature } from "../contract/callback-signature.ts";
 import { readPath } from "../contract/checks/check.ts";
 import { CallbackStore, type StoredCallback } from "./store.ts";
+import type { CallbackTally } from "./tally.ts";
 
 export interface SinkOptions {
   port?: number;
@@ -39,6 +40,11 @@ export interface SinkOptions {
   stallMs?: number;
   /** fdatasync every group commit (default true). */
   sync?: boolean;
+  /**
+   * Load-run mode: callbacks are tallied here and not stored (no disk, nothing kept per callback);
+   * the query API then lists none. See tally.ts.
+   */
+  tally?: CallbackTally;
 }
 
 export interface CallbackUrlOptions {
@@ -197,6 +203,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     res: ServerResponse,
     variantSegments: string[],
   ): Promise<void> {
+    const began = performance.now();
     const variant = parseVariant(variantSegments);
     if (!variant) {
       req.resume();
@@ -247,16 +254,19 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       signature: checkSignature(raw, headers),
       answeredWith: refused || stall ? 503 : 200,
     };
-    try {
-      await store.append(record);
-    } catch (error) {
-      // Not on disk, so not acknowledged: the provider will deliver it again.
-      return json(res, 500, { error: "not-stored", detail: String(error) });
-    }
-    for (const waiter of waiters) {
-      if (matches(record, waiter.filter)) {
-        waiter.missing -= 1;
-        if (waiter.missing <= 0) waiter.wake();
+    if (options.tally) options.tally.add(record, performance.now() - began);
+    else {
+      try {
+        await store.append(record);
+      } catch (error) {
+        // Not on disk, so not acknowledged: the provider will deliver it again.
+        return json(res, 500, { error: "not-stored", detail: String(error) });
+      }
+      for (const waiter of waiters) {
+        if (matches(record, waiter.filter)) {
+          waiter.missing -= 1;
+          if (waiter.missing <= 0) waiter.wake();
+        }
       }
     }
     if (stall) {
