@@ -5,12 +5,33 @@
  */
 import { parseArgs } from "node:util";
 import { LOAD_SCRIPTS, NoK6Error, parseScenario, runLoad } from "../load/harness/run.ts";
+import { LoadConfigError } from "../load/lib/config.ts";
 import { numberFlag, runCli, UsageError } from "./cli.ts";
 
 const USAGE = `usage: npm run load -- [--scenario smoke|load|stress|spike|soak] [--script mixed|mobile-commerce|quasi-ecom]
-       [--rate N] [--duration 30s] [--max-vus N] [--mobile-share 0.5] [--failure-share 0] [--appeal-share 0] [--p95 500]
+       [--rate N] [--duration 30s] [--think S] [--vus N] [--max-vus N] [--mobile-share 0.5] [--failure-share 0]
+       [--appeal-share 0] [--p95 500]
 Target and keys come from the environment as for certify (H2H_BASE_URL, H2H_API_KEY, H2H_PROFILE, H2H_REPORT_DIR).
 k6 comes from PATH or K6_BIN, else the grafana/k6 image when a Docker engine answers.`;
+
+/** The flag each script variable comes from, so a refusal names what the user typed. */
+const FLAGS: Record<string, string> = {
+  H2H_RATE: "--rate",
+  H2H_DURATION: "--duration",
+  H2H_MAX_VUS: "--max-vus",
+  H2H_VUS: "--vus",
+  H2H_THINK_S: "--think",
+  H2H_MOBILE_SHARE: "--mobile-share",
+  H2H_FAILURE_SHARE: "--failure-share",
+  H2H_APPEAL_SHARE: "--appeal-share",
+  H2H_P95_MS: "--p95",
+};
+
+function flagNames(message: string): string {
+  return message.replace(/\b(H2H_[A-Z0-9_]+)(=?)/g, (match, name: string, equals: string) =>
+    FLAGS[name] ? `${FLAGS[name]}${equals ? " " : ""}` : match,
+  );
+}
 
 await runCli(async () => {
   let values: Record<string, string | undefined>;
@@ -22,6 +43,8 @@ await runCli(async () => {
         rate: { type: "string" },
         duration: { type: "string" },
         "max-vus": { type: "string" },
+        vus: { type: "string" },
+        think: { type: "string" },
         "mobile-share": { type: "string" },
         "failure-share": { type: "string" },
         "appeal-share": { type: "string" },
@@ -47,6 +70,8 @@ await runCli(async () => {
     rate: numberFlag("rate", values.rate),
     duration: values.duration,
     maxVUs: numberFlag("max-vus", values["max-vus"]),
+    vus: numberFlag("vus", values.vus),
+    thinkSeconds: numberFlag("think", values.think),
     mobileShare: numberFlag("mobile-share", values["mobile-share"]),
     failureShare: numberFlag("failure-share", values["failure-share"]),
     appealShare: numberFlag("appeal-share", values["appeal-share"]),
@@ -63,6 +88,7 @@ await runCli(async () => {
       console.error(`error: ${error.message}`);
       return 3;
     }
+    if (error instanceof LoadConfigError) throw new UsageError(flagNames(error.message));
     throw error;
   }
 });
