@@ -5,8 +5,14 @@
  * Exit code 0 when both are within target.
  */
 import { parseArgs } from "node:util";
-import { OVERHEAD_SCRIPTS, runLoadOverheadBench, TARGET } from "../bench/load-overhead-bench.ts";
+import {
+  MIN_ACHIEVED,
+  OVERHEAD_SCRIPTS,
+  runLoadOverheadBench,
+  TARGET,
+} from "../bench/load-overhead-bench.ts";
 import { findLocalK6, HOW_TO_GET_K6 } from "../load/harness/k6-runner.ts";
+import { defaultPreAllocatedVUs } from "../load/lib/scenarios.ts";
 import { numberFlag, runCli } from "./cli.ts";
 
 await runCli(async () => {
@@ -26,10 +32,12 @@ await runCli(async () => {
     );
     return 3;
   }
+  const rate = numberFlag("rate", values.rate) ?? 1000;
   const options = {
-    rate: numberFlag("rate", values.rate) ?? 1000,
+    rate,
     duration: values.duration ?? "20s",
-    vus: numberFlag("vus", values.vus) ?? 50,
+    // By default the VUs `npm run load` itself starts with at 1000 orders/s (at least), for all three scripts.
+    vus: numberFlag("vus", values.vus) ?? Math.max(defaultPreAllocatedVUs(1000), defaultPreAllocatedVUs(rate)),
     rounds: numberFlag("rounds", values.rounds) ?? 3,
   };
   console.log(
@@ -40,7 +48,7 @@ await runCli(async () => {
     console.log(
       `  round ${round + 1} ${run.script.padEnd(12)} ${String(run.iterations).padStart(7)} iterations  ` +
         `${run.cpuSeconds.toFixed(2).padStart(6)} s CPU  ${run.cpuPerIterationUs.toFixed(1).padStart(6)} µs/iteration  ` +
-        `peak RSS ${run.peakRssMiB.toFixed(1)} MiB`,
+        `peak RSS ${run.peakRssMiB.toFixed(1)} MiB${run.achieved < MIN_ACHIEVED ? `  (k6 kept only ${(run.achieved * 100).toFixed(0)} % of the rate)` : ""}`,
     ),
   );
   console.log("medians:");
@@ -58,5 +66,12 @@ await runCli(async () => {
   console.log(
     `targets: cpu ≤ ${TARGET.cpuRatio} ${cpuOk ? "met" : "NOT met"}, peak RSS ≤ ${TARGET.rssRatio} ${rssOk ? "met" : "NOT met"}`,
   );
+  if (result.invalid.length > 0) {
+    console.log(
+      `not valid: in ${result.invalid.length} of ${result.runs.length} runs k6 started fewer than ${MIN_ACHIEVED * 100} % of the ` +
+        `iterations ${options.rate}/s asks for (a busy machine): run again, or with a lower --rate`,
+    );
+    return 2;
+  }
   return cpuOk && rssOk ? 0 : 1;
 });

@@ -22,9 +22,19 @@ export const TIMELINE_POINTS = 120;
 /** The tags k6's dashboard aggregates per value: per endpoint, per business error code. */
 export const TIMELINE_TAGS = ["name", "codeError"] as const;
 
-/** The dashboard period for a run of this many seconds: whole seconds, at most TIMELINE_POINTS periods. */
-export function timelinePeriodSeconds(runSeconds: number): number {
-  return Math.max(1, Math.ceil(runSeconds / TIMELINE_POINTS));
+/** The dashboard period for a run of this many seconds: whole seconds, at most `points` periods. */
+export function timelinePeriodSeconds(runSeconds: number, points = TIMELINE_POINTS): number {
+  return Math.max(1, Math.ceil(runSeconds / points));
+}
+
+/** H2H_TIMELINE_POINTS: periods per run (the plots' resolution), default TIMELINE_POINTS. */
+export function timelinePointsFrom(env: Record<string, string | undefined>): number {
+  const raw = env.H2H_TIMELINE_POINTS;
+  if (raw === undefined || raw === "") return TIMELINE_POINTS;
+  const points = Number(raw);
+  if (!Number.isInteger(points) || points < 10 || points > 2000)
+    throw new Error(`H2H_TIMELINE_POINTS="${raw}": must be a whole number from 10 to 2000`);
+  return points;
 }
 
 type MetricType = "counter" | "gauge" | "rate" | "trend";

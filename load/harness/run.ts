@@ -32,6 +32,7 @@ import {
   TIMELINE_TAGS,
   TimelineFormatError,
   timelinePeriodSeconds,
+  timelinePointsFrom,
 } from "./k6-timeline.ts";
 import {
   buildLoadReport,
@@ -133,6 +134,7 @@ export async function runLoad(
     ];
     for (const [name, value] of optional) if (value !== undefined) scriptEnv[name] = String(value);
     const config = parseLoadConfig(scriptEnv, loadProfileOf(profile));
+    const timelinePoints = timelinePointsFrom(env);
 
     const bundles = await buildLoadBundles(profile);
     const bundle = bundles.find((b) => b.script === options.script);
@@ -175,7 +177,7 @@ export async function runLoad(
       summaryFile: LOAD_FILES.summary,
       dashboardFile: LOAD_FILES.dashboard,
       timelineFile: LOAD_FILES.timeline,
-      timelinePeriodSeconds: timelinePeriodSeconds(durationSeconds(config.duration)),
+      timelinePeriodSeconds: timelinePeriodSeconds(durationSeconds(config.duration), timelinePoints),
       timelineTags: TIMELINE_TAGS,
     });
 

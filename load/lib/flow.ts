@@ -151,7 +151,13 @@ function prepareKind(kind: OrderKind, config: LoadConfig, digest: ContractDigest
       : buildQuasiEcomOrderRequest(options),
   );
   const [beforeId = "", afterId = ""] = template.split(MOID);
-  const [between, after] = config.callbackUrl !== undefined ? afterId.split(HOOK) : [afterId, ""];
+  const [between = "", after = ""] = config.callbackUrl !== undefined ? afterId.split(HOOK) : [afterId, ""];
+  const rebuilt =
+    config.callbackUrl !== undefined ? [beforeId, MOID, between, HOOK, after] : [beforeId, MOID, between];
+  if (rebuilt.join("") !== template)
+    throw new Error(
+      `the ${kind} order body does not have merchantOrderID before metadata.webHook: ${template}`,
+    );
   const headers = { "content-type": "application/json", authorization: `Bearer ${config.apiKey}` };
   const operation = (name: OperationName): PreparedOperation => {
     const names = checkNames(name);
@@ -170,7 +176,7 @@ function prepareKind(kind: OrderKind, config: LoadConfig, digest: ContractDigest
   const [confirmBefore = "", confirmAfter = ""] = ENDPOINT_PATHS[operations.confirm].split("{id}");
   return {
     tag: kind === "mobile_commerce" ? "mc" : "qe",
-    body: [beforeId, between ?? "", after ?? ""],
+    body: [beforeId, between, after],
     createUrl: `${config.baseUrl}${ENDPOINT_PATHS[operations.create]}`,
     confirmUrl: [`${config.baseUrl}${confirmBefore}`, confirmAfter],
     create: operation(operations.create),

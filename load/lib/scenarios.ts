@@ -43,9 +43,14 @@ export function arrivalRate(perSecond: number): { rate: number; timeUnit: string
 /** The iteration time the VU pool is sized for before any think time (k6 adds VUs up to maxVUs when it is longer). */
 const EXPECTED_ITERATION_S = 0.02;
 
+/** VUs allocated before the start for an arrival rate: enough for iterations of 20 ms plus the think time. */
+export function defaultPreAllocatedVUs(rate: number, thinkSeconds = 0): number {
+  return Math.max(2, Math.ceil(rate * (EXPECTED_ITERATION_S + thinkSeconds)));
+}
+
 function arrivalVUs(config: LoadConfig, peakRate: number) {
-  const needed = Math.ceil(peakRate * (EXPECTED_ITERATION_S + config.thinkSeconds));
-  const preAllocated = config.preAllocatedVUs ?? Math.min(config.maxVUs, Math.max(2, needed));
+  const preAllocated =
+    config.preAllocatedVUs ?? Math.min(config.maxVUs, defaultPreAllocatedVUs(peakRate, config.thinkSeconds));
   return { preAllocatedVUs: preAllocated, maxVUs: Math.max(preAllocated, config.maxVUs) };
 }
 
