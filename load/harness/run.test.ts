@@ -11,7 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { failingChecks, type K6Summary } from "../lib/summary.ts";
 import { dockerAvailable, findLocalK6 } from "./k6-runner.ts";
+import { loadSeriesOf, parseK6Timeline } from "./k6-timeline.ts";
 import { LOAD_FILES } from "./run.ts";
 
 const script = fileURLToPath(new URL("../../scripts/load.ts", import.meta.url));
@@ -101,6 +103,17 @@ describe("npm run load", () => {
       if (endpoint.startsWith("create"))
         expect(Math.max(...series.perSecond), endpoint).toBeLessThanOrEqual(2);
     expect(folderBytes(folder, [LOAD_FILES.dashboard])).toBeLessThan(2 * 1024 * 1024);
+
+    // The parsers on this fresh real output: every endpoint's requests over the periods add up to k6's count.
+    const summary = JSON.parse(readFileSync(join(folder, LOAD_FILES.summary), "utf8")) as K6Summary;
+    const series = loadSeriesOf(parseK6Timeline(readFileSync(join(folder, LOAD_FILES.timeline))));
+    expect(failingChecks(summary)).toEqual([]);
+    for (const [endpoint, values] of Object.entries(series.endpoints)) {
+      const total = values.perSecond.reduce((sum, v, i) => sum + (v * (series.durationMs[i] ?? 0)) / 1000, 0);
+      expect(Math.round(total), endpoint).toBe(
+        summary.metrics[`http_req_duration{name:${endpoint}}`]?.values.count,
+      );
+    }
   }, 180_000);
 
   it("runs a real k6 stress and prints the capacity", async (ctx) => {
