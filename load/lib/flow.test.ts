@@ -68,6 +68,7 @@ beforeAll(async () => {
   await harvest("");
   await harvest("amount-as-string");
   await harvest("missing-request-id");
+  await harvest("missing-payment-details");
   await harvest("", "wrong-key");
 }, 60_000);
 afterAll(() => answers.clear());
@@ -229,7 +230,10 @@ describe("answer rules", () => {
       rules.selector.startsWith("[result.codeError,result.message,result.status,result.x-request-id,data."),
     ).toBe(true);
     expect(rules.selector).toContain("data.paymentDetailsData.methodID");
-    expect(rules.count).toBe(4 + digest.responses.createMobileCommerceOrder.length);
+    // An object whose fields are checked is not selected whole; an array is selected as its length.
+    expect(rules.selector).not.toMatch(/data\.paymentDetailsData[,\]]/);
+    expect(rules.selector).toContain("data.routingAttempts.#");
+    expect(rules.count).toBe(4 + digest.responses.createMobileCommerceOrder.length - 1);
     expect(escapeGjson("x-request-id")).toBe("x-request-id");
     expect(escapeGjson("a.b*c")).toBe("a\\.b\\*c");
   });
@@ -250,6 +254,28 @@ describe("answer rules", () => {
     });
     expect(verdict.envelope).toBe(envelope);
     expect(verdict.data).toBe(data);
+  });
+
+  it("leave the verdict to the detailed check when values are missing (GJSON leaves them out)", () => {
+    const rules = compileAnswerRules(digest.responses.createMobileCommerceOrder);
+    const answer = canned("missing-payment-details", "createMobileCommerceOrder");
+    expect(
+      judgeSelection(answer.json(rules.selector), rules, "payment_pending", {
+        envelope: true,
+        data: true,
+        complete: true,
+        id: undefined,
+      }),
+    ).toMatchObject({ envelope: false, data: false, complete: false });
+    // The flow then finds the envelope fine and names the missing field.
+    const { runtime: rt, recorded } = runtime("missing-payment-details");
+    createOrderFlow(config(), JSON.stringify(digest), rt)("mobile_commerce");
+    expect(recorded.checks[0]).toEqual({
+      "createMobileCommerceOrder: success envelope": true,
+      "createMobileCommerceOrder: data as the contract says": false,
+    });
+    expect(recorded.warnings.join("\n")).toContain("data.paymentDetailsData is undefined, expected object");
+    expect(recorded.confirmed).toHaveLength(1);
   });
 
   it("fail the data check on a status other than the profile expects", () => {

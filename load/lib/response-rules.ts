@@ -61,9 +61,21 @@ export function compileAnswerRules(rules: readonly FieldRule[]): AnswerRules {
   let statusIndex = -1;
   let idIndex = -1;
   for (const rule of rules) {
+    const only = rule.types.length === 1 ? rule.types[0] : undefined;
+    const path = `data.${rule.path.split(".").map(escapeGjson).join(".")}`;
+    // Selecting a whole object or array makes k6 build it in Go and hand it to JavaScript, the
+    // dearest part of a check. An object whose own required fields are checked needs no selection
+    // (GJSON finds them only inside an object); an array is selected as its length (`.#`, which
+    // GJSON gives only for an array).
+    if (only === "object" && rules.some((other) => other.path.startsWith(`${rule.path}.`))) continue;
     if (rule.path === "status") statusIndex = paths.length;
     if (rule.path === "id") idIndex = paths.length;
-    paths.push(`data.${rule.path.split(".").map(escapeGjson).join(".")}`);
+    if (only === "array") {
+      paths.push(`${path}.#`);
+      masks.push(INTEGER);
+      continue;
+    }
+    paths.push(path);
     masks.push(
       rule.types.reduce((mask, type) => mask | BIT[type] | (type === "number" ? BIT.integer : 0), 0),
     );

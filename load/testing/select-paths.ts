@@ -19,6 +19,11 @@ export function selectPaths(body: string | null, selector: string): unknown[] | 
   for (const path of paths) {
     let value: unknown = json;
     for (const part of path.split(/(?<!\\)\./)) {
+      // `#`: an array's length (GJSON gives it for arrays only).
+      if (part === "#") {
+        value = Array.isArray(value) ? value.length : undefined;
+        continue;
+      }
       if (typeof value !== "object" || value === null || Array.isArray(value)) {
         value = undefined;
         break;
