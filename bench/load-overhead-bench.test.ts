@@ -4,7 +4,7 @@
  * scripts (the figures themselves are the bench's business, never a test's).
  */
 import { describe, expect, it } from "vitest";
-import { findLocalK6 } from "../load/harness/k6-runner.ts";
+import { findLocalK6 } from "../load/index.ts";
 import {
   bareScript,
   childCpuSeconds,

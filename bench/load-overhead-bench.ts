@@ -20,12 +20,10 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { REFERENCE_PROFILE_PATH } from "../certify/settings.ts";
-import { ENDPOINT_PATHS } from "../contract/paths.ts";
-import { loadProfile } from "../contract/profile.ts";
-import { REFERENCE_API_KEYS } from "../fixtures/reference-provider/conventions.ts";
-import { buildLoadBundles } from "../load/harness/build.ts";
-import { durationSeconds } from "../load/lib/scenarios.ts";
+import { ENDPOINT_PATHS } from "../contract/index.ts";
+import { REFERENCE_PROFILE } from "../fixtures/profiles/index.ts";
+import { REFERENCE_API_KEYS } from "../fixtures/reference-provider/index.ts";
+import { buildLoadBundles, durationSeconds } from "../load/index.ts";
 import { startChildServer } from "./measure.ts";
 
 export const OVERHEAD_SCRIPTS = ["bundle", "hand-written", "bare"] as const;
@@ -240,7 +238,7 @@ export async function runLoadOverheadBench(
   const work = await mkdtemp(join(tmpdir(), "h2h-overhead-"));
   const server = await startChildServer("canned");
   try {
-    const bundles = await buildLoadBundles(await loadProfile(REFERENCE_PROFILE_PATH), join(work, "dist"));
+    const bundles = await buildLoadBundles(REFERENCE_PROFILE, join(work, "dist"));
     const bundle = bundles.find((b) => b.script === "mobile-commerce");
     if (!bundle) throw new Error("no mobile-commerce bundle");
     const paths: Record<OverheadScript, string> = {

@@ -5,9 +5,9 @@
  * (provider / bare) is the figure: it cancels out how fast this machine happens to be.
  */
 
-import { endpointPath } from "../contract/endpoints.ts";
-import { buildMobileCommerceOrderRequest } from "../fixtures/payloads.ts";
-import { REFERENCE_API_KEYS } from "../fixtures/reference-provider/conventions.ts";
+import { endpointPath, OPERATION } from "../contract/index.ts";
+import { buildMobileCommerceOrderRequest } from "../fixtures/index.ts";
+import { REFERENCE_API_KEYS } from "../fixtures/reference-provider/index.ts";
 import {
   assertValidRuns,
   type LoadShape,
@@ -49,7 +49,7 @@ async function measureOnce(
 
 export async function runProviderBench(options: ProviderBenchOptions): Promise<ProviderBenchResult> {
   const shape = {
-    path: endpointPath("createMobileCommerceOrder"),
+    path: endpointPath(OPERATION.createMobileCommerceOrder),
     body: JSON.stringify(buildMobileCommerceOrderRequest({ methodID: 101, amount: 1500 })),
     headers: { "content-type": "application/json", authorization: `Bearer ${REFERENCE_API_KEYS.merchant1}` },
     connections: options.connections,

@@ -14,10 +14,19 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { REFERENCE_SIGNATURE_SCHEME } from "../contract/callback-signature.ts";
-import { REFERENCE_CALLBACK_SECRET, startReferenceProvider } from "../fixtures/reference-provider/index.ts";
-import { OrderBook, toConfirmationResult, toOrderRecord } from "../fixtures/reference-provider/order-book.ts";
-import { SAMPLE_ORDER_RECORD, sampleSuccessEnvelope } from "../fixtures/samples.ts";
+import { endpointPath } from "../contract/index.ts";
+import {
+  buildMobileCommerceOrderRequest,
+  SAMPLE_ORDER_RECORD,
+  sampleSuccessEnvelope,
+} from "../fixtures/index.ts";
+import {
+  createReferenceProvider,
+  REFERENCE_API_KEYS,
+  REFERENCE_CALLBACK_SECRET,
+  REFERENCE_SIGNATURE,
+  startReferenceProvider,
+} from "../fixtures/reference-provider/index.ts";
 import { startWebhookSink } from "../webhook-sink/index.ts";
 
 /** A body of the size and shape of a mobile-commerce creation answer, so both servers write alike. */
@@ -52,7 +61,7 @@ async function startSink() {
   const sink = await startWebhookSink({
     dataDir,
     secret: REFERENCE_CALLBACK_SECRET,
-    signature: REFERENCE_SIGNATURE_SCHEME,
+    signature: REFERENCE_SIGNATURE,
     sync: process.env.SINK_SYNC !== "0",
   });
   return {
@@ -64,25 +73,32 @@ async function startSink() {
   };
 }
 
-/** The reference provider's answers to one mobile-commerce create → confirm, made by its own order book. */
+/** The reference provider's own answers to one mobile-commerce create → confirm, from its handler. */
 function cannedOrderAnswers(): { create: string; confirm: string } {
-  const book = new OrderBook({
-    lifetimeMs: 30_000,
-    processingDelayMs: 1_000_000,
-    effects: {},
-    onStatusEntered: () => {},
-  });
+  const provider = createReferenceProvider({ processingDelayMs: 600_000 });
   try {
-    const created = book.create("merchant-1", "mobile_commerce", {
-      methodID: 101,
-      amount: 1500,
-      trafficType: "mixed",
+    const headers = {
+      "content-type": "application/json",
+      authorization: `Bearer ${REFERENCE_API_KEYS.merchant1}`,
+    };
+    const create = provider.request({
+      method: "POST",
+      url: endpointPath("createMobileCommerceOrder"),
+      headers,
+      body: JSON.stringify(buildMobileCommerceOrderRequest({ methodID: 101, amount: 1500 })),
     });
-    const create = JSON.stringify(sampleSuccessEnvelope(toOrderRecord(created)));
-    const { order, timer } = book.confirm("merchant-1", "mobile_commerce", created.id, "1111");
-    return { create, confirm: JSON.stringify(sampleSuccessEnvelope(toConfirmationResult(order, timer))) };
+    const id = (JSON.parse(create.body) as { data: { id: string } }).data.id;
+    const confirm = provider.request({
+      method: "POST",
+      url: endpointPath("confirmMobileCommerceOrder", id),
+      headers,
+      body: JSON.stringify({ code: "1111" }),
+    });
+    if (create.status !== 200 || confirm.status !== 200)
+      throw new Error(`the reference provider refused the canned order: ${create.body} ${confirm.body}`);
+    return { create: create.body, confirm: confirm.body };
   } finally {
-    book.shutdown();
+    void provider.stop();
   }
 }
 

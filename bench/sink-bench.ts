@@ -3,9 +3,9 @@
  * measured in the same run against a bare node:http server that answers 200 without storing.
  * Afterwards the sink's store is counted: every acknowledged callback must be there.
  */
-import { signCallbackBody } from "../contract/callback-signature.ts";
-import { REFERENCE_CALLBACK_SECRET } from "../fixtures/reference-provider/conventions.ts";
-import { SinkClient } from "../webhook-sink/client.ts";
+import { STATUS, signCallbackBody } from "../contract/index.ts";
+import { REFERENCE_CALLBACK_SECRET, REFERENCE_SIGNATURE } from "../fixtures/reference-provider/index.ts";
+import { SinkClient } from "../webhook-sink/index.ts";
 import { assertValidRuns, measureThroughput, startChildServer, type Throughput } from "./measure.ts";
 
 export interface SinkBenchOptions {
@@ -25,7 +25,7 @@ export interface SinkBenchResult {
 const BODY = JSON.stringify({
   id: "2f0f6f0e-1111-4a4a-9b9b-000000000001",
   merchantOrderID: "bench-1",
-  status: "succeeded",
+  status: STATUS.succeeded,
   amount: 1500,
   currency: "RUB",
   orderType: "mobile_commerce",
@@ -35,7 +35,7 @@ const BODY = JSON.stringify({
 export async function runSinkBench(options: SinkBenchOptions): Promise<SinkBenchResult> {
   const headers = {
     "content-type": "application/json",
-    "x-signature": signCallbackBody(BODY, REFERENCE_CALLBACK_SECRET),
+    "x-signature": signCallbackBody(BODY, REFERENCE_CALLBACK_SECRET, REFERENCE_SIGNATURE),
   };
   const shape = {
     body: BODY,

@@ -9,9 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { TEST_CARD } from "../fixtures/payloads.ts";
-import { REFERENCE_API_KEYS, REFERENCE_CALLBACK_SECRET } from "../fixtures/reference-provider/conventions.ts";
-import { startReferenceProvider } from "../fixtures/reference-provider/server.ts";
+import { TEST_CARD } from "../fixtures/index.ts";
+import {
+  REFERENCE_API_KEYS,
+  REFERENCE_CALLBACK_SECRET,
+  startReferenceProvider,
+} from "../fixtures/reference-provider/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 
@@ -150,7 +153,7 @@ describe("npm run certify", () => {
     const reference = JSON.parse(
       readFileSync(fileURLToPath(new URL("../fixtures/profiles/reference.json", import.meta.url)), "utf8"),
     );
-    reference.methods.quasiEcom.methodID = "201";
+    reference.methods.quasi_ecom.methodID = "201";
     reference.timeouts.requestMss = 5;
     const profile = join(dir, "bad.json");
     writeFileSync(profile, JSON.stringify(reference));
@@ -161,7 +164,7 @@ describe("npm run certify", () => {
     });
     expect(exitCode).toBe(64);
     expect(output).toContain(`invalid profile ${profile}`);
-    expect(output).toContain("methods.quasiEcom.methodID: Invalid input: expected number, received string");
+    expect(output).toContain("methods.quasi_ecom.methodID: Invalid input: expected number, received string");
     expect(output).toContain("timeouts.requestMss: unknown key");
     expect(output).not.toContain("cannot reach");
   }, 30_000);

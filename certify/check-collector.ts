@@ -6,9 +6,8 @@
 import { basename } from "node:path";
 import type { UserConsoleLog } from "vitest";
 import type { Reporter, TestCase, TestModule, TestSuite } from "vitest/node";
-import "../contract/specs/support/verify.ts";
-import { CHECK_REGISTRY } from "../contract/checks/index.ts";
-import type { Masker } from "./masking.ts";
+import { CHECK_REGISTRY, type Masker, requirementOf } from "../contract/index.ts";
+import "./run-context.ts";
 import type { CheckRecord } from "./run-model.ts";
 
 const CASE_SEPARATOR = " › ";
@@ -37,6 +36,8 @@ export class CheckCollector implements Reporter {
   constructor(
     private readonly masker: Masker,
     private readonly print: (line: string) => void,
+    /** The profile's informational checks, for a check that could not record its own verdict. */
+    private readonly informationalChecks: Readonly<Record<string, string>> = {},
   ) {}
 
   onTestCaseResult(test: TestCase): void {
@@ -90,15 +91,19 @@ export class CheckCollector implements Reporter {
       status = meta?.outcome === "failed" ? "failed" : "passed";
       detail = meta?.detail ?? "passed";
     }
-    const reason = result.state === "skipped" ? result.note : meta?.informationalReason;
+    // A check that could not run (its setup failed) is judged like any other: a warning stays one.
+    const requirement = meta
+      ? { required: meta.required, reason: meta.informationalReason }
+      : requirementOf(CHECK_REGISTRY.get(check) ?? { name: check, warning: false }, this.informationalChecks);
+    const reason =
+      result.state === "skipped" ? result.note : requirement.required ? undefined : requirement.reason;
     return {
       endpoint: endpointOf(test),
       check,
       ...(caseLabel ? { case: caseLabel } : {}),
       rule: CHECK_REGISTRY.get(check)?.rule ?? "",
       status,
-      // A check that could not run (its setup failed) keeps its own severity: a warning stays one.
-      required: meta?.required ?? !(CHECK_REGISTRY.get(check)?.warning ?? false),
+      required: requirement.required,
       detail: this.masker.text(detail),
       ...(reason ? { reason } : {}),
       durationMs: Math.round(test.diagnostic()?.duration ?? 0),

@@ -6,8 +6,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CHECK_REGISTRY } from "../contract/checks/index.ts";
-import { FAULTS } from "../fixtures/reference-provider/faults.ts";
+import { CHECK_REGISTRY } from "../contract/index.ts";
+import { FAULTS } from "../fixtures/reference-provider/index.ts";
 import { killRate, type MutantResult, renderMutationTable, runMutationSuite } from "./mutation.ts";
 
 describe("mutation self-test", () => {

@@ -8,11 +8,11 @@ import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
-import { FAULTS, type Fault } from "../fixtures/reference-provider/faults.ts";
-import { startReferenceProvider } from "../fixtures/reference-provider/index.ts";
+import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
+import { FAULTS, type Fault, startReferenceProvider } from "../fixtures/reference-provider/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
-import { PROJECT_ROOT, REFERENCE_PROFILE_PATH } from "./settings.ts";
+import { PROJECT_ROOT } from "./settings.ts";
 
 /** Provider timings that keep a run short; the profile below declares the same retry policy. */
 const FAST_RETRY_DELAYS_MS = [100, 200, 300, 400];

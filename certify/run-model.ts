@@ -2,8 +2,9 @@
  * The result of a certification run, as every report format renders it: one record per check
  * run (per endpoint and case), the exchanges they looked at, and the verdict.
  */
-import type { CallbackTimeline } from "../contract/specs/support/verify.ts";
-import type { RecordedExchange } from "./recorder.ts";
+
+import { OPERATION_NAMES, type RecordedExchange } from "../contract/index.ts";
+import type { CallbackTimeline } from "./run-context.ts";
 
 export type CheckStatus = "passed" | "failed" | "skipped";
 
@@ -60,14 +61,7 @@ export interface RunReport {
 }
 
 /** Endpoint order in reports: the four endpoints as the seed lists them, then the rest. */
-const ENDPOINT_ORDER = [
-  "(target)",
-  "createMobileCommerceOrder",
-  "confirmMobileCommerceOrder",
-  "createQuasiEcomOrder",
-  "confirmQuasiEcomOrder",
-  "(all endpoints)",
-];
+const ENDPOINT_ORDER: readonly string[] = ["(target)", ...OPERATION_NAMES, "(all endpoints)"];
 
 function endpointRank(endpoint: string): number {
   const rank = ENDPOINT_ORDER.indexOf(endpoint);

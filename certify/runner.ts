@@ -8,21 +8,33 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { startVitest } from "vitest/node";
-import { CHECK_REGISTRY, envelopeRequestIdUnique, noServerError } from "../contract/checks/index.ts";
-import { endpointPath } from "../contract/endpoints.ts";
-import { H2hClient, TransportError } from "../contract/h2h-client.ts";
-import { loadProfile, type Profile } from "../contract/profile.ts";
-import { TEST_CARD } from "../fixtures/payloads.ts";
+import {
+  CHECK_REGISTRY,
+  type Check,
+  ExchangeRecorder,
+  endpointPath,
+  envelopeRequestIdUnique,
+  H2hClient,
+  type Masker,
+  noServerError,
+  OPERATION,
+  type Profile,
+  type RecordedExchange,
+  readProfile,
+  readRecordedExchanges,
+  requirementOf,
+  TransportError,
+} from "../contract/index.ts";
 import {
   type RunningReferenceProvider,
   startReferenceProvider,
 } from "../fixtures/reference-provider/index.ts";
-import { type RunningSink, startWebhookSink } from "../webhook-sink/index.ts";
+import type { RunningSink } from "../webhook-sink/index.ts";
 import { CheckCollector } from "./check-collector.ts";
-import { createMasker, type Masker } from "./masking.ts";
-import { ExchangeRecorder, type RecordedExchange, readRecordedExchanges } from "./recorder.ts";
 import { type ReportPaths, writeReports } from "./reports/index.ts";
+import { RUN_CONTEXT_KEY, type RunContext } from "./run-context.ts";
 import { type CheckRecord, type RunReport, sortChecks, summarize, type Verdict } from "./run-model.ts";
+import { runMasker, startRunSink } from "./run-setup.ts";
 import { PROJECT_ROOT, readSettings, type Settings, withReferenceDefaults } from "./settings.ts";
 
 export interface CertifyOptions {
@@ -35,29 +47,26 @@ export interface CertifyOptions {
 export interface CertifyResult {
   report: RunReport;
   paths: ReportPaths;
-  exitCode: number;
 }
 
-const SPEC_GLOB = "contract/specs/**/*.spec.ts";
+const SPEC_GLOB = "certify/specs/**/*.spec.ts";
 
 async function toolVersion(): Promise<string> {
   const pkg = JSON.parse(await readFile(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string };
   return pkg.version;
 }
 
-function runCheck<I>(
-  check: { name: string; rule: string; run(input: I): { ok: boolean; detail: string } },
-  input: I,
-  masker: Masker,
-): CheckRecord {
+function runCheck<I>(check: Check<I>, input: I, profile: Profile, masker: Masker): CheckRecord {
   const outcome = check.run(input);
+  const requirement = requirementOf(check, profile.informationalChecks);
   return {
     endpoint: "(all endpoints)",
     check: check.name,
     rule: check.rule,
     status: outcome.ok ? "passed" : "failed",
-    required: true,
+    required: requirement.required,
     detail: masker.text(outcome.detail),
+    ...(requirement.required ? {} : { reason: requirement.reason }),
     durationMs: 0,
     exchanges: [],
     source: "runner",
@@ -71,7 +80,7 @@ function runWideChecks(
   masker: Masker,
 ): CheckRecord[] {
   const where = (e: RecordedExchange) => `${e.request.method} ${new URL(e.request.url).pathname} (${e.id})`;
-  const records = [
+  return [
     runCheck(
       envelopeRequestIdUnique,
       exchanges.map((e) => ({
@@ -80,18 +89,16 @@ function runWideChecks(
         ],
         where: e.id,
       })),
+      profile,
       masker,
     ),
     runCheck(
       noServerError,
       exchanges.map((e) => ({ status: e.response.status, where: where(e) })),
+      profile,
       masker,
     ),
   ];
-  return records.map((record) => {
-    const reason = profile.informationalChecks[record.check];
-    return reason === undefined ? record : { ...record, required: false, reason };
-  });
 }
 
 /** Tries the target once with a request that creates nothing; a transport failure ends the run. */
@@ -110,7 +117,7 @@ async function tryReachTarget(
     },
   });
   try {
-    await client.post(endpointPath("createMobileCommerceOrder"), {});
+    await client.post(endpointPath(OPERATION.createMobileCommerceOrder), {});
     return undefined;
   } catch (error) {
     if (error instanceof TransportError) return `cannot reach the target: ${error.message}`;
@@ -164,12 +171,9 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
 
   // Everything the user gave is checked before a request is sent or a server started.
   const initial = readSettings(env, cwd);
-  const profile = await loadProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
+  const profile = await readProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
   const settings: Settings = withReferenceDefaults(initial, profile.name);
-  let masker = createMasker({
-    secrets: [settings.apiKey, settings.secondApiKey, settings.callbackSecret],
-    cardNumbers: [TEST_CARD.number],
-  });
+  let masker = runMasker(settings);
   const print = (line: string) => (options.print ?? console.log)(masker.text(line));
 
   let provider: RunningReferenceProvider | undefined;
@@ -177,20 +181,9 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
   const runDir = await mkdtemp(join(tmpdir(), "h2h-certify-"));
   try {
     if (settings.baseUrl === undefined) provider = await startReferenceProvider({ port: 0 });
-    sink = await startWebhookSink({
-      port: settings.sinkPort,
-      dataDir: join(runDir, "sink"),
-      ...(settings.sinkPublicUrl ? { publicUrl: settings.sinkPublicUrl } : {}),
-      ...(settings.callbackSecret ? { secret: settings.callbackSecret } : {}),
-      signature: profile.callbacks.signature,
-      idPath: profile.callbacks.idPath,
-      statusPath: profile.callbacks.statusPath,
-    });
+    sink = await startRunSink(settings, profile, join(runDir, "sink"));
     // The sink's token guards it against fake callbacks: it is masked like a secret.
-    masker = createMasker({
-      secrets: [settings.apiKey, settings.secondApiKey, settings.callbackSecret, sink.token],
-      cardNumbers: [TEST_CARD.number],
-    });
+    masker = runMasker({ ...settings, sinkToken: sink.token });
     const baseUrl = settings.baseUrl ?? (provider as RunningReferenceProvider).url;
     print(
       `h2h-certify: certifying ${baseUrl}${provider ? " (bundled reference provider)" : ""} with profile "${profile.name}"`,
@@ -217,25 +210,19 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
       });
       print(`✗ ${masker.text(unreachable)}`);
     } else {
-      const collector = new CheckCollector(masker, print);
-      const specEnv = {
-        H2H_BASE_URL: baseUrl,
-        H2H_API_KEY: settings.apiKey,
-        H2H_API_KEY_2: settings.secondApiKey,
-        H2H_CALLBACK_SECRET: settings.callbackSecret,
-        H2H_PROFILE: settings.profilePath,
-        H2H_RUN_ID: runId,
-        H2H_RUN_DIR: runDir,
-        H2H_SINK_URL: sink.url,
-        H2H_SINK_TOKEN: sink.token,
-        H2H_SINK_CALLBACK_URL: sink.callbackUrl(),
+      const collector = new CheckCollector(masker, print, profile.informationalChecks);
+      const runContext: RunContext = {
+        baseUrl,
+        apiKey: settings.apiKey as string,
+        secondApiKey: settings.secondApiKey ?? null,
+        callbackSecret: settings.callbackSecret ?? null,
+        profile,
+        profilePath: settings.profilePath,
+        runId,
+        runDir,
+        sink: { url: sink.url, token: sink.token, callbackUrl: sink.callbackUrl() },
       };
-      const previousEnv = Object.fromEntries(Object.keys(specEnv).map((k) => [k, process.env[k]]));
       const previousExitCode = process.exitCode;
-      for (const [key, value] of Object.entries(specEnv)) {
-        if (value === undefined) delete process.env[key];
-        else process.env[key] = value;
-      }
       try {
         const vitest = await startVitest("test", [], {
           config: false,
@@ -243,6 +230,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
           include: [SPEC_GLOB],
           reporters: [collector],
           watch: false,
+          provide: { [RUN_CONTEXT_KEY]: runContext },
           // A check may wait for a few requests in a row; the profile bounds each one.
           testTimeout: profile.timeouts.requestMs * 3 + 5_000,
           // Callback specs set their own, longer hook timeouts from the profile.
@@ -250,10 +238,6 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
         });
         await vitest.close();
       } finally {
-        for (const [key, value] of Object.entries(previousEnv)) {
-          if (value === undefined) delete process.env[key];
-          else process.env[key] = value;
-        }
         // Vitest sets a failing exit code for failed tests; the verdict decides ours.
         process.exitCode = previousExitCode;
       }
@@ -291,7 +275,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
     };
     const paths = await writeReports(report, settings.reportDir, masker);
     printSummary(report, paths, print, cwd);
-    return { report, paths, exitCode: verdict === "conformant" ? 0 : verdict === "not conformant" ? 1 : 2 };
+    return { report, paths };
   } finally {
     if (provider) await provider.stop();
     if (sink) await sink.stop();

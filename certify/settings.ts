@@ -4,10 +4,10 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { REFERENCE_API_KEYS, REFERENCE_CALLBACK_SECRET } from "../fixtures/reference-provider/conventions.ts";
+import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
+import { REFERENCE_API_KEYS, REFERENCE_CALLBACK_SECRET } from "../fixtures/reference-provider/index.ts";
 
 export const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
-export const REFERENCE_PROFILE_PATH = resolve(PROJECT_ROOT, "fixtures/profiles/reference.json");
 
 export class SettingsError extends Error {
   override name = "SettingsError";

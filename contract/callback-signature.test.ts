@@ -2,23 +2,36 @@ import { describe, expect, it } from "vitest";
 import { signCallbackBody, verifyCallbackSignature } from "./callback-signature.ts";
 
 const body = '{"id":"o-1","status":"succeeded"}';
+/** The reference provider's scheme, as its profile states it. */
+const SHA256_HEX = {
+  scheme: "hmac-sha256",
+  header: "X-Signature",
+  prefix: "sha256=",
+  encoding: "hex",
+} as const;
 
 describe("callback signatures", () => {
-  it("verifies the reference scheme and refuses another secret, a missing and a malformed header", () => {
-    const header = signCallbackBody(body, "s3cret");
+  it("verifies a prefixed hex scheme and refuses another secret, a missing and a malformed header", () => {
+    const header = signCallbackBody(body, "s3cret", SHA256_HEX);
     expect(header).toMatch(/^sha256=[0-9a-f]{64}$/);
-    expect(verifyCallbackSignature(body, header, "s3cret")).toEqual({ valid: true });
-    expect(verifyCallbackSignature(body, header, "other")).toEqual({ valid: false, reason: "mismatch" });
-    expect(verifyCallbackSignature(`${body} `, header, "s3cret")).toEqual({
+    expect(verifyCallbackSignature(body, header, "s3cret", SHA256_HEX)).toEqual({ valid: true });
+    expect(verifyCallbackSignature(body, header, "other", SHA256_HEX)).toEqual({
       valid: false,
       reason: "mismatch",
     });
-    expect(verifyCallbackSignature(body, undefined, "s3cret")).toEqual({ valid: false, reason: "missing" });
-    expect(verifyCallbackSignature(body, "sha256=zz", "s3cret")).toEqual({
+    expect(verifyCallbackSignature(`${body} `, header, "s3cret", SHA256_HEX)).toEqual({
+      valid: false,
+      reason: "mismatch",
+    });
+    expect(verifyCallbackSignature(body, undefined, "s3cret", SHA256_HEX)).toEqual({
+      valid: false,
+      reason: "missing",
+    });
+    expect(verifyCallbackSignature(body, "sha256=zz", "s3cret", SHA256_HEX)).toEqual({
       valid: false,
       reason: "malformed",
     });
-    expect(verifyCallbackSignature(body, header.replace("sha256=", "sha1="), "s3cret")).toEqual({
+    expect(verifyCallbackSignature(body, header.replace("sha256=", "sha1="), "s3cret", SHA256_HEX)).toEqual({
       valid: false,
       reason: "malformed",
     });

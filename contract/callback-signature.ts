@@ -1,7 +1,8 @@
 /**
- * Callback signatures. The seed shows no scheme (§6 gap); a target's profile names its own. The
- * reference scheme (DESIGN §3): header `X-Signature: sha256=<hex>`, the hex HMAC-SHA256 of the
- * raw body bytes under the callback secret. Verification compares in constant time.
+ * Callback signatures. The seed shows no scheme (§6 gap); a target's profile names its own (the
+ * reference provider's is in its profile, fixtures/profiles/reference.json): an HMAC-SHA256 of the
+ * raw body bytes under the callback secret, in a header, with a prefix, hex or base64.
+ * Verification compares in constant time.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 
@@ -9,23 +10,10 @@ export type SignatureScheme =
   | { scheme: "none" }
   | { scheme: "hmac-sha256"; header: string; prefix: string; encoding: "hex" | "base64" };
 
-export const REFERENCE_SIGNATURE_SCHEME: SignatureScheme = {
-  scheme: "hmac-sha256",
-  header: "X-Signature",
-  prefix: "sha256=",
-  encoding: "hex",
-};
+export type HmacScheme = Extract<SignatureScheme, { scheme: "hmac-sha256" }>;
 
-export const REFERENCE_SIGNATURE_HEADER = "x-signature";
-
-type HmacScheme = Extract<SignatureScheme, { scheme: "hmac-sha256" }>;
-
-/** The header value for a raw body under a scheme (the reference one by default). */
-export function signCallbackBody(
-  rawBody: Uint8Array | string,
-  secret: string,
-  scheme: HmacScheme = REFERENCE_SIGNATURE_SCHEME as HmacScheme,
-): string {
+/** The header value for a raw body under a scheme. */
+export function signCallbackBody(rawBody: Uint8Array | string, secret: string, scheme: HmacScheme): string {
   return scheme.prefix + createHmac("sha256", secret).update(rawBody).digest(scheme.encoding);
 }
 
@@ -38,7 +26,7 @@ export function verifyCallbackSignature(
   rawBody: Uint8Array | string,
   headerValue: string | undefined,
   secret: string,
-  scheme: HmacScheme = REFERENCE_SIGNATURE_SCHEME as HmacScheme,
+  scheme: HmacScheme,
 ): SignatureVerdict {
   if (headerValue === undefined || headerValue === "") return { valid: false, reason: "missing" };
   if (!headerValue.startsWith(scheme.prefix)) return { valid: false, reason: "malformed" };

@@ -4,23 +4,15 @@
  * router and the HTTP client all read this table.
  */
 import type * as z from "zod";
-import { ENDPOINT_PATHS, type OperationName, type OrderKind } from "./paths.ts";
+import { OPERATION_NAMES, OPERATIONS, type OperationName, type OrderKind } from "./names.ts";
 import {
   ConfirmOrderRequest,
-  type Contract,
   CreateMobileCommerceOrderRequest,
   CreateQuasiEcomOrderRequest,
 } from "./schemas.ts";
 
-export {
-  ENDPOINT_PATHS,
-  endpointPath,
-  OPERATIONS_BY_KIND,
-  type OperationName,
-  type OrderKind,
-} from "./paths.ts";
-
 export interface Endpoint {
+  /** The operation, also the key of its success envelope in `contract.responses`. */
   operation: OperationName;
   /** The seed's section. */
   section: string;
@@ -30,52 +22,38 @@ export interface Endpoint {
   path: string;
   orderKind: OrderKind;
   request: z.ZodType;
-  /** Key of the success envelope in `contract.responses`. */
-  response: keyof Contract["responses"];
 }
 
-export const ENDPOINTS: Record<OperationName, Endpoint> = {
-  createMobileCommerceOrder: {
-    operation: "createMobileCommerceOrder",
-    section: "4.1",
-    summary: "Create mobile-commerce order",
-    method: "POST",
-    path: ENDPOINT_PATHS.createMobileCommerceOrder,
-    orderKind: "mobile_commerce",
-    request: CreateMobileCommerceOrderRequest,
-    response: "createMobileCommerceOrder",
-  },
-  confirmMobileCommerceOrder: {
-    operation: "confirmMobileCommerceOrder",
-    section: "4.2",
-    summary: "Confirm mobile-commerce order",
-    method: "POST",
-    path: ENDPOINT_PATHS.confirmMobileCommerceOrder,
-    orderKind: "mobile_commerce",
-    request: ConfirmOrderRequest,
-    response: "confirmMobileCommerceOrder",
-  },
-  createQuasiEcomOrder: {
-    operation: "createQuasiEcomOrder",
-    section: "4.3",
-    summary: "Create quasi-ecom order",
-    method: "POST",
-    path: ENDPOINT_PATHS.createQuasiEcomOrder,
-    orderKind: "quasi_ecom",
-    request: CreateQuasiEcomOrderRequest,
-    response: "createQuasiEcomOrder",
-  },
-  confirmQuasiEcomOrder: {
-    operation: "confirmQuasiEcomOrder",
-    section: "4.4",
-    summary: "Confirm quasi-ecom order",
-    method: "POST",
-    path: ENDPOINT_PATHS.confirmQuasiEcomOrder,
-    orderKind: "quasi_ecom",
-    request: ConfirmOrderRequest,
-    response: "confirmQuasiEcomOrder",
-  },
+/** The create request of each order kind; both confirm requests are alike (§4.2, §4.4). */
+const CREATE_REQUESTS: Record<OrderKind, z.ZodType> = {
+  mobile_commerce: CreateMobileCommerceOrderRequest,
+  quasi_ecom: CreateQuasiEcomOrderRequest,
 };
+
+/** How an order kind reads in a summary. */
+const KIND_WORDS: Record<OrderKind, string> = {
+  mobile_commerce: "mobile-commerce",
+  quasi_ecom: "quasi-ecom",
+};
+
+export const ENDPOINTS = Object.fromEntries(
+  OPERATION_NAMES.map((operation): [OperationName, Endpoint] => {
+    const { kind, step, section, path } = OPERATIONS[operation];
+    const create = step === "create";
+    return [
+      operation,
+      {
+        operation,
+        section,
+        summary: `${create ? "Create" : "Confirm"} ${KIND_WORDS[kind]} order`,
+        method: "POST",
+        path,
+        orderKind: kind,
+        request: create ? CREATE_REQUESTS[kind] : ConfirmOrderRequest,
+      },
+    ];
+  }),
+) as Record<OperationName, Endpoint>;
 
 /**
  * Matches a request path against the endpoints; returns the operation and the decoded order id.

@@ -1,10 +1,31 @@
 /**
  * The HTTP client the suite talks to a target with (undici). Every call is recorded as an
  * {@link Exchange}, the evidence reports and HAR files are made of. Every call has a timeout,
- * and a transport failure names the URL and the cause.
+ * and a transport failure names the URL and the cause (a TLS failure precisely: unknown CA,
+ * hostname mismatch, expired, client certificate required or refused).
+ *
+ * Evidence is bounded: an answer is read only up to a limit (256 KiB by default); what was read is
+ * kept, and the exchange says it was cut and how big the answer really was. A compressed answer
+ * (Content-Encoding gzip, deflate, br) is decoded within the same limit, so a gzip bomb never
+ * expands beyond it; another coding is kept undecoded and reported as unsupported.
  */
+import { pipeline, type Readable, Transform } from "node:stream";
+import * as zlib from "node:zlib";
 import { Agent, request } from "undici";
-import { endpointPath, type OperationName } from "./endpoints.ts";
+import { endpointPath, OPERATIONS_BY_KIND, type OperationName, ORDER_KIND, type OrderKind } from "./names.ts";
+import {
+  describeTlsFailure,
+  type TlsAwareConnector,
+  type TlsFailure,
+  type TlsMaterial,
+  tlsAwareConnector,
+  tlsConnectOptions,
+} from "./tls.ts";
+
+/** How much of an answer is kept, unless the client is told otherwise. */
+export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
+/** How much more of an answer without Content-Length is read (and dropped) to learn its size. */
+export const DEFAULT_SIZE_PROBE_BYTES = 8 * 1024 * 1024;
 
 export interface ExchangeRequest {
   method: string;
@@ -14,13 +35,47 @@ export interface ExchangeRequest {
   body: string;
 }
 
+/** An answer's real size, as far as the client learnt it. */
+export interface BodySize {
+  /** Bytes on the wire (the compressed size, when compressed). */
+  bytes: number;
+  /** content-length: as the target declared it; counted: read to the end; at-least: reading stopped before the end. */
+  from: "content-length" | "counted" | "at-least";
+}
+
+export interface ContentEncodingInfo {
+  /** The codings named by Content-Encoding, in the order they were applied. */
+  codings: string[];
+  /** Whether `body` is the decoded answer. */
+  decoded: boolean;
+  /** Why not, or where decoding stopped: an unsupported coding, or corrupt compressed data. */
+  problem?: string;
+}
+
+export interface RateLimitInfo {
+  /** The Retry-After header as sent, if any. */
+  retryAfter?: string;
+  /** Retry-After as a delay in ms (seconds, or an HTTP date against the answer's Date), if it parses. */
+  retryAfterMs?: number;
+}
+
 export interface ExchangeResponse {
   status: number;
   headers: Record<string, string>;
-  /** The body exactly as received (decoded as UTF-8). */
+  /** The body as received (decoded as UTF-8); only its first `limitBytes` when `truncated`. */
   body: string;
-  /** The body parsed as JSON, or undefined when it is not JSON. */
+  /** The body parsed as JSON, or undefined when it is not JSON (or was cut). */
   json: unknown;
+  /** Set (true) when the body was cut at the client's limit. */
+  truncated?: true;
+  /** Set with `truncated`: the limit the body was cut at, in (decoded) bytes. */
+  limitBytes?: number;
+  /** The answer's real size. */
+  size?: BodySize;
+  /** Set when the answer had a Content-Encoding other than identity. */
+  contentEncoding?: ContentEncodingInfo;
+  /** Set on a 429 (Too Many Requests): the target rate-limits the client. */
+  rateLimit?: RateLimitInfo;
 }
 
 export interface Exchange {
@@ -38,11 +93,19 @@ export interface Exchange {
 export class TransportError extends Error {
   readonly url: string;
   readonly causeCode: string;
+  /** Set when the failure is a TLS one: which, and how to fix it. */
+  readonly tls: TlsFailure | undefined;
   constructor(url: string, causeCode: string, detail: string) {
-    super(`${url}: ${causeCode} (${detail})`);
+    const tls = describeTlsFailure(causeCode);
+    super(
+      tls
+        ? `${url}: TLS ${tls.problem}: ${tls.explanation} (${causeCode}: ${detail})`
+        : `${url}: ${causeCode} (${detail})`,
+    );
     this.name = "TransportError";
     this.url = url;
     this.causeCode = causeCode;
+    this.tls = tls;
   }
 }
 
@@ -53,6 +116,15 @@ export interface H2hClientOptions {
   timeoutMs: number;
   /** Called with every completed exchange, e.g. to record it for the report. */
   onExchange?: (exchange: Exchange) => void;
+  /** At most this many bytes of an answer are kept (decoded bytes, when compressed). Default 256 KiB. */
+  maxBodyBytes?: number;
+  /**
+   * Past the limit, up to this many more bytes of an answer without Content-Length are read and
+   * dropped to learn its size; then the connection is cut. Default 8 MiB.
+   */
+  sizeProbeBytes?: number;
+  /** Extra trusted CAs and a client certificate (read them with `readTlsFiles`). */
+  tls?: TlsMaterial;
 }
 
 export interface SendOptions {
@@ -80,6 +152,130 @@ function parseJson(text: string): unknown {
   }
 }
 
+/**
+ * Retry-After as a delay in ms: delay-seconds, or an HTTP date measured against `nowMs` (the
+ * answer's own Date header where there is one, so clock skew does not count). Undefined when
+ * absent or unparseable.
+ */
+export function parseRetryAfter(value: string | undefined, nowMs: number = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+}
+
+function rateLimitOf(headers: Record<string, string>): RateLimitInfo {
+  const retryAfter = headers["retry-after"];
+  const serverNow = headers.date ? Date.parse(headers.date) : Number.NaN;
+  const retryAfterMs = parseRetryAfter(retryAfter, Number.isNaN(serverNow) ? Date.now() : serverNow);
+  return {
+    ...(retryAfter !== undefined ? { retryAfter } : {}),
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+  };
+}
+
+const DECODERS: Record<string, () => Transform> = {
+  gzip: () => zlib.createGunzip(),
+  "x-gzip": () => zlib.createGunzip(),
+  deflate: () => zlib.createInflate(),
+  br: () => zlib.createBrotliDecompress(),
+};
+const zstd = (zlib as unknown as { createZstdDecompress?: () => Transform }).createZstdDecompress;
+if (zstd) DECODERS.zstd = () => zstd();
+
+interface BodyRead {
+  bytes: Buffer;
+  truncated: boolean;
+  size: BodySize;
+  encoding?: ContentEncodingInfo;
+}
+
+/**
+ * Reads an answer's body up to `limit` decoded bytes. Past the limit: with a Content-Length the
+ * size is known and the connection is cut at once; without one, up to `probe` more bytes are read
+ * and dropped to count them, then the connection is cut.
+ */
+async function readBoundedBody(
+  body: Readable,
+  headers: Record<string, string>,
+  limit: number,
+  probe: number,
+): Promise<BodyRead> {
+  const declaredText = headers["content-length"];
+  const declared =
+    declaredText !== undefined && /^\d+$/.test(declaredText) ? Number(declaredText) : undefined;
+  const codings = (headers["content-encoding"] ?? "")
+    .split(",")
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== "" && c !== "identity");
+  const unsupported = codings.filter((c) => DECODERS[c] === undefined);
+  const decoding = codings.length > 0 && unsupported.length === 0;
+
+  let wire = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      wire += chunk.length;
+      callback(null, chunk);
+    },
+  });
+  const decoders = decoding ? [...codings].reverse().map((c) => (DECODERS[c] as () => Transform)()) : [];
+  const last: Readable = decoders.length > 0 ? (decoders[decoders.length - 1] as Transform) : counter;
+  // Errors reach the loop below through `last`; pipeline only tears the chain down together.
+  pipeline([body, counter, ...decoders], () => {});
+
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let truncated = false;
+  /** Whether the body was read to its end (so its counted size is its real size). */
+  let ended = false;
+  let decodeProblem: string | undefined;
+  try {
+    for await (const chunk of last as AsyncIterable<Buffer>) {
+      if (!truncated) {
+        if (keptBytes + chunk.length <= limit) {
+          kept.push(chunk);
+          keptBytes += chunk.length;
+          continue;
+        }
+        kept.push(chunk.subarray(0, limit - keptBytes));
+        keptBytes = limit;
+        truncated = true;
+      }
+      // Past the limit. With a declared size nothing more is to be learnt; a compressed body is
+      // never decoded further (a gzip bomb stops here); otherwise count up to the probe bound.
+      if (declared !== undefined || decoding || wire > limit + probe) break;
+    }
+    ended = !truncated || (declared === undefined && !decoding && wire <= limit + probe);
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? "";
+    if (truncated) {
+      // The answer is already in hand: a timeout or reset while counting the rest loses nothing.
+    } else if (decoding && /^(Z_|ERR_BROTLI|ERR_ZLIB|ERR__ERROR)/.test(code)) {
+      decodeProblem = `decoding stopped after ${keptBytes} bytes: ${(error as Error).message}`;
+    } else {
+      throw error;
+    }
+  }
+  const size: BodySize =
+    declared !== undefined
+      ? { bytes: declared, from: "content-length" }
+      : { bytes: wire, from: ended ? "counted" : "at-least" };
+  const read: BodyRead = { bytes: Buffer.concat(kept, keptBytes), truncated, size };
+  if (codings.length > 0) {
+    read.encoding = {
+      codings,
+      decoded: decoding && decodeProblem === undefined,
+      ...(unsupported.length > 0
+        ? { problem: `unsupported Content-Encoding ${unsupported.join(", ")}: the body is kept as received` }
+        : decodeProblem
+          ? { problem: decodeProblem }
+          : {}),
+    };
+  }
+  return read;
+}
+
 /** The stable, documented code of a failed undici/Node call, e.g. ECONNREFUSED or UND_ERR_HEADERS_TIMEOUT. */
 function causeOf(error: unknown): { code: string; detail: string } {
   const seen = new Set<unknown>();
@@ -95,9 +291,28 @@ function causeOf(error: unknown): { code: string; detail: string } {
   return { code: "REQUEST_FAILED", detail: error instanceof Error ? error.message : String(error) };
 }
 
+/** The socket info undici's SocketError carries, wherever it sits in the cause chain. */
+function socketInfoOf(error: unknown): { localPort?: number } | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
+    const info = (current as { socket?: { localPort?: number } }).socket;
+    if (info && typeof info === "object") return info;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
 export class H2hClient {
+  /** The base URL without trailing slashes and without userinfo (see `userinfoIgnored`). */
   readonly baseUrl: string;
+  /**
+   * True when the base URL carried `user:password@`: it is never sent (the API authenticates
+   * with a bearer key; undici would drop it silently) and never recorded.
+   */
+  readonly userinfoIgnored: boolean;
   private readonly agent: Agent;
+  private readonly connector: TlsAwareConnector;
+  private readonly maxBodyBytes: number;
+  private readonly sizeProbeBytes: number;
 
   constructor(private readonly options: H2hClientOptions) {
     let parsed: URL;
@@ -109,8 +324,14 @@ export class H2hClient {
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
       throw new Error(`base URL "${options.baseUrl}" must be http:// or https://`);
     }
-    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
-    this.agent = new Agent({ connect: { timeout: options.timeoutMs }, keepAliveTimeout: 4_000 });
+    this.userinfoIgnored = parsed.username !== "" || parsed.password !== "";
+    this.baseUrl = options.baseUrl.replace(/^([a-z]+:\/\/)[^/?#@]*@/i, "$1").replace(/\/+$/, "");
+    this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.sizeProbeBytes = options.sizeProbeBytes ?? DEFAULT_SIZE_PROBE_BYTES;
+    if (!Number.isInteger(this.maxBodyBytes) || this.maxBodyBytes < 1)
+      throw new Error(`maxBodyBytes ${this.maxBodyBytes} must be a positive integer`);
+    this.connector = tlsAwareConnector({ timeout: options.timeoutMs, ...tlsConnectOptions(options.tls) });
+    this.agent = new Agent({ connect: this.connector.connect, keepAliveTimeout: 4_000 });
   }
 
   /** POSTs to a path under the base URL and records the exchange. */
@@ -136,7 +357,16 @@ export class H2hClient {
         bodyTimeout: this.options.timeoutMs,
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
-      const responseText = await response.body.text();
+      const responseHeaders = flattenHeaders(response.headers);
+      const read = await readBoundedBody(
+        response.body,
+        responseHeaders,
+        this.maxBodyBytes,
+        this.sizeProbeBytes,
+      );
+      // A character cut in half at the limit is dropped, not shown as a replacement character.
+      const responseText = new TextDecoder("utf-8").decode(read.bytes, { stream: read.truncated });
+      const parseable = !read.truncated && (read.encoding === undefined || read.encoding.decoded);
       const exchange: Exchange = {
         ...(send.operation ? { operation: send.operation } : {}),
         startedAt: startedAt.toISOString(),
@@ -144,9 +374,13 @@ export class H2hClient {
         request: { method: "POST", url, headers, body: text },
         response: {
           status: response.statusCode,
-          headers: flattenHeaders(response.headers),
+          headers: responseHeaders,
           body: responseText,
-          json: parseJson(responseText),
+          json: parseable ? parseJson(responseText) : undefined,
+          ...(read.truncated ? { truncated: true as const, limitBytes: this.maxBodyBytes } : {}),
+          size: read.size,
+          ...(read.encoding ? { contentEncoding: read.encoding } : {}),
+          ...(response.statusCode === 429 ? { rateLimit: rateLimitOf(responseHeaders) } : {}),
         },
       };
       this.options.onExchange?.(exchange);
@@ -154,7 +388,9 @@ export class H2hClient {
     } catch (error) {
       if (error instanceof Error) {
         const { code, detail } = causeOf(error);
-        throw new TransportError(url, code, detail);
+        // "other side closed" on a TLS connection: what the socket saw says why.
+        const explained = code === "UND_ERR_SOCKET" ? this.connector.explain(socketInfoOf(error)) : undefined;
+        throw new TransportError(url, explained?.code ?? code, explained?.detail ?? detail);
       }
       throw error;
     }
@@ -169,20 +405,30 @@ export class H2hClient {
     return this.post(endpointPath(operation, send.orderId), body, { ...send, operation });
   }
 
+  /** Creates an order of a kind (§4.1, §4.3). */
+  createOrder(kind: OrderKind, body: unknown, send?: SendOptions): Promise<Exchange> {
+    return this.call(OPERATIONS_BY_KIND[kind].create, body, send);
+  }
+
+  /** Confirms an order of a kind with a code (§4.2, §4.4). */
+  confirmOrder(kind: OrderKind, orderId: string, code: string, send?: SendOptions): Promise<Exchange> {
+    return this.call(OPERATIONS_BY_KIND[kind].confirm, { code }, { ...send, orderId });
+  }
+
   createMobileCommerceOrder(body: unknown, send?: SendOptions): Promise<Exchange> {
-    return this.call("createMobileCommerceOrder", body, send);
+    return this.createOrder(ORDER_KIND.mobile_commerce, body, send);
   }
 
   confirmMobileCommerceOrder(orderId: string, code: string, send?: SendOptions): Promise<Exchange> {
-    return this.call("confirmMobileCommerceOrder", { code }, { ...send, orderId });
+    return this.confirmOrder(ORDER_KIND.mobile_commerce, orderId, code, send);
   }
 
   createQuasiEcomOrder(body: unknown, send?: SendOptions): Promise<Exchange> {
-    return this.call("createQuasiEcomOrder", body, send);
+    return this.createOrder(ORDER_KIND.quasi_ecom, body, send);
   }
 
   confirmQuasiEcomOrder(orderId: string, code: string, send?: SendOptions): Promise<Exchange> {
-    return this.call("confirmQuasiEcomOrder", { code }, { ...send, orderId });
+    return this.confirmOrder(ORDER_KIND.quasi_ecom, orderId, code, send);
   }
 
   close(): Promise<void> {

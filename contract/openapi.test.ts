@@ -1,6 +1,9 @@
+import { readFileSync } from "node:fs";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
+import { ERROR_ANSWERS } from "./error-answers.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
+import { ProfileSchema } from "./profile.ts";
 
 type Schema = {
   $ref?: string;
@@ -121,7 +124,7 @@ describe("OpenAPI document", () => {
     expect(validator.version).toBe("3.1");
   });
 
-  it("has the four endpoints of §4, each with bearer auth, a request body, a success and an error response", () => {
+  it("has the four endpoints of §4, each with bearer auth, a request body, a success and its error responses", () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
       [
         "/api/v1/orders/{id}/ecom-confirm/h2h",
@@ -131,11 +134,69 @@ describe("OpenAPI document", () => {
       ].sort(),
     );
     expect((doc as unknown as { security: unknown }).security).toEqual([{ bearerAuth: [] }]);
-    for (const item of Object.values(doc.paths)) {
+    for (const [path, item] of Object.entries(doc.paths)) {
       const post = item.post as { requestBody: unknown; responses: Record<string, unknown> };
       expect(post.requestBody).toBeDefined();
-      expect(Object.keys(post.responses)).toEqual(["200", "default"]);
+      expect(Object.keys(post.responses), path).toEqual(
+        path.includes("{id}")
+          ? ["200", "400", "401", "404", "409", "422", "default"]
+          : ["200", "400", "401", "409", "default"],
+      );
     }
+  });
+
+  it("describes every error answer, with its codeError values, on each operation it applies to", () => {
+    type Response = { description: string; content: { "application/json": { schema: Schema } } };
+    const codesOf = (response: Response) => {
+      const envelope = resolve(response.content["application/json"].schema);
+      const result = resolve(envelope.properties?.result as Schema) as Schema & {
+        properties: { codeError: { enum: string[] } };
+      };
+      return result.properties.codeError.enum;
+    };
+    const seen = new Set<string>();
+    for (const [path, item] of Object.entries(doc.paths)) {
+      const responses = (item.post as { responses: Record<string, Response> }).responses;
+      const confirm = path.includes("{id}");
+      for (const answer of Object.values(ERROR_ANSWERS)) {
+        const applies = answer.operations === "all" || (answer.operations === "confirm") === confirm;
+        const response = responses[String(answer.httpStatus)];
+        const codes = response ? codesOf(response) : [];
+        expect(codes.includes(answer.codeError), `${path} ${answer.httpStatus} ${answer.codeError}`).toBe(
+          applies,
+        );
+        if (applies) {
+          expect(response?.description).toContain(`\`${answer.codeError}\`: ${answer.when}`);
+          seen.add(answer.codeError);
+        }
+      }
+    }
+    expect([...seen].sort()).toEqual(
+      Object.values(ERROR_ANSWERS)
+        .map((a) => a.codeError)
+        .sort(),
+    );
+  });
+
+  it("the profile's errors are keyed by the same names as the error answers, and the reference profile pins them all", () => {
+    const shape = (ProfileSchema.shape.errors as unknown as { def: { innerType: { shape: object } } }).def
+      .innerType.shape;
+    expect(
+      Object.keys(shape)
+        .filter((k) => k !== "$comment")
+        .sort(),
+    ).toEqual(Object.keys(ERROR_ANSWERS).sort());
+    const reference = JSON.parse(
+      readFileSync(new URL("../fixtures/profiles/reference.json", import.meta.url), "utf8"),
+    ) as { errors: Record<string, unknown> };
+    expect(reference.errors).toEqual(
+      Object.fromEntries(
+        Object.entries(ERROR_ANSWERS).map(([name, a]) => [
+          name,
+          { httpStatus: a.httpStatus, codeError: a.codeError },
+        ]),
+      ),
+    );
   });
 
   it("declares the status callback on both creating operations", () => {

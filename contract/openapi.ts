@@ -1,12 +1,20 @@
 /**
  * The OpenAPI 3.1 document of the API, generated from the zod contract (zod 4's JSON Schema
  * output, draft 2020-12, which is OpenAPI 3.1's schema dialect). Nothing here restates a field:
- * the components are the contract's schemas; this file only lays out paths, auth and callbacks.
+ * the components are the contract's schemas; this file only lays out paths, auth, callbacks and
+ * the error answers (contract/error-answers.ts), each a response of the operations it applies to.
  */
 import * as z from "zod";
-import { ENDPOINTS, type OperationName } from "./endpoints.ts";
+import { ENDPOINTS } from "./endpoints.ts";
+import { type ErrorAnswer, errorAnswersOf } from "./error-answers.ts";
 import {
   CALLBACK_STATUSES,
+  ENVELOPE_MARKERS,
+  OPERATION_NAMES,
+  OPERATIONS,
+  type OperationName,
+} from "./names.ts";
+import {
   ConfirmOrderRequest,
   type Contract,
   CreateMobileCommerceOrderRequest,
@@ -19,20 +27,69 @@ import {
 
 const REF = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 
-/** The component name of each endpoint's success envelope. */
-const RESPONSE_COMPONENT: Record<OperationName, string> = {
-  createMobileCommerceOrder: "MobileCommerceOrderResponse",
-  confirmMobileCommerceOrder: "MobileCommerceConfirmationResponse",
-  createQuasiEcomOrder: "QuasiEcomOrderResponse",
-  confirmQuasiEcomOrder: "QuasiEcomConfirmationResponse",
-};
+/** An order kind as it reads in a component name: `mobile_commerce` → `MobileCommerce`. */
+const pascal = (kind: string) =>
+  kind.replace(/(^|_)([a-z])/g, (_, _sep, letter: string) => letter.toUpperCase());
 
-const REQUEST_COMPONENT: Record<OperationName, string> = {
-  createMobileCommerceOrder: "CreateMobileCommerceOrderRequest",
-  confirmMobileCommerceOrder: "ConfirmOrderRequest",
-  createQuasiEcomOrder: "CreateQuasiEcomOrderRequest",
-  confirmQuasiEcomOrder: "ConfirmOrderRequest",
-};
+/** The component name of each endpoint's success envelope (`MobileCommerceOrderResponse`, ...). */
+const RESPONSE_COMPONENT = Object.fromEntries(
+  OPERATION_NAMES.map((operation) => {
+    const { kind, step } = OPERATIONS[operation];
+    return [operation, `${pascal(kind)}${step === "create" ? "Order" : "Confirmation"}Response`];
+  }),
+) as Record<OperationName, string>;
+
+/** The component name of each endpoint's request (`CreateMobileCommerceOrderRequest`, `ConfirmOrderRequest`). */
+const REQUEST_COMPONENT = Object.fromEntries(
+  OPERATION_NAMES.map((operation) => {
+    const { kind, step } = OPERATIONS[operation];
+    return [operation, step === "create" ? `Create${pascal(kind)}OrderRequest` : "ConfirmOrderRequest"];
+  }),
+) as Record<OperationName, string>;
+
+interface ErrorResponseGroup {
+  /** The component's name, e.g. `ErrorEnvelope409OnConfirm`. */
+  component: string;
+  httpStatus: number;
+  answers: ErrorAnswer[];
+}
+
+/**
+ * The error responses of each operation: its error answers grouped by HTTP status. A status
+ * whose codes differ between creating and confirming operations gets one component per role.
+ */
+function errorResponseGroups(): Record<OperationName, ErrorResponseGroup[]> {
+  const byOperation = {} as Record<OperationName, ErrorResponseGroup[]>;
+  const codesByStatus = new Map<number, Set<string>>();
+  for (const operation of OPERATION_NAMES) {
+    const groups = new Map<number, ErrorAnswer[]>();
+    for (const [, answer] of errorAnswersOf(operation)) {
+      groups.set(answer.httpStatus, [...(groups.get(answer.httpStatus) ?? []), answer]);
+    }
+    byOperation[operation] = [...groups].map(([httpStatus, answers]) => {
+      const key = answers.map((a) => a.codeError).join(",");
+      codesByStatus.set(httpStatus, (codesByStatus.get(httpStatus) ?? new Set()).add(key));
+      return { component: "", httpStatus, answers };
+    });
+  }
+  for (const [operation, groups] of Object.entries(byOperation) as [OperationName, ErrorResponseGroup[]][]) {
+    for (const group of groups) {
+      const shared = (codesByStatus.get(group.httpStatus)?.size ?? 0) === 1;
+      const role = OPERATIONS[operation].step === "create" ? "OnCreate" : "OnConfirm";
+      group.component = `ErrorEnvelope${group.httpStatus}${shared ? "" : role}`;
+    }
+  }
+  return byOperation;
+}
+
+const ERROR_RESPONSE_GROUPS = errorResponseGroups();
+
+/** The error envelope narrowed to the codes one response carries. */
+function errorEnvelopeOf(codes: string[]): z.ZodType {
+  return ErrorEnvelope.extend({
+    result: ErrorResult.extend({ codeError: z.enum(codes as [string, ...string[]]) }),
+  });
+}
 
 /** The contract's schemas as named JSON Schema components, with $refs between them. */
 export function contractComponents(contract: Contract = lenientContract): Record<string, unknown> {
@@ -51,9 +108,17 @@ export function contractComponents(contract: Contract = lenientContract): Record
     ["ErrorEnvelope", ErrorEnvelope],
     ["CallbackBody", contract.referenceCallbackBody],
     ...(Object.entries(RESPONSE_COMPONENT) as [OperationName, string][]).map(
-      ([operation, id]) => [id, contract.responses[ENDPOINTS[operation].response]] as [string, z.ZodType],
+      ([operation, id]) => [id, contract.responses[operation]] as [string, z.ZodType],
     ),
   ];
+  const errorComponents = new Map<string, string[]>();
+  for (const group of Object.values(ERROR_RESPONSE_GROUPS).flat()) {
+    errorComponents.set(
+      group.component,
+      group.answers.map((answer) => answer.codeError),
+    );
+  }
+  for (const [id, codes] of errorComponents) named.push([id, errorEnvelopeOf(codes)]);
   for (const [id, schema] of named) registry.add(schema, { id });
   const { schemas } = z.toJSONSchema(registry, {
     target: "draft-2020-12",
@@ -66,6 +131,22 @@ export function contractComponents(contract: Contract = lenientContract): Record
     delete schema.$id;
   }
   return schemas;
+}
+
+const ERROR_NOTE =
+  "The seed shows no failures (§7): these are the reference provider's conventions; a target's own " +
+  "codes are pinned in its profile (`errors`).";
+
+/** The error responses of one operation, by HTTP status. */
+function errorResponses(operation: OperationName): Record<string, unknown> {
+  const responses: Record<string, unknown> = {};
+  for (const group of ERROR_RESPONSE_GROUPS[operation]) {
+    responses[String(group.httpStatus)] = {
+      description: `${group.answers.map((a) => `\`${a.codeError}\`: ${a.when}.`).join(" ")} ${ERROR_NOTE}`,
+      content: { "application/json": { schema: REF(group.component) } },
+    };
+  }
+  return responses;
 }
 
 const CALLBACK_DESCRIPTION =
@@ -104,13 +185,14 @@ export function buildOpenApiDocument(contract: Contract = lenientContract): Reco
         },
         responses: {
           "200": {
-            description: "Success: codeError `none`, message null, status `success` (§2.1, §7).",
+            description: `Success: codeError \`${ENVELOPE_MARKERS.successCodeError}\`, message null, status \`${ENVELOPE_MARKERS.successStatus}\` (§2.1, §7).`,
             content: { "application/json": { schema: REF(RESPONSE_COMPONENT[endpoint.operation]) } },
           },
+          ...errorResponses(endpoint.operation),
           default: {
             description:
-              "Failure. HTTP statuses and codeError values are not shown by the seed (§7); the envelope " +
-              "carries codeError other than `none`, a message and result.x-request-id.",
+              "Any other failure (e.g. 413 for a body over the size limit, 5xx). The envelope carries " +
+              `codeError other than \`${ENVELOPE_MARKERS.successCodeError}\`, a message and result.x-request-id.`,
             content: { "application/json": { schema: REF("ErrorEnvelope") } },
           },
         },

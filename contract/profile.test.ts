@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { CHECK_REGISTRY } from "./checks/index.ts";
-import { loadProfile, ProfileError, parseProfile } from "./profile.ts";
+import { ProfileError, parseProfile, readProfile } from "./profile.ts";
 
 const path = (name: string) => fileURLToPath(new URL(`../fixtures/profiles/${name}`, import.meta.url));
 const known = new Set(CHECK_REGISTRY.keys());
@@ -12,13 +12,13 @@ const reference = () => JSON.parse(readFileSync(path("reference.json"), "utf8"))
 
 describe("target profiles", () => {
   it("the reference profile describes the reference provider", async () => {
-    const profile = await loadProfile(path("reference.json"), known);
+    const profile = await readProfile(path("reference.json"), known);
     expect(profile).toMatchObject({
       name: "reference",
       sandboxClock: true,
       methods: {
-        mobileCommerce: { methodID: 101, currency: "RUB" },
-        quasiEcom: { methodID: 201, currency: "RUB" },
+        mobile_commerce: { methodID: 101, currency: "RUB" },
+        quasi_ecom: { methodID: 201, currency: "RUB" },
       },
       confirmation: { successCode: "1111", wrongCode: "0000" },
       callbacks: {
@@ -28,7 +28,7 @@ describe("target profiles", () => {
   });
 
   it("the annotated example for a foreign provider is valid, its comments included", async () => {
-    const profile = await loadProfile(path("example-foreign.json"), known);
+    const profile = await readProfile(path("example-foreign.json"), known);
     expect(profile.callbackTriggers.succeeded_by_appeal).toMatchObject({
       manual: expect.any(String),
       waitSeconds: 900,
@@ -51,8 +51,8 @@ describe("target profiles", () => {
     ["a typo in a key", (p: Editable) => (p.timeouts.requestMS = 1), "timeouts.requestMS: unknown key"],
     [
       "a wrong type",
-      (p: Editable) => (p.methods.mobileCommerce.amount = "1500"),
-      "methods.mobileCommerce.amount: Invalid input",
+      (p: Editable) => (p.methods.mobile_commerce.amount = "1500"),
+      "methods.mobile_commerce.amount: Invalid input",
     ],
     ["a missing section", (p: Editable) => delete p.confirmation, "confirmation: Invalid input"],
     [
@@ -62,8 +62,8 @@ describe("target profiles", () => {
     ],
     [
       "an unknown clientMetadata field",
-      (p: Editable) => (p.methods.quasiEcom.requires = { clientMetadata: ["fax"] }),
-      "methods.quasiEcom.requires.clientMetadata.0",
+      (p: Editable) => (p.methods.quasi_ecom.requires = { clientMetadata: ["fax"] }),
+      "methods.quasi_ecom.requires.clientMetadata.0",
     ],
     [
       "a trigger of no known kind",
@@ -83,10 +83,10 @@ describe("target profiles", () => {
   });
 
   it("says which file is not JSON, and which cannot be read", async () => {
-    await expect(loadProfile("/no/such/profile.json")).rejects.toThrow(
+    await expect(readProfile("/no/such/profile.json")).rejects.toThrow(
       "cannot read profile /no/such/profile.json: ENOENT",
     );
-    await expect(loadProfile(fileURLToPath(import.meta.url))).rejects.toThrow(
+    await expect(readProfile(fileURLToPath(import.meta.url))).rejects.toThrow(
       /profile .*profile\.test\.ts is not valid JSON/,
     );
   });

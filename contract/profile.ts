@@ -5,7 +5,17 @@
  */
 import { readFile } from "node:fs/promises";
 import * as z from "zod";
-import { CALLBACK_STATUSES, LENIENT_GAPS } from "./schemas.ts";
+import { ERROR_ANSWER_NAMES, type ErrorAnswerName } from "./error-answers.ts";
+import {
+  byOrderKind,
+  CALLBACK_STATUSES,
+  type CallbackStatus,
+  CLIENT_METADATA_FIELDS,
+  OPERATION_NAMES,
+  OPERATIONS,
+  type OperationName,
+} from "./names.ts";
+import { LENIENT_GAPS } from "./schemas.ts";
 import { describeZodIssues } from "./zod-issues.ts";
 
 /** A strict object (unknown keys are errors, so a typo is caught) that may carry a "$comment". */
@@ -15,7 +25,7 @@ function annotated<T extends z.ZodRawShape>(shape: T) {
 
 const positiveMs = z.int().positive().max(600_000);
 
-const ClientMetadataField = z.enum(["phone", "operator", "name", "email"]);
+const ClientMetadataField = z.enum(CLIENT_METADATA_FIELDS);
 
 const MethodProfile = annotated({
   methodID: z.int(),
@@ -56,6 +66,11 @@ const Signature = z.discriminatedUnion("scheme", [
   }),
 ]);
 
+/** The status each operation answers with, as the seed observed it (§3): the profile's default. */
+const OBSERVED_STATUSES = Object.fromEntries(
+  OPERATION_NAMES.map((operation) => [operation, OPERATIONS[operation].observedStatus]),
+) as Record<OperationName, string>;
+
 export const ProfileSchema = annotated({
   $schema: z.string().optional(),
   name: z.string().min(1),
@@ -76,19 +91,17 @@ export const ProfileSchema = annotated({
   }).default({ ...LENIENT_GAPS, orderTypes: [], currencies: [], requisiteTypeCodes: [], extraStatuses: [] }),
   /** Largest accepted absolute difference, in USDT, for usdtAmount ≈ amount / exchangeRate. */
   usdtTolerance: z.number().min(0).default(0.01),
-  methods: annotated({ mobileCommerce: MethodProfile, quasiEcom: MethodProfile }),
+  /** Per order kind (the names table's order kinds), the method the suite orders with. */
+  methods: annotated(byOrderKind(() => MethodProfile)),
   /** The status each operation answers (default: what the seed observed, §3). */
-  expectedStatus: annotated({
-    createMobileCommerceOrder: z.string().default("payment_pending"),
-    confirmMobileCommerceOrder: z.string().default("waiting_for_terminal"),
-    createQuasiEcomOrder: z.string().default("created"),
-    confirmQuasiEcomOrder: z.string().default("created"),
-  }).default({
-    createMobileCommerceOrder: "payment_pending",
-    confirmMobileCommerceOrder: "waiting_for_terminal",
-    createQuasiEcomOrder: "created",
-    confirmQuasiEcomOrder: "created",
-  }),
+  expectedStatus: annotated(
+    Object.fromEntries(
+      OPERATION_NAMES.map((operation) => [
+        operation,
+        z.string().default(OPERATIONS[operation].observedStatus),
+      ]),
+    ) as Record<OperationName, z.ZodDefault<z.ZodString>>,
+  ).default(OBSERVED_STATUSES),
   confirmation: annotated({
     /** A code the target accepts and that leads to `succeeded`. */
     successCode: z.string().min(1),
@@ -98,22 +111,19 @@ export const ProfileSchema = annotated({
   /** How to provoke each callback status (§6). */
   callbackTriggers: annotated(
     Object.fromEntries(CALLBACK_STATUSES.map((status) => [status, Trigger])) as Record<
-      (typeof CALLBACK_STATUSES)[number],
+      CallbackStatus,
       typeof Trigger
     >,
   ),
   /** Whether the target offers the sandbox clock extension (DESIGN §3). */
   sandboxClock: z.boolean().default(false),
-  /** Errors the target documents; an unset one accepts any refusal (any 4xx, codeError not "none"). */
-  errors: annotated({
-    unauthorized: PinnedError.optional(),
-    validation: PinnedError.optional(),
-    invalidJson: PinnedError.optional(),
-    orderNotFound: PinnedError.optional(),
-    duplicateMerchantOrderId: PinnedError.optional(),
-    invalidOrderState: PinnedError.optional(),
-    invalidCode: PinnedError.optional(),
-  }).default({}),
+  /** Errors the target documents; an unset one accepts any refusal (any 4xx, a codeError other than the success marker). */
+  errors: annotated(
+    Object.fromEntries(ERROR_ANSWER_NAMES.map((name) => [name, PinnedError.optional()])) as Record<
+      ErrorAnswerName,
+      z.ZodOptional<typeof PinnedError>
+    >,
+  ).default({}),
   /** Where the callback body names the order and the status (dotted paths), and its signature. */
   callbacks: annotated({
     idPath: z.string().min(1).default("id"),
@@ -140,7 +150,6 @@ export const ProfileSchema = annotated({
 
 export type Profile = z.output<typeof ProfileSchema>;
 export type MethodProfile = z.output<typeof MethodProfile>;
-export type PinnedErrorProfile = z.output<typeof PinnedError>;
 
 export class ProfileError extends Error {
   override name = "ProfileError";
@@ -165,7 +174,7 @@ export function parseProfile(value: unknown, source: string, knownChecks?: Reado
 }
 
 /** Reads, parses and validates a profile file. */
-export async function loadProfile(path: string, knownChecks?: ReadonlySet<string>): Promise<Profile> {
+export async function readProfile(path: string, knownChecks?: ReadonlySet<string>): Promise<Profile> {
   let text: string;
   try {
     text = await readFile(path, "utf8");

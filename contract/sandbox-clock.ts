@@ -8,7 +8,6 @@
  * `orderId` it moves the whole provider's clock.
  */
 import * as z from "zod";
-import { successEnvelope } from "./schemas.ts";
 
 export const SANDBOX_CLOCK_ADVANCE_PATH = "/sandbox/v1/clock/advance";
 
@@ -18,5 +17,3 @@ export const AdvanceClockRequest = z.looseObject({
   orderId: z.string().min(1).optional(),
 });
 export type AdvanceClockRequest = z.infer<typeof AdvanceClockRequest>;
-
-export const AdvanceClockResponse = successEnvelope(z.looseObject({ now: z.iso.datetime({ offset: true }) }));

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { buildMobileCommerceOrderRequest, buildQuasiEcomOrderRequest } from "../fixtures/payloads.ts";
-import { SAMPLE_ORDER_RECORD, sampleSuccessEnvelope } from "../fixtures/samples.ts";
+import {
+  buildMobileCommerceOrderRequest,
+  buildQuasiEcomOrderRequest,
+  SAMPLE_ORDER_RECORD,
+  sampleSuccessEnvelope,
+} from "../fixtures/index.ts";
+import { REFERENCE_PROFILE } from "../fixtures/profiles/index.ts";
 import {
   buildContract,
   ConfirmOrderRequest,
@@ -9,10 +14,10 @@ import {
   contract,
   ErrorEnvelope,
   LENIENT_GAPS,
-  REFERENCE_GAPS,
+  type OrderRecord,
 } from "./schemas.ts";
 
-const record = { ...SAMPLE_ORDER_RECORD, idTransactionMerchant: null };
+const record = { ...SAMPLE_ORDER_RECORD, idTransactionMerchant: null } satisfies OrderRecord;
 const success = (data: unknown) => sampleSuccessEnvelope(data);
 
 describe("response schemas", () => {
@@ -43,7 +48,7 @@ describe("response schemas", () => {
   it("treat the seed's gaps leniently by default and strictly under the reference policy", () => {
     const oddRecord = { ...record, dateAdded: "22.11.2026 03:00", orderType: "mc", currency: "EUR" };
     expect(buildContract(LENIENT_GAPS).orderRecord.safeParse(oddRecord).success).toBe(true);
-    const strict = buildContract(REFERENCE_GAPS).orderRecord.safeParse(oddRecord);
+    const strict = buildContract(REFERENCE_PROFILE.gaps).orderRecord.safeParse(oddRecord);
     expect(strict.error?.issues.map((i) => i.path.join(".")).sort()).toEqual([
       "currency",
       "dateAdded",

@@ -10,34 +10,16 @@
  * strict through {@link GapPolicy}. Each such decision is written next to the field it concerns.
  */
 import * as z from "zod";
-
-/** §3: the seven statuses the seed names. The complete list is a gap ("not shown"). */
-export const ORDER_STATUSES = [
-  "created",
-  "payment_pending",
-  "waiting_for_terminal",
-  "succeeded",
-  "expired",
-  "failed_by_terminal",
-  "succeeded_by_appeal",
-] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
-
-/** §6: the statuses whose entry triggers a callback, for both order kinds. */
-export const CALLBACK_STATUSES = [
-  "succeeded",
-  "expired",
-  "failed_by_terminal",
-  "succeeded_by_appeal",
-] as const;
-export type CallbackStatus = (typeof CALLBACK_STATUSES)[number];
-
-/** §4.1 / §4.3: `trafficType` enum; the seed says the default is `mixed`. */
-export const TRAFFIC_TYPES = ["ftd", "td", "mixed"] as const;
-
-/** §2.1 / §7: the success markers. */
-export const SUCCESS_CODE_ERROR = "none";
-export const SUCCESS_STATUS = "success";
+import {
+  CALLBACK_STATUSES,
+  CLIENT_METADATA_FIELDS,
+  type ClientMetadataField,
+  ENVELOPE_MARKERS,
+  OPERATION,
+  type OperationName,
+  ORDER_STATUSES,
+  TRAFFIC_TYPES,
+} from "./names.ts";
 
 /**
  * How strict the schemas are where the seed leaves a gap. The default ({@link LENIENT_GAPS})
@@ -93,8 +75,44 @@ function dateTime(policy: GapPolicy) {
   return policy.dateFormat === "rfc3339" ? z.iso.datetime({ offset: true }) : z.string().min(1);
 }
 
+/** A non-empty string other than `word` (a pattern, so the OpenAPI document carries it too). */
+function anythingBut(word: string): RegExp {
+  return new RegExp(`^(?!${word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$).+$`);
+}
+
+// --- request limits and nullability: the suite's reading (issue 10) --------------------------
+// The seed declares no maximum length for any request string, and does not say whether an
+// optional request field may be sent as null. What follows is the suite's reading, in this one
+// block; a target profile overrides a length per field (contract/request-json-schema.ts applies
+// the override to the JSON Schema the generated and negative inputs derive from).
+
+/**
+ * Maximum lengths of request strings, in UTF-16 code units as zod counts them (the same as
+ * characters for every character of the Basic Multilingual Plane, Cyrillic and Kazakh included).
+ */
+export const REQUEST_MAX_LENGTHS = {
+  /** Identifiers and free text (clientID, merchantOrderID, names, operator): a VARCHAR(255) column. */
+  text: 255,
+  /** `clientMetadata.email`: RFC 5321's limit on an address in a mail path. */
+  email: 254,
+  /** `clientMetadata.phone`: E.164's 15 digits with room for "+", spaces and punctuation. */
+  phone: 32,
+  /** URLs: the de-facto limit browsers and servers agree on. */
+  url: 2048,
+} as const;
+
+/**
+ * An optional request field may be absent or null: a merchant's JSON serializer commonly writes
+ * null for an unset field, and §2.2 uses null for "not applicable" in the other direction. A
+ * method that requires a conditional field requires it non-null (contract/request-json-schema.ts).
+ */
+const optionalRequestField = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
+
+/** A non-empty request string of at most `max` characters. */
+const requestText = (max: number = REQUEST_MAX_LENGTHS.text) => z.string().min(1).max(max);
+
 /** http(s) URL, as `metadata.webHook` and the redirect URLs must be to be reachable. */
-const httpUrl = () => z.url({ protocol: /^https?$/ });
+const httpUrl = () => z.url({ protocol: /^https?$/ }).max(REQUEST_MAX_LENGTHS.url);
 
 // --- requests (§4) -----------------------------------------------------------------------------
 
@@ -102,12 +120,21 @@ const httpUrl = () => z.url({ protocol: /^https?$/ });
  * §4.1 / §4.3 "clientMetadata.*: conditional". Optional in the contract; a target's profile says
  * which fields its geographies require.
  */
-export const ClientMetadata = z.looseObject({
-  phone: z.string().min(1).optional(),
-  operator: z.string().min(1).optional(),
-  name: z.string().min(1).optional(),
-  email: z.string().min(1).optional(),
-});
+/** Maximum length of each `clientMetadata` field (see {@link REQUEST_MAX_LENGTHS}). */
+const CLIENT_METADATA_MAX_LENGTHS: Record<ClientMetadataField, number> = {
+  phone: REQUEST_MAX_LENGTHS.phone,
+  operator: REQUEST_MAX_LENGTHS.text,
+  name: REQUEST_MAX_LENGTHS.text,
+  email: REQUEST_MAX_LENGTHS.email,
+};
+export const ClientMetadata = z.looseObject(
+  Object.fromEntries(
+    CLIENT_METADATA_FIELDS.map((field) => [
+      field,
+      optionalRequestField(requestText(CLIENT_METADATA_MAX_LENGTHS[field])),
+    ]),
+  ) as Record<ClientMetadataField, z.ZodOptional<z.ZodNullable<z.ZodString>>>,
+);
 
 /** Fields common to both create requests (§4.1 and §4.3 list them identically). */
 const createOrderCommon = {
@@ -118,17 +145,17 @@ const createOrderCommon = {
    * amount is meaningless, so the contract requires amount > 0. A maximum is a target's rule.
    */
   amount: float64().positive(),
-  trafficType: z.enum(TRAFFIC_TYPES).optional(),
+  trafficType: optionalRequestField(z.enum(TRAFFIC_TYPES)),
   /** "conditional": optional here, required per target through the profile. */
-  clientID: z.string().min(1).optional(),
+  clientID: optionalRequestField(requestText()),
   /** "must be unique within one merchant account". */
-  merchantOrderID: z.string().min(1).optional(),
+  merchantOrderID: optionalRequestField(requestText()),
 };
 
 export const CreateMobileCommerceOrderRequest = z.looseObject({
   ...createOrderCommon,
-  clientMetadata: ClientMetadata.optional(),
-  metadata: z.looseObject({ webHook: httpUrl().optional() }).optional(),
+  clientMetadata: optionalRequestField(ClientMetadata),
+  metadata: optionalRequestField(z.looseObject({ webHook: optionalRequestField(httpUrl()) })),
 });
 export type CreateMobileCommerceOrderRequest = z.infer<typeof CreateMobileCommerceOrderRequest>;
 
@@ -140,7 +167,7 @@ export type CreateMobileCommerceOrderRequest = z.infer<typeof CreateMobileCommer
  */
 export const CardRequisites = z.looseObject({
   number: z.string().regex(/^\d{12,19}$/, "must be 12 to 19 digits"),
-  mediatorName: z.string().min(1),
+  mediatorName: requestText(),
   lifetimeMonth: z.string().regex(/^(0[1-9]|1[0-2])$/, "must be a month in the format MM (01-12)"),
   lifetimeYear: z.string().regex(/^\d{2}$/, "must be a year in the format YY"),
   cvc: z.string().regex(/^\d{3,4}$/, "must be 3 or 4 digits"),
@@ -154,15 +181,17 @@ export const CreateQuasiEcomOrderRequest = z.looseObject({
    * `metadata.failRedirectURL`, but no table lists them and their semantics are not shown. They
    * are accepted as optional URLs and never required.
    */
-  metadata: z
-    .looseObject({
-      webHook: httpUrl().optional(),
-      successRedirectURL: httpUrl().optional(),
-      failRedirectURL: httpUrl().optional(),
-    })
-    .optional(),
+  metadata: optionalRequestField(
+    z.looseObject({
+      webHook: optionalRequestField(httpUrl()),
+      successRedirectURL: optionalRequestField(httpUrl()),
+      failRedirectURL: optionalRequestField(httpUrl()),
+    }),
+  ),
 });
 export type CreateQuasiEcomOrderRequest = z.infer<typeof CreateQuasiEcomOrderRequest>;
+
+// --- end of the issue-10 request block -----------------------------------------------------------
 
 /** §4.2 / §4.4: the confirmation code, a required string (its format is a target's rule). */
 export const ConfirmOrderRequest = z.looseObject({ code: z.string().min(1) });
@@ -181,9 +210,9 @@ export const ResultMember = z.looseObject({
 
 /** §7: on success `codeError` is `none`, `message` is null and `status` is `success`. */
 export const SuccessResult = ResultMember.extend({
-  codeError: z.literal(SUCCESS_CODE_ERROR),
+  codeError: z.literal(ENVELOPE_MARKERS.successCodeError),
   message: z.null(),
-  status: z.literal(SUCCESS_STATUS),
+  status: z.literal(ENVELOPE_MARKERS.successStatus),
 });
 
 /**
@@ -191,18 +220,17 @@ export const SuccessResult = ResultMember.extend({
  * a code other than `none`, a status other than `success`, and a message that says what failed.
  */
 export const ErrorResult = ResultMember.extend({
-  codeError: z.string().regex(/^(?!none$).+$/, 'must be a code other than "none"'),
+  codeError: z.string().regex(anythingBut(ENVELOPE_MARKERS.successCodeError), {
+    message: `must be a code other than "${ENVELOPE_MARKERS.successCodeError}"`,
+  }),
   message: z.string(),
-  status: z.string().regex(/^(?!success$).+$/, 'must be other than "success"'),
+  status: z.string().regex(anythingBut(ENVELOPE_MARKERS.successStatus), {
+    message: `must be other than "${ENVELOPE_MARKERS.successStatus}"`,
+  }),
 });
 
-/** §2.1: the common envelope, generic over its `data`. */
-export function envelope<T extends z.ZodType>(data: T) {
-  return z.looseObject({ data, result: ResultMember });
-}
-
-/** §2.1 / §7: a successful response's envelope. */
-export function successEnvelope<T extends z.ZodType>(data: T) {
+/** §2.1 / §7: the schema of a successful response's envelope around `data`. */
+export function successEnvelopeSchema<T extends z.ZodType>(data: T) {
   return z.looseObject({ data, result: SuccessResult });
 }
 
@@ -291,12 +319,13 @@ export function buildContract(policy: GapPolicy = LENIENT_GAPS) {
     confirmationResult,
     quasiEcomCreationResult,
     referenceCallbackBody,
+    /** Each operation's success envelope (§4): a confirmation's result, or the kind's creation result. */
     responses: {
-      createMobileCommerceOrder: successEnvelope(orderRecord),
-      confirmMobileCommerceOrder: successEnvelope(confirmationResult),
-      createQuasiEcomOrder: successEnvelope(quasiEcomCreationResult),
-      confirmQuasiEcomOrder: successEnvelope(confirmationResult),
-    },
+      [OPERATION.createMobileCommerceOrder]: successEnvelopeSchema(orderRecord),
+      [OPERATION.confirmMobileCommerceOrder]: successEnvelopeSchema(confirmationResult),
+      [OPERATION.createQuasiEcomOrder]: successEnvelopeSchema(quasiEcomCreationResult),
+      [OPERATION.confirmQuasiEcomOrder]: successEnvelopeSchema(confirmationResult),
+    } satisfies Record<OperationName, z.ZodType>,
   };
 }
 
@@ -304,15 +333,6 @@ export type Contract = ReturnType<typeof buildContract>;
 
 /** The contract as the seed allows it, with every gap lenient. */
 export const contract = buildContract(LENIENT_GAPS);
-
-/** The reference provider's own gap policy (DESIGN §3), which its tests hold it to. */
-export const REFERENCE_GAPS: GapPolicy = {
-  dateFormat: "rfc3339",
-  orderTypes: ["mobile_commerce", "quasi_ecom"],
-  currencies: ["RUB", "KZT"],
-  requisiteTypeCodes: ["link", "phone"],
-  extraStatuses: [],
-};
 
 export type OrderRecord = z.infer<Contract["orderRecord"]>;
 export type ConfirmationResult = z.infer<Contract["confirmationResult"]>;

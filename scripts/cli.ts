@@ -1,26 +1,204 @@
 /**
- * Shared plumbing of the entry points in scripts/: turn a thrown error into one clear line and
- * an exit code, never a bare stack trace.
+ * The one runner of every command in scripts/: it parses the arguments (node:util parseArgs),
+ * answers `--help`, refuses a bad argument as a usage error naming it, turns an escaped error
+ * into one clear line (never a bare stack trace), and owns the exit codes. A bin file is
+ * `await runCli(command)` around a command defined with {@link defineCommand}.
  */
-export class UsageError extends Error {}
+import { parseArgs } from "node:util";
 
-export async function runCli(main: () => Promise<number | undefined>): Promise<void> {
-  try {
-    const code = await main();
-    if (code !== undefined) process.exitCode = code;
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    console.error(`error: ${message}`);
-    if (process.env.H2H_DEBUG) console.error(error);
-    process.exitCode = error instanceof UsageError ? 64 : 1;
-  }
+/** The exit codes of every command; README.md "Exit codes" documents them. */
+export const EXIT = {
+  /** Done; for a command with a verdict, the verdict is positive. */
+  ok: 0,
+  /** The verdict is negative (not conformant, a target or threshold missed), or the command failed. */
+  failed: 1,
+  /** The target could not be judged (unreachable, a spec that did not load). */
+  notJudged: 2,
+  /** A tool the command needs is not installed (k6); nothing was written. */
+  missingTool: 3,
+  /** Bad usage: an unknown option, a bad value, a bad profile or environment variable. */
+  usage: 64,
+} as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** Bad usage, said in `message`; exits 64. */
+export class UsageError extends Error {
+  override name = "UsageError";
 }
 
-/** A number from a flag; names the flag when it is not one. */
-export function numberFlag(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
+export interface OptionSpec {
+  /** `number` is a string option whose value must be a number. */
+  type: "string" | "number" | "boolean";
+  /** May be given more than once; the values come as a list. */
+  multiple?: boolean;
+  /** The value's placeholder in the help (`N`, `FILE`). */
+  value?: string;
+  /** The only values accepted. */
+  choices?: readonly string[];
+  /** One line of help, with the default. */
+  description: string;
+}
+
+type ValueOf<Spec extends OptionSpec> = Spec["type"] extends "boolean"
+  ? boolean
+  : Spec["type"] extends "number"
+    ? number
+    : Spec["choices"] extends readonly (infer Choice)[]
+      ? Choice
+      : string;
+
+/** The parsed options: each absent unless given. */
+export type OptionValues<Options extends Record<string, OptionSpec>> = {
+  [Name in keyof Options]?: Options[Name]["multiple"] extends true
+    ? ValueOf<Options[Name]>[]
+    : ValueOf<Options[Name]>;
+};
+
+type ErrorClass = abstract new (...args: never[]) => Error;
+
+export interface Command<Options extends Record<string, OptionSpec> = Record<string, OptionSpec>> {
+  /** The npm script's name (`npm run <name>`). */
+  name: string;
+  /** What the command does, for the help. */
+  summary: string;
+  options: Options;
+  /** Help lines on the environment variables the command reads. */
+  environment?: readonly string[];
+  /** What each exit code the command uses means for it (0 and 64 are implied). */
+  exitCodes?: Partial<Record<ExitCode, string>>;
+  /** Errors of the layers below that mean an exit code of their own (a bad profile: 64). */
+  knownErrors?: readonly (readonly [ErrorClass, ExitCode])[];
+  run(options: OptionValues<Options>): Promise<ExitCode>;
+}
+
+/** Types a command: its options' types flow into `run`. */
+export function defineCommand<const Options extends Record<string, OptionSpec>>(
+  command: Command<Options>,
+): Command<Options> {
+  return command;
+}
+
+/** Where a command's own lines go; tests hand in their own. */
+export interface CliOutput {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+const CONSOLE: CliOutput = { out: (line) => console.log(line), err: (line) => console.error(line) };
+
+const HELP_OPTION: OptionSpec = { type: "boolean", description: "show this help and exit" };
+
+function usageLine(command: Command): string {
+  return `usage: npm run ${command.name}${Object.keys(command.options).length > 0 ? " -- [options]" : " [-- --help]"}`;
+}
+
+/** The help: usage, summary, options, environment, exit codes. */
+export function helpText(command: Command): string {
+  const options = { ...command.options, help: HELP_OPTION };
+  const flags = Object.entries(options).map(([name, spec]) => {
+    const placeholder = spec.value ?? spec.choices?.join("|") ?? (spec.type === "number" ? "N" : "VALUE");
+    const value = spec.type === "boolean" ? "" : ` ${placeholder}`;
+    return [`--${name}${value}`, spec.description] as const;
+  });
+  const width = Math.max(...flags.map(([flag]) => flag.length)) + 2;
+  // Integer keys iterate in ascending order: the codes come out sorted.
+  const exitCodes = { [EXIT.ok]: "done", [EXIT.usage]: "bad usage", ...command.exitCodes };
+  return [
+    usageLine(command),
+    "",
+    command.summary,
+    "",
+    "options:",
+    ...flags.map(([flag, description]) => `  ${flag.padEnd(width)}${description}`),
+    ...(command.environment?.length ? ["", "environment:", ...command.environment.map((l) => `  ${l}`)] : []),
+    "",
+    "exit codes:",
+    ...Object.entries(exitCodes).map(([code, meaning]) => `  ${code.padStart(2)}  ${meaning}`),
+  ].join("\n");
+}
+
+/** Parses argv against the command's options; a bad argument is a UsageError naming it. */
+function parseOptions<Options extends Record<string, OptionSpec>>(
+  command: Command<Options>,
+  argv: readonly string[],
+): OptionValues<Options> & { help?: boolean } {
+  const config = Object.fromEntries(
+    Object.entries({ ...command.options, help: HELP_OPTION }).map(([name, spec]) => [
+      name,
+      {
+        type: spec.type === "boolean" ? ("boolean" as const) : ("string" as const),
+        multiple: spec.multiple ?? false,
+      },
+    ]),
+  );
+  let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  try {
+    ({ values } = parseArgs({ args: [...argv], options: config, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  // --help wins over whatever else is wrong with the arguments.
+  if (values.help) return { help: true } as OptionValues<Options> & { help?: boolean };
+  const parsed: Record<string, unknown> = {};
+  for (const [name, raw] of Object.entries(values)) {
+    const spec = name === "help" ? HELP_OPTION : (command.options[name] as OptionSpec);
+    const convert = (value: string | boolean) => {
+      if (typeof value === "boolean") return value;
+      if (spec.choices && !spec.choices.includes(value))
+        throw new UsageError(`--${name} ${value}: must be one of ${spec.choices.join(", ")}`);
+      return spec.type === "number" ? numberFlag(name, value) : value;
+    };
+    parsed[name] = Array.isArray(raw) ? raw.map(convert) : raw === undefined ? undefined : convert(raw);
+  }
+  return parsed as OptionValues<Options> & { help?: boolean };
+}
+
+/** A number from an option's value; names the option when it is not one. */
+export function numberFlag(name: string, value: string): number {
   const parsed = Number(value);
   if (value.trim() === "" || !Number.isFinite(parsed))
     throw new UsageError(`--${name}: "${value}" is not a number`);
   return parsed;
+}
+
+/**
+ * Runs a command with the process's arguments: `--help` prints the help (exit 0); a usage error
+ * prints the message and the usage line (exit 64); an error the command knows gets its exit code,
+ * any other error exit 1 (with the stack under H2H_DEBUG). Sets and returns the exit code.
+ */
+export async function runCli<Options extends Record<string, OptionSpec>>(
+  command: Command<Options>,
+  argv: readonly string[] = process.argv.slice(2),
+  output: CliOutput = CONSOLE,
+): Promise<number> {
+  const code = await exitCodeOf(command, argv, output);
+  process.exitCode = code;
+  return code;
+}
+
+async function exitCodeOf<Options extends Record<string, OptionSpec>>(
+  command: Command<Options>,
+  argv: readonly string[],
+  output: CliOutput,
+): Promise<number> {
+  try {
+    const { help, ...options } = parseOptions(command, argv);
+    if (help) {
+      output.out(helpText(command as unknown as Command));
+      return EXIT.ok;
+    }
+    return await command.run(options as OptionValues<Options>);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof UsageError) {
+      output.err(`error: ${message}`);
+      output.err(`${usageLine(command as unknown as Command)}  (--help for details)`);
+      return EXIT.usage;
+    }
+    output.err(`error: ${message}`);
+    const known = command.knownErrors?.find(([type]) => error instanceof type);
+    if (known) return known[1];
+    if (process.env.H2H_DEBUG) output.err(String(error instanceof Error ? error.stack : error));
+    return EXIT.failed;
+  }
 }

@@ -2,7 +2,9 @@
  * A typed client of the sink's query API, for the specs, the load run and tests: list the
  * callbacks matching a filter, or wait (long-poll) until enough have arrived. Never sleep-and-poll.
  */
-import { Agent, request } from "undici";
+import { X509Certificate } from "node:crypto";
+import type { TLSSocket } from "node:tls";
+import { Agent, buildConnector, request } from "undici";
 import type { CallbackFilter } from "./server.ts";
 import type { StoredCallback } from "./store.ts";
 
@@ -11,13 +13,49 @@ export interface WaitResult {
   callbacks: StoredCallback[];
 }
 
+export interface SinkClientOptions {
+  /**
+   * The certificate an HTTPS sink serves (`RunningSink.certificate`): the client accepts exactly
+   * that certificate, whatever names it carries and whoever issued it (the sink is reached on
+   * loopback, where its public name does not match).
+   */
+  pinnedCertificate?: string;
+}
+
+/** An undici connector that accepts one certificate only, by its SHA-256 fingerprint. */
+function pinningConnector(pem: string): buildConnector.connector {
+  const expected = new X509Certificate(pem).fingerprint256;
+  // Chain and name checks are replaced by the stronger check below, not dropped.
+  const connector = buildConnector({ rejectUnauthorized: false });
+  return (options, callback) =>
+    connector(options, (...args) => {
+      const [error, socket] = args;
+      if (error || !socket) return callback(...args);
+      const actual = (socket as TLSSocket).getPeerCertificate?.()?.fingerprint256;
+      if (actual === expected) return callback(null, socket);
+      socket.destroy();
+      callback(
+        new Error(
+          `the sink at ${options.hostname}:${options.port} serves another certificate than it was started with`,
+        ),
+        null,
+      );
+    });
+}
+
 export class SinkClient {
-  private readonly agent = new Agent({ keepAliveTimeout: 10_000 });
+  private readonly agent: Agent;
 
   constructor(
     private readonly baseUrl: string,
     private readonly token: string,
-  ) {}
+    options: SinkClientOptions = {},
+  ) {
+    this.agent = new Agent({
+      keepAliveTimeout: 10_000,
+      ...(options.pinnedCertificate ? { connect: pinningConnector(options.pinnedCertificate) } : {}),
+    });
+  }
 
   private async get<T>(
     path: string,

@@ -1,7 +1,6 @@
-export { SinkClient, type WaitResult } from "./client.ts";
+export { SinkClient, type SinkClientOptions, type WaitResult } from "./client.ts";
 export {
   type CallbackFilter,
-  type CallbackUrlOptions,
   type RunningSink,
   type SinkOptions,
   startWebhookSink,

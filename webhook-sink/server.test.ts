@@ -4,8 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Agent, request } from "undici";
-import { afterEach, describe, expect, it } from "vitest";
-import { REFERENCE_SIGNATURE_SCHEME, signCallbackBody } from "../contract/callback-signature.ts";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { readTlsFiles, signCallbackBody } from "../contract/index.ts";
+import { REFERENCE_SIGNATURE } from "../fixtures/reference-provider/index.ts";
+import {
+  type CertificateFactory,
+  certificateFactory,
+  OPENSSL_MISSING,
+} from "../fixtures/testing/certificates.ts";
 import { SinkClient } from "./client.ts";
 import { type RunningSink, type SinkOptions, startWebhookSink } from "./server.ts";
 import { LOG_FILE } from "./store.ts";
@@ -19,14 +25,20 @@ afterEach(async () => {
 const dataDir = () => mkdtempSync(join(tmpdir(), "h2h-sink-test-"));
 
 async function sink(options: Partial<SinkOptions> = {}): Promise<{ sink: RunningSink; client: SinkClient }> {
+  const dir = dataDir();
   const started = await startWebhookSink({
-    dataDir: dataDir(),
+    dataDir: dir,
     secret: SECRET,
-    signature: REFERENCE_SIGNATURE_SCHEME,
+    signature: REFERENCE_SIGNATURE,
     sync: false,
     ...options,
   });
-  const client = new SinkClient(started.url, started.token);
+  dataDirs.set(started, dir);
+  const client = new SinkClient(
+    started.url,
+    started.token,
+    started.certificate ? { pinnedCertificate: started.certificate } : {},
+  );
   cleanup.push(
     () => client.close(),
     () => started.stop(),
@@ -106,13 +118,15 @@ describe("webhook sink: signatures", () => {
   it("records valid, invalid and missing signatures, verified on the raw bytes", async () => {
     const { sink: s, client } = await sink();
     const good = callbackBody("good");
-    await post(s.callbackUrl(), good, { "x-signature": signCallbackBody(good, SECRET) });
+    await post(s.callbackUrl(), good, { "x-signature": signCallbackBody(good, SECRET, REFERENCE_SIGNATURE) });
     const bad = callbackBody("bad");
-    await post(s.callbackUrl(), bad, { "x-signature": signCallbackBody(bad, "another-secret") });
+    await post(s.callbackUrl(), bad, {
+      "x-signature": signCallbackBody(bad, "another-secret", REFERENCE_SIGNATURE),
+    });
     await post(s.callbackUrl(), callbackBody("unsigned"));
     const tampered = callbackBody("tampered");
     await post(s.callbackUrl(), tampered.replace("1500", "15000"), {
-      "x-signature": signCallbackBody(tampered, SECRET),
+      "x-signature": signCallbackBody(tampered, SECRET, REFERENCE_SIGNATURE),
     });
     const verdicts = Object.fromEntries((await client.list()).map((c) => [c.orderId, c.signature]));
     expect(verdicts).toEqual({ good: "valid", bad: "invalid", unsigned: "missing", tampered: "invalid" });
@@ -314,3 +328,162 @@ describe("webhook sink: durability", () => {
     ).toEqual([]);
   });
 });
+
+describe("webhook sink: hostile input", () => {
+  it("answers a malformed percent-escape in a callback path with a counted 400, and keeps working", async () => {
+    const { sink: s, client } = await sink();
+    for (const bad of ["/run/%E0%A4%A", "/run/%zz", "/expect/%", "/run/ok/at/%FF%FE"]) {
+      const answer = await post(`${s.callbackUrl()}${bad}`, callbackBody("bad"));
+      expect(answer.status, bad).toBe(400);
+      expect(JSON.parse(answer.text)).toEqual({ error: "bad-escape" });
+    }
+    expect(s.stats().rejected["bad-escape"]).toBe(4);
+    expect((await post(s.callbackUrl({ runId: "still-up" }), callbackBody("ok"))).status).toBe(200);
+    expect((await client.list()).map((c) => c.orderId)).toEqual(["ok"]);
+  });
+
+  it("answers a request target that is not a URL with a counted 400 (raw socket)", async () => {
+    const { sink: s } = await sink();
+    const { connect } = await import("node:net");
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(s.port, "127.0.0.1", () => {
+        socket.write("POST http://[::1 HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}");
+      });
+      let data = "";
+      socket.on("data", (chunk) => {
+        data += chunk.toString();
+      });
+      socket.on("end", () => resolve(data));
+      socket.on("close", () => resolve(data));
+      socket.on("error", reject);
+      setTimeout(() => socket.end(), 500);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400/);
+    expect(s.stats().rejected["bad-request-target"]).toBe(1);
+    expect((await post(s.callbackUrl(), callbackBody("after"))).status).toBe(200);
+  });
+
+  it("masks the token wherever it appears in a stored record: path, query (any spelling) and headers", async () => {
+    const { sink: s, client } = await sink();
+    const token = s.token;
+    const encoded = [...token].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).join("");
+    const url = `${s.callbackUrl({ runId: "masked" })}?t=${token}&again=${token}&enc=${encoded}`;
+    const answer = await post(url, callbackBody("m-1"), {
+      "x-echo": `callback at /callbacks/${token}`,
+      referer: `${s.url}/callbacks/${token}?x=${token}`,
+    });
+    expect(answer.status).toBe(200);
+    const [stored] = await client.list({ runId: "masked" });
+    const record = JSON.stringify(stored);
+    expect(record).not.toContain(token);
+    expect(record.toLowerCase()).not.toContain(encoded.toLowerCase());
+    expect(stored?.path).toBe("/callbacks/<token>/run/masked?t=<token>&again=<token>&enc=<token>");
+    expect(stored?.headers["x-echo"]).toBe("callback at /callbacks/<token>");
+    const log = readFileSync(join(dirOf(s), LOG_FILE), "utf8");
+    expect(log).not.toContain(token);
+  });
+});
+
+/** The data directory a sink was started with (the tests start each in a fresh one). */
+const dataDirs = new Map<RunningSink, string>();
+function dirOf(s: RunningSink): string {
+  return dataDirs.get(s) as string;
+}
+
+describe.skipIf(OPENSSL_MISSING !== undefined)(
+  `webhook sink over HTTPS${OPENSSL_MISSING ? ` (skipped: ${OPENSSL_MISSING})` : ""}`,
+  () => {
+    let certs: CertificateFactory;
+    beforeAll(() => {
+      certs = certificateFactory();
+      certs.ca("sink-ca");
+      // Issued for a public name only: the loopback query client pins it instead of checking names.
+      certs.cert("sink", "sink-ca", { san: "DNS:sink.example" });
+      certs.cert("local-sink", "sink-ca", { san: "IP:127.0.0.1" });
+    }, 30_000);
+
+    it("serves callbacks over HTTPS, and its query client pins the certificate", async () => {
+      const tls = readTlsFiles({ certFile: certs.file("sink", "pem"), keyFile: certs.file("sink", "key") });
+      const { sink: s, client } = await sink({ tls: { cert: tls.cert as string, key: tls.key as string } });
+      expect(s.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      expect(s.callbackUrl()).toMatch(/^https:\/\//);
+      const agent = new Agent({
+        connect: { ca: readFileSync(certs.file("sink-ca", "pem")), servername: "sink.example" },
+      });
+      cleanup.push(() => agent.close());
+      const body = callbackBody("tls-1");
+      const answer = await request(s.callbackUrl(), {
+        method: "POST",
+        dispatcher: agent,
+        body,
+        headers: {
+          "content-type": "application/json",
+          "x-signature": signCallbackBody(body, SECRET, REFERENCE_SIGNATURE),
+        },
+      });
+      await answer.body.dump();
+      expect(answer.statusCode).toBe(200);
+      expect((await client.list()).map((c) => [c.orderId, c.signature])).toEqual([["tls-1", "valid"]]);
+      // A client that does not trust the sink's CA is refused by TLS, not served.
+      await expect(request(s.callbackUrl(), { method: "POST", body })).rejects.toThrow();
+    });
+
+    it("a pinned client refuses a sink serving another certificate", async () => {
+      const tls = readTlsFiles({ certFile: certs.file("sink", "pem"), keyFile: certs.file("sink", "key") });
+      const { sink: s } = await sink({ tls: { cert: tls.cert as string, key: tls.key as string } });
+      const impostor = new SinkClient(s.url, s.token, {
+        pinnedCertificate: readFileSync(certs.file("local-sink", "pem"), "utf8"),
+      });
+      cleanup.push(() => impostor.close());
+      await expect(impostor.list()).rejects.toThrow(/serves another certificate than it was started with/);
+    });
+
+    it("npm run sink -- --tls-cert --tls-key serves HTTPS; a bad file is a usage error naming the option", async () => {
+      const script = fileURLToPath(new URL("../scripts/sink.ts", import.meta.url));
+      const run = (args: string[]) =>
+        spawn(process.execPath, ["--import", "tsx", script, "--data-dir", dataDir(), ...args], {
+          stdio: ["ignore", "pipe", "pipe"],
+          env: { ...process.env, H2H_PROFILE: "" },
+        });
+      const child = run([
+        "--tls-cert",
+        certs.file("local-sink", "pem"),
+        "--tls-key",
+        certs.file("local-sink", "key"),
+      ]);
+      const listening = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        child.stdout?.on("data", (chunk: Buffer) => {
+          out += chunk.toString();
+          const match = /LISTENING (\S+)/.exec(out);
+          if (match?.[1]) resolve(match[1]);
+        });
+        child.once("exit", (code) => reject(new Error(`sink exited early (${code}): ${out}`)));
+      });
+      cleanup.push(
+        () =>
+          new Promise<void>((resolve) => {
+            child.once("exit", () => resolve());
+            child.kill("SIGTERM");
+          }),
+      );
+      expect(listening).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+
+      const bad = run([
+        "--tls-cert",
+        certs.file("local-sink", "pem"),
+        "--tls-key",
+        certs.file("sink", "key"),
+      ]);
+      let stderr = "";
+      bad.stderr?.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      const code = await new Promise<number | null>((resolve) => bad.once("exit", resolve));
+      expect(code).toBe(64);
+      expect(stderr).toMatch(
+        /^error: --tls-cert .*local-sink\.pem and --tls-key .*sink\.key do not belong together/,
+      );
+    }, 30_000);
+  },
+);

@@ -3,21 +3,34 @@
  * answer it gave) durably before acknowledging it, verifies signatures, and answers queries.
  *
  * Public-safe: callbacks are taken only at `/callbacks/<token>` (an unguessable token), the query
- * API needs the same token as a bearer key, everything else is refused and counted, and bodies
- * have a size limit.
+ * API needs the same token as a bearer key, everything else is refused and counted (a malformed
+ * escape or request target is a 400, never a 500 or a crash), bodies have a size limit, and the
+ * token is masked wherever it appears in a stored record (path, query, headers). It serves HTTPS
+ * when given a certificate and key, for providers that call back only over https.
  *
- * Callback URL variants (path segments after the token, in any order):
- *   /run/<runId>      tag the callbacks with a run id
- *   /at/<ms>          when the order was made (ms since the epoch), for order-to-callback latency
- *   /expect/<status>  the final status the sender expects, for delivery ratios
- *   /refuse/<n>       answer 503 to the first n deliveries for an order (retry observation)
- *   /stall/<n>        hold the answer to the first n deliveries for an order for `stallMs`, then 503
+ * Callback URL variants (path segments after the token: run id, order time, expected status,
+ * refusals, stalls) are the contract's callback-URL grammar, built and parsed in
+ * `contract/names.ts`; a stalled answer is held for `stallMs`.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { type SignatureScheme, verifyCallbackSignature } from "../contract/callback-signature.ts";
-import { readPath } from "../contract/checks/check.ts";
+import {
+  readRequestBody,
+  type SignatureScheme,
+  secretSpellings,
+  verifyCallbackSignature,
+} from "../contract/index.ts";
+import {
+  CALLBACKS_SEGMENT,
+  type CallbackUrlVariant,
+  callbackUrlWith,
+  MALFORMED_ESCAPE,
+  parseCallbackVariant,
+  readPath,
+  sinkCallbackUrl,
+} from "../contract/names.ts";
 import { CallbackStore, type StoredCallback } from "./store.ts";
 import type { CallbackTally } from "./tally.ts";
 
@@ -40,19 +53,13 @@ export interface SinkOptions {
   stallMs?: number;
   /** fdatasync every group commit (default true). */
   sync?: boolean;
+  /** Serve HTTPS with this certificate (PEM, may carry its chain) and key; read them with `readTlsFiles`. */
+  tls?: { cert: string; key: string; passphrase?: string };
   /**
-   * Load-run mode: callbacks are tallied here and not stored (no disk, nothing kept per callback);
-   * the query API then lists none. See tally.ts.
+   * Load-run mode: callbacks are tallied here and not stored (no disk, nothing kept per callback,
+   * no per-order delivery count, so no /refuse or /stall); the query API then lists none. See tally.ts.
    */
   tally?: CallbackTally;
-}
-
-export interface CallbackUrlOptions {
-  runId?: string;
-  sentAtMs?: number;
-  expectedStatus?: string;
-  refuse?: number;
-  stall?: number;
 }
 
 export interface SinkStats {
@@ -61,12 +68,14 @@ export interface SinkStats {
 }
 
 export interface RunningSink {
-  /** Loopback base URL of the sink (the query API lives under it). */
+  /** Loopback base URL of the sink (the query API lives under it); https:// when it serves TLS. */
   url: string;
+  /** The certificate it serves (PEM), when it serves HTTPS: give it to `SinkClient` to pin. */
+  certificate: string | undefined;
   port: number;
   token: string;
   /** The callback URL to put in `metadata.webHook`. */
-  callbackUrl(options?: CallbackUrlOptions): string;
+  callbackUrl(variant?: CallbackUrlVariant): string;
   stats(): SinkStats;
   stop(): Promise<void>;
 }
@@ -116,52 +125,6 @@ function headerMap(req: IncomingMessage): Record<string, string> {
   return out;
 }
 
-/** The body, or undefined when it exceeds the limit (plain events: cheaper than an async iterator). */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.removeAllListeners("data");
-        req.resume();
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.once("end", () =>
-      resolve(size > limit ? undefined : chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)),
-    );
-    req.once("error", reject);
-  });
-}
-
-/** Parses `/run/<id>/at/<ms>/expect/<status>/refuse/<n>/stall/<n>` into options; undefined when malformed. */
-interface Variant {
-  runId: string | null;
-  sentAtMs: number | null;
-  expectedStatus: string | null;
-  refuse: number;
-  stall: number;
-}
-
-function parseVariant(segments: string[]): Variant | undefined {
-  const variant: Variant = { runId: null, sentAtMs: null, expectedStatus: null, refuse: 0, stall: 0 };
-  if (segments.length % 2 !== 0) return undefined;
-  for (let i = 0; i < segments.length; i += 2) {
-    const key = segments[i];
-    const value = decodeURIComponent(segments[i + 1] as string);
-    if (key === "run" && /^[\w.-]{1,100}$/.test(value)) variant.runId = value;
-    else if (key === "at" && /^\d{1,15}$/.test(value)) variant.sentAtMs = Number(value);
-    else if (key === "expect" && /^[a-z_]{1,40}$/.test(value)) variant.expectedStatus = value;
-    else if ((key === "refuse" || key === "stall") && /^\d{1,3}$/.test(value)) variant[key] = Number(value);
-    else return undefined;
-  }
-  return variant;
-}
-
 export async function startWebhookSink(options: SinkOptions): Promise<RunningSink> {
   const token = options.token ?? randomBytes(32).toString("hex");
   if (!TOKEN_FORMAT.test(token))
@@ -178,6 +141,9 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     if (record.orderId !== null)
       deliveriesByOrder.set(record.orderId, (deliveriesByOrder.get(record.orderId) ?? 0) + 1);
   }
+  // The token, in any spelling a sender repeats it in (path, query, headers), never reaches the store.
+  const tokenSpellings = secretSpellings(token);
+  const maskToken = (text: string) => text.replace(tokenSpellings, "<token>");
   const rejected: Record<string, number> = {};
   const reject = (res: ServerResponse, status: number, reason: string) => {
     rejected[reason] = (rejected[reason] ?? 0) + 1;
@@ -204,7 +170,11 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     variantSegments: string[],
   ): Promise<void> {
     const began = performance.now();
-    const variant = parseVariant(variantSegments);
+    const variant = parseCallbackVariant(variantSegments);
+    if (variant === MALFORMED_ESCAPE) {
+      req.resume();
+      return reject(res, 400, "bad-escape");
+    }
     if (!variant) {
       req.resume();
       return reject(res, 404, "bad-callback-path");
@@ -214,12 +184,14 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       req.resume();
       return reject(res, 413, "body-too-large");
     }
-    const raw = await readBody(req, maxBodyBytes);
+    const raw = await readRequestBody(req, maxBodyBytes);
     if (raw === undefined) {
       res.setHeader("connection", "close");
       return reject(res, 413, "body-too-large");
     }
     const headers = headerMap(req);
+    const storedHeaders: Record<string, string> = {};
+    for (const [name, value] of Object.entries(headers)) storedHeaders[name] = maskToken(value);
     let parsed: unknown = null;
     try {
       parsed = JSON.parse(raw.toString("utf8"));
@@ -230,8 +202,8 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     const statusValue = readPath(parsed, statusPath);
     const orderId =
       typeof orderIdValue === "string" || typeof orderIdValue === "number" ? String(orderIdValue) : null;
-    const deliveryOfOrder = orderId === null ? 1 : (deliveriesByOrder.get(orderId) ?? 0) + 1;
-    if (orderId !== null) deliveriesByOrder.set(orderId, deliveryOfOrder);
+    const deliveryOfOrder = orderId === null || options.tally ? 1 : (deliveriesByOrder.get(orderId) ?? 0) + 1;
+    if (orderId !== null && !options.tally) deliveriesByOrder.set(orderId, deliveryOfOrder);
     const refused = deliveryOfOrder <= variant.refuse;
     const stall = !refused && deliveryOfOrder <= variant.stall;
     const now = Date.now();
@@ -240,11 +212,11 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       receivedAt: new Date(now).toISOString(),
       receivedAtMs: now,
       method: req.method ?? "POST",
-      path: (req.url ?? "").replace(token, "<token>"),
+      path: maskToken(req.url ?? ""),
       runId: variant.runId,
       sentAtMs: variant.sentAtMs,
       expectedStatus: variant.expectedStatus,
-      headers,
+      headers: storedHeaders,
       bodyBase64: raw.toString("base64"),
       json: parsed,
       contentType: headers["content-type"] ?? null,
@@ -260,6 +232,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
         await store.append(record);
       } catch (error) {
         // Not on disk, so not acknowledged: the provider will deliver it again.
+        rejected["not-stored"] = (rejected["not-stored"] ?? 0) + 1;
         return json(res, 500, { error: "not-stored", detail: String(error) });
       }
       for (const waiter of waiters) {
@@ -335,11 +308,18 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     return reject(res, 404, "unknown-path");
   }
 
-  const server = createServer({ keepAliveTimeout: 10_000 }, (req, res) => {
-    const url = new URL(req.url ?? "/", "http://sink.invalid");
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "/", "http://sink.invalid");
+    } catch {
+      req.resume();
+      reject(res, 400, "bad-request-target");
+      return;
+    }
     const segments = url.pathname.split("/").filter(Boolean);
     let handled: Promise<void>;
-    if (segments[0] === "callbacks" && segments[1] !== undefined && sameSecret(segments[1], token)) {
+    if (segments[0] === CALLBACKS_SEGMENT && segments[1] !== undefined && sameSecret(segments[1], token)) {
       if (req.method === "GET" || req.method === "HEAD") {
         req.resume();
         reject(res, 405, "callback-method");
@@ -350,36 +330,35 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       handled = query(req, res, url);
     } else {
       req.resume();
-      reject(res, 404, segments[0] === "callbacks" ? "bad-token" : "unknown-path");
+      reject(res, 404, segments[0] === CALLBACKS_SEGMENT ? "bad-token" : "unknown-path");
       return;
     }
-    handled.catch((error: unknown) => {
-      if (!res.headersSent) json(res, 500, { error: String(error) });
+    handled.catch(() => {
+      // Counted, and never a crash; the error's text stays out of the answer.
+      if (!res.headersSent) reject(res, 500, "internal-error");
       else res.destroy();
     });
-  });
+  };
+  const server: Server = options.tls
+    ? (createHttpsServer({ keepAliveTimeout: 10_000, ...options.tls }, handle) as unknown as Server)
+    : createServer({ keepAliveTimeout: 10_000 }, handle);
+  // A TLS handshake that fails (a scanner, a provider with the wrong trust) is the client's problem.
+  server.on("tlsClientError", () => {});
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   const host = options.host ?? "127.0.0.1";
-  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const url = `${options.tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${port}`;
   const base = (options.publicUrl ?? url).replace(/\/+$/, "");
 
   return {
     url,
+    certificate: options.tls?.cert,
     port,
     token,
-    callbackUrl: (variant = {}) =>
-      [
-        `${base}/callbacks/${token}`,
-        variant.runId !== undefined ? `/run/${encodeURIComponent(variant.runId)}` : "",
-        variant.sentAtMs !== undefined ? `/at/${Math.round(variant.sentAtMs)}` : "",
-        variant.expectedStatus !== undefined ? `/expect/${variant.expectedStatus}` : "",
-        variant.refuse ? `/refuse/${variant.refuse}` : "",
-        variant.stall ? `/stall/${variant.stall}` : "",
-      ].join(""),
+    callbackUrl: (variant = {}) => callbackUrlWith(sinkCallbackUrl(base, token), variant),
     stats: () => ({ stored: store.records.length, rejected: { ...rejected } }),
     async stop() {
       for (const timer of stalled) clearTimeout(timer);

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
 import { describe, expect, it } from "vitest";
-import { REFERENCE_SIGNATURE_SCHEME, signCallbackBody } from "../contract/callback-signature.ts";
+import { signCallbackBody } from "../contract/index.ts";
+import { REFERENCE_SIGNATURE } from "../fixtures/reference-provider/index.ts";
 import { startWebhookSink } from "./server.ts";
 import type { StoredCallback } from "./store.ts";
 import { CallbackTally, DurationHistogram, latencyHistogram, Timeline } from "./tally.ts";
@@ -166,14 +167,14 @@ describe("webhook sink in load-run mode", () => {
       dataDir,
       tally,
       secret: "s3cret",
-      signature: REFERENCE_SIGNATURE_SCHEME,
+      signature: REFERENCE_SIGNATURE,
       sync: false,
     });
     try {
       const url = `${sink.callbackUrl({ runId: "run-1", sentAtMs: Date.now() - 50, expectedStatus: "succeeded" })}`;
       for (let i = 0; i < 200; i++) {
         const body = JSON.stringify({ id: `order-${i}`, status: "succeeded" });
-        const signature = signCallbackBody(Buffer.from(body), "s3cret");
+        const signature = signCallbackBody(Buffer.from(body), "s3cret", REFERENCE_SIGNATURE);
         const response = await request(url, {
           method: "POST",
           body,

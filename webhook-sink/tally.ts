@@ -11,6 +11,7 @@
  * status, latency), about 100 bytes with its key; a fixed number of timeline buckets; at most
  * `sampleLimit` full callbacks. Nothing grows per callback.
  */
+import { FINAL_STATUSES, type FinalStatus, STATUS } from "../contract/names.ts";
 import type { StoredCallback } from "./store.ts";
 
 /** A count per time bucket whose width doubles whenever the run outgrows `maxBuckets`: bounded at any length. */
@@ -101,18 +102,13 @@ export class DurationHistogram {
   }
 }
 
-/** The statuses the tally tells apart, each a bit in an order's mark. */
-export const TALLIED_STATUSES = [
-  "succeeded",
-  "failed_by_terminal",
-  "succeeded_by_appeal",
-  "expired",
-] as const;
-export type TalliedStatus = (typeof TALLIED_STATUSES)[number];
+/** The statuses the tally tells apart (the final ones), each a bit in an order's mark. */
+export const TALLIED_STATUSES: readonly FinalStatus[] = FINAL_STATUSES;
+export type TalliedStatus = FinalStatus;
 
 /** A status that must come before another for the same order (a failure before its appeal). */
 const PREDECESSOR: Partial<Record<TalliedStatus, TalliedStatus>> = {
-  succeeded_by_appeal: "failed_by_terminal",
+  [STATUS.succeeded_by_appeal]: STATUS.failed_by_terminal,
 };
 
 const STATUS_BIT = Object.fromEntries(TALLIED_STATUSES.map((status, i) => [status, 1 << i])) as Record<

@@ -1,5 +1,5 @@
 /** Every exchange of the run as a HAR 1.2 file, to replay a failure or hand it to the provider. */
-import type { RecordedExchange } from "../recorder.ts";
+import type { RecordedExchange } from "../../contract/index.ts";
 import type { RunReport } from "../run-model.ts";
 
 const STATUS_TEXT: Record<number, string> = {

@@ -3,7 +3,7 @@
  * each check's result, and for each failure the rule, what was found and the request and
  * response as exchanged. No script, no external resource: it opens anywhere, offline.
  */
-import type { RecordedExchange } from "../recorder.ts";
+import type { RecordedExchange } from "../../contract/index.ts";
 import type { CheckRecord, RunReport } from "../run-model.ts";
 
 export function escapeHtml(text: string): string {

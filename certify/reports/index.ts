@@ -5,7 +5,7 @@
  */
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import type { Masker } from "../masking.ts";
+import type { Masker } from "../../contract/index.ts";
 import type { RunReport } from "../run-model.ts";
 import { renderHar } from "./har.ts";
 import { renderHtml } from "./html.ts";

@@ -19,11 +19,12 @@ export function escapeXml(text: string): string {
   );
 }
 
-const seconds = (ms: number) => (ms / 1000).toFixed(3);
+/** JUnit `time` attributes are seconds with a fraction. */
+const junitTime = (ms: number) => (ms / 1000).toFixed(3);
 
 function testcase(record: CheckRecord, report: RunReport): string {
   const name = escapeXml(record.case ? `${record.check} › ${record.case}` : record.check);
-  const open = `    <testcase classname="${escapeXml(record.endpoint)}" name="${name}" time="${seconds(record.durationMs)}"`;
+  const open = `    <testcase classname="${escapeXml(record.endpoint)}" name="${name}" time="${junitTime(record.durationMs)}"`;
   if (record.status === "skipped") {
     return `${open}>\n      <skipped message="${escapeXml(record.reason ?? "skipped")}"/>\n    </testcase>`;
   }
@@ -48,7 +49,7 @@ export function renderJunit(report: RunReport): string {
     const failures = records.filter((c) => c.status === "failed" && c.required).length;
     const time = records.reduce((sum, c) => sum + c.durationMs, 0);
     return [
-      `  <testsuite name="${escapeXml(entry.endpoint)}" tests="${records.length}" failures="${failures}" errors="0" skipped="${entry.skipped}" time="${seconds(time)}" timestamp="${report.startedAt}">`,
+      `  <testsuite name="${escapeXml(entry.endpoint)}" tests="${records.length}" failures="${failures}" errors="0" skipped="${entry.skipped}" time="${junitTime(time)}" timestamp="${report.startedAt}">`,
       ...records.map((r) => testcase(r, report)),
       "  </testsuite>",
     ].join("\n");
@@ -56,7 +57,7 @@ export function renderJunit(report: RunReport): string {
   const { totals } = report;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="h2h-certify ${escapeXml(report.target.baseUrl)}" tests="${report.checks.length}" failures="${totals.failedRequired}" errors="0" skipped="${totals.skipped}" time="${seconds(report.durationMs)}">`,
+    `<testsuites name="h2h-certify ${escapeXml(report.target.baseUrl)}" tests="${report.checks.length}" failures="${totals.failedRequired}" errors="0" skipped="${totals.skipped}" time="${junitTime(report.durationMs)}">`,
     ...suites,
     "</testsuites>",
     "",

@@ -3,7 +3,8 @@
  * own callback URL. Where the id and status sit in the body, and the signature scheme, come from
  * the target's profile.
  */
-import { defineCheck, fail, isRecord, pass, readPath, show } from "./check.ts";
+import { readPath, STATUS } from "../names.ts";
+import { defineCheck, fail, isRecord, pass, show } from "./check.ts";
 
 /** One delivery the sink recorded, as the checks see it. */
 export interface ObservedCallback {
@@ -33,7 +34,8 @@ const statusOf = (scenario: CallbackScenario, callback: ObservedCallback) =>
   readPath(callback.json, scenario.paths.status);
 const ofStatus = (scenario: CallbackScenario) =>
   scenario.callbacks.filter((callback) => statusOf(scenario, callback) === scenario.statusEntered);
-const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+/** A duration in ms as a detail line shows it: "1.25 s". */
+const inSeconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 export const callbacksArrives = defineCheck<CallbackScenario>(
   "callbacks.arrives",
@@ -45,13 +47,13 @@ export const callbacksArrives = defineCheck<CallbackScenario>(
     );
     if (inTime.length === 0) {
       return fail(
-        `no callback within ${seconds(scenario.timeoutMs)} of entering ${scenario.statusEntered}` +
+        `no callback within ${inSeconds(scenario.timeoutMs)} of entering ${scenario.statusEntered}` +
           (scenario.callbacks.length > 0 ? ` (${scenario.callbacks.length} arrived later)` : ""),
       );
     }
     const first = inTime[0] as ObservedCallback;
     return pass(
-      `${inTime.length} callback(s); the first ${seconds(first.receivedAtMs - scenario.triggeredAtMs)} after the trigger`,
+      `${inTime.length} callback(s); the first ${inSeconds(first.receivedAtMs - scenario.triggeredAtMs)} after the trigger`,
     );
   },
 );
@@ -160,14 +162,14 @@ export const callbacksAppealAfterFailure = defineCheck<CallbackScenario>(
   (scenario) => {
     const appeal = ofStatus(scenario)[0];
     if (!appeal) return fail("no succeeded_by_appeal callback arrived");
-    const failure = scenario.callbacks.find((c) => statusOf(scenario, c) === "failed_by_terminal");
+    const failure = scenario.callbacks.find((c) => statusOf(scenario, c) === STATUS.failed_by_terminal);
     if (!failure) return pass("no failed_by_terminal callback was sent (allowed)");
     return failure.receivedAtMs <= appeal.receivedAtMs
       ? pass(
-          `failed_by_terminal ${seconds(appeal.receivedAtMs - failure.receivedAtMs)} before succeeded_by_appeal`,
+          `failed_by_terminal ${inSeconds(appeal.receivedAtMs - failure.receivedAtMs)} before succeeded_by_appeal`,
         )
       : fail(
-          `failed_by_terminal arrived ${seconds(failure.receivedAtMs - appeal.receivedAtMs)} after succeeded_by_appeal`,
+          `failed_by_terminal arrived ${inSeconds(failure.receivedAtMs - appeal.receivedAtMs)} after succeeded_by_appeal`,
         );
   },
 );
@@ -185,7 +187,7 @@ export const callbacksRetryPolicy = defineCheck<RetryObservation>(
   "A refused callback is retried: how often and after how long (the seed shows no policy; checked against the profile's when it declares one).",
   ({ attemptsAtMs, policy }) => {
     const gaps = attemptsAtMs.slice(1).map((at, i) => at - (attemptsAtMs[i] as number));
-    const seen = `${attemptsAtMs.length} attempt(s)${gaps.length > 0 ? `, retried after ${gaps.map(seconds).join(", ")}` : ""}`;
+    const seen = `${attemptsAtMs.length} attempt(s)${gaps.length > 0 ? `, retried after ${gaps.map(inSeconds).join(", ")}` : ""}`;
     if (!policy)
       return attemptsAtMs.length > 1
         ? pass(`${seen} (no policy declared)`)
@@ -197,7 +199,7 @@ export const callbacksRetryPolicy = defineCheck<RetryObservation>(
       const expected = policy.delaysMs[i];
       if (expected !== undefined && Math.abs(gap - expected) > policy.toleranceMs) {
         problems.push(
-          `retry ${i + 1} after ${seconds(gap)}, the policy says ${seconds(expected)} ± ${seconds(policy.toleranceMs)}`,
+          `retry ${i + 1} after ${inSeconds(gap)}, the policy says ${inSeconds(expected)} ± ${inSeconds(policy.toleranceMs)}`,
         );
       }
     });

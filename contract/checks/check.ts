@@ -44,21 +44,31 @@ export function defineCheck<Input>(
   return check;
 }
 
+/** Whether a check's failure makes the target not conformant; when not, why. */
+export type Requirement = { required: true } | { required: false; reason: string };
+
+export const WARNING_REASON = "a warning: reported, never required";
+
+/**
+ * The one place a check is judged required or informational, for the specs, the run-wide checks
+ * and the reporter alike. First the target's profile (`informationalChecks`, with its reason),
+ * then a reason the caller knows (a manual trigger, say), then the check's own severity.
+ */
+export function requirementOf(
+  check: Pick<Check<never>, "name" | "warning">,
+  informationalChecks: Readonly<Record<string, string>>,
+  callerReason?: string,
+): Requirement {
+  const reason =
+    informationalChecks[check.name] ?? callerReason ?? (check.warning ? WARNING_REASON : undefined);
+  return reason === undefined ? { required: true } : { required: false, reason };
+}
+
 /** A value as it reads in a detail line: JSON, shortened. */
 export function show(value: unknown): string {
   if (value === undefined) return "absent";
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
-}
-
-/** Reads a dotted path (`a.b.c`) from parsed JSON; undefined where any step is missing. */
-export function readPath(value: unknown, path: string): unknown {
-  let current: unknown = value;
-  for (const part of path.split(".")) {
-    if (typeof current !== "object" || current === null || Array.isArray(current)) return undefined;
-    current = (current as Record<string, unknown>)[part];
-  }
-  return current;
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

@@ -3,9 +3,10 @@
  * fails with a detail naming what is wrong. The last test makes sure no check is left out.
  */
 import { describe, expect, it } from "vitest";
-import { SAMPLE_ORDER_RECORD } from "../../fixtures/samples.ts";
+import { SAMPLE_ORDER_RECORD } from "../../fixtures/index.ts";
 import type { ExchangeResponse } from "../h2h-client.ts";
-import { buildContract, contract, LENIENT_GAPS, ORDER_STATUSES } from "../schemas.ts";
+import { ORDER_STATUSES } from "../names.ts";
+import { buildContract, contract, LENIENT_GAPS } from "../schemas.ts";
 import { CHECK_REGISTRY, type Check, type ObservedCallback } from "./index.ts";
 
 const requestId = (n: number) => `req-${n}`;
@@ -271,6 +272,47 @@ const CASES: Record<string, Case> = {
       ],
       [response(400, { data: null, result: { ...errResult, message: null } }), /result\.message is null/],
       [response(400, { data: {}, result: errResult }), /data is \{\}, expected null or absent/],
+    ],
+  },
+  "envelope.within-size-limit": {
+    good: [
+      successResponse,
+      { ...successResponse, size: { bytes: 262_144, from: "content-length" } },
+      {
+        ...successResponse,
+        size: { bytes: 90, from: "counted" },
+        contentEncoding: { codings: ["gzip"], decoded: true },
+      },
+    ],
+    bad: [
+      [
+        {
+          ...successResponse,
+          truncated: true,
+          limitBytes: 262_144,
+          size: { bytes: 5_242_880, from: "content-length" },
+        },
+        /answer is 5,242,880 bytes \(Content-Length\), over the limit of 262,144 bytes; only the first 262,144 bytes are kept/,
+      ],
+      [
+        {
+          ...successResponse,
+          truncated: true,
+          limitBytes: 1024,
+          size: { bytes: 9_000_000, from: "at-least" },
+        },
+        /answer is at least 9,000,000 bytes \(reading stopped there\), over the limit of 1,024 bytes/,
+      ],
+      [
+        {
+          ...successResponse,
+          truncated: true,
+          limitBytes: 262_144,
+          size: { bytes: 130_878, from: "at-least" },
+          contentEncoding: { codings: ["gzip"], decoded: true },
+        },
+        /answer decodes to more than the limit of 262,144 bytes; gzip-compressed: at least 130,878 bytes/,
+      ],
     ],
   },
   "envelope.request-id-unique": {

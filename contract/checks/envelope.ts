@@ -1,7 +1,8 @@
 /** Envelope checks (seed §2.1, §7): every response, success or failure. */
 import * as z from "zod";
 import type { ExchangeResponse } from "../h2h-client.ts";
-import { ResultMember, SUCCESS_CODE_ERROR, SUCCESS_STATUS } from "../schemas.ts";
+import { ENVELOPE_MARKERS } from "../names.ts";
+import { ErrorEnvelope, ErrorResult, ResultMember, SuccessResult } from "../schemas.ts";
 import { describeZodIssues } from "../zod-issues.ts";
 import { defineCheck, fail, isRecord, pass, show } from "./check.ts";
 
@@ -56,32 +57,57 @@ export const envelopeRequestIdPresent = defineCheck<ExchangeResponse>(
   },
 );
 
+const { successCodeError, successStatus } = ENVELOPE_MARKERS;
+
+/** The result members the markers checks judge: the schemas' own, less the request id (a check of its own). */
+const SuccessMarkers = SuccessResult.omit({ "x-request-id": true });
+const FailureMarkers = ErrorResult.omit({ "x-request-id": true });
+
+/** What a schema issue expected, in the words of a detail line. */
+function expectationOf(issue: z.core.$ZodIssue): string {
+  if (issue.code === "invalid_value") return `expected ${issue.values.map((v) => show(v)).join(" or ")}`;
+  if (issue.code === "invalid_type")
+    return `expected ${issue.expected === "null" ? "null" : `a ${issue.expected}`}`;
+  return issue.message;
+}
+
+/** One problem per member of `result` the schema refuses: `result.<member> is <found>, <expected>`. */
+function markerProblems(
+  schema: typeof SuccessMarkers | typeof FailureMarkers,
+  result: Record<string, unknown>,
+  when = "",
+) {
+  const parsed = schema.safeParse(result);
+  if (parsed.success) return [];
+  return parsed.error.issues.map((issue) => {
+    const member = issue.path.map(String).join(".");
+    return `result.${member} is ${show(result[member])}${when}${issue.code === "invalid_value" || issue.code === "invalid_type" ? ", " : ": "}${expectationOf(issue)}`;
+  });
+}
+
 export const envelopeSuccessMarkers = defineCheck<ExchangeResponse>(
   "envelope.success-markers",
   "envelope",
-  'A success is HTTP 200 with data present, result.codeError "none", result.message null, result.status "success" (§4, §7).',
+  `A success is HTTP 200 with data present, result.codeError "${successCodeError}", result.message null, result.status "${successStatus}" (§4, §7).`,
   (response) => {
     if (response.json === undefined) return fail(notJson(response));
     const problems: string[] = [];
     if (response.status !== 200) problems.push(`HTTP ${response.status}, expected 200`);
     const r = result(response);
     if (!r) return fail([...problems, "result is absent"].join("; "));
-    if (r.codeError !== SUCCESS_CODE_ERROR)
-      problems.push(`result.codeError is ${show(r.codeError)}, expected "none"`);
-    if (r.message !== null) problems.push(`result.message is ${show(r.message)}, expected null`);
-    if (r.status !== SUCCESS_STATUS) problems.push(`result.status is ${show(r.status)}, expected "success"`);
+    problems.push(...markerProblems(SuccessMarkers, r));
     const data = isRecord(response.json) ? response.json.data : undefined;
     if (!isRecord(data)) problems.push(`data is ${show(data)}, expected the payload object`);
     return problems.length > 0
       ? fail(problems.join("; "))
-      : pass("HTTP 200, none/null/success, data present");
+      : pass(`HTTP 200, ${successCodeError}/null/${successStatus}, data present`);
   },
 );
 
 export const envelopeFailureMarkers = defineCheck<ExchangeResponse>(
   "envelope.failure-markers",
   "envelope",
-  'A failure is a non-2xx HTTP status with result.codeError other than "none", result.status other than "success", a string result.message, and data null or absent.',
+  `A failure is a non-2xx HTTP status with result.codeError other than "${successCodeError}", result.status other than "${successStatus}", a string result.message, and data null or absent.`,
   (response) => {
     if (response.json === undefined) return fail(notJson(response));
     const problems: string[] = [];
@@ -89,15 +115,10 @@ export const envelopeFailureMarkers = defineCheck<ExchangeResponse>(
       problems.push(`HTTP ${response.status} is a success status`);
     const r = result(response);
     if (!r) return fail([...problems, "result is absent"].join("; "));
-    if (typeof r.codeError !== "string" || r.codeError === SUCCESS_CODE_ERROR) {
-      problems.push(`result.codeError is ${show(r.codeError)}, expected an error code`);
-    }
-    if (r.status === SUCCESS_STATUS || typeof r.status !== "string")
-      problems.push(`result.status is ${show(r.status)} on a failure`);
-    if (typeof r.message !== "string")
-      problems.push(`result.message is ${show(r.message)}, expected a message`);
+    problems.push(...markerProblems(FailureMarkers, r, " on a failure"));
     const data = isRecord(response.json) ? response.json.data : undefined;
-    if (data !== null && data !== undefined) problems.push(`data is ${show(data)}, expected null or absent`);
+    if (!ErrorEnvelope.shape.data.safeParse(data).success)
+      problems.push(`data is ${show(data)}, expected null or absent`);
     return problems.length > 0
       ? fail(problems.join("; "))
       : pass(`HTTP ${response.status}, codeError ${show(r.codeError)}, message ${show(r.message)}`);

@@ -5,3 +5,4 @@ export * from "./check.ts";
 export * from "./envelope.ts";
 export * from "./fields.ts";
 export * from "./semantics.ts";
+export * from "./size.ts";

@@ -1,53 +1,48 @@
 /**
  * The k6 bundles, tested where no k6 is installed: they build, are small, import nothing but k6's
  * own modules, and — imported in Node with stub k6 modules — set up their scenario and run real
- * create → confirm flows against the reference provider's order logic, checks and metrics included.
+ * create → confirm flows against the reference provider's own handler, checks and metrics included.
  */
 import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { REFERENCE_PROFILE_PATH } from "../../certify/settings.ts";
-import { loadProfile } from "../../contract/profile.ts";
-import { combineFaultEffects, resolveFaults } from "../../fixtures/reference-provider/faults.ts";
-import { installFakeK6, type K6Recording, type SyncTarget, syncReferenceTarget } from "../testing/fake-k6.ts";
+import { readProfile } from "../../contract/index.ts";
+import { REFERENCE_PROFILE_PATH } from "../../fixtures/profiles/index.ts";
+import { createReferenceProvider, type ReferenceProvider } from "../../fixtures/reference-provider/index.ts";
+import { installK6Stubs, type K6Recording, type K6Stub, postTo } from "../testing/k6-stubs.ts";
 import { type BuiltBundle, buildLoadBundles, scriptNames } from "./build.ts";
 
 let dir: string;
 let bundles: BuiltBundle[];
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "h2h-load-build-"));
-  bundles = await buildLoadBundles(await loadProfile(REFERENCE_PROFILE_PATH), join(dir, "dist"));
-  installFakeK6(dir);
+  bundles = await buildLoadBundles(await readProfile(REFERENCE_PROFILE_PATH), join(dir, "dist"));
+  installK6Stubs(dir);
 }, 60_000);
 
-interface FakeK6 {
-  recording: K6Recording;
-  post: SyncTarget["post"];
-  vu: number;
-  iteration: number;
-}
 const globals = globalThis as unknown as {
   __ENV?: Record<string, string>;
   __VU?: number;
-  __FAKE_K6__?: FakeK6;
+  __K6_STUB__?: K6Stub;
 };
-let target: SyncTarget | undefined;
-afterEach(() => {
-  target?.stop();
-  target = undefined;
+const providers: ReferenceProvider[] = [];
+afterEach(async () => {
+  await Promise.all(providers.splice(0).map((provider) => provider.stop()));
 });
 
 let imports = 0;
 /** Imports a bundle as k6 would (init code reads __ENV) and returns its exports. */
 async function importBundle(script: string, env: Record<string, string>, faults: string[] = []) {
-  target = syncReferenceTarget(combineFaultEffects(resolveFaults(faults)));
+  // No status change is due within a test, so no callback is sent to the flows' webHook.
+  const provider = createReferenceProvider({ faults, processingDelayMs: 600_000 });
+  providers.push(provider);
   const recording: K6Recording = { checks: [], metrics: [], requests: [] };
   globals.__ENV = env;
   // k6's first init (the one whose options it reads) runs with __VU 0.
   globals.__VU = 0;
-  globals.__FAKE_K6__ = { recording, post: target.post, vu: 1, iteration: 0 };
+  globals.__K6_STUB__ = { recording, post: postTo(provider), vu: 1, iteration: 0 };
   const copy = join(dir, `${script}-${++imports}.mjs`);
   copyFileSync(join(dir, "dist", `${script}.js`), copy);
   const module = (await import(pathToFileURL(copy).href)) as {
@@ -57,8 +52,8 @@ async function importBundle(script: string, env: Record<string, string>, faults:
   };
   const iterate = (count: number) => {
     for (let i = 0; i < count; i++) {
-      (globals.__FAKE_K6__ as FakeK6).vu = 1 + (i % 2);
-      (globals.__FAKE_K6__ as FakeK6).iteration = i;
+      (globals.__K6_STUB__ as K6Stub).vu = 1 + (i % 2);
+      (globals.__K6_STUB__ as K6Stub).iteration = i;
       module.default();
     }
   };

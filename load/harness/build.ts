@@ -7,9 +7,16 @@ import { readdirSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import type { Profile } from "../../contract/profile.ts";
-import { buildContract } from "../../contract/schemas.ts";
-import type { LoadProfile } from "../lib/config.ts";
+import {
+  buildContract,
+  byOrderKind,
+  CONFIRMED_STATUSES,
+  type ConfirmedStatus,
+  type OrderKind,
+  type Profile,
+  STATUS,
+} from "../../contract/index.ts";
+import type { BundledProfile } from "../lib/config.ts";
 import { buildContractDigest } from "./digest.ts";
 
 export const LOAD_DIR = fileURLToPath(new URL("..", import.meta.url));
@@ -17,30 +24,25 @@ export const DIST_DIR = join(LOAD_DIR, "dist");
 const SCRIPTS_DIR = join(LOAD_DIR, "scripts");
 
 /** What the k6 scripts need of a target profile. */
-export function loadProfileOf(profile: Profile): LoadProfile {
-  const codeOf = (status: "failed_by_terminal" | "succeeded_by_appeal") => {
+export function bundledProfileOf(profile: Profile): BundledProfile {
+  const codeOf = (status: ConfirmedStatus) => {
     const trigger = profile.callbackTriggers[status];
     return "code" in trigger ? trigger.code : undefined;
   };
-  const succeeded = profile.callbackTriggers.succeeded;
-  const failed = codeOf("failed_by_terminal");
-  const appeal = codeOf("succeeded_by_appeal");
+  const codes: BundledProfile["codes"] = {
+    [STATUS.succeeded]: codeOf(STATUS.succeeded) ?? profile.confirmation.successCode,
+  };
+  for (const status of CONFIRMED_STATUSES) {
+    const code = codeOf(status);
+    if (status !== STATUS.succeeded && code !== undefined) codes[status] = code;
+  }
+  const methodOf = (kind: OrderKind) => {
+    const { methodID, amount, requires } = profile.methods[kind];
+    return { methodID, amount, requires };
+  };
   return {
-    mobileCommerce: {
-      methodID: profile.methods.mobileCommerce.methodID,
-      amount: profile.methods.mobileCommerce.amount,
-      requires: profile.methods.mobileCommerce.requires,
-    },
-    quasiEcom: {
-      methodID: profile.methods.quasiEcom.methodID,
-      amount: profile.methods.quasiEcom.amount,
-      requires: profile.methods.quasiEcom.requires,
-    },
-    codes: {
-      succeeded: "code" in succeeded ? succeeded.code : profile.confirmation.successCode,
-      ...(failed !== undefined ? { failed_by_terminal: failed } : {}),
-      ...(appeal !== undefined ? { succeeded_by_appeal: appeal } : {}),
-    },
+    methods: byOrderKind(methodOf),
+    codes,
     expectedStatus: profile.expectedStatus,
     requestTimeoutMs: profile.timeouts.requestMs,
   };
@@ -74,7 +76,7 @@ export async function buildLoadBundles(profile: Profile, outDir = DIST_DIR): Pro
     legalComments: "none",
     logLevel: "silent",
     define: {
-      __H2H_PROFILE__: JSON.stringify(loadProfileOf(profile)),
+      __H2H_PROFILE__: JSON.stringify(bundledProfileOf(profile)),
       // As JSON text, parsed by each VU only for the operations it runs: an object literal would
       // be built, and kept, in every VU (k6 runs the init code once per VU).
       __H2H_DIGEST_JSON__: JSON.stringify(JSON.stringify(buildContractDigest(buildContract(profile.gaps)))),

@@ -5,13 +5,14 @@
  * (webhook-sink/tally.ts); k6 counted the orders confirmed per expected final status. This joins
  * the two, per final status.
  */
+
+import { CONFIRMED_STATUSES, type ConfirmedStatus } from "../../contract/index.ts";
 import type { RunTally, SinkIntake, StoredCallback } from "../../webhook-sink/index.ts";
-import { FINAL_STATUSES, type FinalStatus } from "../lib/flow.ts";
 
 type Latency = RunTally["latencyMs"];
 
 export interface FinalDelivery {
-  final: FinalStatus;
+  final: ConfirmedStatus;
   /** Orders k6 confirmed aiming at this final status. */
   confirmed: number;
   /** Of those, whose final callback arrived: within the wait window, and after it. */
@@ -69,11 +70,11 @@ export interface DeliveryReport {
 
 export function analyseDelivery(
   tally: RunTally,
-  confirmed: Record<FinalStatus, number>,
+  confirmed: Record<ConfirmedStatus, number>,
   intake: SinkIntake,
   samples: { reason: string; callback: StoredCallback }[] = [],
 ): DeliveryReport {
-  const byFinal: FinalDelivery[] = FINAL_STATUSES.map((final) => {
+  const byFinal: FinalDelivery[] = CONFIRMED_STATUSES.map((final) => {
     const expected = tally.byExpected[final];
     const status = tally.byStatus[final];
     const arrived = expected?.delivered ?? 0;

@@ -3,8 +3,12 @@
  * each success answer's required `data` fields with their JSON types.
  */
 import * as z from "zod";
-import { ENDPOINTS, type OperationName } from "../../contract/endpoints.ts";
-import { type Contract, contract as lenientContract } from "../../contract/schemas.ts";
+import {
+  type Contract,
+  ENDPOINTS,
+  contract as lenientContract,
+  type OperationName,
+} from "../../contract/index.ts";
 import type { ContractDigest, FieldRule, JsonType } from "../lib/contract-digest.ts";
 
 interface JsonSchema {
@@ -41,7 +45,7 @@ function requiredRules(schema: JsonSchema, prefix = ""): FieldRule[] {
 export function buildContractDigest(contract: Contract = lenientContract): ContractDigest {
   const responses = {} as Record<OperationName, FieldRule[]>;
   for (const endpoint of Object.values(ENDPOINTS)) {
-    const envelope = z.toJSONSchema(contract.responses[endpoint.response], {
+    const envelope = z.toJSONSchema(contract.responses[endpoint.operation], {
       unrepresentable: "any",
     }) as JsonSchema;
     responses[endpoint.operation] = requiredRules(envelope.properties?.data ?? {});

@@ -6,8 +6,7 @@
  * latency distribution, the sink's own intake. Every series is bounded (per period or per
  * bucket), so the files do not grow with the run's length.
  */
-import { escapeHtml } from "../../certify/reports/html.ts";
-import { escapeXml } from "../../certify/reports/junit.ts";
+import { escapeHtml, escapeXml } from "../../certify/index.ts";
 import type { TimelineSeries } from "../../webhook-sink/index.ts";
 import { capacityLine, type StressOutcome } from "../lib/capacity.ts";
 import {

@@ -7,21 +7,18 @@ import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createMasker } from "../../certify/masking.ts";
-import { readSettings, withReferenceDefaults } from "../../certify/settings.ts";
-import { CHECK_REGISTRY } from "../../contract/checks/index.ts";
-import { loadProfile } from "../../contract/profile.ts";
-import { TEST_CARD } from "../../fixtures/payloads.ts";
+import { readSettings, runMasker, startRunSink, withReferenceDefaults } from "../../certify/index.ts";
+import { CHECK_REGISTRY, type OrderKind, readProfile } from "../../contract/index.ts";
 import {
   type RunningReferenceProvider,
   startReferenceProvider,
 } from "../../fixtures/reference-provider/index.ts";
-import { CallbackTally, type RunningSink, startWebhookSink } from "../../webhook-sink/index.ts";
+import { CallbackTally, type RunningSink } from "../../webhook-sink/index.ts";
 import { capacityLine, stressOutcome } from "../lib/capacity.ts";
-import { parseLoadConfig, SCENARIOS, type ScenarioName } from "../lib/config.ts";
-import { describeScenario, durationSeconds, OPERATIONS, stressSteps } from "../lib/scenarios.ts";
+import { parseLoadConfig, type ScenarioName } from "../lib/config.ts";
+import { describeScenario, durationSeconds, operationsOf, stressSteps } from "../lib/scenarios.ts";
 import { confirmedByFinal, failingCheckLines, type K6Summary } from "../lib/summary.ts";
-import { buildLoadBundles, loadProfileOf } from "./build.ts";
+import { buildLoadBundles, bundledProfileOf } from "./build.ts";
 import { analyseDelivery } from "./delivery.ts";
 import { type K6Runner, locateK6, runK6 } from "./k6-runner.ts";
 import {
@@ -71,7 +68,7 @@ export const LOAD_FILES = {
 } as const;
 
 /** The kinds of order each script runs. */
-const KINDS: Record<(typeof LOAD_SCRIPTS)[number], ("mobile_commerce" | "quasi_ecom")[]> = {
+const KINDS: Record<(typeof LOAD_SCRIPTS)[number], OrderKind[]> = {
   mixed: ["mobile_commerce", "quasi_ecom"],
   "mobile-commerce": ["mobile_commerce"],
   "quasi-ecom": ["quasi_ecom"],
@@ -95,14 +92,14 @@ export async function runLoad(
   options: LoadOptions,
   env: Record<string, string | undefined> = process.env,
   print: (line: string) => void = console.log,
-): Promise<{ report: LoadReport; exitCode: number }> {
+): Promise<{ report: LoadReport }> {
   // k6 first: without one, say how to get it and write nothing.
   const lookup = await locateK6(env);
   if (lookup.kind === "none") throw new NoK6Error(lookup.reason);
   const runner: K6Runner = lookup;
 
   const initial = readSettings(env);
-  const profile = await loadProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
+  const profile = await readProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
   const settings = withReferenceDefaults(initial, profile.name);
   const startedAt = new Date();
   const runId = `load-${startedAt.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "")}-${randomBytes(3).toString("hex")}`;
@@ -133,7 +130,7 @@ export async function runLoad(
       ["H2H_P95_MS", options.p95Ms],
     ];
     for (const [name, value] of optional) if (value !== undefined) scriptEnv[name] = String(value);
-    const config = parseLoadConfig(scriptEnv, loadProfileOf(profile));
+    const config = parseLoadConfig(scriptEnv, bundledProfileOf(profile));
     const timelinePoints = timelinePointsFrom(env);
 
     const bundles = await buildLoadBundles(profile);
@@ -143,20 +140,9 @@ export async function runLoad(
 
     if (settings.baseUrl === undefined) provider = await startReferenceProvider({ port: 0 });
     const tally = new CallbackTally();
-    sink = await startWebhookSink({
-      port: settings.sinkPort,
-      dataDir: join(workDir, "sink"),
-      tally,
-      ...(settings.sinkPublicUrl ? { publicUrl: settings.sinkPublicUrl } : {}),
-      ...(settings.callbackSecret ? { secret: settings.callbackSecret } : {}),
-      signature: profile.callbacks.signature,
-      idPath: profile.callbacks.idPath,
-      statusPath: profile.callbacks.statusPath,
-    });
-    const masker = createMasker({
-      secrets: [settings.apiKey, settings.secondApiKey, settings.callbackSecret, sink.token],
-      cardNumbers: [TEST_CARD.number],
-    });
+    // The sink in its load-run mode: callbacks tallied, nothing stored per callback.
+    sink = await startRunSink(settings, profile, join(workDir, "sink"), { tally });
+    const masker = runMasker({ ...settings, sinkToken: sink.token });
     const baseUrl = settings.baseUrl ?? (provider as RunningReferenceProvider).url;
     scriptEnv.H2H_BASE_URL = baseUrl;
     scriptEnv.H2H_CALLBACK_URL = sink.callbackUrl();
@@ -219,7 +205,7 @@ export async function runLoad(
       config.scenario === "stress"
         ? stressOutcome(summary, stressSteps(config), {
             p95Ms: config.p95Ms,
-            operations: kinds.flatMap((kind) => OPERATIONS[kind]),
+            operations: operationsOf(kinds),
           })
         : undefined;
 
@@ -309,17 +295,10 @@ export async function runLoad(
     );
     for (const failure of report.failures) print(`  ✗ ${failure}`);
     print(`load: ${report.passed ? "PASSED" : "FAILED"}; reports in ${reportDir}`);
-    return { report, exitCode: report.passed ? 0 : 1 };
+    return { report };
   } finally {
     await provider?.stop();
     await sink?.stop();
     await rm(workDir, { recursive: true, force: true });
   }
-}
-
-export function parseScenario(value: string | undefined): ScenarioName {
-  const scenario = (value ?? "smoke") as ScenarioName;
-  if (!SCENARIOS.includes(scenario))
-    throw new Error(`--scenario ${value}: must be one of ${SCENARIOS.join(", ")}`);
-  return scenario;
 }

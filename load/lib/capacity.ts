@@ -4,9 +4,9 @@
  * held. Runs in k6's handleSummary (the console line) and in the harness (the reports) alike.
  * k6-safe: no Node.js API.
  */
-import type { OperationName } from "../../contract/paths.ts";
+import type { OperationName } from "../../contract/names.ts";
 import { STEP_TAG, type StressStep } from "./scenarios.ts";
-import type { K6Summary } from "./summary.ts";
+import type { K6Summary } from "./summary-data.ts";
 
 export interface StepVerdict {
   index: number;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type LoadProfile, parseLoadConfig } from "./config.ts";
+import { type BundledProfile, parseLoadConfig } from "./config.ts";
 import {
   buildOptions,
   buildScenario,
@@ -10,9 +10,11 @@ import {
   stressSteps,
 } from "./scenarios.ts";
 
-const profile: LoadProfile = {
-  mobileCommerce: { methodID: 101, amount: 1500, requires: { clientID: false, clientMetadata: [] } },
-  quasiEcom: { methodID: 201, amount: 2500.5, requires: { clientID: false, clientMetadata: [] } },
+const profile: BundledProfile = {
+  methods: {
+    mobile_commerce: { methodID: 101, amount: 1500, requires: { clientID: false, clientMetadata: [] } },
+    quasi_ecom: { methodID: 201, amount: 2500.5, requires: { clientID: false, clientMetadata: [] } },
+  },
   codes: { succeeded: "1111", failed_by_terminal: "2222", succeeded_by_appeal: "3333" },
   expectedStatus: {
     createMobileCommerceOrder: "payment_pending",

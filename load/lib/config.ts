@@ -3,31 +3,31 @@
  * at bundle time from the target profile. A bad value stops the run in k6's init stage with a
  * message naming the variable. k6-safe: no Node.js API.
  */
+import {
+  type ClientMetadataField,
+  type ConfirmedStatus,
+  type OperationName,
+  type OrderKind,
+  STATUS,
+} from "../../contract/names.ts";
 
 export const SCENARIOS = ["smoke", "load", "stress", "spike", "soak"] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
-/** What the profile says about the target, baked into the bundle as defaults. */
-export interface LoadProfile {
-  mobileCommerce: {
-    methodID: number;
-    amount: number;
-    requires: { clientID: boolean; clientMetadata: readonly string[] };
-  };
-  quasiEcom: {
-    methodID: number;
-    amount: number;
-    requires: { clientID: boolean; clientMetadata: readonly string[] };
-  };
-  /** Codes leading to succeeded, failed_by_terminal and succeeded_by_appeal (when the profile has codes for them). */
-  codes: { succeeded: string; failed_by_terminal?: string; succeeded_by_appeal?: string };
-  expectedStatus: Record<
-    | "createMobileCommerceOrder"
-    | "confirmMobileCommerceOrder"
-    | "createQuasiEcomOrder"
-    | "confirmQuasiEcomOrder",
-    string
+/** What the target profile says about the target, baked into a bundle (see load/harness/build.ts). */
+export interface BundledProfile {
+  /** Per order kind: the method and amount to order with, and the conditional fields required. */
+  methods: Record<
+    OrderKind,
+    {
+      methodID: number;
+      amount: number;
+      requires: { clientID: boolean; clientMetadata: readonly ClientMetadataField[] };
+    }
   >;
+  /** The confirmation code for each status a confirmation can lead to (when the profile has one). */
+  codes: Partial<Record<ConfirmedStatus, string>> & { [STATUS.succeeded]: string };
+  expectedStatus: Record<OperationName, string>;
   requestTimeoutMs: number;
 }
 
@@ -55,7 +55,7 @@ export interface LoadConfig {
   appealShare: number;
   /** p95 threshold per endpoint, ms. */
   p95Ms: number;
-  profile: LoadProfile;
+  profile: BundledProfile;
 }
 
 export class LoadConfigError extends Error {}
@@ -94,7 +94,7 @@ function numberFrom(
 const share = (env: Env, name: string, fallback: number) =>
   numberFrom(env, name, fallback, (n) => n >= 0 && n <= 1, "must be a share between 0 and 1");
 
-export function parseLoadConfig(env: Env, profile: LoadProfile): LoadConfig {
+export function parseLoadConfig(env: Env, profile: BundledProfile): LoadConfig {
   const baseUrl = (env.H2H_BASE_URL ?? "").replace(/\/+$/, "");
   if (!/^https?:\/\/[^/]+/.test(baseUrl))
     throw new LoadConfigError(`H2H_BASE_URL="${env.H2H_BASE_URL ?? ""}": must be an http(s) URL`);
@@ -111,11 +111,15 @@ export function parseLoadConfig(env: Env, profile: LoadProfile): LoadConfig {
   const appealShare = share(env, "H2H_APPEAL_SHARE", 0);
   if (failureShare + appealShare > 1)
     throw new LoadConfigError("H2H_FAILURE_SHARE + H2H_APPEAL_SHARE must not exceed 1");
-  if (failureShare > 0 && profile.codes.failed_by_terminal === undefined) {
-    throw new LoadConfigError("H2H_FAILURE_SHARE > 0, but the profile has no code for failed_by_terminal");
+  if (failureShare > 0 && profile.codes[STATUS.failed_by_terminal] === undefined) {
+    throw new LoadConfigError(
+      `H2H_FAILURE_SHARE > 0, but the profile has no code for ${STATUS.failed_by_terminal}`,
+    );
   }
-  if (appealShare > 0 && profile.codes.succeeded_by_appeal === undefined) {
-    throw new LoadConfigError("H2H_APPEAL_SHARE > 0, but the profile has no code for succeeded_by_appeal");
+  if (appealShare > 0 && profile.codes[STATUS.succeeded_by_appeal] === undefined) {
+    throw new LoadConfigError(
+      `H2H_APPEAL_SHARE > 0, but the profile has no code for ${STATUS.succeeded_by_appeal}`,
+    );
   }
   const runId = env.H2H_RUN_ID ?? "";
   if (!/^[\w.-]{1,60}$/.test(runId))

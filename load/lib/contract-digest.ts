@@ -4,9 +4,9 @@
  * zod contract (load/harness/digest.ts), so the k6 scripts carry no second field list and no
  * validator library; the checks here are a few property reads per response.
  *
- * k6-safe: no Node.js API, no import but types.
+ * k6-safe: no Node.js API, no import but the schema-free names table.
  */
-import type { OperationName } from "../../contract/paths.ts";
+import { ENVELOPE_MARKERS, type OperationName, readPath } from "../../contract/names.ts";
 
 export type JsonType = "string" | "number" | "integer" | "boolean" | "object" | "array" | "null";
 
@@ -30,15 +30,6 @@ function jsonTypeOf(value: unknown): JsonType | "undefined" {
 function accepts(types: JsonType[], actual: JsonType | "undefined"): boolean {
   if (actual === "undefined") return false;
   return types.includes(actual) || (actual === "integer" && types.includes("number"));
-}
-
-function readPath(value: unknown, path: string): unknown {
-  let current = value;
-  for (const part of path.split(".")) {
-    if (typeof current !== "object" || current === null) return undefined;
-    current = (current as Record<string, unknown>)[part];
-  }
-  return current;
 }
 
 export interface ParsedResponse {
@@ -70,9 +61,11 @@ export function checkSuccessEnvelope(status: number, body: string | null): Parse
   if (status !== 200) problems.push(`HTTP ${status}`);
   if (!result) problems.push("result is absent");
   else {
-    if (result.codeError !== "none") problems.push(`result.codeError ${String(result.codeError)}`);
+    if (result.codeError !== ENVELOPE_MARKERS.successCodeError)
+      problems.push(`result.codeError ${String(result.codeError)}`);
     if (result.message !== null) problems.push("result.message is not null");
-    if (result.status !== "success") problems.push(`result.status ${String(result.status)}`);
+    if (result.status !== ENVELOPE_MARKERS.successStatus)
+      problems.push(`result.status ${String(result.status)}`);
     if (typeof result["x-request-id"] !== "string" || result["x-request-id"] === "")
       problems.push("no result.x-request-id");
   }

@@ -1,24 +1,20 @@
 /**
- * The load flow and its checks, in Node: the answers are the reference provider's real ones
- * (fetched over HTTP before the tests, with and without faults), replayed synchronously as k6's
- * http.post would return them; `json(selector)` is k6's GJSON selection, emulated.
+ * The load flow and its checks, in Node: the answers are the reference provider's own, from its
+ * transport-free handler, synchronous as k6's http.post is (with and without faults);
+ * `json(selector)` is k6's GJSON selection, emulated.
  */
-import { request } from "undici";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REFERENCE_PROFILE_PATH } from "../../certify/settings.ts";
-import { endpointPath, type OperationName } from "../../contract/paths.ts";
-import { loadProfile } from "../../contract/profile.ts";
-import { buildContract } from "../../contract/schemas.ts";
-import { buildMobileCommerceOrderRequest } from "../../fixtures/payloads.ts";
-import { REFERENCE_API_KEYS, startReferenceProvider } from "../../fixtures/reference-provider/index.ts";
-import { loadProfileOf } from "../harness/build.ts";
+import { afterEach, describe, expect, it } from "vitest";
+import { buildContract } from "../../contract/index.ts";
+import { type ConfirmedStatus, endpointPath, type OperationName } from "../../contract/names.ts";
+import { buildMobileCommerceOrderRequest } from "../../fixtures/index.ts";
+import { REFERENCE_PROFILE } from "../../fixtures/profiles/index.ts";
+import { createReferenceProvider, type ReferenceProvider } from "../../fixtures/reference-provider/index.ts";
+import { bundledProfileOf } from "../harness/build.ts";
 import { buildContractDigest } from "../harness/digest.ts";
-import { selectPaths } from "../testing/select-paths.ts";
-import { type LoadProfile, parseLoadConfig } from "./config.ts";
-import type { ContractDigest } from "./contract-digest.ts";
+import { postTo } from "../testing/k6-stubs.ts";
+import { parseLoadConfig } from "./config.ts";
 import {
   createOrderFlow,
-  type FinalStatus,
   type FlowRuntime,
   type HttpAnswer,
   MAX_WARNINGS_PER_VU,
@@ -26,63 +22,47 @@ import {
 } from "./flow.ts";
 import { compileAnswerRules, escapeGjson, judgeSelection } from "./response-rules.ts";
 
-interface Canned {
-  status: number;
-  body: string;
-}
-/** Real answers of the reference provider, per fault ("" for none), per operation. */
-const answers = new Map<string, Partial<Record<OperationName, Canned>>>();
-let profile: LoadProfile;
-let digest: ContractDigest;
+const profile = bundledProfileOf(REFERENCE_PROFILE);
+const digest = buildContractDigest(buildContract(REFERENCE_PROFILE.gaps));
 
-async function harvest(fault: string, apiKey: string = REFERENCE_API_KEYS.merchant1) {
-  const provider = await startReferenceProvider({ port: 0, faults: fault ? [fault] : [] });
-  try {
-    const post = async (path: string, body: unknown): Promise<Canned> => {
-      const response = await request(`${provider.url}${path}`, {
-        method: "POST",
-        body: JSON.stringify(body),
-        headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` },
-      });
-      return { status: response.statusCode, body: await response.body.text() };
-    };
-    const created = await post(
-      endpointPath("createMobileCommerceOrder"),
-      buildMobileCommerceOrderRequest({ methodID: 101, amount: 1500, merchantOrderID: `flow-test-${fault}` }),
-    );
-    const id = (JSON.parse(created.body) as { data?: { id?: string } }).data?.id ?? "none";
-    const confirmed = await post(endpointPath("confirmMobileCommerceOrder", id), { code: "1111" });
-    answers.set(fault || (apiKey === REFERENCE_API_KEYS.merchant1 ? "" : "wrong-key"), {
-      createMobileCommerceOrder: created,
-      confirmMobileCommerceOrder: confirmed,
-    });
-  } finally {
-    await provider.stop();
-  }
+const providers: ReferenceProvider[] = [];
+afterEach(async () => {
+  await Promise.all(providers.splice(0).map((provider) => provider.stop()));
+});
+
+/** The reference provider's handler, switched into `fault` ("" for none); no status change is due in a test. */
+function target(fault: string): (url: string, body: string, params: RequestParams) => HttpAnswer {
+  const provider = createReferenceProvider({ faults: fault ? [fault] : [], processingDelayMs: 600_000 });
+  providers.push(provider);
+  const post = postTo(provider);
+  return (url, body, params) => post(url, body, params.headers);
 }
 
-beforeAll(async () => {
-  const full = await loadProfile(REFERENCE_PROFILE_PATH);
-  profile = loadProfileOf(full);
-  digest = buildContractDigest(buildContract(full.gaps));
-  await harvest("");
-  await harvest("amount-as-string");
-  await harvest("missing-request-id");
-  await harvest("missing-payment-details");
-  await harvest("", "wrong-key");
-}, 60_000);
-afterAll(() => answers.clear());
-
-const canned = (fault: string, operation: OperationName): HttpAnswer => {
-  const answer = answers.get(fault)?.[operation];
-  if (!answer) throw new Error(`no ${operation} answer harvested for "${fault}"`);
-  return { ...answer, json: (selector: string) => selectPaths(answer.body, selector) };
-};
+/** One real answer of the provider to an operation, for the rule tests. */
+function answerOf(fault: string, operation: OperationName, apiKey = "sandbox-key-merchant-1"): HttpAnswer {
+  const post = target(fault);
+  const headers = { "content-type": "application/json", authorization: `Bearer ${apiKey}` };
+  const params = (name: OperationName): RequestParams => ({ headers, tags: { name }, timeout: 5000 });
+  const created = post(
+    `http://127.0.0.1:9${endpointPath("createMobileCommerceOrder")}`,
+    JSON.stringify(
+      buildMobileCommerceOrderRequest({ methodID: 101, amount: 1500, merchantOrderID: "flow-test" }),
+    ),
+    params("createMobileCommerceOrder"),
+  );
+  if (operation === "createMobileCommerceOrder") return created;
+  const id = (JSON.parse(created.body ?? "{}") as { data?: { id?: string } }).data?.id ?? "none";
+  return post(
+    `http://127.0.0.1:9${endpointPath("confirmMobileCommerceOrder", id)}`,
+    JSON.stringify({ code: "1111" }),
+    params(operation),
+  );
+}
 
 interface Recorded {
   posts: { url: string; body: string; params: RequestParams }[];
   checks: Record<string, boolean>[];
-  confirmed: FinalStatus[];
+  confirmed: ConfirmedStatus[];
   errors: { codeError: string; operation: OperationName }[];
   warnings: string[];
   sleeps: number[];
@@ -91,12 +71,13 @@ interface Recorded {
 function runtime(fault: string, randoms: number[] = []): { runtime: FlowRuntime; recorded: Recorded } {
   const recorded: Recorded = { posts: [], checks: [], confirmed: [], errors: [], warnings: [], sleeps: [] };
   let clock = 1_700_000_000_000;
+  const post = target(fault);
   return {
     recorded,
     runtime: {
       post(url, body, params) {
         recorded.posts.push({ url, body, params });
-        return canned(fault, params.tags.name);
+        return post(url, body, params);
       },
       check: (results) => recorded.checks.push({ ...results }),
       now: () => (clock += 5),
@@ -195,8 +176,12 @@ describe("load flow", () => {
     });
     expect(missing.recorded.warnings[0]).toContain("no result.x-request-id");
 
-    const wrongKey = runtime("wrong-key");
-    const outcome = createOrderFlow(config(), JSON.stringify(digest), wrongKey.runtime)("mobile_commerce");
+    const wrongKey = runtime("");
+    const outcome = createOrderFlow(
+      config({ H2H_API_KEY: "wrong" }),
+      JSON.stringify(digest),
+      wrongKey.runtime,
+    )("mobile_commerce");
     expect(outcome).toMatchObject({ created: false, confirmed: false });
     expect(wrongKey.recorded.errors).toEqual([
       { codeError: "unauthorized", operation: "createMobileCommerceOrder" },
@@ -215,8 +200,8 @@ describe("load flow", () => {
   });
 
   it("logs at most a few distinct problems per VU, never a flood", () => {
-    const { runtime: rt, recorded } = runtime("wrong-key");
-    const flow = createOrderFlow(config(), JSON.stringify(digest), rt);
+    const { runtime: rt, recorded } = runtime("");
+    const flow = createOrderFlow(config({ H2H_API_KEY: "wrong" }), JSON.stringify(digest), rt);
     for (let i = 0; i < 50; i++) flow("mobile_commerce");
     expect(recorded.warnings.length).toBeLessThanOrEqual(MAX_WARNINGS_PER_VU);
     expect(recorded.errors).toHaveLength(50);
@@ -245,7 +230,10 @@ describe("answer rules", () => {
     ["wrong-key", false, false],
   ])("judge the %s answer: envelope %s, data %s", (fault, envelope, data) => {
     const rules = compileAnswerRules(digest.responses.createMobileCommerceOrder);
-    const answer = canned(fault, "createMobileCommerceOrder");
+    const answer =
+      fault === "wrong-key"
+        ? answerOf("", "createMobileCommerceOrder", "wrong")
+        : answerOf(fault, "createMobileCommerceOrder");
     const verdict = judgeSelection(answer.json(rules.selector), rules, "payment_pending", {
       envelope: false,
       data: false,
@@ -258,7 +246,7 @@ describe("answer rules", () => {
 
   it("leave the verdict to the detailed check when values are missing (GJSON leaves them out)", () => {
     const rules = compileAnswerRules(digest.responses.createMobileCommerceOrder);
-    const answer = canned("missing-payment-details", "createMobileCommerceOrder");
+    const answer = answerOf("missing-payment-details", "createMobileCommerceOrder");
     expect(
       judgeSelection(answer.json(rules.selector), rules, "payment_pending", {
         envelope: true,
@@ -280,7 +268,7 @@ describe("answer rules", () => {
 
   it("fail the data check on a status other than the profile expects", () => {
     const rules = compileAnswerRules(digest.responses.createMobileCommerceOrder);
-    const answer = canned("", "createMobileCommerceOrder");
+    const answer = answerOf("", "createMobileCommerceOrder");
     const verdict = judgeSelection(answer.json(rules.selector), rules, "created", {
       envelope: false,
       data: false,

@@ -12,16 +12,15 @@
  */
 
 import {
+  type ConfirmedStatus,
+  callbackUrlWith,
   ENDPOINT_PATHS,
   OPERATIONS_BY_KIND,
   type OperationName,
   type OrderKind,
-} from "../../contract/paths.ts";
-import {
-  buildMobileCommerceOrderRequest,
-  buildQuasiEcomOrderRequest,
-  type ClientMetadataField,
-} from "../../fixtures/payloads.ts";
+  STATUS,
+} from "../../contract/names.ts";
+import { buildOrderRequest, ORDER_KIND_TAGS } from "../../fixtures/index.ts";
 import type { LoadConfig } from "./config.ts";
 import {
   type ContractDigest,
@@ -64,33 +63,26 @@ export interface FlowRuntime {
   /** Pauses the VU (k6 `sleep`), seconds. */
   sleep(seconds: number): void;
   businessError(codeError: string, operation: OperationName): void;
-  orderConfirmed(expectedFinal: FinalStatus): void;
+  orderConfirmed(expectedFinal: ConfirmedStatus): void;
   /** A line on k6's log (console.warn). */
   warn(message: string): void;
   /** The VU's id, unique in the test (across k6 instances too); asked once per VU. */
   vuId(): number;
 }
 
-export type FinalStatus = "succeeded" | "failed_by_terminal" | "succeeded_by_appeal";
-export const FINAL_STATUSES: readonly FinalStatus[] = [
-  "succeeded",
-  "failed_by_terminal",
-  "succeeded_by_appeal",
-];
-
 export interface FlowOutcome {
   created: boolean;
   confirmed: boolean;
-  expectedFinal: FinalStatus;
+  expectedFinal: ConfirmedStatus;
   merchantOrderID: string;
   orderId: string | undefined;
 }
 
 /** Which final status this iteration aims for, by the configured shares. */
-export function pickFinalStatus(config: LoadConfig, random: number): FinalStatus {
-  if (random < config.failureShare) return "failed_by_terminal";
-  if (random < config.failureShare + config.appealShare) return "succeeded_by_appeal";
-  return "succeeded";
+export function pickConfirmedStatus(config: LoadConfig, random: number): ConfirmedStatus {
+  if (random < config.failureShare) return STATUS.failed_by_terminal;
+  if (random < config.failureShare + config.appealShare) return STATUS.succeeded_by_appeal;
+  return STATUS.succeeded;
 }
 
 /** The check names, two per answer, aggregated by k6 across iterations. */
@@ -106,6 +98,9 @@ export const MAX_WARNINGS_PER_VU = 5;
 
 const MOID = "@@H2H_MERCHANT_ORDER_ID@@";
 const HOOK = "@@H2H_WEBHOOK@@";
+/** Stand-ins for when the order was made and what it expects, in the callback URL's template. */
+const SENT_AT = 987654321012345;
+const EXPECTED = "h2h_expected_final";
 
 interface PreparedOperation {
   operation: OperationName;
@@ -134,21 +129,16 @@ interface PreparedKind {
 const jsonInner = (text: string) => JSON.stringify(text).slice(1, -1);
 
 function prepareKind(kind: OrderKind, config: LoadConfig, digest: ContractDigest): PreparedKind {
-  const method = kind === "mobile_commerce" ? config.profile.mobileCommerce : config.profile.quasiEcom;
-  const options = {
-    methodID: method.methodID,
-    amount: method.amount,
-    merchantOrderID: MOID,
-    withClientID: method.requires.clientID,
-    ...(config.callbackUrl !== undefined ? { webHook: HOOK } : {}),
-  };
+  const method = config.profile.methods[kind];
   const template = JSON.stringify(
-    kind === "mobile_commerce"
-      ? buildMobileCommerceOrderRequest({
-          ...options,
-          withClientMetadata: method.requires.clientMetadata as readonly ClientMetadataField[],
-        })
-      : buildQuasiEcomOrderRequest(options),
+    buildOrderRequest(kind, {
+      methodID: method.methodID,
+      amount: method.amount,
+      merchantOrderID: MOID,
+      withClientID: method.requires.clientID,
+      withClientMetadata: method.requires.clientMetadata,
+      ...(config.callbackUrl !== undefined ? { webHook: HOOK } : {}),
+    }),
   );
   const [beforeId = "", afterId = ""] = template.split(MOID);
   const [between = "", after = ""] = config.callbackUrl !== undefined ? afterId.split(HOOK) : [afterId, ""];
@@ -175,7 +165,7 @@ function prepareKind(kind: OrderKind, config: LoadConfig, digest: ContractDigest
   const operations = OPERATIONS_BY_KIND[kind];
   const [confirmBefore = "", confirmAfter = ""] = ENDPOINT_PATHS[operations.confirm].split("{id}");
   return {
-    tag: kind === "mobile_commerce" ? "mc" : "qe",
+    tag: ORDER_KIND_TAGS[kind],
     body: [beforeId, between, after],
     createUrl: `${config.baseUrl}${ENDPOINT_PATHS[operations.create]}`,
     confirmUrl: [`${config.baseUrl}${confirmBefore}`, confirmAfter],
@@ -184,7 +174,7 @@ function prepareKind(kind: OrderKind, config: LoadConfig, digest: ContractDigest
   };
 }
 
-function codeFor(config: LoadConfig, final: FinalStatus): string {
+function codeFor(config: LoadConfig, final: ConfirmedStatus): string {
   const code = config.profile.codes[final];
   if (code === undefined) throw new Error(`the profile has no code for ${final}`);
   return code;
@@ -207,8 +197,8 @@ export function createOrderFlow(config: LoadConfig, digestJson: string, runtime:
     }
     return entry;
   };
-  const confirmBodies: Partial<Record<FinalStatus, string>> = {};
-  const confirmBody = (final: FinalStatus) => {
+  const confirmBodies: Partial<Record<ConfirmedStatus, string>> = {};
+  const confirmBody = (final: ConfirmedStatus) => {
     let body = confirmBodies[final];
     if (body === undefined) {
       body = JSON.stringify({ code: codeFor(config, final) });
@@ -216,8 +206,20 @@ export function createOrderFlow(config: LoadConfig, digestJson: string, runtime:
     }
     return body;
   };
-  const hookPrefix =
-    config.callbackUrl === undefined ? "" : jsonInner(`${config.callbackUrl}/run/${config.runId}/at/`);
+  // The callback URL as the names table makes it, split around when the order was made and
+  // what it expects: an iteration fills in the two, as text, already JSON-escaped.
+  const hook =
+    config.callbackUrl === undefined
+      ? undefined
+      : jsonInner(
+          callbackUrlWith(config.callbackUrl, {
+            runId: config.runId,
+            sentAtMs: SENT_AT,
+            expectedStatus: EXPECTED,
+          }),
+        ).split(new RegExp(`${SENT_AT}|${EXPECTED}`));
+  if (hook !== undefined && hook.length !== 3)
+    throw new Error("the callback URL's template did not split around its time and expected status");
   const warned = new Set<string>();
 
   let vu: number | undefined;
@@ -282,13 +284,13 @@ export function createOrderFlow(config: LoadConfig, digestJson: string, runtime:
   return (kind) => {
     if (vu === undefined) vu = runtime.vuId();
     const flow = prepared(kind);
-    const expectedFinal = pickFinalStatus(config, runtime.random());
+    const expectedFinal = pickConfirmedStatus(config, runtime.random());
     const startedAt = runtime.now();
     const merchantOrderID = `${config.runId}-${flow.tag}-${vu}-${iterations++}`;
     const body =
-      config.callbackUrl === undefined
+      hook === undefined
         ? flow.body[0] + merchantOrderID + flow.body[1]
-        : `${flow.body[0]}${merchantOrderID}${flow.body[1]}${hookPrefix}${startedAt}/expect/${expectedFinal}${flow.body[2]}`;
+        : `${flow.body[0]}${merchantOrderID}${flow.body[1]}${hook[0]}${startedAt}${hook[1]}${expectedFinal}${hook[2]}${flow.body[2]}`;
     const outcome: FlowOutcome = {
       created: false,
       confirmed: false,

@@ -13,14 +13,9 @@ import { type Checkers, check, sleep } from "k6";
 import exec from "k6/execution";
 import http from "k6/http";
 import { Counter } from "k6/metrics";
+import { CONFIRMED_STATUSES, type ConfirmedStatus } from "../../contract/names.ts";
 import type { LoadConfig } from "./config.ts";
-import {
-  FINAL_STATUSES,
-  type FinalStatus,
-  type FlowRuntime,
-  type HttpAnswer,
-  type RequestParams,
-} from "./flow.ts";
+import type { FlowRuntime, HttpAnswer, RequestParams } from "./flow.ts";
 import { BUSINESS_ERRORS_METRIC, CONFIRMED_METRIC_PREFIX } from "./metric-names.ts";
 import { STEP_TAG, settledStepAt, stressSteps } from "./scenarios.ts";
 
@@ -28,8 +23,8 @@ import { STEP_TAG, settledStepAt, stressSteps } from "./scenarios.ts";
 declare const console: { warn(...values: unknown[]): void };
 
 const confirmed = Object.fromEntries(
-  FINAL_STATUSES.map((final) => [final, new Counter(`${CONFIRMED_METRIC_PREFIX}${final}`)]),
-) as Record<FinalStatus, Counter>;
+  CONFIRMED_STATUSES.map((final) => [final, new Counter(`${CONFIRMED_METRIC_PREFIX}${final}`)]),
+) as Record<ConfirmedStatus, Counter>;
 const businessErrors = new Counter(BUSINESS_ERRORS_METRIC);
 
 export const k6Runtime: FlowRuntime = {

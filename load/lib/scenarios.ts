@@ -13,13 +13,13 @@
  *   spike   a quiet baseline, a sudden jump to five times `rate`, and back
  */
 import type { Options, Scenario } from "k6/options";
-import type { OperationName, OrderKind } from "../../contract/paths.ts";
+import { OPERATIONS_BY_KIND, type OperationName, type OrderKind } from "../../contract/names.ts";
 import type { LoadConfig } from "./config.ts";
 
-export const OPERATIONS: Record<OrderKind, OperationName[]> = {
-  mobile_commerce: ["createMobileCommerceOrder", "confirmMobileCommerceOrder"],
-  quasi_ecom: ["createQuasiEcomOrder", "confirmQuasiEcomOrder"],
-};
+/** The operations flows of these kinds call: each kind's create and confirm. */
+export function operationsOf(kinds: readonly OrderKind[]): OperationName[] {
+  return kinds.flatMap((kind) => [OPERATIONS_BY_KIND[kind].create, OPERATIONS_BY_KIND[kind].confirm]);
+}
 
 /** Seconds in a k6 duration such as "1h30m", "45s" or "500ms". */
 export function durationSeconds(duration: string): number {
@@ -31,7 +31,8 @@ export function durationSeconds(duration: string): number {
   return total;
 }
 
-const seconds = (s: number) => `${Math.max(1, Math.round(s))}s`;
+/** A number of seconds as a k6 stage duration, at least "1s". */
+const k6Duration = (s: number) => `${Math.max(1, Math.round(s))}s`;
 
 /** k6 arrival rates are whole iterations per time unit: a fractional rate per second becomes one per minute. */
 export function arrivalRate(perSecond: number): { rate: number; timeUnit: string } {
@@ -110,37 +111,42 @@ export function buildScenario(config: LoadConfig): Scenario {
     case "stress": {
       // Stepped, not a smooth ramp: each step holds its rate long enough to be judged on its own.
       const steps = stressSteps(config);
-      const stages = steps.flatMap((step) => {
-        const length = step.endS - step.startS;
-        return [
-          { target: step.rate, duration: "1s" },
-          { target: step.rate, duration: seconds(length - 1) },
-        ];
-      });
-      return {
-        executor: "ramping-arrival-rate",
-        startRate: rate,
-        timeUnit: "1s",
-        stages,
-        ...arrivalVUs(config, steps[steps.length - 1]?.rate ?? rate),
-      };
+      return rampingArrival(
+        config,
+        steps.flatMap((step): [number, number][] => [
+          [step.rate, 1],
+          [step.rate, step.endS - step.startS - 1],
+        ]),
+        rate,
+      );
     }
-    case "spike":
+    case "spike": {
       // A quiet baseline, a sudden jump to five times the target, and back.
-      return {
-        executor: "ramping-arrival-rate",
-        startRate: Math.max(1, Math.round(rate / 4)),
-        timeUnit: "1s",
-        stages: [
-          { target: Math.max(1, Math.round(rate / 4)), duration: seconds(total * 0.3) },
-          { target: rate * 5, duration: seconds(Math.min(10, total * 0.1)) },
-          { target: rate * 5, duration: seconds(total * 0.2) },
-          { target: Math.max(1, Math.round(rate / 4)), duration: seconds(Math.min(10, total * 0.1)) },
-          { target: Math.max(1, Math.round(rate / 4)), duration: seconds(total * 0.3) },
-        ],
-        ...arrivalVUs(config, rate * 5),
-      };
+      const quiet = Math.max(1, Math.round(rate / 4));
+      return rampingArrival(config, [
+        [quiet, total * 0.3],
+        [rate * 5, Math.min(10, total * 0.1)],
+        [rate * 5, total * 0.2],
+        [quiet, Math.min(10, total * 0.1)],
+        [quiet, total * 0.3],
+      ]);
+    }
   }
+}
+
+/** A ramping-arrival-rate scenario from `startRate` (default: a quarter of the rate) through `[target rate, seconds]` stages. */
+function rampingArrival(
+  config: LoadConfig,
+  stages: [target: number, seconds: number][],
+  startRate = Math.max(1, Math.round(config.rate / 4)),
+): Scenario {
+  return {
+    executor: "ramping-arrival-rate",
+    startRate,
+    timeUnit: "1s",
+    stages: stages.map(([target, seconds]) => ({ target, duration: k6Duration(seconds) })),
+    ...arrivalVUs(config, Math.max(...stages.map(([target]) => target))),
+  };
 }
 
 /**
@@ -162,13 +168,12 @@ function stressThresholds(config: LoadConfig, kinds: readonly OrderKind[]): Thre
   // step's submetric is empty, and so not evaluated, until its settled window starts.
   const abort = (rule: string) => [{ threshold: rule, abortOnFail: true }];
   // Each endpoint over the whole run, for the summary's latency table (judged per step below).
-  for (const kind of kinds)
-    for (const operation of OPERATIONS[kind]) thresholds[`http_req_duration{name:${operation}}`] = ["max>=0"];
+  for (const operation of operationsOf(kinds))
+    thresholds[`http_req_duration{name:${operation}}`] = ["max>=0"];
   for (const step of stressSteps(config)) {
     const tag = `${STEP_TAG}:${step.index}`;
-    for (const kind of kinds)
-      for (const operation of OPERATIONS[kind])
-        thresholds[`http_req_duration{name:${operation},${tag}}`] = abort(`p(95)<${config.p95Ms}`);
+    for (const operation of operationsOf(kinds))
+      thresholds[`http_req_duration{name:${operation},${tag}}`] = abort(`p(95)<${config.p95Ms}`);
     thresholds[`http_req_failed{${tag}}`] = abort("rate<0.01");
     thresholds[`checks{${tag}}`] = ["rate>=0"];
     thresholds[`iterations{${tag}}`] = ["count>=0"];
@@ -182,10 +187,8 @@ export function buildOptions(config: LoadConfig, kinds: readonly OrderKind[]): O
   if (config.scenario === "stress") thresholds = stressThresholds(config, kinds);
   else {
     thresholds = { http_req_failed: ["rate<0.01"], checks: ["rate>0.99"] };
-    for (const kind of kinds) {
-      for (const operation of OPERATIONS[kind])
-        thresholds[`http_req_duration{name:${operation}}`] = [`p(95)<${config.p95Ms}`];
-    }
+    for (const operation of operationsOf(kinds))
+      thresholds[`http_req_duration{name:${operation}}`] = [`p(95)<${config.p95Ms}`];
   }
   return {
     scenarios: { [config.scenario]: buildScenario(config) },

@@ -106,8 +106,10 @@ describe("k6 summary readers, on real k6 output", () => {
         H2H_P95_MS: "60",
       },
       {
-        mobileCommerce: { methodID: 101, amount: 1500, requires: { clientID: false, clientMetadata: [] } },
-        quasiEcom: { methodID: 201, amount: 2500.5, requires: { clientID: false, clientMetadata: [] } },
+        methods: {
+          mobile_commerce: { methodID: 101, amount: 1500, requires: { clientID: false, clientMetadata: [] } },
+          quasi_ecom: { methodID: 201, amount: 2500.5, requires: { clientID: false, clientMetadata: [] } },
+        },
         codes: { succeeded: "1111" },
         expectedStatus: {
           createMobileCommerceOrder: "payment_pending",

@@ -4,39 +4,15 @@
  * the capacity; plus the full summary as JSON where H2H_SUMMARY_PATH says. The readers of k6's
  * summary data live here too, for the harness. k6-safe: no Node.js API.
  */
+
+import { CONFIRMED_STATUSES, type ConfirmedStatus, ORDER_KINDS } from "../../contract/names.ts";
 import { capacityLine, stressOutcome } from "./capacity.ts";
 import type { LoadConfig } from "./config.ts";
-import { FINAL_STATUSES, type FinalStatus } from "./flow.ts";
 import { BUSINESS_ERRORS_METRIC, CONFIRMED_METRIC_PREFIX } from "./metric-names.ts";
-import { isBookkeeping, OPERATIONS, STEP_TAG, stressSteps } from "./scenarios.ts";
+import { isBookkeeping, operationsOf, STEP_TAG, stressSteps } from "./scenarios.ts";
+import type { K6Summary, K6SummaryCheck, K6SummaryGroup } from "./summary-data.ts";
 
-export interface K6SummaryMetric {
-  type: "counter" | "gauge" | "rate" | "trend";
-  contains?: string;
-  values: Record<string, number>;
-  thresholds?: Record<string, { ok: boolean }>;
-}
-
-export interface K6SummaryCheck {
-  name: string;
-  path?: string;
-  passes: number;
-  fails: number;
-}
-
-export interface K6SummaryGroup {
-  name: string;
-  path?: string;
-  groups?: K6SummaryGroup[];
-  checks?: K6SummaryCheck[];
-}
-
-/** What k6 hands handleSummary (and what the scripts write as JSON): only what is read here. */
-export interface K6Summary {
-  metrics: Record<string, K6SummaryMetric>;
-  root_group?: K6SummaryGroup;
-  state?: { testRunDurationMs?: number };
-}
+export type { K6Summary, K6SummaryCheck, K6SummaryGroup, K6SummaryMetric } from "./summary-data.ts";
 
 export interface ThresholdResult {
   metric: string;
@@ -74,13 +50,13 @@ export function failingChecks(summary: K6Summary): K6SummaryCheck[] {
 }
 
 /** Orders confirmed, by the final status each aims at: the callback delivery denominators. */
-export function confirmedByFinal(summary: K6Summary): Record<FinalStatus, number> {
+export function confirmedByFinal(summary: K6Summary): Record<ConfirmedStatus, number> {
   return Object.fromEntries(
-    FINAL_STATUSES.map((final) => [
+    CONFIRMED_STATUSES.map((final) => [
       final,
       summary.metrics[`${CONFIRMED_METRIC_PREFIX}${final}`]?.values.count ?? 0,
     ]),
-  ) as Record<FinalStatus, number>;
+  ) as Record<ConfirmedStatus, number>;
 }
 
 export function businessErrorCount(summary: K6Summary): number {
@@ -126,10 +102,10 @@ export function textSummary(summary: K6Summary, config?: LoadConfig): string {
     `iterations ${iterations}, dropped ${dropped}, orders confirmed ${confirmed}, business errors ${businessErrorCount(summary)}`,
   );
   if (config?.scenario === "stress") {
-    const kinds = ["mobile_commerce", "quasi_ecom"] as const;
     const outcome = stressOutcome(summary, stressSteps(config), {
       p95Ms: config.p95Ms,
-      operations: kinds.flatMap((kind) => OPERATIONS[kind]),
+      // Every operation: a step's submetrics exist only for the ones the script calls.
+      operations: operationsOf(ORDER_KINDS),
     });
     lines.push("stress steps:");
     for (const step of outcome.steps.filter((s) => s.reached)) {

@@ -2,14 +2,14 @@
  * k6 load script: mobile-commerce create → confirm flows (bundled by `npm run load:build`).
  * Run: k6 run -e H2H_BASE_URL=... -e H2H_API_KEY=... -e H2H_RUN_ID=... [-e H2H_SCENARIO=load] load/dist/mobile-commerce.js
  */
-import { type LoadProfile, parseLoadConfig } from "../lib/config.ts";
+import { type BundledProfile, parseLoadConfig } from "../lib/config.ts";
 import { createOrderFlow } from "../lib/flow.ts";
 import { k6Runtime, stepTagger } from "../lib/k6-runtime.ts";
 import { buildOptions } from "../lib/scenarios.ts";
 import { type K6Summary, summaryOutputs } from "../lib/summary.ts";
 
 /** Fixed at bundle time from the target profile and the zod contract (load/harness/build.ts). */
-declare const __H2H_PROFILE__: LoadProfile;
+declare const __H2H_PROFILE__: BundledProfile;
 declare const __H2H_DIGEST_JSON__: string;
 
 const config = parseLoadConfig(__ENV, __H2H_PROFILE__);

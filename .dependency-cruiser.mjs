@@ -1,0 +1,183 @@
+/**
+ * The dependency rules of h2h-certify, checked by dependency-cruiser in `npm test` (`npm run deps`).
+ *
+ * The code is layered; a layer may use the layers below it, never one above, and never a sibling
+ * in its own layer:
+ *
+ *   5  scripts/                    thin entry points of the npm scripts
+ *   4  bench/                      benchmark harnesses behind npm run bench:*
+ *   3  load/                       k6 load scripts and their Node.js harness
+ *   2  certify/                    the certification run, its specs, reports and self-test
+ *   1  webhook-sink/, fixtures/    the sink; test data, profiles and the reference provider
+ *   0  contract/                   schemas, the names table, checks, HTTP client, recording, masking
+ *
+ * Within layer 1, fixtures/ holds several packages (test data, profiles, the reference provider,
+ * test helpers); the reference provider may read the test data and the profiles below it.
+ *
+ * Each package is used from outside only through its hand-picked surface, its `index.ts`.
+ * `contract/names.ts` is a second, schema-free entry to the contract, for k6 code.
+ *
+ * To see why a rule fired: `npx depcruise --config .dependency-cruiser.mjs <folders>` prints the
+ * rule's name, the importing module and the imported one.
+ */
+
+/** Packages, from the bottom layer up. A package is a folder whose files others reach only via its entries. */
+const PACKAGES = [
+  { folder: "contract", layer: 0, entries: ["contract/index.ts", "contract/names.ts"] },
+  { folder: "webhook-sink", layer: 1, entries: ["webhook-sink/index.ts"] },
+  // fixtures/ (its own files: payload builders, samples) and its sub-packages.
+  {
+    folder: "fixtures",
+    layer: 1,
+    entries: ["fixtures/index.ts"],
+    except: ["reference-provider", "profiles", "testing"],
+  },
+  { folder: "fixtures/profiles", layer: 1, entries: ["fixtures/profiles/index.ts"] },
+  { folder: "fixtures/reference-provider", layer: 1, entries: ["fixtures/reference-provider/index.ts"] },
+  // Test helpers: only tests use them, file by file.
+  { folder: "fixtures/testing", layer: 1, entries: "any" },
+  { folder: "certify", layer: 2, entries: ["certify/index.ts"] },
+  // load/testing/ (test doubles of k6 for load's own tests) is part of load.
+  { folder: "load", layer: 3, entries: ["load/index.ts"] },
+  { folder: "bench", layer: 4, entries: ["bench/index.ts"] },
+  { folder: "scripts", layer: 5, entries: [] },
+];
+
+/** The siblings (same layer) a package may use; any other sibling is off limits. */
+const MAY_USE_SIBLINGS = {
+  "fixtures/reference-provider": ["fixtures", "fixtures/profiles"],
+  "fixtures/testing": ["fixtures", "fixtures/reference-provider"],
+};
+
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+
+/** A regular expression for the files of a package (not of its sub-packages). */
+function filesOf(pkg) {
+  const except = pkg.except ? `(?!(${pkg.except.map(escapeRegExp).join("|")})/)` : "";
+  return `^${escapeRegExp(pkg.folder)}/${except}`;
+}
+
+/** A rule-name-friendly package name: `fixtures/reference-provider` → `fixtures-reference-provider`. */
+const slug = (pkg) => pkg.folder.replaceAll("/", "-");
+
+const matchAny = (packages) => packages.map(filesOf).join("|");
+const TEST = "\\.test\\.ts$";
+
+const layerRules = PACKAGES.flatMap((pkg) => {
+  const above = PACKAGES.filter((other) => other.layer > pkg.layer);
+  const siblings = PACKAGES.filter(
+    (other) =>
+      other.layer === pkg.layer &&
+      other.folder !== pkg.folder &&
+      !(MAY_USE_SIBLINGS[pkg.folder] ?? []).includes(other.folder),
+  );
+  const rules = [];
+  if (above.length > 0) {
+    const comment =
+      `${pkg.folder}/ (layer ${pkg.layer}) must not use a higher layer (${above.map((p) => p.folder).join(", ")}). ` +
+      "Move the shared piece down, or the code that uses it up.";
+    rules.push({
+      name: `no-upward-import-from-${slug(pkg)}`,
+      comment,
+      severity: "error",
+      from: { path: filesOf(pkg), pathNot: TEST },
+      to: { path: matchAny(above) },
+    });
+    // A test is a leaf nobody imports: it may use fixtures/ (test data, profiles, the reference
+    // provider as a test double) whatever its layer, and nothing else above it.
+    rules.push({
+      name: `no-upward-import-from-${slug(pkg)}-test`,
+      comment: `${comment} A test may use fixtures/ from any layer, nothing else above its own.`,
+      severity: "error",
+      from: { path: `(${filesOf(pkg)}).*${TEST}` },
+      to: { path: matchAny(above), pathNot: "^fixtures/" },
+    });
+  }
+  if (siblings.length > 0) {
+    rules.push({
+      name: `no-sibling-import-from-${slug(pkg)}`,
+      comment:
+        `${pkg.folder}/ must not use a package beside it in layer ${pkg.layer} ` +
+        `(${siblings.map((p) => p.folder).join(", ")}); tests excepted.`,
+      severity: "error",
+      from: { path: filesOf(pkg), pathNot: TEST },
+      to: { path: matchAny(siblings) },
+    });
+  }
+  return rules;
+});
+
+const deepImportRules = PACKAGES.filter((pkg) => pkg.entries !== "any").map((pkg) => ({
+  name: `no-deep-import-into-${slug(pkg)}`,
+  comment:
+    `From outside ${pkg.folder}/, use only ${pkg.entries.length > 0 ? pkg.entries.join(" or ") : "nothing (it is on top)"}. ` +
+    "Export what you need from the package's index.ts instead of reaching past it.",
+  severity: "error",
+  from: { pathNot: filesOf(pkg) },
+  to: {
+    path: filesOf(pkg),
+    pathNot: pkg.entries.length > 0 ? `^(${pkg.entries.map(escapeRegExp).join("|")})$` : undefined,
+  },
+}));
+
+/** @type {import("dependency-cruiser").IConfiguration} */
+export default {
+  forbidden: [
+    {
+      name: "no-cycles",
+      comment:
+        "No module may depend on itself through others, type-only imports included: a cycle makes the layers meaningless. Break it by moving the shared piece down.",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+    ...layerRules,
+    ...deepImportRules,
+    {
+      name: "test-helpers-only-in-tests",
+      comment: "fixtures/testing/ and load/testing/ are test doubles: only *.test.ts files may use them.",
+      severity: "error",
+      from: { pathNot: `${TEST}|^(fixtures|load)/testing/` },
+      to: { path: "^(fixtures|load)/testing/" },
+    },
+    {
+      name: "specs-are-run-not-imported",
+      comment: "Contract specs (*.spec.ts) are run by Vitest through certify; nothing imports one.",
+      severity: "error",
+      from: {},
+      to: { path: "\\.spec\\.ts$" },
+    },
+    {
+      name: "k6-code-stays-k6-safe",
+      comment:
+        "k6 code (load/lib, load/scripts) runs in k6, not Node.js: it may use only itself, k6's modules, the schema-free contract/names.ts and the test data in fixtures/index.ts.",
+      severity: "error",
+      from: { path: "^load/(lib|scripts)/", pathNot: TEST },
+      to: {
+        pathNot: "^(load/lib/|contract/names\\.ts$|fixtures/index\\.ts$|k6(/|$)|node_modules/@types/k6/)",
+      },
+    },
+    {
+      name: "k6-safe-modules-stay-k6-safe",
+      comment:
+        "What k6 code imports (contract/names.ts, fixtures/index.ts and the two files behind it) may itself import only those, type-only imports included.",
+      severity: "error",
+      from: { path: "^(contract/names|fixtures/(index|payloads|samples))\\.ts$" },
+      to: { pathNot: "^(contract/names|fixtures/(payloads|samples))\\.ts$" },
+    },
+    {
+      name: "no-unresolvable",
+      comment: "An import that resolves to nothing is a typo or a missing dependency.",
+      severity: "error",
+      from: {},
+      to: { couldNotResolve: true, pathNot: "^k6(/|$)" },
+    },
+  ],
+  options: {
+    // Type-only imports are dependencies too: a type cycle or an upward type import is still a wrong shape.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "^(load/dist|reports)/" },
+  },
+};

@@ -1,0 +1,50 @@
+/**
+ * What every run against a target sets up the same way, certify's and load's alike: the masker
+ * that keeps its secrets out of every report and console line, and the webhook sink that takes
+ * its callbacks, configured from the target's profile.
+ */
+import { createMasker, type Masker, type Profile } from "../contract/index.ts";
+import { TEST_CARD } from "../fixtures/index.ts";
+import { type RunningSink, type SinkOptions, startWebhookSink } from "../webhook-sink/index.ts";
+import type { Settings } from "./settings.ts";
+
+/** The secrets of a run; each may be absent (null or undefined). */
+export interface RunSecrets {
+  apiKey?: string | null | undefined;
+  secondApiKey?: string | null | undefined;
+  callbackSecret?: string | null | undefined;
+  /** The sink's token, which guards it against fake callbacks. */
+  sinkToken?: string | null | undefined;
+}
+
+/** Masks the run's keys, callback secret and sink token, and the test card it orders with. */
+export function runMasker(secrets: RunSecrets): Masker {
+  return createMasker({
+    secrets: [secrets.apiKey, secrets.secondApiKey, secrets.callbackSecret, secrets.sinkToken].map(
+      (secret) => secret ?? undefined,
+    ),
+    cardNumbers: [TEST_CARD.number],
+  });
+}
+
+/**
+ * Starts the run's webhook sink where the settings say, reading callbacks as the profile says;
+ * `mode` picks how it keeps them (a load run tallies them: see the sink's `tally` option).
+ */
+export function startRunSink(
+  settings: Settings,
+  profile: Profile,
+  dataDir: string,
+  mode: Pick<SinkOptions, "tally"> = {},
+): Promise<RunningSink> {
+  return startWebhookSink({
+    ...mode,
+    port: settings.sinkPort,
+    dataDir,
+    ...(settings.sinkPublicUrl ? { publicUrl: settings.sinkPublicUrl } : {}),
+    ...(settings.callbackSecret ? { secret: settings.callbackSecret } : {}),
+    signature: profile.callbacks.signature,
+    idPath: profile.callbacks.idPath,
+    statusPath: profile.callbacks.statusPath,
+  });
+}

@@ -1,0 +1,68 @@
+/** Orders as the target's profile says to make them: its method, amount and required fields. */
+import { dataOf, type Exchange, type H2hClient, type OrderKind } from "../../../contract/index.ts";
+import { buildOrderRequest, ORDER_KIND_TAGS, uniqueMerchantOrderId } from "../../../fixtures/index.ts";
+import type { SpecTarget } from "./target.ts";
+
+export interface OrderExtras {
+  /** A merchantOrderID; `true` makes a unique one, `false` sends none. */
+  merchantOrderID?: string | boolean;
+  webHook?: string;
+}
+
+export function orderRequest(
+  target: SpecTarget,
+  kind: OrderKind,
+  extras: OrderExtras = {},
+): Record<string, unknown> {
+  const method = target.profile.methods[kind];
+  const merchantOrderID =
+    extras.merchantOrderID === true || extras.merchantOrderID === undefined
+      ? uniqueMerchantOrderId(target.runId, ORDER_KIND_TAGS[kind])
+      : extras.merchantOrderID === false
+        ? undefined
+        : extras.merchantOrderID;
+  const common = {
+    methodID: method.methodID,
+    amount: method.amount,
+    withClientID: method.requires.clientID,
+    ...(merchantOrderID !== undefined ? { merchantOrderID } : {}),
+    ...(extras.webHook !== undefined ? { webHook: extras.webHook } : {}),
+  };
+  return buildOrderRequest(kind, { ...common, withClientMetadata: method.requires.clientMetadata });
+}
+
+export interface CreatedOrder {
+  request: Record<string, unknown>;
+  exchange: Exchange;
+  /** The order id the target answered, or undefined when creation failed. */
+  id: string | undefined;
+}
+
+export async function createOrder(
+  target: SpecTarget,
+  kind: OrderKind,
+  extras: OrderExtras = {},
+  client: H2hClient = target.client(),
+): Promise<CreatedOrder> {
+  const request = orderRequest(target, kind, extras);
+  const exchange = await client.createOrder(kind, request);
+  const id = dataOf(exchange.response.json)?.id;
+  return { request, exchange, id: typeof id === "string" ? id : undefined };
+}
+
+/** The id of a created order, or an error that says creation failed and why. */
+export function orderIdOf(order: CreatedOrder): string {
+  if (order.id !== undefined) return order.id;
+  throw new Error(
+    `the order could not be created (HTTP ${order.exchange.response.status}): ${order.exchange.response.body.slice(0, 200)}`,
+  );
+}
+
+export function confirm(
+  client: H2hClient,
+  kind: OrderKind,
+  orderId: string,
+  code: string,
+): Promise<Exchange> {
+  return client.confirmOrder(kind, orderId, code);
+}

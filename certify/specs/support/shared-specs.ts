@@ -1,0 +1,273 @@
+/**
+ * Spec blocks both order kinds share: the envelope of a response, and the confirmation flow
+ * (confirm, wrong code, twice, unknown order, the other kind's path). Each `it` is one check,
+ * titled by the check's name (with a case label after "›" where one check runs on several cases).
+ */
+import { beforeAll, describe, it } from "vitest";
+import type { Check, Exchange, FieldsInput } from "../../../contract/index.ts";
+import {
+  confirmableAfterWrongCode,
+  dataOf,
+  envelopeFailureMarkers,
+  envelopeJsonContentType,
+  envelopeRequestIdPresent,
+  envelopeShape,
+  envelopeSuccessMarkers,
+  fieldsConfirmationResult,
+  fieldsStatusKnown,
+  OPERATIONS_BY_KIND,
+  type OrderKind,
+  otherOrderKind,
+  rejectsConfirmingTwice,
+  rejectsDuplicateMerchantOrderId,
+  rejectsOtherKindConfirmPath,
+  rejectsUnknownOrder,
+  rejectsWrongCode,
+  semanticsConfirmationEchoesOrder,
+  semanticsMerchantOrderIdEchoed,
+  semanticsStatusAfterOperation,
+  semanticsTimerValid,
+} from "../../../contract/index.ts";
+import { type CreatedOrder, confirm, createOrder, orderIdOf, orderRequest } from "./orders.ts";
+import type { SpecTarget } from "./target.ts";
+import { verify, verifyRejection } from "./verify.ts";
+
+/** `check › case`, the title of a check run on one of several cases. */
+export const titled = (check: { name: string }, label?: string) =>
+  label ? `${check.name} › ${label}` : check.name;
+
+/** The envelope checks of a successful response. */
+export function successEnvelopeTests(target: SpecTarget, exchange: () => Exchange, label?: string): void {
+  for (const check of [
+    envelopeJsonContentType,
+    envelopeShape,
+    envelopeRequestIdPresent,
+    envelopeSuccessMarkers,
+  ]) {
+    it(titled(check, label), (ctx) => verify(ctx, target, check, exchange().response, [exchange()]));
+  }
+}
+
+/** The envelope checks of a refusal. */
+export function failureEnvelopeTests(target: SpecTarget, exchange: () => Exchange, label: string): void {
+  for (const check of [
+    envelopeJsonContentType,
+    envelopeShape,
+    envelopeRequestIdPresent,
+    envelopeFailureMarkers,
+  ]) {
+    it(titled(check, label), (ctx) => verify(ctx, target, check, exchange().response, [exchange()]));
+  }
+}
+
+/** What a creation block made, for the checks a spec adds to it. */
+export interface CreationFixture {
+  /** An order created with a unique merchantOrderID. */
+  order: () => CreatedOrder;
+  /** `data` of its answer (an empty object when there is none). */
+  data: () => Record<string, unknown>;
+}
+
+export interface CreationOptions {
+  /** The field check of this kind's creation answer. */
+  fields: Check<FieldsInput>;
+  /** Where the answer echoes merchantOrderID (§2.2: idTransactionMerchant; §2.4: merchantOrderID). */
+  echoField: "idTransactionMerchant" | "merchantOrderID";
+  /** The kind the duplicate merchantOrderID is sent through: uniqueness is per merchant account, across kinds. */
+  duplicateThrough: OrderKind;
+}
+
+/** The create endpoint of one order kind: envelope, fields, echoes, status, duplicate refusal, then `more`. */
+export function creationTests(
+  target: SpecTarget,
+  kind: OrderKind,
+  options: CreationOptions,
+  more: (fixture: CreationFixture) => void = () => {},
+): void {
+  const operation = OPERATIONS_BY_KIND[kind].create;
+  describe(operation, () => {
+    let order: CreatedOrder;
+    let withoutMerchantOrderId: CreatedOrder;
+    let duplicate: Exchange;
+    const data = () => dataOf(order.exchange.response.json) ?? {};
+
+    beforeAll(async () => {
+      order = await createOrder(target, kind, { merchantOrderID: true });
+      withoutMerchantOrderId = await createOrder(target, kind, { merchantOrderID: false });
+      const again = orderRequest(target, options.duplicateThrough, {
+        merchantOrderID: String(order.request.merchantOrderID),
+      });
+      duplicate = await target.client().call(OPERATIONS_BY_KIND[options.duplicateThrough].create, again);
+    });
+
+    successEnvelopeTests(target, () => order.exchange);
+    it(options.fields.name, (ctx) =>
+      verify(
+        ctx,
+        target,
+        options.fields,
+        { data: dataOf(order.exchange.response.json), contract: target.contract },
+        [order.exchange],
+      ),
+    );
+    it(fieldsStatusKnown.name, (ctx) =>
+      verify(ctx, target, fieldsStatusKnown, { status: data().status, known: target.knownStatuses }, [
+        order.exchange,
+      ]),
+    );
+    it(titled(semanticsMerchantOrderIdEchoed, "merchantOrderID sent"), (ctx) =>
+      verify(
+        ctx,
+        target,
+        semanticsMerchantOrderIdEchoed,
+        {
+          field: options.echoField,
+          expected: order.request.merchantOrderID,
+          received: data()[options.echoField],
+        },
+        [order.exchange],
+      ),
+    );
+    it(titled(semanticsMerchantOrderIdEchoed, "none sent"), (ctx) =>
+      verify(
+        ctx,
+        target,
+        semanticsMerchantOrderIdEchoed,
+        {
+          field: options.echoField,
+          expected: null,
+          received: dataOf(withoutMerchantOrderId.exchange.response.json)?.[options.echoField],
+        },
+        [withoutMerchantOrderId.exchange],
+      ),
+    );
+    it(semanticsStatusAfterOperation.name, (ctx) =>
+      verify(
+        ctx,
+        target,
+        semanticsStatusAfterOperation,
+        { operation, expected: target.profile.expectedStatus[operation], received: data().status },
+        [order.exchange],
+      ),
+    );
+    const across = options.duplicateThrough === kind ? undefined : "across order kinds";
+    it(titled(rejectsDuplicateMerchantOrderId, across), (ctx) =>
+      verifyRejection(ctx, target, rejectsDuplicateMerchantOrderId, duplicate, "duplicateMerchantOrderId", [
+        order.exchange,
+        duplicate,
+      ]),
+    );
+    failureEnvelopeTests(target, () => duplicate, "duplicate merchantOrderID");
+    more({ order: () => order, data });
+  });
+}
+
+/** The confirm endpoint of one order kind: a good confirmation, then every refusal around it. */
+export function confirmationTests(target: SpecTarget, kind: OrderKind): void {
+  const operation = OPERATIONS_BY_KIND[kind].confirm;
+  const { successCode, wrongCode } = target.profile.confirmation;
+
+  describe(operation, () => {
+    let order: CreatedOrder;
+    let confirmed: Exchange;
+    let wrongCodeOrder: CreatedOrder;
+    let wrongCodeAnswer: Exchange;
+    let rightCodeAfterWrong: Exchange;
+    let confirmedTwice: Exchange;
+    let unknownOrder: Exchange;
+    let otherKindPath: Exchange;
+
+    beforeAll(async () => {
+      const client = target.client();
+      order = await createOrder(target, kind);
+      confirmed = await confirm(client, kind, orderIdOf(order), successCode);
+      confirmedTwice = await confirm(client, kind, orderIdOf(order), successCode);
+
+      wrongCodeOrder = await createOrder(target, kind);
+      wrongCodeAnswer = await confirm(client, kind, orderIdOf(wrongCodeOrder), wrongCode);
+      rightCodeAfterWrong = await confirm(client, kind, orderIdOf(wrongCodeOrder), successCode);
+
+      // An id the target never issued, in the shape of a real one.
+      unknownOrder = await confirm(client, kind, "00000000-0000-4000-8000-00000000dead", successCode);
+      const other = await createOrder(target, otherOrderKind(kind));
+      otherKindPath = await confirm(client, kind, orderIdOf(other), successCode);
+    });
+
+    successEnvelopeTests(target, () => confirmed);
+    it(fieldsConfirmationResult.name, (ctx) =>
+      verify(
+        ctx,
+        target,
+        fieldsConfirmationResult,
+        { data: dataOf(confirmed.response.json), contract: target.contract },
+        [confirmed],
+      ),
+    );
+    it(fieldsStatusKnown.name, (ctx) =>
+      verify(
+        ctx,
+        target,
+        fieldsStatusKnown,
+        { status: dataOf(confirmed.response.json)?.status, known: target.knownStatuses },
+        [confirmed],
+      ),
+    );
+    it(semanticsConfirmationEchoesOrder.name, (ctx) =>
+      verify(
+        ctx,
+        target,
+        semanticsConfirmationEchoesOrder,
+        {
+          pathId: orderIdOf(order),
+          order: {
+            amount: order.request.amount,
+            currency: target.profile.methods[kind].currency,
+            merchantOrderID: order.request.merchantOrderID,
+          },
+          result: dataOf(confirmed.response.json) ?? {},
+        },
+        [order.exchange, confirmed],
+      ),
+    );
+    it(semanticsTimerValid.name, (ctx) =>
+      verify(ctx, target, semanticsTimerValid, dataOf(confirmed.response.json) ?? {}, [confirmed]),
+    );
+    it(semanticsStatusAfterOperation.name, (ctx) =>
+      verify(
+        ctx,
+        target,
+        semanticsStatusAfterOperation,
+        {
+          operation,
+          expected: target.profile.expectedStatus[operation],
+          received: dataOf(confirmed.response.json)?.status,
+        },
+        [confirmed],
+      ),
+    );
+
+    it(rejectsWrongCode.name, (ctx) =>
+      verifyRejection(ctx, target, rejectsWrongCode, wrongCodeAnswer, "invalidCode"),
+    );
+    failureEnvelopeTests(target, () => wrongCodeAnswer, "wrong code");
+    it(confirmableAfterWrongCode.name, (ctx) =>
+      verify(ctx, target, confirmableAfterWrongCode, rightCodeAfterWrong.response, [
+        wrongCodeAnswer,
+        rightCodeAfterWrong,
+      ]),
+    );
+    it(rejectsConfirmingTwice.name, (ctx) =>
+      verifyRejection(ctx, target, rejectsConfirmingTwice, confirmedTwice, "invalidOrderState", [
+        confirmed,
+        confirmedTwice,
+      ]),
+    );
+    it(rejectsUnknownOrder.name, (ctx) =>
+      verifyRejection(ctx, target, rejectsUnknownOrder, unknownOrder, "orderNotFound"),
+    );
+    failureEnvelopeTests(target, () => unknownOrder, "unknown order");
+    it(rejectsOtherKindConfirmPath.name, (ctx) =>
+      verifyRejection(ctx, target, rejectsOtherKindConfirmPath, otherKindPath, "invalidOrderState"),
+    );
+  });
+}

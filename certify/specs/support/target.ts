@@ -1,0 +1,104 @@
+/**
+ * What a spec file knows about the target under certification: the run context certify
+ * provides (base URL, API keys, profile, run id and directory, the sink), with clients, masking
+ * and exchange recording built on it.
+ */
+import { basename } from "node:path";
+import { inject } from "vitest";
+import {
+  buildContract,
+  type Contract,
+  callbackUrlWith,
+  ExchangeRecorder,
+  H2hClient,
+  type Masker,
+  ORDER_STATUSES,
+  type Profile,
+} from "../../../contract/index.ts";
+import { SinkClient } from "../../../webhook-sink/index.ts";
+import { RUN_CONTEXT_KEY, type RunContext } from "../../run-context.ts";
+import { runMasker } from "../../run-setup.ts";
+
+export interface SpecTarget {
+  baseUrl: string;
+  profile: Profile;
+  contract: Contract;
+  /** The seven statuses of the seed plus the profile's own. */
+  knownStatuses: readonly string[];
+  runId: string;
+  /** The second merchant's key, or undefined: cross-merchant checks are then skipped. */
+  secondApiKey: string | undefined;
+  masker: Masker;
+  recorder: ExchangeRecorder;
+  /** A client of the first merchant (or of `apiKey`, when given). */
+  client(apiKey?: string): H2hClient;
+  /** A client of the second merchant; throws when there is none (check `secondApiKey` first). */
+  secondClient(): H2hClient;
+  /** The webhook sink certify started; throws when there is none. */
+  sink(): SpecSink;
+}
+
+export interface SpecSink {
+  client: SinkClient;
+  /** The callback URL for one order's callbacks, tagged so they can be found whatever their body says. */
+  callbackUrl(tag: string, options?: { refuse?: number }): string;
+}
+
+/** The run context certify provided, or an error that says how specs are meant to be run. */
+function runContext(): RunContext {
+  const context = inject(RUN_CONTEXT_KEY);
+  if (context === undefined) {
+    throw new Error(
+      "no run context: contract specs are run by `npm run certify`, which provides it (see README.md)",
+    );
+  }
+  return context;
+}
+
+/** Builds the target for one spec file; `specFile` is `import.meta.url` of the spec. */
+export function loadSpecTarget(specFile: string): SpecTarget {
+  const context = runContext();
+  const { baseUrl, apiKey, profile } = context;
+  const secondApiKey = context.secondApiKey ?? undefined;
+  const masker = runMasker({ ...context, sinkToken: context.sink.token });
+  const source = basename(new URL(specFile).pathname).replace(/\.spec\.ts$/, "");
+  const recorder = new ExchangeRecorder(source, masker, context.runDir);
+  const makeClient = (key: string) =>
+    new H2hClient({
+      baseUrl,
+      apiKey: key,
+      timeoutMs: profile.timeouts.requestMs,
+      onExchange: (exchange) => {
+        exchange.id = recorder.record(exchange).id;
+      },
+    });
+  const first = makeClient(apiKey);
+  let sink: SpecSink | undefined;
+  const second = secondApiKey ? makeClient(secondApiKey) : undefined;
+  return {
+    baseUrl,
+    profile,
+    contract: buildContract(profile.gaps),
+    knownStatuses: [...ORDER_STATUSES, ...profile.gaps.extraStatuses],
+    runId: context.runId,
+    secondApiKey,
+    masker,
+    recorder,
+    client: (key) => (key === undefined ? first : makeClient(key)),
+    secondClient: () => {
+      if (!second) throw new Error("no second merchant's API key (H2H_API_KEY_2) was given");
+      return second;
+    },
+    sink: () => {
+      sink ??= {
+        client: new SinkClient(context.sink.url, context.sink.token),
+        callbackUrl: (tag, options = {}) =>
+          callbackUrlWith(context.sink.callbackUrl, {
+            runId: tag,
+            ...(options.refuse ? { refuse: options.refuse } : {}),
+          }),
+      };
+      return sink;
+    },
+  };
+}

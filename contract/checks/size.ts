@@ -1,0 +1,35 @@
+/** The answer's size (issue: bounded evidence): an answer the client had to cut is a finding of its own. */
+import type { ExchangeResponse } from "../h2h-client.ts";
+import { defineCheck, fail, pass } from "./check.ts";
+
+const bytes = (n: number) => `${n.toLocaleString("en-US")} bytes`;
+
+export const envelopeWithinSizeLimit = defineCheck<ExchangeResponse>(
+  "envelope.within-size-limit",
+  "envelope",
+  "Every answer fits the suite's response size limit (256 KiB unless configured): a larger one is cut, and only its first part is kept as evidence.",
+  (response) => {
+    if (!response.truncated) {
+      const size = response.size?.bytes ?? Buffer.byteLength(response.body);
+      return pass(`${bytes(size)}, within the limit`);
+    }
+    const limit = response.limitBytes ?? Buffer.byteLength(response.body);
+    const size = response.size;
+    const real =
+      size === undefined
+        ? "over the limit"
+        : size.from === "content-length"
+          ? `${bytes(size.bytes)} (Content-Length)`
+          : size.from === "counted"
+            ? `${bytes(size.bytes)} (counted)`
+            : `at least ${bytes(size.bytes)} (reading stopped there)`;
+    const compressed = response.contentEncoding?.decoded
+      ? `; ${response.contentEncoding.codings.join(", ")}-compressed: ${real} on the wire, over ${bytes(limit)} decoded`
+      : "";
+    return fail(
+      compressed
+        ? `answer decodes to more than the limit of ${bytes(limit)}${compressed}; only the first ${bytes(limit)} are kept`
+        : `answer is ${real}, over the limit of ${bytes(limit)}; only the first ${bytes(limit)} are kept`,
+    );
+  },
+);

@@ -1,0 +1,257 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { H2hClient, parseRetryAfter, TransportError } from "./h2h-client.ts";
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+const LIMIT = 64 * 1024;
+/** A compressed body that decodes to 200 MB of zeros (about 200 KB on the wire). */
+const GZIP_BOMB = gzipSync(Buffer.alloc(200 * 1024 * 1024), { level: 9 });
+const JSON_BODY = JSON.stringify({
+  data: { rate: 19.4111111111111, note: "ü" },
+  result: { codeError: "none" },
+});
+
+let server: Server;
+let baseUrl: string;
+/** Bytes each route wrote before the client went away. */
+const written = new Map<string, number>();
+
+/** Writes `total` bytes of `fill` in 64 KiB chunks, respecting backpressure, until done or the client leaves. */
+function stream(res: ServerResponse, path: string, total: number, fill = "x") {
+  const chunk = Buffer.alloc(64 * 1024, fill);
+  let sent = 0;
+  written.set(path, 0);
+  const pump = () => {
+    while (sent < total) {
+      const piece = chunk.subarray(0, Math.min(chunk.length, total - sent));
+      sent += piece.length;
+      written.set(path, sent);
+      if (!res.write(piece)) return void res.once("drain", pump);
+    }
+    res.end();
+  };
+  res.on("error", () => {});
+  pump();
+}
+
+const routes: Record<string, Handler> = {
+  "/small": (_req, res) => {
+    res.writeHead(200, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(JSON_BODY),
+    });
+    res.end(JSON_BODY);
+  },
+  "/big-declared": (_req, res) => {
+    res.writeHead(200, { "content-type": "application/json", "content-length": String(5 * 1024 * 1024) });
+    stream(res, "/big-declared", 5 * 1024 * 1024);
+  },
+  "/big-chunked": (_req, res) => {
+    res.writeHead(200, { "content-type": "text/plain" });
+    stream(res, "/big-chunked", 1024 * 1024);
+  },
+  "/endless": (_req, res) => {
+    res.writeHead(200, { "content-type": "text/plain" });
+    stream(res, "/endless", 1024 * 1024 * 1024);
+  },
+  "/multibyte": (_req, res) => {
+    res.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
+    // 'é' is 2 bytes: the limit falls inside the last one.
+    res.end(`${"a".repeat(LIMIT - 1)}é${"b".repeat(100)}`);
+  },
+  "/gzip": (_req, res) => {
+    res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+    res.end(gzipSync(JSON_BODY));
+  },
+  "/br": (_req, res) => {
+    res.writeHead(200, { "content-type": "application/json", "content-encoding": "br" });
+    res.end(brotliCompressSync(JSON_BODY));
+  },
+  "/deflate": (_req, res) => {
+    res.writeHead(200, { "content-type": "application/json", "content-encoding": "deflate" });
+    res.end(deflateSync(JSON_BODY));
+  },
+  "/gzip-then-br": (_req, res) => {
+    res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip, br" });
+    res.end(brotliCompressSync(gzipSync(JSON_BODY)));
+  },
+  "/gzip-bomb": (_req, res) => {
+    res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+    res.on("error", () => {});
+    res.end(GZIP_BOMB);
+  },
+  "/corrupt-gzip": (_req, res) => {
+    const gz = gzipSync(JSON_BODY);
+    res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+    res.end(Buffer.concat([gz.subarray(0, 20), Buffer.from("not gzip at all, not at all")]));
+  },
+  "/zstd": (_req, res) => {
+    res.writeHead(200, { "content-type": "application/json", "content-encoding": "x-unknown" });
+    res.end("\u0028\u00b5\u002f\u00fd binary");
+  },
+  "/rate-limited": (_req, res) => {
+    res.writeHead(429, { "content-type": "application/json", "retry-after": "7" });
+    res.end('{"result":{"codeError":"too_many_requests"}}');
+  },
+  "/rate-limited-date": (_req, res) => {
+    const now = Date.parse("2026-11-22T03:00:00Z");
+    res.writeHead(429, {
+      date: new Date(now).toUTCString(),
+      "retry-after": new Date(now + 90_000).toUTCString(),
+    });
+    res.end();
+  },
+  "/auth-echo": (req, res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ authorization: req.headers.authorization ?? null }));
+  },
+};
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    req.resume();
+    const handler = routes[req.url ?? ""];
+    if (handler) handler(req, res);
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+function client(options: Partial<ConstructorParameters<typeof H2hClient>[0]> = {}) {
+  return new H2hClient({ baseUrl, apiKey: "key-1", timeoutMs: 10_000, maxBodyBytes: LIMIT, ...options });
+}
+
+describe("H2hClient: bounded answers", () => {
+  it("keeps a small answer whole, parsed, with its size", async () => {
+    const { response } = await client().post("/small", {});
+    expect(response.body).toBe(JSON_BODY);
+    expect(response.json).toEqual(JSON.parse(JSON_BODY));
+    expect(response.truncated).toBeUndefined();
+    expect(response.size).toEqual({ bytes: Buffer.byteLength(JSON_BODY), from: "content-length" });
+  });
+
+  it("cuts an answer over the limit, keeps what was read, takes the real size from Content-Length and stops reading", async () => {
+    const { response } = await client().post("/big-declared", {});
+    expect(response.truncated).toBe(true);
+    expect(response.limitBytes).toBe(LIMIT);
+    expect(response.body).toBe("x".repeat(LIMIT));
+    expect(response.json).toBeUndefined();
+    expect(response.size).toEqual({ bytes: 5 * 1024 * 1024, from: "content-length" });
+    // The connection was cut: the server could not write the whole 5 MB.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(written.get("/big-declared") ?? 0).toBeLessThan(5 * 1024 * 1024);
+  });
+
+  it("counts the real size of a chunked answer within the probe bound", async () => {
+    const { response } = await client().post("/big-chunked", {});
+    expect(response.truncated).toBe(true);
+    expect(response.body).toHaveLength(LIMIT);
+    expect(response.size).toEqual({ bytes: 1024 * 1024, from: "counted" });
+  });
+
+  it("gives a lower bound for an endless answer and cuts it after the probe bound", async () => {
+    const { response } = await client({ sizeProbeBytes: 512 * 1024 }).post("/endless", {});
+    expect(response.truncated).toBe(true);
+    expect(response.size?.from).toBe("at-least");
+    expect(response.size?.bytes).toBeGreaterThan(LIMIT + 512 * 1024);
+    expect(response.size?.bytes).toBeLessThan(4 * 1024 * 1024);
+  });
+
+  it("drops a character cut in half at the limit instead of showing a broken one", async () => {
+    const { response } = await client().post("/multibyte", {});
+    expect(response.truncated).toBe(true);
+    expect(response.body).toBe("a".repeat(LIMIT - 1));
+  });
+});
+
+describe("H2hClient: compressed answers", () => {
+  it.each(["/gzip", "/br", "/deflate", "/gzip-then-br"])("decodes %s", async (path) => {
+    const { response } = await client().post(path, {});
+    expect(response.body).toBe(JSON_BODY);
+    expect(response.json).toEqual(JSON.parse(JSON_BODY));
+    expect(response.contentEncoding?.decoded).toBe(true);
+    expect(response.contentEncoding?.problem).toBeUndefined();
+  });
+
+  it("decodes a gzip bomb only up to the limit", async () => {
+    const before = process.memoryUsage().rss;
+    const { response } = await client().post("/gzip-bomb", {});
+    expect(response.truncated).toBe(true);
+    expect(response.body).toHaveLength(LIMIT);
+    expect(response.contentEncoding).toEqual({ codings: ["gzip"], decoded: true });
+    expect(response.size?.from).toBe("at-least");
+    expect(response.size?.bytes).toBeLessThanOrEqual(GZIP_BOMB.length);
+    // 200 MB were never expanded (a loose bound: the heap moves for other reasons too).
+    expect(process.memoryUsage().rss - before).toBeLessThan(100 * 1024 * 1024);
+  });
+
+  it("reports corrupt compressed data and keeps what decoded", async () => {
+    const { response } = await client().post("/corrupt-gzip", {});
+    expect(response.contentEncoding?.decoded).toBe(false);
+    expect(response.contentEncoding?.problem).toMatch(/^decoding stopped after \d+ bytes: /);
+    expect(response.json).toBeUndefined();
+  });
+
+  it("reports an unsupported coding and keeps the body as received", async () => {
+    const { response } = await client().post("/zstd", {});
+    expect(response.contentEncoding).toEqual({
+      codings: ["x-unknown"],
+      decoded: false,
+      problem: "unsupported Content-Encoding x-unknown: the body is kept as received",
+    });
+    expect(response.body).toContain("binary");
+  });
+});
+
+describe("H2hClient: rate limits, credentials, failures", () => {
+  it("recognises a 429 and parses Retry-After in seconds", async () => {
+    const { response } = await client().post("/rate-limited", {});
+    expect(response.status).toBe(429);
+    expect(response.rateLimit).toEqual({ retryAfter: "7", retryAfterMs: 7000 });
+  });
+
+  it("parses a Retry-After date against the answer's own Date header", async () => {
+    const { response } = await client().post("/rate-limited-date", {});
+    expect(response.rateLimit?.retryAfterMs).toBe(90_000);
+  });
+
+  it("parseRetryAfter: seconds, dates, garbage", () => {
+    expect(parseRetryAfter("120")).toBe(120_000);
+    expect(parseRetryAfter("Sun, 22 Nov 2026 03:00:30 GMT", Date.parse("2026-11-22T03:00:00Z"))).toBe(30_000);
+    expect(parseRetryAfter("Sun, 22 Nov 2026 02:00:00 GMT", Date.parse("2026-11-22T03:00:00Z"))).toBe(0);
+    expect(parseRetryAfter("soon")).toBeUndefined();
+    expect(parseRetryAfter(undefined)).toBeUndefined();
+  });
+
+  it("never sends nor records the base URL's userinfo", async () => {
+    const withCredentials = baseUrl.replace("http://", "http://user:S3cret@");
+    const c = client({ baseUrl: withCredentials });
+    expect(c.userinfoIgnored).toBe(true);
+    expect(c.baseUrl).toBe(baseUrl);
+    const exchange = await c.post("/auth-echo", {});
+    expect(exchange.request.url).toBe(`${baseUrl}/auth-echo`);
+    expect(exchange.response.json).toEqual({ authorization: "Bearer key-1" });
+  });
+
+  it("names the URL and the cause when nothing answers", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const error = await client({ baseUrl: `http://127.0.0.1:${port}` })
+      .post("/x", {})
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransportError);
+    expect((error as TransportError).causeCode).toBe("ECONNREFUSED");
+    expect((error as TransportError).message).toContain(`http://127.0.0.1:${port}/x`);
+  });
+});

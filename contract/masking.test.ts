@@ -1,0 +1,329 @@
+import { describe, expect, it } from "vitest";
+import { createMasker, credentialsOfUrl, maskCardNumber, maskUrlCredentials } from "./masking.ts";
+
+const API_KEY = "sandbox-key-merchant-1";
+const API_KEY_2 = "sandbox-key-merchant-2";
+const CALLBACK_SECRET = "sandbox-callback-secret";
+const SINK_TOKEN = "0f3c9a7e5b1d4c2a8e6f0b9d7c5a3e1f2b4d6c8a0e9f7b5d3c1a2e4f6b8d0c9a";
+const BASE_URL = "http://certifier:S3cret+P%40ss@127.0.0.1:8080/h2h";
+const URL_PASSWORD = "S3cret+P@ss";
+const CARD = "4111111111111111";
+const CVC = "737";
+
+const masker = createMasker({
+  secrets: [API_KEY, API_KEY_2, CALLBACK_SECRET, SINK_TOKEN, undefined],
+  cardNumbers: [CARD],
+  urls: [BASE_URL],
+});
+
+describe("masking", () => {
+  it("keeps only the last 4 digits of a card number", () => {
+    expect(maskCardNumber(CARD)).toBe("************1111");
+    expect(masker.text(`{"number":"${CARD}"}`)).toBe('{"number":"************1111"}');
+  });
+
+  it("masks a card number by its field, and leaves a card-like number elsewhere alone (no Luhn scan)", () => {
+    expect(masker.text('{"requisites":{"number":"5555555555554444","cvc":"123"}}')).toBe(
+      '{"requisites":{"number":"************4444","cvc":"***"}}',
+    );
+    expect(masker.text('{"pan":"5555 5555 5555 4444"}')).toBe('{"pan":"**** **** **** 4444"}');
+    expect(masker.text('{"paymentDetailsData":{"number":"5555555555554444"}}')).toBe(
+      '{"paymentDetailsData":{"number":"5555555555554444"}}',
+    );
+    expect(masker.text("order 5555555555554444 and ts 1763780400000")).toBe(
+      "order 5555555555554444 and ts 1763780400000",
+    );
+  });
+
+  it("masks a CVC by its key, whatever its value", () => {
+    expect(masker.text('{"cvc":"123","cvcHint":"x"}')).toBe('{"cvc":"***","cvcHint":"x"}');
+    expect(masker.text('{"CVC": 9876}')).toBe('{"CVC": "***"}');
+    expect(masker.text("POST /pay?amount=5&cvc=123&x=1")).toBe("POST /pay?amount=5&cvc=***&x=1");
+  });
+
+  it("masks API keys and the callback secret anywhere, and bearer tokens", () => {
+    const line =
+      "key sandbox-key-merchant-2 and secret=sandbox-callback-secret; Authorization: Bearer other-token";
+    expect(masker.text(line)).toBe("key *** and secret=***; Authorization: Bearer ***");
+  });
+
+  it("keeps JSON valid: a bearer token inside an escaped string, and a CVC inside a nested JSON string", () => {
+    const report = JSON.stringify({
+      message: 'use "Authorization: Bearer <API_KEY>"',
+      body: JSON.stringify({ cvc: "123" }),
+    });
+    const masked = masker.text(report);
+    expect(() => JSON.parse(masked)).not.toThrow();
+    expect(JSON.parse(masked)).toEqual({ message: 'use "Authorization: Bearer ***"', body: '{"cvc":"***"}' });
+  });
+
+  it("masks Authorization headers keeping the scheme, and secrets in any other header", () => {
+    expect(
+      masker.headers({
+        authorization: `Bearer ${API_KEY}`,
+        "x-api-key": "anything",
+        "x-echo": `token=${SINK_TOKEN}`,
+        "content-type": "application/json",
+      }),
+    ).toEqual({
+      authorization: "Bearer ***",
+      "x-api-key": "***",
+      "x-echo": "token=***",
+      "content-type": "application/json",
+    });
+  });
+
+  it("masks the base URL's credentials everywhere, and any URL's userinfo", () => {
+    expect(credentialsOfUrl(BASE_URL)).toEqual(["S3cret+P%40ss", URL_PASSWORD]);
+    expect(credentialsOfUrl("https://apikey-only-1234@host/")).toEqual(["apikey-only-1234"]);
+    expect(credentialsOfUrl("https://host/")).toEqual([]);
+    expect(maskUrlCredentials("see https://u:pw@h/x and http://k@h")).toBe(
+      "see https://u:***@h/x and http://***@h",
+    );
+    const line = `certifying ${BASE_URL}: password ${URL_PASSWORD}, ${encodeURIComponent(URL_PASSWORD)}`;
+    const masked = masker.text(line);
+    expect(masked).toBe("certifying http://certifier:***@127.0.0.1:8080/h2h: password ***, ***");
+  });
+
+  it("masks the sink token as the segment of a callback URL, even one it was not told", () => {
+    const other = "a".repeat(40);
+    expect(masker.text(`POST /callbacks/${other}/run/r1?x=1`)).toBe("POST /callbacks/***/run/r1?x=1");
+    expect(masker.text(`{"url":"http://h/callbacks/${SINK_TOKEN}"}`)).toBe(
+      '{"url":"http://h/callbacks/***"}',
+    );
+  });
+
+  it("masks a Basic credential, and leaves the word Basic alone", () => {
+    const basic = Buffer.from(`user:${URL_PASSWORD}x`).toString("base64");
+    expect(masker.text(`authorization: Basic ${basic}`)).toBe("authorization: Basic ***");
+    expect(masker.text("Basic checks passed")).toBe("Basic checks passed");
+  });
+
+  it("masks a structured value, leaving numbers and the shape alone", () => {
+    const input = {
+      p99: 19.4111111111111,
+      id: 4111111111111111,
+      requisites: { number: CARD, cvc: 123, lifetimeMonth: "12" },
+      headers: [{ name: "authorization", value: `Bearer ${API_KEY}` }],
+      apiKey: "not-known-but-a-key",
+      note: `the key is ${API_KEY_2}`,
+    };
+    expect(masker.value(input)).toEqual({
+      p99: 19.4111111111111,
+      id: 4111111111111111,
+      requisites: { number: "************1111", cvc: "***", lifetimeMonth: "12" },
+      headers: [{ name: "authorization", value: "Bearer ***" }],
+      apiKey: "***",
+      note: "the key is ***",
+    });
+    expect(input.requisites.cvc).toBe(123);
+  });
+
+  it("is idempotent: masking a masked report changes nothing", () => {
+    const report = JSON.stringify({ a: `${API_KEY} ${CARD}`, cvc: CVC, url: BASE_URL }, null, 2);
+    const once = masker.text(report);
+    expect(masker.text(once)).toBe(once);
+  });
+});
+
+describe("masking never touches a number", () => {
+  /** A seeded generator, so a failure can be replayed. */
+  function random(seed: number): () => number {
+    let state = seed >>> 0;
+    return () => {
+      state = (state + 0x6d2b79f5) >>> 0;
+      let t = state;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+    };
+  }
+
+  it("leaves 100,000 random floats intact, in JSON and in plain text", () => {
+    const next = random(20_261_122);
+    const values: number[] = [];
+    for (let i = 0; i < 100_000; i++) {
+      const magnitude = 10 ** Math.floor(next() * 12 - 4);
+      const sign = next() < 0.1 ? -1 : 1;
+      values.push(sign * next() * magnitude);
+    }
+    // Floats whose digits hold the card number sent, and Luhn-valid integers.
+    values.push(19.4111111111111, 0.4111111111111111, 4111111111111111, 5555555555554444, 4111111111111.111);
+    const json = JSON.stringify({ samples: values.map((v) => ({ p99: v, mean: v / 3 })) }, null, 1);
+    const masked = masker.text(json);
+    expect(masked === json).toBe(true);
+    expect(JSON.parse(masked)).toEqual(JSON.parse(json));
+    // In plain text a bare run of the very digits of the card sent is masked (nothing tells it
+    // from the card), so the plain-text samples leave that one value out.
+    const plainValues = values.filter((v) => v !== Number(CARD));
+    const lines = plainValues.map((v) => `p99 ${v} ms`).join("\n");
+    expect(masker.text(lines) === lines).toBe(true);
+    const html = `<td>${plainValues.join("</td><td>")}</td>`;
+    expect(masker.text(html) === html).toBe(true);
+  });
+
+  it("keeps a provider's answer with floats and Luhn-valid integers byte for byte, and still masks the card", () => {
+    const answer = `{"data":{"rate":19.4111111111111,"ref":4111111111111111,"big":5555555555554444,"e":1.4111111111111111e+21},"echo":{"requisites":{"number":"${CARD}","cvc":"${CVC}"}}}`;
+    const masked = masker.text(answer);
+    expect(masked).toBe(
+      '{"data":{"rate":19.4111111111111,"ref":4111111111111111,"big":5555555555554444,"e":1.4111111111111111e+21},"echo":{"requisites":{"number":"************1111","cvc":"***"}}}',
+    );
+    expect(() => JSON.parse(masked)).not.toThrow();
+  });
+});
+
+describe("masking: every spelling of every secret", () => {
+  const percentAll = (s: string) =>
+    [...Buffer.from(s, "utf8")].map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join("");
+  const unicodeEscaped = (s: string) =>
+    [...s].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
+  const jsonEscaped = (s: string, times: number) => {
+    let out = s;
+    for (let i = 0; i < times; i++) out = JSON.stringify(out).slice(1, -1);
+    return out;
+  };
+  const html = (s: string) =>
+    s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/'/g, "&#39;");
+  const base64 = (s: string, prefix = "") => Buffer.from(prefix + s, "utf8").toString("base64");
+  const base64url = (s: string, prefix = "") => Buffer.from(prefix + s, "utf8").toString("base64url");
+
+  /** How a secret may be written on its way into a report. */
+  function spellings(secret: string): Record<string, string> {
+    const out: Record<string, string> = {
+      raw: secret,
+      "JSON-escaped": jsonEscaped(`"${secret}"`, 1),
+      "double-escaped": jsonEscaped(`"${secret}"`, 2),
+      "triple-escaped": jsonEscaped(`"${secret}"`, 3),
+      "\\u-escaped": unicodeEscaped(secret),
+      "URL-encoded": encodeURIComponent(secret),
+      "percent-encoded (every byte)": percentAll(secret),
+      "percent-encoded twice": encodeURIComponent(percentAll(secret)),
+      "form-encoded": new URLSearchParams({ v: secret }).toString().slice(2),
+      "HTML-escaped": html(`"${secret}"`),
+      base64: base64(secret),
+      base64url: base64url(secret),
+      "base64 at offset 1": base64(secret, "x"),
+      "base64 at offset 2": base64(secret, "xy"),
+      "base64 of user:secret": base64(secret, "user:"),
+    };
+    if (/^\d{16}$/.test(secret)) {
+      out["with spaces"] = secret.replace(/(\d{4})(?=\d)/g, "$1 ");
+      out["with dashes"] = secret.replace(/(\d{4})(?=\d)/g, "$1-");
+      out["with spaces, URL-encoded"] = encodeURIComponent(out["with spaces"] as string);
+      out["with dashes, JSON-escaped twice"] = jsonEscaped(`"${out["with dashes"]}"`, 2);
+    }
+    return out;
+  }
+
+  /** Every place a spelling can sit in: a report holds JSON, HAR, HTML, headers and console lines. */
+  const contexts: Record<string, (spelled: string) => string> = {
+    "plain text": (s) => `got ${s} from the target`,
+    "a JSON string": (s) => JSON.stringify({ body: `echo ${s} end`, n: 19.4111111111111 }),
+    "raw JSON text": (s) => `{"echo":"${s}","n":5555555555554444}`,
+    "a HAR entry": (s) =>
+      JSON.stringify({
+        log: { entries: [{ response: { content: { text: JSON.stringify({ data: { echo: s } }) } } }] },
+      }),
+    "an HTML cell": (s) => `<pre>{&quot;echo&quot;:&quot;${s}&quot;}</pre>`,
+    "a URL query": (s) => `http://127.0.0.1:9/callbacks/run/x?echo=${s}&n=1`,
+  };
+
+  const secrets: Record<string, string> = {
+    "API key": API_KEY,
+    "second API key": API_KEY_2,
+    "callback secret": CALLBACK_SECRET,
+    "sink token": SINK_TOKEN,
+    "base URL password": URL_PASSWORD,
+    "card number": CARD,
+  };
+
+  function leaks(output: string, secret: string): string[] {
+    const found: string[] = [];
+    const all = spellings(secret);
+    for (const [name, spelled] of Object.entries(all)) {
+      // Base64 spellings: only the part that depends on the secret alone counts.
+      const probe = name.startsWith("base64") ? spelled.slice(8, -4) : spelled;
+      if (probe.length >= 6 && output.includes(probe)) found.push(name);
+    }
+    for (const run of output.match(/[A-Za-z0-9+/_-]{8,}={0,2}/g) ?? []) {
+      for (const encoding of ["base64", "base64url"] as const) {
+        if (Buffer.from(run, encoding).toString("latin1").includes(secret)) found.push(`decoded ${run}`);
+      }
+    }
+    return found;
+  }
+
+  for (const [secretName, secret] of Object.entries(secrets)) {
+    for (const [spellingName, spelled] of Object.entries(spellings(secret))) {
+      it(`${secretName}, ${spellingName}: masked in every context, and JSON stays valid`, () => {
+        for (const [contextName, place] of Object.entries(contexts)) {
+          const input = place(spelled);
+          const output = masker.text(input);
+          expect(leaks(output, secret), `${contextName}: ${output}`).toEqual([]);
+          if (
+            contextName !== "plain text" &&
+            contextName !== "an HTML cell" &&
+            contextName !== "a URL query"
+          ) {
+            expect(() => JSON.parse(output), `${contextName}: ${output}`).not.toThrow();
+          }
+          if (secret === CARD && !spellingName.startsWith("base64")) {
+            expect(output, `${contextName}: ${output}`).toMatch(/1111/);
+          }
+        }
+      });
+    }
+  }
+
+  it("masks a CVC by field in every spelling of the field", () => {
+    const body = { requisites: { number: CARD, cvc: CVC } };
+    const once = JSON.stringify(body);
+    const cases = [
+      once,
+      JSON.stringify({ body: once }),
+      JSON.stringify({ body: JSON.stringify({ body: once }) }),
+      html(once),
+      html(JSON.stringify({ body: once })),
+      `log: ${once}`,
+      `log: ${JSON.stringify(once)}`,
+      `cvc=${CVC}&number=${CARD}`,
+      `{"requisites":{"number":"${CARD}","cvc":${CVC}}}`,
+    ];
+    for (const input of cases) {
+      const output = masker.text(input);
+      expect(output, input).not.toMatch(new RegExp(`(?<!\\d)${CVC}(?!\\d)`));
+      expect(output, input).not.toContain(CARD);
+    }
+  });
+});
+
+describe("masking: hostile input", () => {
+  it("masks long runs of the characters its patterns start with without backtracking blow-ups", () => {
+    // Each input would take minutes under a pattern that rescans a run from every position; the
+    // test's timeout is what fails then.
+    const n = 256 * 1024;
+    const inputs = [
+      "x".repeat(n),
+      "\\".repeat(n),
+      '"'.repeat(n),
+      "%".repeat(n),
+      "http://".repeat(n / 7),
+      `a://${"b".repeat(n)}`,
+      "4".repeat(n),
+      "4 ".repeat(n / 2),
+      '"cvc":"'.repeat(n / 7),
+      `{"a":"${"\\\\".repeat(n / 2)}`,
+      "QUJD".repeat(n / 4),
+      "&quot;".repeat(n / 6),
+      "Bearer ".repeat(n / 7),
+      "[".repeat(n),
+      '{"a":'.repeat(n / 5),
+    ];
+    for (const input of inputs) expect(masker.text(input).length).toBeGreaterThan(0);
+  });
+
+  it("keeps a truncated JSON body's shape: a string cut short, junk after the value", () => {
+    expect(masker.text(`{"echo":"${API_KEY} and more`)).toBe('{"echo":"*** and more');
+    expect(masker.text(`{"a":1} trailing ${CALLBACK_SECRET}`)).toBe('{"a":1} trailing ***');
+  });
+});

@@ -1,0 +1,543 @@
+/**
+ * Masking: no full card number, CVC, API key, callback secret, sink token or base-URL password in
+ * any report, log or console line, and no other change to what is masked.
+ *
+ * Two ways a secret is found:
+ * - by value: the secrets the run knows (keys, the callback secret, the sink token, the base URL's
+ *   password, the card numbers it sent) in every spelling they take on their way into a report:
+ *   as is, card digits grouped by spaces or dashes, JSON-escaped once or several times (`\"`,
+ *   `\u0041`), percent-encoded (once or twice), HTML-escaped, and inside base64 (which is decoded,
+ *   masked and encoded again);
+ * - by field: whatever value sits at a CVC key, at a card-number key (`requisites.number`, `pan`,
+ *   `cardNumber`), at a credential key (`apiKey`, `secret`, `password`, ...), after `Bearer` or
+ *   `Basic`, in the userinfo of a URL, or as the token segment of a sink callback URL.
+ *
+ * Structure-aware: JSON text is tokenised and only its strings are masked (a string is decoded,
+ * masked as a value, nested JSON inside it masked the same way, and written back escaped), so JSON
+ * stays valid and a JSON number, or a digit inside one, is never touched: `19.4111111111111111`
+ * and a Luhn-valid 16-digit integer stay as they are. There is no free-text Luhn scan. A number is
+ * replaced only where it is the value of a CVC or card-number key (a field mask, written as a
+ * string so the JSON stays valid).
+ */
+
+const MASK = "***";
+/** Shorter known secrets are not masked by value: masking "abc" everywhere would wreck a report. */
+const MIN_SECRET_LENGTH = 4;
+/** Nested spellings (JSON in a JSON string in base64 ...) are followed this deep. */
+const MAX_DEPTH = 6;
+
+export interface MaskerSecrets {
+  /** API keys, callback secrets, tokens: replaced entirely, in every spelling. */
+  secrets: readonly (string | undefined)[];
+  /** Card numbers sent: all but the last 4 digits replaced, in every spelling. */
+  cardNumbers?: readonly string[];
+  /**
+   * URLs that may carry credentials (`https://user:password@host`), e.g. the base URL: their
+   * password (or the user, when it stands alone) becomes a secret.
+   */
+  urls?: readonly (string | undefined)[];
+}
+
+export interface Masker {
+  /**
+   * Masks a piece of text: JSON (kept valid, numbers untouched), a HAR file, HTML, XML, a header
+   * value, a URL, a log or console line.
+   */
+  text(value: string): string;
+  /** Masks a header map: credential headers keep only their scheme (`Bearer ***`). */
+  headers(headers: Record<string, string>): Record<string, string>;
+  /** Masks a parsed JSON-like value (a copy is returned): strings masked, numbers left alone. */
+  value<T>(value: T): T;
+}
+
+export function maskCardNumber(number: string): string {
+  return number.length <= 4 ? MASK : `${"*".repeat(number.length - 4)}${number.slice(-4)}`;
+}
+
+/** Masks the digits of a card number written with separators, keeping the separators and the last 4 digits. */
+function maskCardDigits(written: string): string {
+  let digitsLeft = (written.match(/\d/g) ?? []).length;
+  let out = "";
+  for (const char of written) {
+    if (char >= "0" && char <= "9") {
+      out += digitsLeft > 4 ? "*" : char;
+      digitsLeft -= 1;
+    } else out += char;
+  }
+  return out;
+}
+
+/** The credentials a URL carries in its userinfo: the password, or the user when there is no password. */
+export function credentialsOfUrl(url: string | undefined): string[] {
+  if (!url) return [];
+  const match = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/([^/?#@]*)@/.exec(url.trim());
+  if (!match?.[1]) return [];
+  const userinfo = match[1];
+  const colon = userinfo.indexOf(":");
+  const raw = colon === -1 ? userinfo : userinfo.slice(colon + 1);
+  if (raw === "") return [];
+  let decoded = raw;
+  try {
+    decoded = decodeURIComponent(raw);
+  } catch {
+    // A malformed escape: the raw text is the credential as written.
+  }
+  return [...new Set([raw, decoded])];
+}
+
+/** The URL with its userinfo password (or lone user) masked. */
+export function maskUrlCredentials(text: string): string {
+  return text.replace(URL_USERINFO, (_whole, scheme: string, userinfo: string) => {
+    const colon = userinfo.indexOf(":");
+    return `${scheme}${colon === -1 ? MASK : `${userinfo.slice(0, colon)}:${MASK}`}@`;
+  });
+}
+
+// --- spellings -------------------------------------------------------------------------------------
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** A hex digit in either case, as percent- and \u-escapes allow. */
+function hexPattern(hex: string): string {
+  return [...hex].map((h) => (/[a-f]/i.test(h) ? `[${h.toLowerCase()}${h.toUpperCase()}]` : h)).join("");
+}
+
+const HTML_ENTITIES: Record<string, string[]> = {
+  '"': ["&quot;", "&#34;", "&#x22;"],
+  "'": ["&#39;", "&#x27;", "&apos;"],
+  "&": ["&amp;", "&#38;", "&#x26;"],
+  "<": ["&lt;", "&#60;", "&#x3c;"],
+  ">": ["&gt;", "&#62;", "&#x3e;"],
+};
+
+/**
+ * Every way one character of a secret can be written in a report: as is; percent-encoded, once
+ * or twice (`%41`, `%2541`); as a JSON `\u` escape at any nesting depth; JSON-escaped (`\"`,
+ * `\\`, `\/`) at any depth; HTML-escaped; a space also as `+`.
+ */
+function charPattern(char: string): string {
+  const options = [escapeRegExp(char)];
+  const bytes = [...Buffer.from(char, "utf8")];
+  options.push(bytes.map((b) => `%(?:25)?${hexPattern(b.toString(16).padStart(2, "0"))}`).join(""));
+  const units = [...char].length === 1 && char.length === 2 ? [char.charCodeAt(0), char.charCodeAt(1)] : [];
+  if (char.length === 1) units.push(char.charCodeAt(0));
+  options.push(units.map((u) => `\\\\{1,16}u${hexPattern(u.toString(16).padStart(4, "0"))}`).join(""));
+  if (char === '"' || char === "/") options.push(`\\\\{1,16}${escapeRegExp(char)}`);
+  if (char === "\\") options.push("\\\\{1,32}");
+  for (const entity of HTML_ENTITIES[char] ?? []) options.push(escapeRegExp(entity));
+  if (char === " ") options.push("\\+");
+  return `(?:${options.join("|")})`;
+}
+
+function secretPattern(secret: string): string {
+  return [...secret].map(charPattern).join("");
+}
+
+/**
+ * Finds a secret in every spelling {@link charPattern} knows (global), for a component that keeps
+ * one secret out of its own records with a marker of its own (the webhook sink's `<token>`).
+ */
+export function secretSpellings(secret: string): RegExp {
+  return new RegExp(secretPattern(secret), "g");
+}
+
+/** A card's digits, each possibly escaped, optionally separated by a space, dash or their escapes. */
+function cardPattern(digits: string): string {
+  const separator = "(?:[ -]|%(?:25)?20|%(?:25)?2[dD]|\\+|\\\\{1,16}u002[0dD])?";
+  // Not a part of a longer number: no digit before, no "<digit>." before (a fraction), no digit
+  // or fraction after.
+  return `(?<!\\d)(?<!\\d\\.)${[...digits].map(charPattern).join(separator)}(?!\\d|\\.\\d)`;
+}
+
+/**
+ * The parts of the base64 encoding of `bytes` that do not depend on what surrounds them, for the
+ * three alignments the bytes can have inside a longer encoded value.
+ */
+function base64Fragments(bytes: Buffer): string[] {
+  const fragments: string[] = [];
+  for (let offset = 0; offset < 3; offset++) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString("base64");
+    const start = Math.ceil((8 * offset) / 6);
+    const end = Math.floor((8 * (offset + bytes.length)) / 6);
+    const fragment = encoded.slice(start, end);
+    if (fragment.length >= 6) fragments.push(fragment, fragment.replace(/\+/g, "-").replace(/\//g, "_"));
+  }
+  return fragments;
+}
+
+// --- fields ------------------------------------------------------------------------------------
+
+type FieldKind = "cvc" | "card" | "credential";
+
+/** A key's normal form: lower case, no separators (`api_key`, `API-Key` and `apiKey` alike). */
+const normalKey = (key: string) => key.toLowerCase().replace(/[-_\s]/g, "");
+
+const CVC_KEYS = new Set(["cvc", "cvv", "cvc2", "cvv2", "csc", "securitycode", "cardsecuritycode"]);
+const CARD_KEYS = new Set(["pan", "cardnumber", "cardno", "primaryaccountnumber"]);
+/** Parents under which `number` is a card number (§4.3 `requisites.number`). */
+const CARD_PARENTS = new Set(["requisites", "card", "bankcard"]);
+const CREDENTIAL_KEYS = new Set([
+  "apikey",
+  "xapikey",
+  "secret",
+  "callbacksecret",
+  "clientsecret",
+  "password",
+  "passwd",
+  "sinktoken",
+  "authorization",
+  "proxyauthorization",
+]);
+
+function fieldKind(key: string | undefined, parent: string | undefined): FieldKind | undefined {
+  if (key === undefined) return undefined;
+  const k = normalKey(key);
+  if (CVC_KEYS.has(k)) return "cvc";
+  if (CARD_KEYS.has(k) || (k === "number" && parent !== undefined && CARD_PARENTS.has(normalKey(parent))))
+    return "card";
+  if (CREDENTIAL_KEYS.has(k)) return "credential";
+  return undefined;
+}
+
+/** A credential header's value: an auth scheme stays (`Bearer ***`), the rest goes. */
+function maskCredentialValue(value: string): string {
+  if (value === "") return value;
+  const scheme = /^([A-Za-z][A-Za-z-]{0,19})\s+\S/.exec(value);
+  return scheme ? `${scheme[1]} ${MASK}` : MASK;
+}
+
+/** A field-masked string value. */
+function maskField(kind: FieldKind, value: string): string {
+  if (value === "") return value;
+  if (kind === "cvc") return MASK;
+  if (kind === "credential") return maskCredentialValue(value);
+  return /^[\d\s-]{12,}$/.test(value) && (value.match(/\d/g) ?? []).length >= 12
+    ? maskCardDigits(value)
+    : MASK;
+}
+
+/** A quote at any JSON-escaping depth, or HTML-escaped. */
+const QUOTE = String.raw`(?:\\{0,16}(?:"|&quot;|&#34;|&#x22;)|\\{1,16}u0022)`;
+const CVC_KEY = "(?:cvc2?|cvv2?|csc|security_?code)";
+const CARD_KEY = "(?:pan|card_?number|card_?no)";
+/** `"cvc": "123"` in any escaping: the value's quotes are captured to write them back alike. */
+const QUOTED_CVC = new RegExp(
+  String.raw`(${QUOTE}${CVC_KEY}${QUOTE}\s*:\s*)(${QUOTE})((?:(?!${QUOTE})[^\n])*?)(${QUOTE})`,
+  "gi",
+);
+/** `"cvc": 123`: a number where a CVC goes, masked as a string (quoted like its key). */
+const NUMERIC_CVC = new RegExp(String.raw`(${QUOTE})(${CVC_KEY})(${QUOTE})(\s*:\s*)(-?\d+)`, "gi");
+const QUOTED_CARD = new RegExp(
+  String.raw`(${QUOTE}${CARD_KEY}${QUOTE}\s*:\s*${QUOTE})([\d -]{12,30})(?=${QUOTE})`,
+  "gi",
+);
+/** `cvc=123` in a query string or form body. */
+const FORM_CVC = new RegExp(String.raw`((?:^|[?&;\s])${CVC_KEY}=)([^&#\s"'<]*)`, "gi");
+/** A bearer credential wherever it is written (never eating a quote or backslash). */
+const BEARER = /\b(Bearer)(\s+)(?!\*\*\*)(?:<[^\s<>"]*>|[^\s"'`,\\&<>]+)/gi;
+/** A Basic credential: masked when it decodes to `user:password`, so "Basic checks" stays. */
+const BASIC = /\b(Basic)(\s+)([A-Za-z0-9+/]{6,}={0,2})(?![\w+/=])/gi;
+/** `scheme://userinfo@`. */
+const URL_USERINFO = /(?<![a-zA-Z0-9+.-])([a-zA-Z][a-zA-Z0-9+.-]{0,30}:\/\/)([^\s/?#@"'<>\\]{1,512})@/g;
+/** The token segment of a webhook-sink callback URL. */
+const SINK_TOKEN_SEGMENT = /(\/callbacks\/)(?!\*\*\*)([A-Za-z0-9_-]{16,128})(?=[/?#"'\s<\\]|$)/g;
+
+// --- JSON tokenising ---------------------------------------------------------------------------
+
+/** Does this text look like JSON (an object or array), even one cut short? */
+function looksLikeJson(text: string): boolean {
+  return /^\s*(?:\{\s*(?:"|\}|$)|\[\s*(?:[[{"\d\-\]]|true|false|null|$))/.test(text);
+}
+
+/** Index of the quote that closes the string opening at `start`, or -1 when it is cut short. */
+function stringEnd(text: string, start: number): number {
+  let i = start + 1;
+  for (;;) {
+    const quote = text.indexOf('"', i);
+    if (quote === -1) return -1;
+    let backslashes = 0;
+    for (let j = quote - 1; j > start && text.charCodeAt(j) === 92; j--) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+    i = quote + 1;
+  }
+}
+
+const NUMBER_AT = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const LITERAL_AT = /true|false|null/y;
+
+interface Frame {
+  kind: "object" | "array";
+  /** In an object: the key whose value comes next. */
+  key: string | undefined;
+  expectingKey: boolean;
+  /** Where this object or array sits: its key, and the key of the object around it. */
+  at: string | undefined;
+  parentAt: string | undefined;
+}
+
+/** The key a value at the top of the stack sits at, and its parent's key. */
+function valueContext(stack: readonly Frame[]): [string | undefined, string | undefined] {
+  const frame = stack[stack.length - 1];
+  if (!frame) return [undefined, undefined];
+  return frame.kind === "object" ? [frame.key, frame.at] : [frame.at, frame.parentAt];
+}
+
+export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSecrets): Masker {
+  const known = [
+    ...new Set(
+      [...secrets, ...urls.flatMap(credentialsOfUrl)].filter(
+        (s): s is string => typeof s === "string" && s.length >= MIN_SECRET_LENGTH,
+      ),
+    ),
+  ].sort((a, b) => b.length - a.length);
+  const cards = [
+    ...new Set(cardNumbers.map((c) => c.replace(/\D/g, "")).filter((c) => c.length >= MIN_SECRET_LENGTH)),
+  ].sort((a, b) => b.length - a.length);
+  const secretRegex =
+    known.length > 0 ? new RegExp(known.map((s) => `(?:${secretPattern(s)})`).join("|"), "g") : undefined;
+  const cardRegexes = cards.map((digits) => ({ digits, regex: new RegExp(cardPattern(digits), "g") }));
+  const fragments = [...known, ...cards].flatMap((s) => base64Fragments(Buffer.from(s, "utf8")));
+  const fragmentRegex =
+    fragments.length > 0
+      ? new RegExp(
+          [...new Set(fragments)]
+            .sort((a, b) => b.length - a.length)
+            .map(escapeRegExp)
+            .join("|"),
+          "g",
+        )
+      : undefined;
+
+  /** Masks free text: every spelling of a known secret, and every field it can find by its shape. */
+  function plain(text: string, depth: number): string {
+    if (text.length < 3) return text;
+    let out = text;
+    if (secretRegex) out = out.replace(secretRegex, MASK);
+    for (const { digits, regex } of cardRegexes) {
+      out = out.replace(regex, (match) =>
+        /^[\d -]+$/.test(match) ? maskCardDigits(match) : maskCardNumber(digits),
+      );
+    }
+    out = maskUrlCredentials(out);
+    out = out.replace(SINK_TOKEN_SEGMENT, `$1${MASK}`);
+    out = out.replace(BEARER, `$1$2${MASK}`);
+    out = out.replace(BASIC, (whole, scheme: string, space: string, encoded: string) =>
+      Buffer.from(encoded, "base64").toString("latin1").includes(":") ? `${scheme}${space}${MASK}` : whole,
+    );
+    if (/cvc|cvv|csc|security_?code/i.test(out)) {
+      out = out.replace(QUOTED_CVC, (_w, head: string, open: string, value: string, close: string) =>
+        value === "" ? `${head}${open}${close}` : `${head}${open}${MASK}${close}`,
+      );
+      out = out.replace(NUMERIC_CVC, (_w, q1: string, key: string, q2: string, colon: string) => {
+        return `${q1}${key}${q2}${colon}${q1}${MASK}${q1}`;
+      });
+      out = out.replace(FORM_CVC, (_w, head: string, value: string) =>
+        value === "" ? head : `${head}${MASK}`,
+      );
+    }
+    if (/pan|card_?n/i.test(out))
+      out = out.replace(QUOTED_CARD, (_w, head: string, value: string) => head + maskCardDigits(value));
+    if (fragmentRegex && depth < MAX_DEPTH) out = maskBase64(out, depth);
+    return out;
+  }
+
+  /** Finds base64 runs holding a known secret: decodes, masks and re-encodes them. */
+  function maskBase64(text: string, depth: number): string {
+    const regex = fragmentRegex as RegExp;
+    regex.lastIndex = 0;
+    let out = "";
+    let copied = 0;
+    for (let match = regex.exec(text); match !== null; match = regex.exec(text)) {
+      if (match.index < copied) continue;
+      let start = match.index;
+      let end = match.index + match[0].length;
+      while (start > copied && /[A-Za-z0-9+/_-]/.test(text[start - 1] as string)) start--;
+      while (end < text.length && /[A-Za-z0-9+/_-]/.test(text[end] as string)) end++;
+      if (text[end] === "=") end += text[end + 1] === "=" ? 2 : 1;
+      const run = text.slice(start, end);
+      out += text.slice(copied, start) + maskBase64Run(run, match[0], depth);
+      copied = end;
+      regex.lastIndex = end;
+    }
+    return copied === 0 ? text : out + text.slice(copied);
+  }
+
+  function maskBase64Run(run: string, fragment: string, depth: number): string {
+    const urlSafe = /[-_]/.test(run);
+    const body = run.replace(/=+$/, "");
+    const standard = urlSafe ? body.replace(/-/g, "+").replace(/_/g, "/") : body;
+    if (body.length % 4 !== 1 && !(urlSafe && /[+/]/.test(body))) {
+      const bytes = Buffer.from(standard, "base64");
+      if (bytes.toString("base64").replace(/=+$/, "") === standard) {
+        const asUtf8 = bytes.toString("utf8");
+        const encoding: BufferEncoding = Buffer.from(asUtf8, "utf8").equals(bytes) ? "utf8" : "latin1";
+        const decoded = encoding === "utf8" ? asUtf8 : bytes.toString("latin1");
+        const masked = maskString(decoded, depth + 1);
+        if (masked !== decoded) {
+          let encoded = Buffer.from(masked, encoding).toString("base64");
+          if (urlSafe) encoded = encoded.replace(/\+/g, "-").replace(/\//g, "_");
+          return run.endsWith("=") ? encoded : encoded.replace(/=+$/, "");
+        }
+      }
+    }
+    // Not a whole base64 value (cut, or one line of many): the part that spells the secret goes.
+    return run.split(fragment).join(MASK);
+  }
+
+  /** Masks a string value (decoded: no JSON escaping of its own). */
+  function maskString(value: string, depth: number): string {
+    if (depth >= MAX_DEPTH) return plain(value, depth);
+    return looksLikeJson(value) ? json(value, depth + 1) : plain(value, depth);
+  }
+
+  /** Masks a string value that sits at `key` (inside `parent`), field rules first. */
+  function maskStringAt(value: string, key: string | undefined, parent: string | undefined, depth: number) {
+    const kind = fieldKind(key, parent);
+    return kind ? maskField(kind, value) : maskString(value, depth);
+  }
+
+  /**
+   * Masks JSON text (possibly cut short, possibly with junk around it) token by token: strings
+   * are masked as values, numbers and literals in a value's place are copied unchanged, and
+   * anything else is masked as free text. Valid JSON stays valid.
+   */
+  function json(text: string, depth: number): string {
+    const stack: Frame[] = [];
+    const parts: string[] = [];
+    let junkStart = -1;
+    /** The last significant character: a number or literal is a value after `:`, `[`, `,` or nothing. */
+    let previous = "";
+    const flushJunk = (end: number) => {
+      if (junkStart !== -1) parts.push(plain(text.slice(junkStart, end), depth));
+      junkStart = -1;
+    };
+    let i = 0;
+    while (i < text.length) {
+      const c = text[i] as string;
+      if (c === '"') {
+        flushJunk(i);
+        const end = stringEnd(text, i);
+        const raw = end === -1 ? text.slice(i) : text.slice(i, end + 1);
+        const frame = stack[stack.length - 1];
+        let decoded: string | undefined;
+        if (end !== -1) {
+          if (raw.indexOf("\\") === -1) decoded = raw.slice(1, -1);
+          else {
+            try {
+              decoded = JSON.parse(raw) as string;
+            } catch {
+              decoded = undefined;
+            }
+          }
+        }
+        if (decoded === undefined) {
+          // Cut short or badly escaped: masked as free text, which adds no quote.
+          parts.push(`"${plain(raw.slice(1, end === -1 ? undefined : -1), depth)}${end === -1 ? "" : '"'}`);
+        } else {
+          let masked: string;
+          if (frame?.kind === "object" && frame.expectingKey) {
+            masked = plain(decoded, depth);
+            frame.key = decoded;
+          } else {
+            const [key, parent] = valueContext(stack);
+            masked = maskStringAt(decoded, key, parent, depth);
+          }
+          parts.push(masked === decoded ? raw : JSON.stringify(masked));
+        }
+        previous = '"';
+        i += raw.length;
+        continue;
+      }
+      if (c === "{" || c === "[") {
+        flushJunk(i);
+        const [at, parentAt] = valueContext(stack);
+        stack.push({
+          kind: c === "{" ? "object" : "array",
+          key: undefined,
+          expectingKey: c === "{",
+          at,
+          parentAt,
+        });
+        parts.push(c);
+        previous = c;
+        i++;
+        continue;
+      }
+      if (c === "}" || c === "]") {
+        flushJunk(i);
+        stack.pop();
+        parts.push(c);
+        previous = c;
+        i++;
+        continue;
+      }
+      if (c === ":" || c === ",") {
+        flushJunk(i);
+        const frame = stack[stack.length - 1];
+        if (frame?.kind === "object") frame.expectingKey = c === ",";
+        parts.push(c);
+        previous = c;
+        i++;
+        continue;
+      }
+      if (junkStart === -1 && (c === " " || c === "\n" || c === "\r" || c === "\t")) {
+        parts.push(c);
+        i++;
+        continue;
+      }
+      if (junkStart === -1 && (previous === ":" || previous === "[" || previous === "," || previous === "")) {
+        NUMBER_AT.lastIndex = i;
+        LITERAL_AT.lastIndex = i;
+        const token = NUMBER_AT.exec(text)?.[0] ?? LITERAL_AT.exec(text)?.[0];
+        const after = token === undefined ? "" : (text[i + token.length] ?? "");
+        if (token !== undefined && !/[\w.]/.test(after)) {
+          const [key, parent] = valueContext(stack);
+          const kind = /\d/.test(token) ? fieldKind(key, parent) : undefined;
+          // A CVC or card number written as a number is still a secret: masked, as a string.
+          parts.push(kind === "cvc" || kind === "card" ? JSON.stringify(maskField(kind, token)) : token);
+          previous = "0";
+          i += token.length;
+          continue;
+        }
+      }
+      if (junkStart === -1) junkStart = i;
+      previous = c;
+      i++;
+    }
+    flushJunk(text.length);
+    return parts.join("");
+  }
+
+  function text(value: string): string {
+    return looksLikeJson(value) ? json(value, 0) : plain(value, 0);
+  }
+
+  function headers(input: Record<string, string>): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const [name, value] of Object.entries(input)) {
+      out[name] = /^(authorization|proxy-authorization|x-api-key|api-key|apikey)$/i.test(name)
+        ? maskCredentialValue(value)
+        : plain(value, 0);
+    }
+    return out;
+  }
+
+  function walk(input: unknown, key: string | undefined, parent: string | undefined): unknown {
+    if (typeof input === "string") return maskStringAt(input, key, parent, 0);
+    if (typeof input === "number" || typeof input === "bigint") {
+      const kind = fieldKind(key, parent);
+      return kind === "cvc" || kind === "card" ? maskField(kind, String(input)) : input;
+    }
+    if (Array.isArray(input)) return input.map((item) => walk(item, key, parent));
+    if (typeof input === "object" && input !== null) {
+      const out: Record<string, unknown> = {};
+      for (const [name, item] of Object.entries(input)) out[plain(name, 0)] = walk(item, name, key);
+      return out;
+    }
+    return input;
+  }
+
+  return { text, headers, value: <T>(input: T) => walk(input, undefined, undefined) as T };
+}

@@ -1,0 +1,110 @@
+/**
+ * The dependency rules (.dependency-cruiser.mjs) catch what they are for: a small tree planted
+ * in a temporary folder with one violation of each kind, and one clean import beside them.
+ * `npm run deps` holds the real tree to the same rules.
+ */
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const ROOT = dirname(fileURLToPath(import.meta.url));
+const CONFIG = join(ROOT, ".dependency-cruiser.mjs");
+const DEPCRUISE = join(ROOT, "node_modules/dependency-cruiser/bin/dependency-cruise.mjs");
+
+interface Violation {
+  rule: { name: string };
+  from: string;
+  to: string;
+  cycle?: { name: string }[];
+}
+
+/** The planted tree: path → source. */
+const PLANTED: Record<string, string> = {
+  "tsconfig.json": JSON.stringify({
+    compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", allowImportingTsExtensions: true },
+  }),
+  "contract/names.ts": "export const NAMES = 1;\n",
+  "contract/index.ts": 'export { NAMES } from "./names.ts";\nexport { ping } from "./ping.ts";\n',
+  // A cycle inside the bottom layer.
+  "contract/ping.ts": 'import { pong } from "./pong.ts";\nexport const ping = () => pong();\n',
+  "contract/pong.ts": 'import { ping } from "./ping.ts";\nexport const pong = () => ping;\n',
+  // An upward import: the contract reaching up into certify.
+  "contract/upward.ts":
+    'import { runCertification } from "../certify/index.ts";\nexport const up = runCertification;\n',
+  "certify/index.ts": "export const runCertification = () => 0;\n",
+  // A deep import past the contract's index.ts.
+  "certify/deep.ts": 'import { pong } from "../contract/pong.ts";\nexport const deep = pong;\n',
+  // A sibling import within layer 1.
+  "webhook-sink/index.ts":
+    'import { TEST_CARD } from "../fixtures/index.ts";\nexport const card = TEST_CARD;\n',
+  "fixtures/index.ts": "export const TEST_CARD = 1;\n",
+  // k6 code using a Node.js module.
+  "load/lib/flow.ts": 'import { readFileSync } from "node:fs";\nexport const read = readFileSync;\n',
+  "load/index.ts": "export const load = 1;\n",
+  // The clean one: the sink's server through the contract's surface.
+  "webhook-sink/server.ts": 'import { NAMES } from "../contract/index.ts";\nexport const names = NAMES;\n',
+};
+
+let dir: string;
+let violations: Violation[];
+
+async function cruise(cwd: string, folders: string[]): Promise<Violation[]> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [DEPCRUISE, "--config", CONFIG, "--output-type", "json", ...folders],
+    { cwd, maxBuffer: 64 * 1024 * 1024 },
+  ).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? "" }));
+  return (JSON.parse(stdout) as { summary: { violations: Violation[] } }).summary.violations;
+}
+
+const found = (rule: string, from: string, to: string) =>
+  violations.some((v) => v.rule.name === rule && v.from === from && v.to === to);
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "h2h-deps-"));
+  for (const [path, source] of Object.entries(PLANTED)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), source);
+  }
+  violations = await cruise(dir, ["contract", "certify", "webhook-sink", "fixtures", "load"]);
+}, 60_000);
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("dependency rules", () => {
+  it("catch a planted cycle", () => {
+    const cycles = violations.filter((v) => v.rule.name === "no-cycles");
+    expect(cycles).toHaveLength(1);
+    const modules = [cycles[0]?.from, ...(cycles[0]?.cycle ?? []).map((step) => step.name)];
+    expect(new Set(modules)).toEqual(new Set(["contract/ping.ts", "contract/pong.ts"]));
+  });
+
+  it("catch a planted upward import", () => {
+    expect(found("no-upward-import-from-contract", "contract/upward.ts", "certify/index.ts")).toBe(true);
+  });
+
+  it("catch a deep import past a package's index.ts", () => {
+    expect(found("no-deep-import-into-contract", "certify/deep.ts", "contract/pong.ts")).toBe(true);
+  });
+
+  it("catch a sibling import within a layer", () => {
+    expect(found("no-sibling-import-from-webhook-sink", "webhook-sink/index.ts", "fixtures/index.ts")).toBe(
+      true,
+    );
+  });
+
+  it("catch a Node.js module in k6 code", () => {
+    expect(found("k6-code-stays-k6-safe", "load/lib/flow.ts", "fs")).toBe(true);
+  });
+
+  it("let an import through a package's index.ts pass, and report nothing else", () => {
+    expect(violations.some((v) => v.from === "webhook-sink/server.ts")).toBe(false);
+    expect(violations).toHaveLength(5);
+  });
+});

@@ -1,0 +1,187 @@
+/**
+ * The one CLI runner: every npm script answers `--help` with its usage and exit 0 (run as a user
+ * runs it, a child process per script), and a bad argument is a usage error that names it and
+ * exits 64. The runner's own rules are checked in-process.
+ */
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { type CliOutput, type Command, defineCommand, EXIT, helpText, runCli, UsageError } from "./cli.ts";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const PACKAGE = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+  scripts: Record<string, string>;
+};
+
+/** The npm scripts that are commands of scripts/ (the rest are tools: tsc, biome, vitest). */
+const COMMANDS = Object.entries(PACKAGE.scripts).flatMap(([name, line]) => {
+  const match = /^tsx (scripts\/[\w-]+\.ts)$/.exec(line);
+  return match?.[1] ? [{ name, file: match[1] }] : [];
+});
+
+function run(file: string, args: string[]) {
+  return new Promise<{ exitCode: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", file, ...args], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    child.once("exit", (exitCode) => resolve({ exitCode, stdout, stderr }));
+  });
+}
+
+function capture(): CliOutput & { lines: string[] } {
+  const lines: string[] = [];
+  return { lines, out: (line) => lines.push(line), err: (line) => lines.push(line) };
+}
+
+/** Each bin file's command definition, as the bin file hands it to runCli. */
+async function commandOf(file: string): Promise<Command> {
+  const text = readFileSync(`${ROOT}/${file}`, "utf8");
+  const statements = text.split("\n").filter((line) => line.trim() !== "");
+  const name = /^await runCli\((\w+)\);$/.exec(statements.at(-1) ?? "")?.[1];
+  const from = statements
+    .map((line) => new RegExp(`^import \\{ ${name} \\} from "(\\./commands/[\\w-]+\\.ts)";$`).exec(line)?.[1])
+    .find(Boolean);
+  const others = statements.slice(0, -1).filter((line) => !line.startsWith("import "));
+  if (!name || !from || others.length > 0 || statements.length !== 3)
+    throw new Error(`${file} is not a one-line bin file around runCli:\n${text}`);
+  const module = (await import(new URL(from, new URL(`../${file}`, import.meta.url)).href)) as Record<
+    string,
+    Command
+  >;
+  return module[name] as Command;
+}
+
+describe("every npm run command", () => {
+  it("is a one-line bin file around runCli with the command of its npm script's name", async () => {
+    expect(COMMANDS.map((c) => c.name).sort()).toEqual([
+      "bench:generate",
+      "bench:load-overhead",
+      "bench:provider",
+      "bench:sink",
+      "certify",
+      "load",
+      "load:build",
+      "mutants",
+      "openapi",
+      "provider",
+      "sink",
+    ]);
+    for (const { name, file } of COMMANDS) expect((await commandOf(file)).name, file).toBe(name);
+  }, 60_000);
+
+  it.each(COMMANDS)(
+    "$name answers --help with its usage, every option and the exit codes, exit 0",
+    async ({ name, file }) => {
+      const command = await commandOf(file);
+      const output = capture();
+      expect(await runCli(command, ["--help"], output)).toBe(EXIT.ok);
+      const [help] = output.lines;
+      expect(output.lines).toHaveLength(1);
+      expect(help?.startsWith(`usage: npm run ${name}`)).toBe(true);
+      for (const option of [...Object.keys(command.options), "help"]) expect(help).toContain(`--${option}`);
+      expect(help).toMatch(/exit codes:\n {3}0 {2}\S.*\n(.*\n)* {2}64 {2}bad usage/);
+    },
+    60_000,
+  );
+
+  it("does so as a user runs it, and refuses an unknown option with exit 64, naming it", async () => {
+    const [help, bogus] = await Promise.all([
+      run("scripts/openapi.ts", ["--help"]),
+      run("scripts/openapi.ts", ["--bogus"]),
+    ]);
+    expect(help.exitCode).toBe(EXIT.ok);
+    expect(help.stdout).toMatch(/^usage: npm run openapi -- \[options\]\n/);
+    expect(help.stdout).toContain("--out FILE");
+    expect(bogus.exitCode).toBe(EXIT.usage);
+    expect(bogus.stdout).toBe("");
+    expect(bogus.stderr).toContain("error: Unknown option '--bogus'");
+    expect(bogus.stderr).toContain("usage: npm run openapi");
+  }, 30_000);
+});
+
+describe("runCli", () => {
+  const command = defineCommand({
+    name: "demo",
+    summary: "A command for this test.",
+    options: {
+      count: { type: "number", description: "how many" },
+      colour: { type: "string", choices: ["red", "blue"], description: "which colour" },
+      tag: { type: "string", multiple: true, value: "TAG", description: "tags" },
+      loud: { type: "boolean", description: "say it loud" },
+    },
+    exitCodes: { [EXIT.failed]: "it said no" },
+    async run(options) {
+      if (options.colour === "blue") throw new Error("blue is broken");
+      if (options.colour === "red") throw new UsageError("red is not for this");
+      return options.loud ? EXIT.failed : EXIT.ok;
+    },
+  });
+
+  it("hands the command typed options and returns its exit code", async () => {
+    const seen: unknown[] = [];
+    const echo = defineCommand({
+      ...command,
+      async run(options) {
+        seen.push(options);
+        return EXIT.ok;
+      },
+    });
+    const output = capture();
+    expect(await runCli(echo, ["--count", "2.5", "--tag", "a", "--tag", "b", "--loud"], output)).toBe(0);
+    expect(seen).toEqual([{ count: 2.5, tag: ["a", "b"], loud: true }]);
+    expect(await runCli(command, ["--loud"], output)).toBe(EXIT.failed);
+  });
+
+  it.each([
+    [["--count", "many"], '--count: "many" is not a number'],
+    [["--colour", "green"], "--colour green: must be one of red, blue"],
+    [["--count"], "--count"],
+    [["extra"], "extra"],
+    [["--colour", "red"], "red is not for this"],
+  ])("makes %j a usage error: exit 64, naming what was wrong", async (args, named) => {
+    const output = capture();
+    expect(await runCli(command, args, output)).toBe(EXIT.usage);
+    expect(output.lines[0]).toMatch(/^error: /);
+    expect(output.lines[0]).toContain(named);
+    expect(output.lines[1]).toBe("usage: npm run demo -- [options]  (--help for details)");
+  });
+
+  it("turns an unexpected error into one line and exit 1, and a known one into its own code", async () => {
+    const output = capture();
+    expect(await runCli(command, ["--colour", "blue"], output)).toBe(EXIT.failed);
+    expect(output.lines).toEqual(["error: blue is broken"]);
+    const knowing = defineCommand({ ...command, knownErrors: [[Error, EXIT.missingTool]] });
+    expect(await runCli(knowing, ["--colour", "blue"], capture())).toBe(EXIT.missingTool);
+  });
+
+  it("prints the help with every option, its value, and the exit codes the command uses", async () => {
+    const output = capture();
+    expect(await runCli(command, ["--help", "--count", "x"], output)).toBe(0);
+    expect(output.lines).toEqual([helpText(command as never)]);
+    expect(output.lines[0]).toBe(
+      [
+        "usage: npm run demo -- [options]",
+        "",
+        "A command for this test.",
+        "",
+        "options:",
+        "  --count N          how many",
+        "  --colour red|blue  which colour",
+        "  --tag TAG          tags",
+        "  --loud             say it loud",
+        "  --help             show this help and exit",
+        "",
+        "exit codes:",
+        "   0  done",
+        "   1  it said no",
+        "  64  bad usage",
+      ].join("\n"),
+    );
+  });
+});

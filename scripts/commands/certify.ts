@@ -1,0 +1,37 @@
+/** `npm run certify`: certifies the target against the contract and writes the reports. */
+import { runCertification, type Verdict } from "../../certify/index.ts";
+import { defineCommand, EXIT, type ExitCode } from "../cli.ts";
+import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
+
+const EXIT_OF_VERDICT: Record<Verdict, ExitCode> = {
+  conformant: EXIT.ok,
+  "not conformant": EXIT.failed,
+  "not run": EXIT.notJudged,
+};
+
+export const certify = defineCommand({
+  name: "certify",
+  summary:
+    "Certifies the target at H2H_BASE_URL (or the bundled reference provider) against the contract and\n" +
+    "writes the JUnit, JSON, HTML and HAR reports.",
+  options: {},
+  environment: [
+    "H2H_BASE_URL         target base URL (default: start the bundled reference provider)",
+    "H2H_API_KEY          merchant API key (required for a foreign target)",
+    "H2H_API_KEY_2        a second merchant's key, for the cross-merchant checks",
+    "H2H_CALLBACK_SECRET  secret to verify callback signatures",
+    "H2H_PROFILE          target profile file (default: fixtures/profiles/reference.json)",
+    "H2H_SINK_PORT, H2H_SINK_PUBLIC_URL  where the webhook sink listens / the URL in metadata.webHook",
+    "H2H_REPORT_DIR       where reports go (default: reports/)",
+  ],
+  exitCodes: {
+    [EXIT.ok]: "conformant: every required check passed",
+    [EXIT.failed]: "not conformant",
+    [EXIT.notJudged]: "the target could not be judged (unreachable, a spec that did not load)",
+    ...BAD_SETTINGS_EXIT,
+  },
+  knownErrors: BAD_SETTINGS,
+  async run() {
+    return EXIT_OF_VERDICT[(await runCertification()).report.verdict];
+  },
+});

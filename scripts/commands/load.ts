@@ -1,0 +1,113 @@
+/** `npm run load`: a k6 load scenario against the target, with thresholds, latency and callback delivery. */
+
+import { LOAD_SCRIPTS, LoadConfigError, NoK6Error, runLoad, SCENARIOS } from "../../load/index.ts";
+import { defineCommand, EXIT, UsageError } from "../cli.ts";
+import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
+
+export const load = defineCommand({
+  name: "load",
+  summary:
+    "Runs a k6 load scenario against H2H_BASE_URL (or the bundled reference provider) and reports\n" +
+    "thresholds, the failing checks, latency, callback delivery per final status and plots over time;\n" +
+    "stress prints the capacity. k6 comes from PATH or K6_BIN, else the grafana/k6 image when a\n" +
+    "Docker engine answers.",
+  options: {
+    scenario: { type: "string", choices: SCENARIOS, description: "the load shape (default: smoke)" },
+    script: { type: "string", choices: LOAD_SCRIPTS, description: "which flows (default: mixed)" },
+    rate: {
+      type: "number",
+      description:
+        "orders per second: the plateau, or stress's first step (default: smoke 1.5, at most 2; else 10)",
+    },
+    duration: {
+      type: "string",
+      value: "DURATION",
+      description: "k6 duration, e.g. 30s (default: the scenario's)",
+    },
+    think: {
+      type: "number",
+      value: "SECONDS",
+      description: "wait between an order and its confirmation code (default: smoke 1, else 0)",
+    },
+    vus: {
+      type: "number",
+      description: "virtual users allocated at the start (default: enough for the rate)",
+    },
+    "max-vus": { type: "number", description: "most virtual users (default: 100)" },
+    "mobile-share": {
+      type: "number",
+      value: "0..1",
+      description: "share of mobile-commerce orders (default: 0.5)",
+    },
+    "failure-share": {
+      type: "number",
+      value: "0..1",
+      description: "share of orders confirmed to fail (default: 0)",
+    },
+    "appeal-share": {
+      type: "number",
+      value: "0..1",
+      description: "share of orders failed then won on appeal (default: 0)",
+    },
+    p95: { type: "number", value: "MS", description: "p95 latency threshold per endpoint (default: 500)" },
+  },
+  environment: [
+    "H2H_BASE_URL, H2H_API_KEY, H2H_PROFILE, H2H_REPORT_DIR  as for certify",
+    "K6_BIN  the k6 binary (default: k6 on PATH, else Docker)",
+    "H2H_TIMELINE_POINTS  periods in the run's timeline and plots (default: 120, whatever the length)",
+  ],
+  exitCodes: {
+    [EXIT.ok]: "every threshold and the delivery target met (stress: its first step held)",
+    [EXIT.failed]: "a threshold or the delivery target missed",
+    [EXIT.missingTool]: "no k6 to run with (nothing written)",
+    ...BAD_SETTINGS_EXIT,
+  },
+  knownErrors: [[NoK6Error, EXIT.missingTool], ...BAD_SETTINGS],
+  async run(options) {
+    const chosen = {
+      scenario: options.scenario ?? "smoke",
+      script: options.script ?? "mixed",
+      rate: options.rate,
+      duration: options.duration,
+      thinkSeconds: options.think,
+      vus: options.vus,
+      maxVUs: options["max-vus"],
+      mobileShare: options["mobile-share"],
+      failureShare: options["failure-share"],
+      appealShare: options["appeal-share"],
+      p95Ms: options.p95,
+    };
+    // Only what was given: the script's own defaults stand for the rest.
+    try {
+      const { report } = await runLoad(
+        Object.fromEntries(
+          Object.entries(chosen).filter(([, value]) => value !== undefined),
+        ) as typeof chosen,
+      );
+      return report.passed ? EXIT.ok : EXIT.failed;
+    } catch (error) {
+      // The script's own refusal names its variable; the user typed a flag.
+      if (error instanceof LoadConfigError) throw new UsageError(flagNames(error.message));
+      throw error;
+    }
+  },
+});
+
+/** The flag each script variable comes from, so a refusal names what the user typed. */
+const FLAGS: Record<string, string> = {
+  H2H_RATE: "--rate",
+  H2H_DURATION: "--duration",
+  H2H_MAX_VUS: "--max-vus",
+  H2H_VUS: "--vus",
+  H2H_THINK_S: "--think",
+  H2H_MOBILE_SHARE: "--mobile-share",
+  H2H_FAILURE_SHARE: "--failure-share",
+  H2H_APPEAL_SHARE: "--appeal-share",
+  H2H_P95_MS: "--p95",
+};
+
+function flagNames(message: string): string {
+  return message.replace(/\b(H2H_[A-Z0-9_]+)(=?)/g, (match, name: string, equals: string) =>
+    FLAGS[name] ? `${FLAGS[name]}${equals ? " " : ""}` : match,
+  );
+}

@@ -1,0 +1,61 @@
+/**
+ * `npm run mutants`: certify against the reference provider with each fault and against the clean
+ * provider several times; prints the table and the kill rate, writes the table to the reports folder.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { killRate, renderMutationTable, runMutationSuite } from "../../certify/index.ts";
+import { defineCommand, EXIT } from "../cli.ts";
+
+export const mutants = defineCommand({
+  name: "mutants",
+  summary:
+    "Certifies the reference provider switched into each fault of the catalogue (in parallel, bounded\n" +
+    "by the cores) and the clean provider several times; prints the table and the kill rate and writes\n" +
+    "it to <H2H_REPORT_DIR>/mutants/.",
+  options: {
+    fault: {
+      type: "string",
+      multiple: true,
+      value: "NAME",
+      description: "only this fault (repeatable; default: every fault)",
+    },
+    clean: { type: "number", description: "certifications of the clean provider (default: 3)" },
+    concurrency: { type: "number", description: "certifications at once (default: the cores)" },
+  },
+  environment: ["H2H_REPORT_DIR  where the reports go (default: reports/)"],
+  exitCodes: {
+    [EXIT.ok]: "every fault killed and no clean run failed",
+    [EXIT.failed]: "a fault survived or a clean run failed",
+  },
+  async run(options) {
+    const reportDir = resolve(process.env.H2H_REPORT_DIR ?? "reports", "mutants");
+    await mkdir(reportDir, { recursive: true });
+    const started = Date.now();
+    const results = await runMutationSuite({
+      ...(options.fault ? { faults: options.fault } : {}),
+      cleanRuns: options.clean ?? 3,
+      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+      reportDir,
+      onResult: (r) =>
+        console.log(`  ${r.outcome.padEnd(14)} ${r.subject} (${(r.durationMs / 1000).toFixed(1)} s)`),
+    });
+    const table = renderMutationTable(results);
+    console.log(`\n${table}\n`);
+    console.log(
+      `${results.length} certifications in ${((Date.now() - started) / 1000).toFixed(0)} s; per-run reports in ${reportDir}`,
+    );
+    await writeFile(join(reportDir, "mutants.txt"), `${table}\n`);
+    await writeFile(
+      join(reportDir, "mutants.json"),
+      `${JSON.stringify(
+        results.map(({ fault: _fault, ...r }) => r),
+        null,
+        2,
+      )}\n`,
+    );
+    const rate = killRate(results);
+    const falsePositive = results.some((r) => r.fault === undefined && r.outcome !== "clean-pass");
+    return rate.killed === rate.total && !falsePositive ? EXIT.ok : EXIT.failed;
+  },
+});

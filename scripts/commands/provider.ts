@@ -1,0 +1,99 @@
+/** `npm run provider`: the reference provider alone, until Ctrl-C. */
+import {
+  FAULTS,
+  ProviderOptionsError,
+  REFERENCE_API_KEYS,
+  startReferenceProvider,
+} from "../../fixtures/reference-provider/index.ts";
+import { defineCommand, EXIT, numberFlag } from "../cli.ts";
+
+export const provider = defineCommand({
+  name: "provider",
+  summary:
+    "Starts the reference provider alone and prints its URL. Ctrl-C stops it cleanly: pending status\n" +
+    "changes are cancelled, in-flight callbacks finished, retries abandoned (and counted); a second\n" +
+    "Ctrl-C exits at once (130).",
+  options: {
+    port: { type: "number", description: "port to listen on (default: a free port)" },
+    host: { type: "string", value: "ADDR", description: "address to listen on (default: 127.0.0.1)" },
+    lifetime: {
+      type: "number",
+      value: "SECONDS",
+      description: "how long an order awaits confirmation (default: 30)",
+    },
+    "processing-delay": {
+      type: "number",
+      value: "MS",
+      description: "delay before each status change after confirmation (default: 200)",
+    },
+    "callback-retries": {
+      type: "string",
+      value: "LIST",
+      description: "comma-separated waits between callback attempts, in ms (default: 500,1000,2000,4000)",
+    },
+    "callback-timeout": {
+      type: "number",
+      value: "MS",
+      description: "timeout of one callback attempt (default: 5000)",
+    },
+    fault: {
+      type: "string",
+      multiple: true,
+      value: "NAME",
+      description: "switch a named fault on (repeatable); --list-faults lists them",
+    },
+    "list-faults": { type: "boolean", description: "print the fault catalogue and exit" },
+  },
+  knownErrors: [[ProviderOptionsError, EXIT.usage]],
+  async run(options) {
+    if (options["list-faults"]) {
+      for (const fault of FAULTS.values())
+        console.log(`${fault.name.padEnd(44)} ${fault.category.padEnd(10)} ${fault.description}`);
+      return EXIT.ok;
+    }
+    const retries = options["callback-retries"];
+    const running = await startReferenceProvider({
+      port: options.port ?? 0,
+      host: options.host ?? "127.0.0.1",
+      lifetimeSeconds: options.lifetime,
+      processingDelayMs: options["processing-delay"],
+      callbackRetryDelaysMs:
+        retries === undefined
+          ? undefined
+          : retries === ""
+            ? []
+            : retries.split(",").map((part) => numberFlag("callback-retries", part)),
+      callbackAttemptTimeoutMs: options["callback-timeout"],
+      faults: options.fault ?? [],
+      log: (line) => console.log(`[provider] ${line}`),
+    });
+    const { lifetimeSeconds, processingDelayMs, callbackRetryDelaysMs, faults } = running.options;
+    console.log(`reference provider listening on ${running.url}`);
+    console.log(
+      `  lifetime ${lifetimeSeconds}s, processing delay ${processingDelayMs}ms, ` +
+        `callback retries [${callbackRetryDelaysMs.join(", ")}]ms, ` +
+        `faults: ${faults.length > 0 ? faults.join(", ") : "none"}`,
+    );
+    console.log(`  API keys: ${Object.values(REFERENCE_API_KEYS).join(", ")} (sandbox only). Ctrl-C stops.`);
+
+    await new Promise<void>((resolve) => {
+      const onSignal = (signal: NodeJS.Signals) => {
+        process.once(signal, () => {
+          console.log("second signal: exiting without waiting");
+          process.exit(130);
+        });
+        console.log(`${signal}: stopping…`);
+        resolve();
+      };
+      process.once("SIGINT", onSignal);
+      process.once("SIGTERM", onSignal);
+    });
+    const report = await running.stop();
+    console.log(
+      `stopped: ${report.finishedInFlightAttempts} in-flight callback attempts finished, ` +
+        `${report.abandonedDeliveries} callback retries abandoned, ` +
+        `${report.cancelledTransitions} pending status changes and ${report.cancelledExpiries} expiries cancelled`,
+    );
+    return EXIT.ok;
+  },
+});
