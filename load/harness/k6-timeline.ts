@@ -15,6 +15,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { gunzipSync } from "node:zlib";
+import { LoadConfigError } from "../lib/config.ts";
 import { BUSINESS_ERRORS_METRIC, CONFIRMED_METRIC_PREFIX } from "../lib/metric-names.ts";
 
 /** Periods per run, about: the record and the plots stay this size however long the run. */
@@ -33,7 +34,7 @@ export function timelinePointsFrom(env: Record<string, string | undefined>): num
   if (raw === undefined || raw === "") return TIMELINE_POINTS;
   const points = Number(raw);
   if (!Number.isInteger(points) || points < 10 || points > 2000)
-    throw new Error(`H2H_TIMELINE_POINTS="${raw}": must be a whole number from 10 to 2000`);
+    throw new LoadConfigError(`H2H_TIMELINE_POINTS="${raw}": must be a whole number from 10 to 2000`);
   return points;
 }
 

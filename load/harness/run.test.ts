@@ -61,7 +61,7 @@ describe("npm run load", () => {
     const missing = await load(["--scenario", "smoke"], { K6_BIN: "/nonexistent/k6" });
     expect(missing.exitCode).not.toBe(0);
     expect(missing.output).toContain("K6_BIN=/nonexistent/k6 is not an executable file");
-  }, 30_000);
+  }, 90_000);
 
   it("finds no Docker engine behind a socket that is not there", async () => {
     expect(await dockerAvailable({ DOCKER_HOST: "unix:///nonexistent/docker.sock" })).toBe(false);
