@@ -5,6 +5,8 @@
  *   bare       a bare node:http server answering a fixed order record
  *   sink       the webhook sink (default options: fdatasync per group commit) on a fresh data dir
  *   bare-ack   a bare node:http server answering 200 {"stored":1} without storing anything
+ *   canned     a bare node:http server answering the reference provider's own mobile-commerce
+ *              creation and confirmation answers, by path (for k6's cost without a provider's)
  * Prints `LISTENING <url> [<callback url> <token>]` once ready and stops on SIGTERM.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -12,8 +14,15 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SAMPLE_ORDER_RECORD, sampleSuccessEnvelope } from "../fixtures/index.ts";
+import { endpointPath } from "../contract/index.ts";
 import {
+  buildMobileCommerceOrderRequest,
+  SAMPLE_ORDER_RECORD,
+  sampleSuccessEnvelope,
+} from "../fixtures/index.ts";
+import {
+  createReferenceProvider,
+  REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
   REFERENCE_SIGNATURE,
   startReferenceProvider,
@@ -64,11 +73,66 @@ async function startSink() {
   };
 }
 
+/** The reference provider's own answers to one mobile-commerce create → confirm, from its handler. */
+function cannedOrderAnswers(): { create: string; confirm: string } {
+  const provider = createReferenceProvider({ processingDelayMs: 600_000 });
+  try {
+    const headers = {
+      "content-type": "application/json",
+      authorization: `Bearer ${REFERENCE_API_KEYS.merchant1}`,
+    };
+    const create = provider.request({
+      method: "POST",
+      url: endpointPath("createMobileCommerceOrder"),
+      headers,
+      body: JSON.stringify(buildMobileCommerceOrderRequest({ methodID: 101, amount: 1500 })),
+    });
+    const id = (JSON.parse(create.body) as { data: { id: string } }).data.id;
+    const confirm = provider.request({
+      method: "POST",
+      url: endpointPath("confirmMobileCommerceOrder", id),
+      headers,
+      body: JSON.stringify({ code: "1111" }),
+    });
+    if (create.status !== 200 || confirm.status !== 200)
+      throw new Error(`the reference provider refused the canned order: ${create.body} ${confirm.body}`);
+    return { create: create.body, confirm: confirm.body };
+  } finally {
+    void provider.stop();
+  }
+}
+
+async function startCanned(): Promise<{ url: string; stop(): Promise<unknown> }> {
+  const answers = cannedOrderAnswers();
+  const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
+    const body = req.url?.includes("-confirm/") ? answers.confirm : answers.create;
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(200, {
+        "content-type": "application/json; charset=utf-8",
+        "content-length": Buffer.byteLength(body),
+      });
+      res.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(resolve);
+      }),
+  };
+}
+
 const kind = process.argv[2];
 const starters: Record<string, () => Promise<{ url: string; stop(): Promise<unknown> }>> = {
   provider: () => startReferenceProvider({ port: 0 }),
   bare: () => startBare(FIXED_BODY),
   "bare-ack": () => startBare('{"stored":1}'),
+  canned: startCanned,
   sink: startSink,
 };
 const start = kind === undefined ? undefined : starters[kind];

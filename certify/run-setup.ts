@@ -5,7 +5,7 @@
  */
 import { createMasker, type Masker, type Profile } from "../contract/index.ts";
 import { TEST_CARD } from "../fixtures/index.ts";
-import { type RunningSink, startWebhookSink } from "../webhook-sink/index.ts";
+import { type RunningSink, type SinkOptions, startWebhookSink } from "../webhook-sink/index.ts";
 import type { Settings } from "./settings.ts";
 
 /** The secrets of a run; each may be absent (null or undefined). */
@@ -35,9 +35,18 @@ export function runMasker(secrets: RunSecrets): Masker {
   });
 }
 
-/** Starts the run's webhook sink where the settings say, reading callbacks as the profile says. */
-export function startRunSink(settings: Settings, profile: Profile, dataDir: string): Promise<RunningSink> {
+/**
+ * Starts the run's webhook sink where the settings say, reading callbacks as the profile says;
+ * `mode` picks how it keeps them (a load run tallies them: see the sink's `tally` option).
+ */
+export function startRunSink(
+  settings: Settings,
+  profile: Profile,
+  dataDir: string,
+  mode: Pick<SinkOptions, "tally"> = {},
+): Promise<RunningSink> {
   return startWebhookSink({
+    ...mode,
     port: settings.sinkPort,
     dataDir,
     ...(settings.sinkPublicUrl ? { publicUrl: settings.sinkPublicUrl } : {}),

@@ -6,3 +6,11 @@ export {
   startWebhookSink,
 } from "./server.ts";
 export { LOG_FILE, type StoredCallback } from "./store.ts";
+export {
+  CallbackTally,
+  percentile,
+  type RunTally,
+  type SinkIntake,
+  TALLIED_STATUSES,
+  type TimelineSeries,
+} from "./tally.ts";

@@ -32,6 +32,7 @@ import {
   sinkCallbackUrl,
 } from "../contract/names.ts";
 import { CallbackStore, type StoredCallback } from "./store.ts";
+import type { CallbackTally } from "./tally.ts";
 
 export interface SinkOptions {
   port?: number;
@@ -54,6 +55,11 @@ export interface SinkOptions {
   sync?: boolean;
   /** Serve HTTPS with this certificate (PEM, may carry its chain) and key; read them with `readTlsFiles`. */
   tls?: { cert: string; key: string; passphrase?: string };
+  /**
+   * Load-run mode: callbacks are tallied here and not stored (no disk, nothing kept per callback,
+   * no per-order delivery count, so no /refuse or /stall); the query API then lists none. See tally.ts.
+   */
+  tally?: CallbackTally;
 }
 
 export interface SinkStats {
@@ -163,6 +169,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     res: ServerResponse,
     variantSegments: string[],
   ): Promise<void> {
+    const began = performance.now();
     const variant = parseCallbackVariant(variantSegments);
     if (variant === MALFORMED_ESCAPE) {
       req.resume();
@@ -195,8 +202,8 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     const statusValue = readPath(parsed, statusPath);
     const orderId =
       typeof orderIdValue === "string" || typeof orderIdValue === "number" ? String(orderIdValue) : null;
-    const deliveryOfOrder = orderId === null ? 1 : (deliveriesByOrder.get(orderId) ?? 0) + 1;
-    if (orderId !== null) deliveriesByOrder.set(orderId, deliveryOfOrder);
+    const deliveryOfOrder = orderId === null || options.tally ? 1 : (deliveriesByOrder.get(orderId) ?? 0) + 1;
+    if (orderId !== null && !options.tally) deliveriesByOrder.set(orderId, deliveryOfOrder);
     const refused = deliveryOfOrder <= variant.refuse;
     const stall = !refused && deliveryOfOrder <= variant.stall;
     const now = Date.now();
@@ -219,17 +226,20 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       signature: checkSignature(raw, headers),
       answeredWith: refused || stall ? 503 : 200,
     };
-    try {
-      await store.append(record);
-    } catch (error) {
-      // Not on disk, so not acknowledged: the provider will deliver it again.
-      rejected["not-stored"] = (rejected["not-stored"] ?? 0) + 1;
-      return json(res, 500, { error: "not-stored", detail: String(error) });
-    }
-    for (const waiter of waiters) {
-      if (matches(record, waiter.filter)) {
-        waiter.missing -= 1;
-        if (waiter.missing <= 0) waiter.wake();
+    if (options.tally) options.tally.add(record, performance.now() - began);
+    else {
+      try {
+        await store.append(record);
+      } catch (error) {
+        // Not on disk, so not acknowledged: the provider will deliver it again.
+        rejected["not-stored"] = (rejected["not-stored"] ?? 0) + 1;
+        return json(res, 500, { error: "not-stored", detail: String(error) });
+      }
+      for (const waiter of waiters) {
+        if (matches(record, waiter.filter)) {
+          waiter.missing -= 1;
+          if (waiter.missing <= 0) waiter.wake();
+        }
       }
     }
     if (stall) {

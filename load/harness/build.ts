@@ -77,7 +77,9 @@ export async function buildLoadBundles(profile: Profile, outDir = DIST_DIR): Pro
     logLevel: "silent",
     define: {
       __H2H_PROFILE__: JSON.stringify(bundledProfileOf(profile)),
-      __H2H_DIGEST__: JSON.stringify(buildContractDigest(buildContract(profile.gaps))),
+      // As JSON text, parsed by each VU only for the operations it runs: an object literal would
+      // be built, and kept, in every VU (k6 runs the init code once per VU).
+      __H2H_DIGEST_JSON__: JSON.stringify(JSON.stringify(buildContractDigest(buildContract(profile.gaps)))),
     },
   });
   return names.map((script) => {

@@ -85,31 +85,44 @@ export interface K6Invocation {
   bundle: string;
   /** Variables for the script (passed with -e; they are its __ENV). */
   scriptEnv: Record<string, string>;
-  /** Where the outputs go: the summary JSON (via H2H_SUMMARY_PATH), the dashboard export, the JSON sample stream. */
+  /** Where the outputs go: the summary JSON (via H2H_SUMMARY_PATH), the dashboard export, the timeline record. */
   outputDir: string;
   summaryFile: string;
   dashboardFile: string;
-  samplesFile: string;
+  /** k6's web dashboard record (gzipped NDJSON, one event per period): the run over time, bounded. */
+  timelineFile: string;
+  timelinePeriodSeconds: number;
+  /** The tags the dashboard aggregates per value. */
+  timelineTags: readonly string[];
 }
 
 function k6Args(invocation: K6Invocation, paths: { bundle: string; outputDir: string }): string[] {
-  const args = ["run", "--no-color"];
+  // A REST API on a free port: two runs at once must not fight over k6's default 6565.
+  const args = ["run", "--no-color", "--address", "127.0.0.1:0"];
   for (const [name, value] of Object.entries({
     ...invocation.scriptEnv,
     H2H_SUMMARY_PATH: join(paths.outputDir, invocation.summaryFile),
   })) {
     args.push("-e", `${name}=${value}`);
   }
-  args.push("--out", `json=${join(paths.outputDir, invocation.samplesFile)}`, paths.bundle);
+  // No `--out`: every figure comes from k6's end-of-test summary and its dashboard's per-period
+  // record, so nothing grows with the run's length.
+  args.push(paths.bundle);
   return args;
 }
 
 function dashboardEnv(outputDir: string, invocation: K6Invocation): Record<string, string> {
-  // k6's web dashboard, exported as one HTML file at the end of the run; no live server.
+  // k6's web dashboard, exported as one HTML file at the end of the run; no live server. Its
+  // record (one aggregate per period, the period sized to the run) is the run's timeline.
   return {
     K6_WEB_DASHBOARD: "true",
     K6_WEB_DASHBOARD_PORT: "-1",
     K6_WEB_DASHBOARD_EXPORT: join(outputDir, invocation.dashboardFile),
+    K6_WEB_DASHBOARD_RECORD: join(outputDir, invocation.timelineFile),
+    K6_WEB_DASHBOARD_PERIOD: `${invocation.timelinePeriodSeconds}s`,
+    K6_WEB_DASHBOARD_TAGS: invocation.timelineTags.join(","),
+    // Loopback only: no usage report to Grafana at the end of the run.
+    K6_NO_USAGE_REPORT: "true",
   };
 }
 

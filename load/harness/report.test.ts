@@ -1,94 +1,90 @@
+/**
+ * The load reports, built from what a real k6 wrote (load/harness/fixtures) and a real sink tally:
+ * the verdict and why, the failing checks by name, delivery per final status, the stress
+ * capacity, inline SVG plots with data, and a size that does not grow with the run's length.
+ */
 import { describe, expect, it } from "vitest";
-import type { K6Summary } from "../lib/summary.ts";
-import { textSummary } from "../lib/summary.ts";
-import { analyseDelivery } from "./delivery.ts";
-import { buildLoadReport, renderLoadHtml, renderLoadJunit } from "./report.ts";
+import { fixture, report } from "../testing/sample-report.ts";
+import type { K6Timeline } from "./k6-timeline.ts";
+import { type LoadReport, renderLoadHtml, renderLoadJunit } from "./report.ts";
 
-/** The shape k6's handleSummary receives (only what the reports read). */
-const summary = (crossed: boolean): K6Summary => ({
-  metrics: {
-    checks: {
-      type: "rate",
-      values: { rate: 1, passes: 120, fails: 0 },
-      thresholds: { "rate>0.99": { ok: true } },
-    },
-    http_req_failed: { type: "rate", values: { rate: 0 }, thresholds: { "rate<0.01": { ok: true } } },
-    "http_req_duration{name:createMobileCommerceOrder}": {
-      type: "trend",
-      values: { med: 3.1, "p(95)": crossed ? 900 : 7.2, "p(99)": 9.9, count: 20 },
-      thresholds: { "p(95)<500": { ok: !crossed } },
-    },
-    iterations: { type: "counter", values: { count: 20 } },
-    dropped_iterations: { type: "counter", values: { count: 2 } },
-    h2h_orders_confirmed: { type: "counter", values: { count: 20 } },
-    h2h_flow_duration: { type: "trend", values: { med: 6, "p(95)": 12, "p(99)": 15 } },
-  },
-});
-
-const meta = {
-  runId: "load-1",
-  startedAt: "2026-11-22T04:00:00.000Z",
-  finishedAt: "2026-11-22T04:00:31.000Z",
-  target: "http://127.0.0.1:8080",
-  script: "mobile-commerce",
-  scenario: "smoke",
-  runner: "k6 /usr/bin/k6",
-  k6ExitCode: 0,
-  files: {},
-};
+const plots = (html: string) =>
+  [...html.matchAll(/<svg class="plot" data-plot="([^"]+)" data-points="(\d+)"/g)].map((m) => ({
+    plot: m[1],
+    points: Number(m[2]),
+  }));
 
 describe("load reports", () => {
-  it("pass when k6 passed, every threshold held and delivery met its target", () => {
-    const report = buildLoadReport({
-      summary: summary(false),
-      delivery: analyseDelivery([], 0),
-      deliveryTarget: 1,
-      businessErrors: {},
-      meta,
-    });
-    expect(report).toMatchObject({
-      passed: true,
-      iterations: 20,
-      droppedIterations: 2,
-      endpoints: [{ endpoint: "createMobileCommerceOrder", p95: 7.2, count: 20 }],
-    });
-    const junit = renderLoadJunit(report);
+  it("pass when k6 passed, every threshold held and every final callback came in time", () => {
+    const passed = report("mixed-smoke-shares");
+    expect(passed.passed).toBe(true);
+    expect(passed.failures).toEqual([]);
+    expect(passed.delivery.ratio).toBe(1);
+    expect(passed.endpoints.map((e) => e.endpoint).sort()).toHaveLength(4);
+    const junit = renderLoadJunit(passed);
     expect(junit).toContain('failures="0"');
     expect(junit).toContain('name="http_req_duration{name:createMobileCommerceOrder} p(95)&lt;500"');
-    expect(renderLoadHtml(report)).toContain("PASSED");
+    expect(junit).toContain('classname="checks" name="createMobileCommerceOrder: success envelope"');
+    const html = renderLoadHtml(passed);
+    expect(html).toContain("PASSED");
+    expect(html).toContain("No check failed.");
+    // Self-contained: nothing fetched from anywhere.
+    expect(html).not.toMatch(/<script|<link|src="http|href="http/);
   });
 
-  it("fail on a crossed threshold, and on delivery below target, naming each in the JUnit file", () => {
-    const crossed = buildLoadReport({
-      summary: summary(true),
-      delivery: analyseDelivery([], 0),
-      deliveryTarget: 1,
-      businessErrors: {},
-      meta: { ...meta, k6ExitCode: 99 },
-    });
-    expect(crossed.passed).toBe(false);
-    expect(renderLoadJunit(crossed)).toMatch(
-      /<failure message="http_req_duration\{name:createMobileCommerceOrder\} p\(95\)&lt;500 was crossed"/,
-    );
-    const undelivered = buildLoadReport({
-      summary: summary(false),
-      delivery: analyseDelivery([], 20),
-      deliveryTarget: 1,
-      businessErrors: { unauthorized: 3 },
-      meta,
-    });
-    expect(undelivered.passed).toBe(false);
-    expect(renderLoadJunit(undelivered)).toContain(
-      '<failure message="0 of 20 confirmed orders got their final callback (0.00 %)" type="delivery"/>',
-    );
-    expect(renderLoadHtml(undelivered)).toContain("unauthorized");
+  it("draw every plot with data: p95 and throughput per endpoint, errors, delivery over time, the latency distribution", () => {
+    const found = plots(renderLoadHtml(report("mixed-smoke-shares")));
+    expect(found.map((p) => p.plot)).toEqual(["p95", "throughput", "errors", "delivery", "latency"]);
+    for (const plot of found) expect(plot.points, plot.plot).toBeGreaterThan(0);
   });
 
-  it("print a short text summary with thresholds, checks and per-endpoint latency", () => {
-    const text = textSummary(summary(true));
-    expect(text).toContain("✗ http_req_duration{name:createMobileCommerceOrder} p(95)<500");
-    expect(text).toContain("checks: 100.00% passed (120 of 120)");
-    expect(text).toContain("createMobileCommerceOrder: p50 3.1 ms, p95 900.0 ms");
-    expect(text).toContain("iterations 20, dropped 2, orders confirmed 20");
+  it("fail on a failing check, naming it in the JUnit file and the page", () => {
+    const failed = report("mixed-amount-as-string");
+    expect(failed.passed).toBe(false);
+    expect(failed.failures).toContain("threshold checks rate>0.99 was crossed");
+    expect(failed.checks.failing.map((c) => c.name)).toEqual([
+      "createMobileCommerceOrder: data as the contract says",
+    ]);
+    expect(renderLoadJunit(failed)).toMatch(
+      /<testcase classname="checks" name="createMobileCommerceOrder: data as the contract says">\n\s+<failure message="\d+ of \d+ failed \(100\.00 %\)"/,
+    );
+    expect(renderLoadHtml(failed)).toContain("✗ createMobileCommerceOrder: data as the contract says");
+  });
+
+  it("fail when a final callback is missing, saying how many of how many", () => {
+    const missing = report("mixed-smoke-shares", { missing: 2 });
+    expect(missing.passed).toBe(false);
+    expect(missing.delivery.byFinal[0]).toMatchObject({ final: "succeeded", missing: 2 });
+    expect(renderLoadJunit(missing)).toMatch(
+      /<failure message="\d+ of \d+ confirmed orders got their final callback within 10s \(\d+\.\d+ %\), 2 never"/,
+    );
+  });
+
+  it("stress: report each step and the capacity; k6's exit code 99 (stopped at a broken step) is no failure", () => {
+    const stress = report("mixed-stress", { stress: true });
+    expect(stress.stress?.line).toMatch(/^capacity: /);
+    expect(stress.failures.some((f) => f.startsWith("k6 exited"))).toBe(false);
+    expect(renderLoadJunit(stress)).toContain('classname="stress" name="capacity"');
+    expect(renderLoadHtml(stress)).toContain("Stress steps");
+  });
+
+  it("stay the same size whatever the run's length: every series is per period or per bucket", () => {
+    const minute = report("mixed-smoke-shares");
+    const { summary, timeline } = fixture("mixed-smoke-shares");
+    // The same run stretched to a day: the harness's period grows, the number of periods does not.
+    const day: K6Timeline = {
+      ...timeline,
+      periodMs: 720_000,
+      periods: timeline.periods.map((p, i) => ({
+        ...p,
+        timeMs: (timeline.periods[0]?.timeMs ?? 0) + i * 720_000,
+        durationMs: 720_000,
+      })),
+    };
+    const long = report("mixed-smoke-shares", { summary, timeline: day });
+    const size = (r: LoadReport) => ({ json: JSON.stringify(r).length, html: renderLoadHtml(r).length });
+    expect(size(long).json).toBeLessThan(size(minute).json * 1.2);
+    expect(size(long).html).toBeLessThan(size(minute).html * 1.2);
+    expect(size(long).html).toBeLessThan(200_000);
   });
 });

@@ -4,11 +4,9 @@
  * given, runs k6, then asks the sink for this run's callbacks and writes the reports.
  */
 import { randomBytes } from "node:crypto";
-import { createReadStream } from "node:fs";
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createInterface } from "node:readline";
 import {
   type RunningTargetContainer,
   readSettings,
@@ -21,18 +19,36 @@ import {
   type TargetContainerRecord,
   withReferenceDefaults,
 } from "../../certify/index.ts";
-import { CHECK_REGISTRY, readProfile } from "../../contract/index.ts";
+import { CHECK_REGISTRY, type OrderKind, readProfile } from "../../contract/index.ts";
 import {
   type RunningReferenceProvider,
   startReferenceProvider,
 } from "../../fixtures/reference-provider/index.ts";
-import { type RunningSink, SinkClient, type StoredCallback } from "../../webhook-sink/index.ts";
-import type { ScenarioName } from "../lib/config.ts";
-import type { K6Summary } from "../lib/summary.ts";
-import { buildLoadBundles } from "./build.ts";
+import { CallbackTally, type RunningSink } from "../../webhook-sink/index.ts";
+import { capacityLine, stressOutcome } from "../lib/capacity.ts";
+import { parseLoadConfig, type ScenarioName } from "../lib/config.ts";
+import { describeScenario, durationSeconds, operationsOf, stressSteps } from "../lib/scenarios.ts";
+import { confirmedByFinal, failingCheckLines, type K6Summary } from "../lib/summary.ts";
+import { buildLoadBundles, bundledProfileOf } from "./build.ts";
 import { analyseDelivery } from "./delivery.ts";
 import { type K6Runner, locateK6, runK6 } from "./k6-runner.ts";
-import { buildLoadReport, type LoadReport, renderLoadHtml, renderLoadJunit } from "./report.ts";
+import {
+  businessErrorsByCode,
+  type K6Timeline,
+  loadSeriesOf,
+  readK6Timeline,
+  TIMELINE_TAGS,
+  TimelineFormatError,
+  timelinePeriodSeconds,
+  timelinePointsFrom,
+} from "./k6-timeline.ts";
+import {
+  buildLoadReport,
+  deliverySentence,
+  type LoadReport,
+  renderLoadHtml,
+  renderLoadJunit,
+} from "./report.ts";
 
 export const LOAD_SCRIPTS = ["mixed", "mobile-commerce", "quasi-ecom"] as const;
 
@@ -47,6 +63,8 @@ export interface LoadOptions {
   failureShare?: number;
   appealShare?: number;
   p95Ms?: number;
+  thinkSeconds?: number;
+  vus?: number;
 }
 
 export class NoK6Error extends Error {}
@@ -57,52 +75,32 @@ export const LOAD_TARGET_LOG_FILE = "h2h-load.target-container.log";
 export const LOAD_FILES = {
   summary: "k6-summary.json",
   dashboard: "k6-dashboard.html",
+  timeline: "k6-timeline.ndjson.gz",
   junit: "h2h-load.junit.xml",
   reportJson: "h2h-load-report.json",
   reportHtml: "h2h-load-report.html",
 } as const;
 
-/** Counts the script's business errors by codeError from k6's JSON sample stream. */
-async function businessErrorsFrom(samplesPath: string): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
-  let lines: AsyncIterable<string>;
-  try {
-    lines = createInterface({ input: createReadStream(samplesPath), crlfDelay: Number.POSITIVE_INFINITY });
-    for await (const line of lines) {
-      if (!line.includes('"h2h_business_errors"')) continue;
-      const sample = JSON.parse(line) as {
-        type: string;
-        metric: string;
-        data?: { value?: number; tags?: Record<string, string> };
-      };
-      if (sample.type !== "Point" || sample.metric !== "h2h_business_errors") continue;
-      const code = sample.data?.tags?.codeError ?? "(none)";
-      counts[code] = (counts[code] ?? 0) + (sample.data?.value ?? 1);
-    }
-  } catch (error) {
-    if ((error as { code?: string }).code !== "ENOENT") throw error;
+/** The kinds of order each script runs. */
+const KINDS: Record<(typeof LOAD_SCRIPTS)[number], OrderKind[]> = {
+  mixed: ["mobile_commerce", "quasi_ecom"],
+  "mobile-commerce": ["mobile_commerce"],
+  "quasi-ecom": ["quasi_ecom"],
+};
+
+/** Late callbacks are still counted (as late) this long after the wait window closed, at most. */
+export const LATE_GRACE_MS = 10_000;
+
+/** Bytes in the files under a folder. */
+export async function folderBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += (await stat(join(entry.parentPath, entry.name))).size;
   }
-  return counts;
+  return total;
 }
 
-/** Waits until every confirmed order's final callback is in, or the callback timeout runs out. */
-async function collectCallbacks(
-  client: SinkClient,
-  runId: string,
-  confirmed: number,
-  timeoutMs: number,
-): Promise<StoredCallback[]> {
-  const deadline = Date.now() + timeoutMs;
-  let callbacks = await client.list({ runId });
-  while (analyseDelivery(callbacks, confirmed).delivered < confirmed && Date.now() < deadline) {
-    await client.waitFor(
-      { runId },
-      { timeoutMs: Math.max(1, deadline - Date.now()), minCount: callbacks.length + 1 },
-    );
-    callbacks = await client.list({ runId });
-  }
-  return callbacks;
-}
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 
 export async function runLoad(
   options: LoadOptions,
@@ -118,22 +116,54 @@ export async function runLoad(
   const profile = await readProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
   const settings = withReferenceDefaults(initial, profile.name);
   const containerSettings = readTargetContainerSettings(env);
-  const masker = runMasker({ ...settings, targetEnvSecrets: secretEnvValues(containerSettings) });
   const startedAt = new Date();
   const runId = `load-${startedAt.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "")}-${randomBytes(3).toString("hex")}`;
-  const bundles = await buildLoadBundles(profile);
-  const bundle = bundles.find((b) => b.script === options.script);
-  if (!bundle) throw new Error(`no bundle for script ${options.script}`);
-  print(`load: ${bundles.map((b) => `${b.script}.js ${(b.bytes / 1024).toFixed(1)} KiB`).join(", ")}`);
+  const kinds = KINDS[options.script];
+  const windowMs = profile.timeouts.callbackMs;
 
   const workDir = await mkdtemp(join(tmpdir(), "h2h-load-"));
   let provider: RunningReferenceProvider | undefined;
   let sink: RunningSink | undefined;
-  let sinkClient: SinkClient | undefined;
   let container: RunningTargetContainer | undefined;
   try {
+    // The same settings the script will read, checked here first: a bad value stops the run
+    // before anything starts, with the same message k6 would give.
+    const scriptEnv: Record<string, string> = {
+      H2H_BASE_URL: settings.baseUrl ?? "http://127.0.0.1:1",
+      H2H_API_KEY: settings.apiKey as string,
+      H2H_RUN_ID: runId,
+      H2H_SCENARIO: options.scenario,
+    };
+    const optional: [string, number | string | undefined][] = [
+      ["H2H_RATE", options.rate],
+      ["H2H_DURATION", options.duration],
+      ["H2H_MAX_VUS", options.maxVUs],
+      ["H2H_VUS", options.vus],
+      ["H2H_THINK_S", options.thinkSeconds],
+      ["H2H_MOBILE_SHARE", options.mobileShare],
+      ["H2H_FAILURE_SHARE", options.failureShare],
+      ["H2H_APPEAL_SHARE", options.appealShare],
+      ["H2H_P95_MS", options.p95Ms],
+    ];
+    for (const [name, value] of optional) if (value !== undefined) scriptEnv[name] = String(value);
+    const config = parseLoadConfig(scriptEnv, bundledProfileOf(profile));
+    const timelinePoints = timelinePointsFrom(env);
+
+    const bundles = await buildLoadBundles(profile);
+    const bundle = bundles.find((b) => b.script === options.script);
+    if (!bundle) throw new Error(`no bundle for script ${options.script}`);
+    print(`load: ${bundles.map((b) => `${b.script}.js ${kib(b.bytes)}`).join(", ")}`);
+
     if (settings.baseUrl === undefined && !containerSettings)
       provider = await startReferenceProvider({ port: 0 });
+    const tally = new CallbackTally();
+    // The sink in its load-run mode: callbacks tallied, nothing stored per callback.
+    sink = await startRunSink(settings, profile, join(workDir, "sink"), { tally });
+    const masker = runMasker({
+      ...settings,
+      sinkToken: sink.token,
+      targetEnvSecrets: secretEnvValues(containerSettings),
+    });
     if (containerSettings) {
       try {
         container = await startTargetContainer(containerSettings, {
@@ -145,41 +175,28 @@ export async function runLoad(
         throw error;
       }
     }
-    sink = await startRunSink(settings, profile, join(workDir, "sink"));
-    sinkClient = new SinkClient(sink.url, sink.token);
     const baseUrl = settings.baseUrl ?? container?.url ?? (provider as RunningReferenceProvider).url;
+    scriptEnv.H2H_BASE_URL = baseUrl;
+    scriptEnv.H2H_CALLBACK_URL = sink.callbackUrl();
     const outputDir = join(workDir, "out");
     await mkdir(outputDir, { recursive: true });
-    const scriptEnv: Record<string, string> = {
-      H2H_BASE_URL: baseUrl,
-      H2H_API_KEY: settings.apiKey as string,
-      H2H_RUN_ID: runId,
-      H2H_CALLBACK_URL: sink.callbackUrl(),
-      H2H_SCENARIO: options.scenario,
-    };
-    const optional: [string, number | string | undefined][] = [
-      ["H2H_RATE", options.rate],
-      ["H2H_DURATION", options.duration],
-      ["H2H_MAX_VUS", options.maxVUs],
-      ["H2H_MOBILE_SHARE", options.mobileShare],
-      ["H2H_FAILURE_SHARE", options.failureShare],
-      ["H2H_APPEAL_SHARE", options.appealShare],
-      ["H2H_P95_MS", options.p95Ms],
-    ];
-    for (const [name, value] of optional) if (value !== undefined) scriptEnv[name] = String(value);
     print(
       masker.text(
-        `load: ${options.script} / ${options.scenario} against ${baseUrl}${provider ? " (bundled reference provider)" : ""}, run ${runId}, k6 ${runner.kind === "local" ? runner.bin : `image ${runner.image}`}`,
+        `load: ${options.script} against ${baseUrl}${provider ? " (bundled reference provider)" : ""}, run ${runId}, k6 ${runner.kind === "local" ? runner.bin : `image ${runner.image}`}`,
       ),
     );
-    const samplesFile = "k6-samples.json";
+    const sends = describeScenario(config, kinds);
+    print(`load: ${sends}`);
+    const startMs = Date.now();
     const k6ExitCode = await runK6(runner, {
       bundle: bundle.path,
       scriptEnv,
       outputDir,
       summaryFile: LOAD_FILES.summary,
       dashboardFile: LOAD_FILES.dashboard,
-      samplesFile,
+      timelineFile: LOAD_FILES.timeline,
+      timelinePeriodSeconds: timelinePeriodSeconds(durationSeconds(config.duration), timelinePoints),
+      timelineTags: TIMELINE_TAGS,
     });
 
     let summary: K6Summary;
@@ -190,22 +207,49 @@ export async function runLoad(
         `k6 exited with code ${k6ExitCode} and wrote no summary: the run did not happen (see k6's output above)`,
       );
     }
-    const confirmed = summary.metrics.h2h_orders_confirmed?.values.count ?? 0;
-    print(
-      `load: waiting for the callbacks of ${confirmed} confirmed orders (at most ${profile.timeouts.callbackMs} ms)`,
+    const confirmed = confirmedByFinal(summary);
+    const confirmedTotal = Object.values(confirmed).reduce((a, b) => a + b, 0);
+    print(`load: waiting for the callbacks of ${confirmedTotal} confirmed orders (at most ${windowMs} ms)`);
+    let delivered = await tally.waitForDeliveries(runId, confirmedTotal, Date.now() + windowMs);
+    if (delivered < confirmedTotal) {
+      // Some are missing: listen a little longer, so a late callback is reported as late, not lost.
+      const grace = Math.min(windowMs, LATE_GRACE_MS);
+      print(`load: ${confirmedTotal - delivered} still missing; listening ${grace} ms more for late ones`);
+      delivered = await tally.waitForDeliveries(runId, confirmedTotal, Date.now() + grace);
+    }
+    const delivery = analyseDelivery(
+      tally.summary(runId, windowMs),
+      confirmed,
+      tally.intakeSummary(),
+      tally.samples,
     );
-    const callbacks = await collectCallbacks(sinkClient, runId, confirmed, profile.timeouts.callbackMs);
-    const delivery = analyseDelivery(callbacks, confirmed);
-    const businessErrors = await businessErrorsFrom(join(outputDir, samplesFile));
+    const runTally = tally.summary(runId, windowMs);
     // H2H_TARGET_IMAGE: stopped now, so that its whole log goes with the reports.
     const containerRecord: TargetContainerRecord | undefined = await container?.stop();
+
+    let timeline: K6Timeline | undefined;
+    try {
+      timeline = await readK6Timeline(join(outputDir, LOAD_FILES.timeline));
+    } catch (error) {
+      if (!(error instanceof TimelineFormatError)) throw error;
+      print(`load: warning: ${error.message}; the report has no k6 plots`);
+    }
+    if (timeline === undefined) print("load: k6 wrote no web dashboard record; the report has no k6 plots");
+    const stress =
+      config.scenario === "stress"
+        ? stressOutcome(summary, stressSteps(config), {
+            p95Ms: config.p95Ms,
+            operations: operationsOf(kinds),
+          })
+        : undefined;
 
     // Everything is known: only now does anything go to the report folder, whole files each.
     const reportDir = join(resolve(settings.reportDir), "load");
     await mkdir(reportDir, { recursive: true });
-    const files = {
+    const files: Record<string, string> = {
       summary: join(reportDir, LOAD_FILES.summary),
       dashboard: join(reportDir, LOAD_FILES.dashboard),
+      timeline: join(reportDir, LOAD_FILES.timeline),
       junit: join(reportDir, LOAD_FILES.junit),
       json: join(reportDir, LOAD_FILES.reportJson),
       html: join(reportDir, LOAD_FILES.reportHtml),
@@ -214,7 +258,11 @@ export async function runLoad(
       summary,
       delivery,
       deliveryTarget: profile.loadDeliveryTarget,
-      businessErrors,
+      businessErrorsByCode: timeline ? businessErrorsByCode(timeline) : null,
+      stress,
+      series: timeline ? loadSeriesOf(timeline) : undefined,
+      sinkSeries: { delivered: runTally.deliveredTimeline, intake: runTally.intakeTimeline },
+      startMs,
       meta: {
         runId,
         startedAt: startedAt.toISOString(),
@@ -222,18 +270,31 @@ export async function runLoad(
         target: baseUrl,
         script: options.script,
         scenario: options.scenario,
+        sends,
+        settings: {
+          rate: config.rate,
+          duration: config.duration,
+          thinkSeconds: config.thinkSeconds,
+          maxVUs: config.maxVUs,
+          mobileShare: config.mobileShare,
+          failureShare: config.failureShare,
+          appealShare: config.appealShare,
+          p95Ms: config.p95Ms,
+        },
         runner: runner.kind === "local" ? `k6 ${runner.bin}` : `docker ${runner.image}`,
         k6ExitCode,
         files,
       },
     });
-    await rename(join(outputDir, LOAD_FILES.summary), files.summary);
-    await rename(join(outputDir, LOAD_FILES.dashboard), files.dashboard).catch(() => {
-      delete (report.files as Record<string, string>).dashboard;
-    });
-    await writeFile(files.junit, masker.text(renderLoadJunit(report)));
+    await rename(join(outputDir, LOAD_FILES.summary), files.summary as string);
+    for (const key of ["dashboard", "timeline"] as const) {
+      await rename(join(outputDir, LOAD_FILES[key]), files[key] as string).catch(() => {
+        delete report.files[key];
+      });
+    }
+    await writeFile(files.junit as string, masker.text(renderLoadJunit(report)));
     await writeFile(
-      files.json,
+      files.json as string,
       masker.text(
         `${JSON.stringify(containerRecord ? { ...report, targetContainer: containerRecord } : report, null, 2)}\n`,
       ),
@@ -243,18 +304,44 @@ export async function runLoad(
       await writeFile(targetLog, masker.text(containerRecord.logs));
       print(`load: the target container's log is in ${targetLog}`);
     }
-    await writeFile(files.html, masker.text(renderLoadHtml(report)));
+    await writeFile(files.html as string, masker.text(renderLoadHtml(report)));
 
+    if (stress) print(capacityLine(stress));
+    const failing = failingCheckLines(summary);
+    if (failing.length > 0) print(["failing checks:", ...failing].join("\n"));
     print(
-      `callbacks: ${delivery.delivered} of ${delivery.confirmed} confirmed orders got their final callback ` +
-        `(${(delivery.ratio * 100).toFixed(2)} %, target ${(profile.loadDeliveryTarget * 100).toFixed(2)} %); ` +
-        `order → callback p50 ${delivery.latencyMs.p50 ?? "–"} ms, p95 ${delivery.latencyMs.p95 ?? "–"} ms, p99 ${delivery.latencyMs.p99 ?? "–"} ms`,
+      `callbacks: ${deliverySentence(delivery)}; order → callback p50 ${delivery.latencyMs.p50 ?? "–"} ms, ` +
+        `p95 ${delivery.latencyMs.p95 ?? "–"} ms, p99 ${delivery.latencyMs.p99 ?? "–"} ms`,
     );
+    for (const f of delivery.byFinal.filter((f) => f.confirmed > 0 || f.delivered > 0)) {
+      print(
+        `  ${f.final}: ${f.delivered - f.late} of ${f.confirmed} on time, ${f.late} late, ${f.missing} missing, ` +
+          `${f.duplicates} duplicates, ${f.outOfOrder} out of order` +
+          (Object.keys(f.otherFinal).length > 0
+            ? `, other final status: ${Object.entries(f.otherFinal)
+                .map(([k, v]) => `${k} ${v}`)
+                .join(", ")}`
+            : ""),
+      );
+    }
+    print(
+      `sink: took ${delivery.sink.callbacks} callbacks, peak ${delivery.sink.peakPerSecond}/s, answered in p99 ` +
+        `${delivery.sink.answerMs.p99?.toFixed(2) ?? "–"} ms (max ${delivery.sink.answerMs.max?.toFixed(2) ?? "–"} ms)`,
+    );
+    const reportBytes = await folderBytes(reportDir);
+    const dashboardBytes = await stat(files.dashboard as string).then(
+      (s) => s.size,
+      () => 0,
+    );
+    const workBytes = await folderBytes(workDir);
+    print(
+      `load: wrote ${kib(reportBytes + workBytes)}: report folder ${kib(reportBytes)} (of which k6's dashboard ${kib(dashboardBytes)}), work files ${kib(workBytes)}`,
+    );
+    for (const failure of report.failures) print(`  ✗ ${failure}`);
     print(`load: ${report.passed ? "PASSED" : "FAILED"}; reports in ${reportDir}`);
     return { report };
   } finally {
     await container?.stop();
-    await sinkClient?.close();
     await provider?.stop();
     await sink?.stop();
     await rm(workDir, { recursive: true, force: true });

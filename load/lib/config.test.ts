@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { type BundledProfile, parseLoadConfig } from "./config.ts";
-import { buildOptions, buildScenario, durationSeconds } from "./scenarios.ts";
+import {
+  buildOptions,
+  buildScenario,
+  describeScenario,
+  durationSeconds,
+  isBookkeeping,
+  settledStepAt,
+  stressSteps,
+} from "./scenarios.ts";
 
 const profile: BundledProfile = {
   methods: {
@@ -24,13 +32,18 @@ describe("load config", () => {
       baseUrl: "http://127.0.0.1:8080",
       scenario: "smoke",
       duration: "30s",
-      rate: 10,
+      rate: 1.5,
+      thinkSeconds: 1,
       mobileShare: 0.5,
       failureShare: 0,
       appealShare: 0,
       callbackUrl: undefined,
     });
-    expect(parseLoadConfig({ ...env, H2H_SCENARIO: "soak" }, profile).duration).toBe("30m");
+    expect(parseLoadConfig({ ...env, H2H_SCENARIO: "soak" }, profile)).toMatchObject({
+      duration: "30m",
+      rate: 10,
+      thinkSeconds: 0,
+    });
   });
 
   it.each([
@@ -43,6 +56,9 @@ describe("load config", () => {
     [{ H2H_MOBILE_SHARE: "2" }, /H2H_MOBILE_SHARE="2": must be a share between 0 and 1/],
     [{ H2H_RUN_ID: "run id with spaces" }, /H2H_RUN_ID/],
     [{ H2H_MAX_VUS: "2.5" }, /H2H_MAX_VUS="2.5"/],
+    [{ H2H_VUS: "0" }, /H2H_VUS="0"/],
+    [{ H2H_THINK_S: "-1" }, /H2H_THINK_S="-1"/],
+    [{ H2H_RATE: "3" }, /H2H_RATE="3": smoke sends at most 2 orders\/s; use the load scenario for more/],
   ])("refuses %j, naming the variable", (change, message) => {
     expect(() => parseLoadConfig({ ...env, ...change }, profile)).toThrow(message);
   });
@@ -62,27 +78,52 @@ describe("load scenarios", () => {
       profile,
     );
 
-  it("smoke: 1-2 VUs for about 30 s", () => {
+  it("smoke: 1.5 orders/s for 30 s with think time, on 2 VUs (never more than 2 orders/s)", () => {
     expect(buildScenario(parseLoadConfig(env, profile))).toEqual({
-      executor: "constant-vus",
-      vus: 2,
+      executor: "constant-arrival-rate",
+      rate: 90,
+      timeUnit: "1m",
       duration: "30s",
+      preAllocatedVUs: 2,
+      maxVUs: 100,
+    });
+    expect(buildScenario(parseLoadConfig({ ...env, H2H_RATE: "2" }, profile))).toMatchObject({
+      rate: 2,
+      timeUnit: "1s",
     });
   });
 
-  it("load and soak: an arrival-rate plateau", () => {
+  it("load and soak: an arrival-rate plateau, VUs sized for the rate", () => {
     expect(buildScenario(config("load"))).toMatchObject({
       executor: "constant-arrival-rate",
       rate: 20,
+      timeUnit: "1s",
       duration: "2m",
+      preAllocatedVUs: 2,
       maxVUs: 100,
     });
+    expect(buildScenario(config("soak", { H2H_RATE: "1000" }))).toMatchObject({ preAllocatedVUs: 20 });
+    expect(buildScenario(config("soak", { H2H_VUS: "50" }))).toMatchObject({ preAllocatedVUs: 50 });
   });
 
-  it("stress: ramps past the target rate", () => {
-    const stress = buildScenario(config("stress")) as { stages: { target: number }[] };
-    expect(Math.max(...stress.stages.map((s) => s.target))).toBe(60);
-    expect(stress.stages[0]?.target).toBe(20);
+  it("stress: steps of ×1.5 from the rate, each judged on its settled window, stopping at the first broken one", () => {
+    const steps = stressSteps({ rate: 20, duration: "2m" });
+    expect(steps.map((s) => s.rate)).toEqual([20, 30, 45, 68, 102, 153, 230, 345]);
+    expect(steps[1]).toEqual({ index: 1, rate: 30, startS: 15, settledFromS: 18, endS: 30 });
+    expect(settledStepAt(steps, 16)).toBeUndefined();
+    expect(settledStepAt(steps, 20)?.index).toBe(1);
+    const stress = buildScenario(config("stress")) as { stages: { target: number; duration: string }[] };
+    expect(stress.stages.map((s) => s.target)).toEqual(steps.flatMap((s) => [s.rate, s.rate]));
+    expect(stress.stages.reduce((sum, s) => sum + durationSeconds(s.duration), 0)).toBe(120);
+    const thresholds = buildOptions(config("stress"), ["quasi_ecom"]).thresholds as Record<string, unknown[]>;
+    expect(thresholds["http_req_duration{name:createQuasiEcomOrder,step:3}"]).toEqual([
+      { threshold: "p(95)<500", abortOnFail: true },
+    ]);
+    expect(thresholds["http_req_failed{step:3}"]).toEqual([{ threshold: "rate<0.01", abortOnFail: true }]);
+    expect(thresholds["checks{step:3}"]).toEqual(["rate>=0"]);
+    expect(isBookkeeping("rate>=0") && isBookkeeping("count >= 0") && !isBookkeeping("rate>0.99")).toBe(true);
+    // Short runs still get three steps.
+    expect(stressSteps({ rate: 5, duration: "10s" })).toHaveLength(3);
   });
 
   it("spike: a sudden jump to five times the target and back", () => {
@@ -92,10 +133,19 @@ describe("load scenarios", () => {
   });
 
   it("caps VUs at H2H_MAX_VUS", () => {
-    expect(buildScenario(config("stress", { H2H_MAX_VUS: "7" }))).toMatchObject({
+    expect(buildScenario(config("spike", { H2H_RATE: "400", H2H_MAX_VUS: "7" }))).toMatchObject({
       preAllocatedVUs: 7,
       maxVUs: 7,
     });
+  });
+
+  it("says what each scenario sends", () => {
+    expect(describeScenario(parseLoadConfig(env, profile), ["mobile_commerce", "quasi_ecom"])).toBe(
+      "smoke: 1.5 orders/s for 30s, 1 s think time between each order and its confirmation, 50 % mobile commerce and 50 % quasi-ecom; confirmed to end 100 % succeeded, 0 % failed_by_terminal, 0 % succeeded_by_appeal (at most 100 VUs)",
+    );
+    expect(describeScenario(config("stress"), ["quasi_ecom"])).toMatch(
+      /^stress: steps of 20, 30, 45, 68, 102, 153, 230, 345 orders\/s, about 15 s each, until a threshold breaks, quasi-ecom/,
+    );
   });
 
   it("sets thresholds per endpoint on the name tag, only for the endpoints the script uses", () => {

@@ -38,12 +38,16 @@ export interface LoadConfig {
   /** The sink's callback URL (with its token); none: orders are made without metadata.webHook. */
   callbackUrl: string | undefined;
   scenario: ScenarioName;
-  /** Iterations (orders) per second for the arrival-rate scenarios. */
+  /** Orders (iterations) per second: the plateau of load and soak, the first step of stress. */
   rate: number;
   /** Plateau duration, k6 style ("30s", "5m"). */
   duration: string;
   /** Upper bound of VUs the arrival-rate executors may use. */
   maxVUs: number;
+  /** VUs allocated before the start; undefined: enough for the rate at a 20 ms iteration plus think time. */
+  preAllocatedVUs: number | undefined;
+  /** Seconds a payer takes between the order and the confirmation code (k6 sleep), 0 for none. */
+  thinkSeconds: number;
   /** Share of mobile-commerce flows in the mixed script, 0..1. */
   mobileShare: number;
   /** Shares of flows confirmed with the failure and the appeal code, 0..1 each. */
@@ -55,6 +59,21 @@ export interface LoadConfig {
 }
 
 export class LoadConfigError extends Error {}
+
+/** smoke is a few orders, never a load: at most this many per second. */
+export const SMOKE_MAX_RATE = 2;
+
+/** Defaults per scenario: smoke is a trickle with think time, the others an arrival rate. */
+export const SCENARIO_DEFAULTS: Record<
+  ScenarioName,
+  { rate: number; duration: string; thinkSeconds: number }
+> = {
+  smoke: { rate: 1.5, duration: "30s", thinkSeconds: 1 },
+  load: { rate: 10, duration: "2m", thinkSeconds: 0 },
+  stress: { rate: 10, duration: "2m", thinkSeconds: 0 },
+  spike: { rate: 10, duration: "2m", thinkSeconds: 0 },
+  soak: { rate: 10, duration: "30m", thinkSeconds: 0 },
+};
 
 type Env = Record<string, string | undefined>;
 
@@ -105,6 +124,19 @@ export function parseLoadConfig(env: Env, profile: BundledProfile): LoadConfig {
   const runId = env.H2H_RUN_ID ?? "";
   if (!/^[\w.-]{1,60}$/.test(runId))
     throw new LoadConfigError(`H2H_RUN_ID="${runId}": 1 to 60 of A-Z a-z 0-9 _ . -`);
+  const defaults = SCENARIO_DEFAULTS[scenario];
+  const rate = numberFrom(
+    env,
+    "H2H_RATE",
+    defaults.rate,
+    (n) => n > 0 && n <= 100_000,
+    "must be a rate > 0 (orders per second)",
+  );
+  if (scenario === "smoke" && rate > SMOKE_MAX_RATE) {
+    throw new LoadConfigError(
+      `H2H_RATE="${env.H2H_RATE}": smoke sends at most ${SMOKE_MAX_RATE} orders/s; use the load scenario for more`,
+    );
+  }
   const callbackUrl = env.H2H_CALLBACK_URL ? env.H2H_CALLBACK_URL.replace(/\/+$/, "") : undefined;
   if (callbackUrl !== undefined && !/^https?:\/\/[^/]+/.test(callbackUrl)) {
     throw new LoadConfigError(`H2H_CALLBACK_URL="${callbackUrl}": must be an http(s) URL`);
@@ -115,20 +147,31 @@ export function parseLoadConfig(env: Env, profile: BundledProfile): LoadConfig {
     runId,
     callbackUrl,
     scenario,
-    rate: numberFrom(
-      env,
-      "H2H_RATE",
-      10,
-      (n) => n > 0 && n <= 100_000,
-      "must be a rate > 0 (iterations per second)",
-    ),
-    duration: duration || (scenario === "soak" ? "30m" : scenario === "smoke" ? "30s" : "2m"),
+    rate,
+    duration: duration || defaults.duration,
     maxVUs: numberFrom(
       env,
       "H2H_MAX_VUS",
       100,
       (n) => Number.isInteger(n) && n >= 1 && n <= 10_000,
       "must be a whole number from 1 to 10000",
+    ),
+    preAllocatedVUs:
+      env.H2H_VUS === undefined || env.H2H_VUS === ""
+        ? undefined
+        : numberFrom(
+            env,
+            "H2H_VUS",
+            1,
+            (n) => Number.isInteger(n) && n >= 1 && n <= 10_000,
+            "must be a whole number from 1 to 10000",
+          ),
+    thinkSeconds: numberFrom(
+      env,
+      "H2H_THINK_S",
+      defaults.thinkSeconds,
+      (n) => n >= 0 && n <= 60,
+      "must be a number of seconds from 0 to 60",
     ),
     mobileShare: share(env, "H2H_MOBILE_SHARE", 0.5),
     failureShare,

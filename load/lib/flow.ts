@@ -1,14 +1,20 @@
 /**
- * One load iteration: create an order (its merchantOrderID carries the run id), confirm it with
- * the profile's success code (or, for a configurable share, the failure or appeal code), and
- * check each answer against the contract digest. The k6 APIs come in through {@link FlowRuntime},
- * so the same logic is unit-tested in Node. k6-safe: no Node.js API.
+ * One load iteration: create an order (its merchantOrderID carries the run id), wait the payer's
+ * think time, confirm it with the profile's success code (or, for a configurable share, the
+ * failure or appeal code), and check each answer against the contract digest. The k6 APIs come in
+ * through {@link FlowRuntime}, so the same logic is unit-tested in Node. k6-safe: no Node.js API.
+ *
+ * Cheap by design, because k6 runs it thousands of times a second and interprets JavaScript:
+ * everything that does not change between iterations (request bodies, URLs, request parameters,
+ * the digest's rules, the VU's id) is prepared once per VU in {@link createOrderFlow}; an
+ * iteration fills two values into a body template, has k6 pick the checked values out of each
+ * answer in one call (no JSON.parse, see response-rules.ts), and records two checks per answer.
  */
 
 import {
   type ConfirmedStatus,
   callbackUrlWith,
-  endpointPath,
+  ENDPOINT_PATHS,
   OPERATIONS_BY_KIND,
   type OperationName,
   type OrderKind,
@@ -16,35 +22,60 @@ import {
 } from "../../contract/names.ts";
 import { buildOrderRequest, ORDER_KIND_TAGS } from "../../fixtures/index.ts";
 import type { LoadConfig } from "./config.ts";
-import { type ContractDigest, checkDataFields, checkSuccessEnvelope } from "./contract-digest.ts";
+import {
+  type ContractDigest,
+  checkDataFields,
+  checkSuccessEnvelope,
+  type FieldRule,
+} from "./contract-digest.ts";
+import {
+  type AnswerRules,
+  type AnswerVerdict,
+  compileAnswerRules,
+  judgeSelection,
+} from "./response-rules.ts";
 
+/** An answer as k6's http.post returns it (k6's Response has exactly these members). */
 export interface HttpAnswer {
+  /** 0 when no answer came (connection error, timeout). */
   status: number;
   body: string | null;
+  /** The values a GJSON selector picks out of the body (k6 `response.json(selector)`); undefined when the body is not JSON. */
+  json(selector: string): unknown;
+}
+
+/** What k6's http.post takes as its third argument; built once per operation. */
+export interface RequestParams {
+  headers: Record<string, string>;
+  tags: { name: OperationName };
+  /** ms */
+  timeout: number;
 }
 
 export interface FlowRuntime {
-  /** An HTTP POST; `name` becomes the request's `name` tag (never the raw URL). */
-  post(
-    url: string,
-    body: string,
-    headers: Record<string, string>,
-    name: OperationName,
-    timeoutMs: number,
-  ): HttpAnswer;
-  /** Records named checks (k6 `check`); each value says whether that check passed. */
-  check(results: Record<string, boolean>, operation: OperationName): void;
+  /** An HTTP POST; `params.tags.name` becomes the request's `name` tag (never the raw URL). */
+  post(url: string, body: string, params: RequestParams): HttpAnswer;
+  /** Records named checks (k6 `check`); each value says whether that check passed. The object is reused. */
+  check(results: Record<string, boolean>): void;
   /** ms since the epoch. */
   now(): number;
   random(): number;
-  flowDuration(ms: number, kind: OrderKind): void;
+  /** Pauses the VU (k6 `sleep`), seconds. */
+  sleep(seconds: number): void;
   businessError(codeError: string, operation: OperationName): void;
-  orderConfirmed(kind: OrderKind, expectedFinal: ConfirmedStatus): void;
+  orderConfirmed(expectedFinal: ConfirmedStatus): void;
+  /** A line on k6's log (console.warn). */
+  warn(message: string): void;
+  /** The VU's id, unique in the test (across k6 instances too); asked once per VU. */
+  vuId(): number;
 }
 
-export interface Iteration {
-  vu: number;
-  iteration: number;
+export interface FlowOutcome {
+  created: boolean;
+  confirmed: boolean;
+  expectedFinal: ConfirmedStatus;
+  merchantOrderID: string;
+  orderId: string | undefined;
 }
 
 /** Which final status this iteration aims for, by the configured shares. */
@@ -54,99 +85,243 @@ export function pickConfirmedStatus(config: LoadConfig, random: number): Confirm
   return STATUS.succeeded;
 }
 
+/** The check names, two per answer, aggregated by k6 across iterations. */
+export function checkNames(operation: OperationName) {
+  return {
+    envelope: `${operation}: success envelope`,
+    data: `${operation}: data as the contract says`,
+  };
+}
+
+/** Distinct problems a VU writes to k6's log, at most: enough to name the field, never a flood. */
+export const MAX_WARNINGS_PER_VU = 5;
+
+const MOID = "@@H2H_MERCHANT_ORDER_ID@@";
+const HOOK = "@@H2H_WEBHOOK@@";
+/** Stand-ins for when the order was made and what it expects, in the callback URL's template. */
+const SENT_AT = 987654321012345;
+const EXPECTED = "h2h_expected_final";
+
+interface PreparedOperation {
+  operation: OperationName;
+  /** The digest's rules for this operation, kept once an answer failed (for the detailed wording). */
+  fieldRules: FieldRule[] | undefined;
+  params: RequestParams;
+  rules: AnswerRules;
+  expectedStatus: string;
+  names: ReturnType<typeof checkNames>;
+  /** The object handed to runtime.check, and the verdict, reused. */
+  results: Record<string, boolean>;
+  verdict: AnswerVerdict;
+}
+
+interface PreparedKind {
+  tag: string;
+  /** The create body around the merchantOrderID and the webHook: [before id, between, after hook]. */
+  body: [string, string, string];
+  createUrl: string;
+  confirmUrl: [string, string];
+  create: PreparedOperation;
+  confirm: PreparedOperation;
+}
+
+/** JSON text of a string without its quotes. */
+const jsonInner = (text: string) => JSON.stringify(text).slice(1, -1);
+
+function prepareKind(kind: OrderKind, config: LoadConfig, digest: ContractDigest): PreparedKind {
+  const method = config.profile.methods[kind];
+  const template = JSON.stringify(
+    buildOrderRequest(kind, {
+      methodID: method.methodID,
+      amount: method.amount,
+      merchantOrderID: MOID,
+      withClientID: method.requires.clientID,
+      withClientMetadata: method.requires.clientMetadata,
+      ...(config.callbackUrl !== undefined ? { webHook: HOOK } : {}),
+    }),
+  );
+  const [beforeId = "", afterId = ""] = template.split(MOID);
+  const [between = "", after = ""] = config.callbackUrl !== undefined ? afterId.split(HOOK) : [afterId, ""];
+  const rebuilt =
+    config.callbackUrl !== undefined ? [beforeId, MOID, between, HOOK, after] : [beforeId, MOID, between];
+  if (rebuilt.join("") !== template)
+    throw new Error(
+      `the ${kind} order body does not have merchantOrderID before metadata.webHook: ${template}`,
+    );
+  const headers = { "content-type": "application/json", authorization: `Bearer ${config.apiKey}` };
+  const operation = (name: OperationName): PreparedOperation => {
+    const names = checkNames(name);
+    return {
+      operation: name,
+      fieldRules: undefined,
+      params: { headers, tags: { name }, timeout: config.profile.requestTimeoutMs },
+      rules: compileAnswerRules(digest.responses[name]),
+      expectedStatus: config.profile.expectedStatus[name],
+      names,
+      results: { [names.envelope]: false, [names.data]: false },
+      verdict: { envelope: false, data: false, complete: false, id: undefined },
+    };
+  };
+  const operations = OPERATIONS_BY_KIND[kind];
+  const [confirmBefore = "", confirmAfter = ""] = ENDPOINT_PATHS[operations.confirm].split("{id}");
+  return {
+    tag: ORDER_KIND_TAGS[kind],
+    body: [beforeId, between, after],
+    createUrl: `${config.baseUrl}${ENDPOINT_PATHS[operations.create]}`,
+    confirmUrl: [`${config.baseUrl}${confirmBefore}`, confirmAfter],
+    create: operation(operations.create),
+    confirm: operation(operations.confirm),
+  };
+}
+
 function codeFor(config: LoadConfig, final: ConfirmedStatus): string {
   const code = config.profile.codes[final];
   if (code === undefined) throw new Error(`the profile has no code for ${final}`);
   return code;
 }
 
-/** The check names, one per rule, aggregated by k6 across iterations. */
-export function checkNames(operation: OperationName) {
-  return {
-    envelope: `${operation}: success envelope`,
-    fields: `${operation}: required fields and types`,
-    status: `${operation}: expected status`,
+export type OrderFlow = (kind: OrderKind) => FlowOutcome;
+
+/**
+ * Returns the iteration. What it needs is prepared on a VU's first iteration of each order kind
+ * and kept; the contract digest comes as JSON text (`digestJson`) and is parsed only then.
+ */
+export function createOrderFlow(config: LoadConfig, digestJson: string, runtime: FlowRuntime): OrderFlow {
+  const digest = () => JSON.parse(digestJson) as ContractDigest;
+  const kinds: Partial<Record<OrderKind, PreparedKind>> = {};
+  const prepared = (kind: OrderKind) => {
+    let entry = kinds[kind];
+    if (entry === undefined) {
+      entry = prepareKind(kind, config, digest());
+      kinds[kind] = entry;
+    }
+    return entry;
+  };
+  const confirmBodies: Partial<Record<ConfirmedStatus, string>> = {};
+  const confirmBody = (final: ConfirmedStatus) => {
+    let body = confirmBodies[final];
+    if (body === undefined) {
+      body = JSON.stringify({ code: codeFor(config, final) });
+      confirmBodies[final] = body;
+    }
+    return body;
+  };
+  // The callback URL as the names table makes it, split around when the order was made and
+  // what it expects: an iteration fills in the two, as text, already JSON-escaped.
+  const hook =
+    config.callbackUrl === undefined
+      ? undefined
+      : jsonInner(
+          callbackUrlWith(config.callbackUrl, {
+            runId: config.runId,
+            sentAtMs: SENT_AT,
+            expectedStatus: EXPECTED,
+          }),
+        ).split(new RegExp(`${SENT_AT}|${EXPECTED}`));
+  if (hook !== undefined && hook.length !== 3)
+    throw new Error("the callback URL's template did not split around its time and expected status");
+  const warned = new Set<string>();
+
+  let vu: number | undefined;
+  let iterations = 0;
+
+  const fieldRulesOf = (operation: PreparedOperation): FieldRule[] => {
+    if (operation.fieldRules === undefined) operation.fieldRules = digest().responses[operation.operation];
+    return operation.fieldRules;
+  };
+
+  /** Checks an answer the slow, detailed way: which rule failed, for the log and the verdict. */
+  function explain(operation: PreparedOperation, answer: HttpAnswer, verdict: AnswerVerdict): void {
+    const envelope = checkSuccessEnvelope(answer.status, answer.body);
+    const data = envelope.json?.data as { status?: unknown } | undefined;
+    const problems =
+      envelope.problems.length > 0 ? envelope.problems : checkDataFields(data, fieldRulesOf(operation));
+    if (envelope.problems.length === 0 && data?.status !== operation.expectedStatus)
+      problems.push(`data.status is ${JSON.stringify(data?.status)}, expected "${operation.expectedStatus}"`);
+    if (!verdict.complete) {
+      verdict.envelope = envelope.problems.length === 0;
+      verdict.data = verdict.envelope && problems.length === 0;
+      const id = (data as { id?: unknown } | undefined)?.id;
+      verdict.id = typeof id === "string" ? id : undefined;
+    }
+    for (const problem of problems) {
+      const line = `${operation.operation}: ${problem}`;
+      if (warned.has(line) || warned.size >= MAX_WARNINGS_PER_VU) continue;
+      warned.add(line);
+      runtime.warn(`h2h-certify check failed: ${line} (each problem is logged once per VU)`);
+    }
+  }
+
+  /** Checks an answer; returns whether it is a success envelope. */
+  function checkAnswer(operation: PreparedOperation, answer: HttpAnswer): boolean {
+    const verdict = operation.verdict;
+    if (answer.status === 0 || answer.body === null || answer.body === "") {
+      verdict.envelope = false;
+      verdict.data = false;
+      verdict.complete = true;
+      verdict.id = undefined;
+    } else {
+      judgeSelection(
+        answer.json(operation.rules.selector),
+        operation.rules,
+        operation.expectedStatus,
+        verdict,
+      );
+    }
+    if (!verdict.data) explain(operation, answer, verdict);
+    operation.results[operation.names.envelope] = verdict.envelope;
+    operation.results[operation.names.data] = verdict.data;
+    runtime.check(operation.results);
+    if (!verdict.envelope) {
+      runtime.businessError(
+        codeErrorOf(answer) ?? (answer.status === 0 ? "no_answer" : `http_${answer.status}`),
+        operation.operation,
+      );
+    }
+    return verdict.envelope;
+  }
+
+  return (kind) => {
+    if (vu === undefined) vu = runtime.vuId();
+    const flow = prepared(kind);
+    const expectedFinal = pickConfirmedStatus(config, runtime.random());
+    const startedAt = runtime.now();
+    const merchantOrderID = `${config.runId}-${flow.tag}-${vu}-${iterations++}`;
+    const body =
+      hook === undefined
+        ? flow.body[0] + merchantOrderID + flow.body[1]
+        : `${flow.body[0]}${merchantOrderID}${flow.body[1]}${hook[0]}${startedAt}${hook[1]}${expectedFinal}${hook[2]}${flow.body[2]}`;
+    const outcome: FlowOutcome = {
+      created: false,
+      confirmed: false,
+      expectedFinal,
+      merchantOrderID,
+      orderId: undefined,
+    };
+
+    if (!checkAnswer(flow.create, runtime.post(flow.createUrl, body, flow.create.params))) return outcome;
+    const orderId = flow.create.verdict.id;
+    if (orderId === undefined) return outcome;
+    outcome.created = true;
+    outcome.orderId = orderId;
+
+    if (config.thinkSeconds > 0) runtime.sleep(config.thinkSeconds);
+    const confirmUrl = flow.confirmUrl[0] + encodeURIComponent(orderId) + flow.confirmUrl[1];
+    const confirmed = runtime.post(confirmUrl, confirmBody(expectedFinal), flow.confirm.params);
+    if (!checkAnswer(flow.confirm, confirmed)) return outcome;
+    outcome.confirmed = true;
+    runtime.orderConfirmed(expectedFinal);
+    return outcome;
   };
 }
 
-function checkAnswer(
-  runtime: FlowRuntime,
-  digest: ContractDigest,
-  config: LoadConfig,
-  operation: OperationName,
-  answer: HttpAnswer,
-): Record<string, unknown> | undefined {
-  const parsed = checkSuccessEnvelope(answer.status, answer.body);
-  const data = parsed.json?.data as Record<string, unknown> | undefined;
-  const names = checkNames(operation);
-  const envelopeOk = parsed.problems.length === 0;
-  runtime.check(
-    {
-      [names.envelope]: envelopeOk,
-      [names.fields]: envelopeOk && checkDataFields(data, digest.responses[operation]).length === 0,
-      [names.status]: envelopeOk && data?.status === config.profile.expectedStatus[operation],
-    },
-    operation,
-  );
-  if (!envelopeOk) {
-    runtime.businessError(
-      parsed.codeError ?? (answer.status === 0 ? "no_answer" : `http_${answer.status}`),
-      operation,
-    );
+/** result.codeError of an error answer, for counting business errors by code. */
+function codeErrorOf(answer: HttpAnswer): string | undefined {
+  if (answer.body === null || answer.body === "") return undefined;
+  try {
+    const code = (JSON.parse(answer.body) as { result?: { codeError?: unknown } } | null)?.result?.codeError;
+    return typeof code === "string" ? code : undefined;
+  } catch {
     return undefined;
   }
-  return data;
-}
-
-export function runOrderFlow(
-  kind: OrderKind,
-  config: LoadConfig,
-  digest: ContractDigest,
-  runtime: FlowRuntime,
-  iteration: Iteration,
-): void {
-  const operations = OPERATIONS_BY_KIND[kind];
-  const method = config.profile.methods[kind];
-  const expectedFinal = pickConfirmedStatus(config, runtime.random());
-  const startedAt = runtime.now();
-  const merchantOrderID = `${config.runId}-${ORDER_KIND_TAGS[kind]}-${iteration.vu}-${iteration.iteration}`;
-  const webHook =
-    config.callbackUrl === undefined
-      ? undefined
-      : callbackUrlWith(config.callbackUrl, {
-          runId: config.runId,
-          sentAtMs: startedAt,
-          expectedStatus: expectedFinal,
-        });
-  const body = buildOrderRequest(kind, {
-    methodID: method.methodID,
-    amount: method.amount,
-    merchantOrderID,
-    withClientID: method.requires.clientID,
-    ...(webHook !== undefined ? { webHook } : {}),
-    withClientMetadata: method.requires.clientMetadata,
-  });
-  const headers = { "content-type": "application/json", authorization: `Bearer ${config.apiKey}` };
-
-  const created = runtime.post(
-    `${config.baseUrl}${endpointPath(operations.create)}`,
-    JSON.stringify(body),
-    headers,
-    operations.create,
-    config.profile.requestTimeoutMs,
-  );
-  const order = checkAnswer(runtime, digest, config, operations.create, created);
-  const orderId = typeof order?.id === "string" ? order.id : undefined;
-  if (orderId === undefined) return;
-
-  const confirmed = runtime.post(
-    `${config.baseUrl}${endpointPath(operations.confirm, orderId)}`,
-    JSON.stringify({ code: codeFor(config, expectedFinal) }),
-    headers,
-    operations.confirm,
-    config.profile.requestTimeoutMs,
-  );
-  if (checkAnswer(runtime, digest, config, operations.confirm, confirmed) === undefined) return;
-  runtime.flowDuration(runtime.now() - startedAt, kind);
-  runtime.orderConfirmed(kind, expectedFinal);
 }

@@ -1,37 +1,61 @@
 /**
- * The k6 side of {@link FlowRuntime}: k6/http, check, and the custom metrics. Imported only by
- * the k6 entry scripts (type-checked against @types/k6, bundled with k6's modules external).
+ * The flow's runtime inside k6: k6's http, check, sleep and custom metrics (k6-safe: only k6's own
+ * modules, which the bundles leave external).
+ *
+ * Custom metrics, chosen to cost one sample per iteration at most:
+ *   h2h_confirmed_<final status>  counters, one per final status an order aims at: the callback
+ *                                 delivery denominators (separate metrics, not a tag, so k6 keeps
+ *                                 them in the summary without submetrics)
+ *   h2h_business_errors           counter of answers that were not a success, tagged codeError and
+ *                                 name; a sample only when an answer fails
  */
-import { check } from "k6";
+import { type Checkers, check, sleep } from "k6";
+import exec from "k6/execution";
 import http from "k6/http";
-import { Counter, Trend } from "k6/metrics";
-import type { FlowRuntime } from "./flow.ts";
+import { Counter } from "k6/metrics";
+import { CONFIRMED_STATUSES, type ConfirmedStatus } from "../../contract/names.ts";
+import type { LoadConfig } from "./config.ts";
+import type { FlowRuntime, HttpAnswer, RequestParams } from "./flow.ts";
+import { BUSINESS_ERRORS_METRIC, CONFIRMED_METRIC_PREFIX } from "./metric-names.ts";
+import { STEP_TAG, settledStepAt, stressSteps } from "./scenarios.ts";
 
-/** create sent → confirm answered, per order kind. */
-const flowDuration = new Trend("h2h_flow_duration", true);
-/** Answers that were not a success, by codeError (or http_<status>) and endpoint. */
-const businessErrors = new Counter("h2h_business_errors");
-/** Orders confirmed, by kind and the final status they should reach: the callback delivery ratio's denominator. */
-const ordersConfirmed = new Counter("h2h_orders_confirmed");
+/** k6's console (its log); @types/k6 leaves it undeclared. */
+declare const console: { warn(...values: unknown[]): void };
+
+const confirmed = Object.fromEntries(
+  CONFIRMED_STATUSES.map((final) => [final, new Counter(`${CONFIRMED_METRIC_PREFIX}${final}`)]),
+) as Record<ConfirmedStatus, Counter>;
+const businessErrors = new Counter(BUSINESS_ERRORS_METRIC);
 
 export const k6Runtime: FlowRuntime = {
-  post(url, body, headers, name, timeoutMs) {
-    const response = http.post(url, body, {
-      headers,
-      tags: { name },
-      timeout: `${timeoutMs}ms`,
-      responseType: "text",
-    });
-    return { status: response.status, body: typeof response.body === "string" ? response.body : null };
+  // k6's own functions, not wrapped: one interpreted call less per request. Its Response is the
+  // HttpAnswer itself (status, body, json): no copy per request.
+  post: http.post as unknown as (url: string, body: string, params: RequestParams) => HttpAnswer,
+  check(results) {
+    // k6 takes a check's value as is when it is not a function (its Check resolves callables
+    // only): no closure per check per iteration.
+    check(null, results as unknown as Checkers<null>);
   },
-  check(results, operation) {
-    const checks: Record<string, () => boolean> = {};
-    for (const [name, passed] of Object.entries(results)) checks[name] = () => passed;
-    check(null, checks, { name: operation });
-  },
-  now: () => Date.now(),
-  random: () => Math.random(),
-  flowDuration: (ms, kind) => flowDuration.add(ms, { kind }),
+  now: Date.now,
+  random: Math.random,
+  sleep,
   businessError: (codeError, operation) => businessErrors.add(1, { codeError, name: operation }),
-  orderConfirmed: (kind, expectedFinal) => ordersConfirmed.add(1, { kind, expected_final: expectedFinal }),
+  orderConfirmed: (final) => confirmed[final].add(1),
+  warn: (message) => console.warn(message),
+  vuId: () => exec.vu.idInTest,
 };
+
+/**
+ * For the stress scenario: tags the VU's samples with the step whose settled window this moment
+ * is in (and removes the tag during ramps and warm-ups), so each step is judged on its own.
+ * Returns a no-op for the other scenarios.
+ */
+export function stepTagger(config: LoadConfig): () => void {
+  if (config.scenario !== "stress") return () => {};
+  const steps = stressSteps(config);
+  return () => {
+    const step = settledStepAt(steps, (Date.now() - exec.scenario.startTime) / 1000);
+    if (step === undefined) delete exec.vu.metrics.tags[STEP_TAG];
+    else exec.vu.metrics.tags[STEP_TAG] = String(step.index);
+  };
+}

@@ -1,40 +1,95 @@
 /**
- * The end-of-test summary the scripts print (k6's handleSummary): thresholds, checks and
- * per-endpoint latency in a few lines, plus the full summary as JSON where H2H_SUMMARY_PATH says.
- * k6-safe: no Node.js API.
+ * The end-of-test summary the scripts print (k6's handleSummary): thresholds, the checks that
+ * failed by name, per-endpoint latency, the delivery denominators, and for stress each step and
+ * the capacity; plus the full summary as JSON where H2H_SUMMARY_PATH says. The readers of k6's
+ * summary data live here too, for the harness. k6-safe: no Node.js API.
  */
 
-export interface K6SummaryMetric {
-  type: "counter" | "gauge" | "rate" | "trend";
-  contains?: string;
-  values: Record<string, number>;
-  thresholds?: Record<string, { ok: boolean }>;
+import { CONFIRMED_STATUSES, type ConfirmedStatus, ORDER_KINDS } from "../../contract/names.ts";
+import { capacityLine, stressOutcome } from "./capacity.ts";
+import type { LoadConfig } from "./config.ts";
+import { BUSINESS_ERRORS_METRIC, CONFIRMED_METRIC_PREFIX } from "./metric-names.ts";
+import { isBookkeeping, operationsOf, STEP_TAG, stressSteps } from "./scenarios.ts";
+import type { K6Summary, K6SummaryCheck, K6SummaryGroup } from "./summary-data.ts";
+
+export type { K6Summary, K6SummaryCheck, K6SummaryGroup, K6SummaryMetric } from "./summary-data.ts";
+
+export interface ThresholdResult {
+  metric: string;
+  rule: string;
+  ok: boolean;
 }
 
-export interface K6Summary {
-  metrics: Record<string, K6SummaryMetric>;
-  state?: { testRunDurationMs?: number };
+/** The thresholds a reader judges a run by: not the bookkeeping ones, not the stress steps' (see capacity.ts). */
+export function thresholdsOf(summary: K6Summary): ThresholdResult[] {
+  return Object.entries(summary.metrics).flatMap(([metric, m]) =>
+    Object.entries(m.thresholds ?? {})
+      .filter(([rule]) => !isBookkeeping(rule) && !metric.includes(`${STEP_TAG}:`))
+      .map(([rule, result]) => ({ metric, rule, ok: result.ok })),
+  );
+}
+
+/** Every check k6 counted, from the root group down. */
+export function checksOf(summary: K6Summary): K6SummaryCheck[] {
+  const out: K6SummaryCheck[] = [];
+  const walk = (group: K6SummaryGroup | undefined) => {
+    if (!group) return;
+    for (const check of group.checks ?? [])
+      out.push({ name: check.name, passes: check.passes, fails: check.fails });
+    for (const child of group.groups ?? []) walk(child);
+  };
+  walk(summary.root_group);
+  return out;
+}
+
+/** The checks that failed at least once, most failures first. */
+export function failingChecks(summary: K6Summary): K6SummaryCheck[] {
+  return checksOf(summary)
+    .filter((check) => check.fails > 0)
+    .sort((a, b) => b.fails - a.fails || a.name.localeCompare(b.name));
+}
+
+/** Orders confirmed, by the final status each aims at: the callback delivery denominators. */
+export function confirmedByFinal(summary: K6Summary): Record<ConfirmedStatus, number> {
+  return Object.fromEntries(
+    CONFIRMED_STATUSES.map((final) => [
+      final,
+      summary.metrics[`${CONFIRMED_METRIC_PREFIX}${final}`]?.values.count ?? 0,
+    ]),
+  ) as Record<ConfirmedStatus, number>;
+}
+
+export function businessErrorCount(summary: K6Summary): number {
+  return summary.metrics[BUSINESS_ERRORS_METRIC]?.values.count ?? 0;
 }
 
 const fmt = (n: number | undefined, digits = 1) => (n === undefined ? "-" : n.toFixed(digits));
 
-export function textSummary(summary: K6Summary): string {
-  const lines: string[] = ["", "h2h-certify load summary"];
-  const thresholds = Object.entries(summary.metrics).flatMap(([name, metric]) =>
-    Object.entries(metric.thresholds ?? {}).map(
-      ([rule, result]) => `  ${result.ok ? "✓" : "✗"} ${name} ${rule}`,
-    ),
+export function failingCheckLines(summary: K6Summary): string[] {
+  return failingChecks(summary).map(
+    (check) =>
+      `  ✗ ${check.name} — ${check.fails} of ${check.passes + check.fails} failed (${fmt((check.fails / (check.passes + check.fails)) * 100, 2)} %)`,
   );
-  lines.push("thresholds:", ...(thresholds.length > 0 ? thresholds : ["  (none)"]));
+}
+
+export function textSummary(summary: K6Summary, config?: LoadConfig): string {
+  const lines: string[] = ["", "h2h-certify load summary"];
+  const thresholds = thresholdsOf(summary).map((t) => `  ${t.ok ? "✓" : "✗"} ${t.metric} ${t.rule}`);
+  if (config?.scenario !== "stress" || thresholds.length > 0)
+    lines.push("thresholds:", ...(thresholds.length > 0 ? thresholds : ["  (none)"]));
   const checks = summary.metrics.checks?.values;
   if (checks)
     lines.push(
       `checks: ${fmt((checks.rate ?? 0) * 100, 2)}% passed (${checks.passes ?? 0} of ${(checks.passes ?? 0) + (checks.fails ?? 0)})`,
     );
+  const failing = failingCheckLines(summary);
+  if (failing.length > 0) lines.push("failing checks:", ...failing);
   const endpoints = Object.entries(summary.metrics).filter(([name]) =>
-    /^http_req_duration\{name:/.test(name),
+    /^http_req_duration\{name:[^,}]+\}$/.test(name),
   );
   for (const [name, metric] of endpoints) {
+    // k6 keeps a threshold's submetric even when nothing was sent: no line for an endpoint never reached.
+    if ((metric.values.count ?? 0) === 0) continue;
     const endpoint = name.slice("http_req_duration{name:".length, -1);
     lines.push(
       `  ${endpoint}: p50 ${fmt(metric.values.med)} ms, p95 ${fmt(metric.values["p(95)"])} ms, p99 ${fmt(metric.values["p(99)"])} ms`,
@@ -42,18 +97,35 @@ export function textSummary(summary: K6Summary): string {
   }
   const iterations = summary.metrics.iterations?.values.count ?? 0;
   const dropped = summary.metrics.dropped_iterations?.values.count ?? 0;
-  const confirmed = summary.metrics.h2h_orders_confirmed?.values.count ?? 0;
-  const errors = summary.metrics.h2h_business_errors?.values.count ?? 0;
+  const confirmed = Object.values(confirmedByFinal(summary)).reduce((a, b) => a + b, 0);
   lines.push(
-    `iterations ${iterations}, dropped ${dropped}, orders confirmed ${confirmed}, business errors ${errors}`,
-    "",
+    `iterations ${iterations}, dropped ${dropped}, orders confirmed ${confirmed}, business errors ${businessErrorCount(summary)}`,
   );
+  if (config?.scenario === "stress") {
+    const outcome = stressOutcome(summary, stressSteps(config), {
+      p95Ms: config.p95Ms,
+      // Every operation: a step's submetrics exist only for the ones the script calls.
+      operations: operationsOf(ORDER_KINDS),
+    });
+    lines.push("stress steps:");
+    for (const step of outcome.steps.filter((s) => s.reached)) {
+      lines.push(
+        `  ${step.held ? "✓" : "✗"} ${step.rate} orders/s (started ${step.achievedRate ?? "-"}/s)${step.broke.length > 0 ? `: ${step.broke.join("; ")}` : ""}`,
+      );
+    }
+    lines.push(capacityLine(outcome));
+  }
+  lines.push("");
   return lines.join("\n");
 }
 
 /** handleSummary's answer: the text on stdout, and the JSON where the orchestrator asks for it. */
-export function summaryOutputs(summary: K6Summary, jsonPath: string | undefined): Record<string, string> {
-  const outputs: Record<string, string> = { stdout: textSummary(summary) };
+export function summaryOutputs(
+  summary: K6Summary,
+  jsonPath: string | undefined,
+  config?: LoadConfig,
+): Record<string, string> {
+  const outputs: Record<string, string> = { stdout: textSummary(summary, config) };
   if (jsonPath) outputs[jsonPath] = JSON.stringify(summary, null, 2);
   return outputs;
 }

@@ -1,12 +1,15 @@
 /**
  * For the project's own tests of the load scripts, where no k6 is installed: stub `k6` modules so
  * a built bundle can be imported and run in Node exactly as k6 would call it, with `http.post`
- * answered synchronously (as k6's is) by the reference provider's own handler.
+ * answered synchronously (as k6's is) by the reference provider's own handler, its answer's
+ * `json(selector)` as k6's (GJSON array multipaths, see select-paths.ts), and a check's value taken
+ * as is when it is not a function (as k6's `check` does).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ReferenceProvider } from "../../fixtures/reference-provider/index.ts";
 import type { HttpAnswer } from "../lib/flow.ts";
+import { selectPaths } from "./select-paths.ts";
 
 export interface K6Recording {
   checks: { name: string; passed: boolean; tags: Record<string, string> | undefined }[];
@@ -34,7 +37,7 @@ export function postTo(provider: ReferenceProvider): K6Stub["post"] {
       ),
       body,
     });
-    return { status: reply.status, body: reply.body };
+    return { status: reply.status, body: reply.body, json: (selector) => selectPaths(reply.body, selector) };
   };
 }
 
@@ -61,7 +64,7 @@ export function installK6Stubs(dir: string): void {
   const hook = "globalThis.__K6_STUB__";
   writeFileSync(
     join(pkg, "index.js"),
-    `export function check(value, sets, tags) { for (const [name, f] of Object.entries(sets)) ${hook}.recording.checks.push({ name, passed: !!f(value), tags }); return true; }
+    `export function check(value, sets, tags) { for (const [name, f] of Object.entries(sets)) ${hook}.recording.checks.push({ name, passed: !!(typeof f === "function" ? f(value) : f), tags }); return true; }
 export function sleep() {}
 export default { check, sleep };`,
   );

@@ -1,25 +1,46 @@
 /** `npm run load`: a k6 load scenario against the target, with thresholds, latency and callback delivery. */
 
-import { DEFAULT_K6_IMAGE, LOAD_SCRIPTS, NoK6Error, runLoad, SCENARIOS } from "../../load/index.ts";
-import { defineCommand, EXIT } from "../cli.ts";
+import {
+  DEFAULT_K6_IMAGE,
+  LOAD_SCRIPTS,
+  LoadConfigError,
+  NoK6Error,
+  runLoad,
+  SCENARIOS,
+} from "../../load/index.ts";
+import { defineCommand, EXIT, UsageError } from "../cli.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
 
 export const load = defineCommand({
   name: "load",
   summary:
     "Runs a k6 load scenario against H2H_BASE_URL, a container of H2H_TARGET_IMAGE, or the bundled\n" +
-    "reference provider and reports thresholds, latency and callback delivery. k6 comes from PATH or\n" +
-    "K6_BIN, else the image H2H_K6_IMAGE when a Docker engine answers.",
+    "reference provider and reports thresholds, the failing checks, latency, callback delivery per final\n" +
+    "status and plots over time; stress prints the capacity. k6 comes from PATH or K6_BIN, else the\n" +
+    "image H2H_K6_IMAGE when a Docker engine answers.",
   options: {
     scenario: { type: "string", choices: SCENARIOS, description: "the load shape (default: smoke)" },
     script: { type: "string", choices: LOAD_SCRIPTS, description: "which flows (default: mixed)" },
-    rate: { type: "number", description: "iterations per second (default: the scenario's)" },
+    rate: {
+      type: "number",
+      description:
+        "orders per second: the plateau, or stress's first step (default: smoke 1.5, at most 2; else 10)",
+    },
     duration: {
       type: "string",
       value: "DURATION",
       description: "k6 duration, e.g. 30s (default: the scenario's)",
     },
-    "max-vus": { type: "number", description: "most virtual users (default: the scenario's)" },
+    think: {
+      type: "number",
+      value: "SECONDS",
+      description: "wait between an order and its confirmation code (default: smoke 1, else 0)",
+    },
+    vus: {
+      type: "number",
+      description: "virtual users allocated at the start (default: enough for the rate)",
+    },
+    "max-vus": { type: "number", description: "most virtual users (default: 100)" },
     "mobile-share": {
       type: "number",
       value: "0..1",
@@ -42,9 +63,10 @@ export const load = defineCommand({
     "H2H_TARGET_IMAGE, H2H_TARGET_ENV, H2H_TARGET_READY, H2H_TARGET_STARTUP_S  a target image, as for certify",
     "K6_BIN  the k6 binary (default: k6 on PATH, else Docker)",
     `H2H_K6_IMAGE  the k6 image when k6 runs in Docker (default: ${DEFAULT_K6_IMAGE}; never pulled when present)`,
+    "H2H_TIMELINE_POINTS  periods in the run's timeline and plots (default: 120, whatever the length)",
   ],
   exitCodes: {
-    [EXIT.ok]: "every threshold and the delivery target met",
+    [EXIT.ok]: "every threshold and the delivery target met (stress: its first step held)",
     [EXIT.failed]: "a threshold or the delivery target missed",
     [EXIT.missingTool]: "no k6 to run with (nothing written)",
     ...BAD_SETTINGS_EXIT,
@@ -56,6 +78,8 @@ export const load = defineCommand({
       script: options.script ?? "mixed",
       rate: options.rate,
       duration: options.duration,
+      thinkSeconds: options.think,
+      vus: options.vus,
       maxVUs: options["max-vus"],
       mobileShare: options["mobile-share"],
       failureShare: options["failure-share"],
@@ -63,9 +87,36 @@ export const load = defineCommand({
       p95Ms: options.p95,
     };
     // Only what was given: the script's own defaults stand for the rest.
-    const { report } = await runLoad(
-      Object.fromEntries(Object.entries(chosen).filter(([, value]) => value !== undefined)) as typeof chosen,
-    );
-    return report.passed ? EXIT.ok : EXIT.failed;
+    try {
+      const { report } = await runLoad(
+        Object.fromEntries(
+          Object.entries(chosen).filter(([, value]) => value !== undefined),
+        ) as typeof chosen,
+      );
+      return report.passed ? EXIT.ok : EXIT.failed;
+    } catch (error) {
+      // The script's own refusal names its variable; the user typed a flag.
+      if (error instanceof LoadConfigError) throw new UsageError(flagNames(error.message));
+      throw error;
+    }
   },
 });
+
+/** The flag each script variable comes from, so a refusal names what the user typed. */
+const FLAGS: Record<string, string> = {
+  H2H_RATE: "--rate",
+  H2H_DURATION: "--duration",
+  H2H_MAX_VUS: "--max-vus",
+  H2H_VUS: "--vus",
+  H2H_THINK_S: "--think",
+  H2H_MOBILE_SHARE: "--mobile-share",
+  H2H_FAILURE_SHARE: "--failure-share",
+  H2H_APPEAL_SHARE: "--appeal-share",
+  H2H_P95_MS: "--p95",
+};
+
+function flagNames(message: string): string {
+  return message.replace(/\b(H2H_[A-Z0-9_]+)(=?)/g, (match, name: string, equals: string) =>
+    FLAGS[name] ? `${FLAGS[name]}${equals ? " " : ""}` : match,
+  );
+}

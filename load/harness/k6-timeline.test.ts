@@ -1,0 +1,105 @@
+/**
+ * The reader of k6's web dashboard record, on records a real k6 v1.3.0 wrote. The strongest check
+ * that the values are matched to the right metric names: each endpoint's requests summed over the
+ * periods equal k6's own end-of-test count for it, and the business errors by code equal k6's total.
+ */
+import { readFileSync } from "node:fs";
+import { gunzipSync, gzipSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import type { K6Summary } from "../lib/summary.ts";
+import {
+  businessErrorsByCode,
+  loadSeriesOf,
+  parseK6Timeline,
+  TIMELINE_POINTS,
+  TimelineFormatError,
+  timelinePeriodSeconds,
+} from "./k6-timeline.ts";
+
+const record = (name: string) =>
+  readFileSync(new URL(`fixtures/${name}.timeline.ndjson.gz`, import.meta.url));
+const summary = (name: string) =>
+  JSON.parse(readFileSync(new URL(`fixtures/${name}.summary.json`, import.meta.url), "utf8")) as K6Summary;
+
+describe("k6 web dashboard record", () => {
+  it("gives one period per dashboard period, each stamped, with per-endpoint submetrics", () => {
+    const timeline = parseK6Timeline(record("mixed-smoke-shares"));
+    expect(timeline.periodMs).toBe(1000);
+    expect(timeline.periods.length).toBeGreaterThanOrEqual(29);
+    const times = timeline.periods.map((p) => p.timeMs);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect((times[1] ?? 0) - (times[0] ?? 0)).toBeGreaterThan(900);
+    const busy = timeline.periods.find((p) => p.metrics["http_req_duration{name:createMobileCommerceOrder}"]);
+    expect(busy?.metrics["http_req_duration{name:createMobileCommerceOrder}"]).toMatchObject({
+      "p(95)": expect.any(Number),
+      med: expect.any(Number),
+    });
+  });
+
+  it.each(["mixed-smoke-shares", "mixed-amount-as-string", "quasi-ecom-wrong-key"])(
+    "%s: per-endpoint requests over the periods add up to k6's own count",
+    (name) => {
+      const series = loadSeriesOf(parseK6Timeline(record(name)));
+      const k6 = summary(name);
+      const endpoints = Object.keys(series.endpoints);
+      expect(endpoints.length).toBeGreaterThan(0);
+      for (const endpoint of endpoints) {
+        const total = (series.endpoints[endpoint]?.perSecond ?? []).reduce(
+          (a, b, i) => a + (b * (series.durationMs[i] ?? 0)) / 1000,
+          0,
+        );
+        expect(Math.round(total), endpoint).toBe(
+          k6.metrics[`http_req_duration{name:${endpoint}}`]?.values.count,
+        );
+      }
+      const confirmed = series.confirmed.reduce((a, b) => a + b, 0);
+      const k6Confirmed = Object.entries(k6.metrics)
+        .filter(([metric]) => metric.startsWith("h2h_confirmed_"))
+        .reduce((sum, [, m]) => sum + (m.values.count ?? 0), 0);
+      expect(confirmed).toBe(k6Confirmed);
+    },
+  );
+
+  it("gives business errors by code, adding up to k6's total", () => {
+    const timeline = parseK6Timeline(record("quasi-ecom-wrong-key"));
+    const byCode = businessErrorsByCode(timeline);
+    expect(byCode).toEqual({
+      unauthorized: summary("quasi-ecom-wrong-key").metrics.h2h_business_errors?.values.count,
+    });
+    expect(loadSeriesOf(timeline).businessErrors.reduce((a, b) => a + b, 0)).toBe(byCode.unauthorized);
+    expect(businessErrorsByCode(parseK6Timeline(record("mixed-smoke-shares")))).toEqual({});
+  });
+
+  it("shows checks failing over time when the target breaks the contract", () => {
+    const series = loadSeriesOf(parseK6Timeline(record("mixed-amount-as-string")));
+    expect(Math.max(...series.checksFailedShare.map((v) => v ?? 0))).toBeGreaterThan(0);
+  });
+
+  it("refuses a record whose values do not match its metrics, naming the line; survives a cut last line", () => {
+    const text = gunzipSync(record("mixed-smoke-shares")).toString("utf8");
+    const lines = text.trimEnd().split("\n");
+    const index = lines.findIndex((line) => line.startsWith('{"event":"snapshot"'));
+    const broken = JSON.parse(lines[index] as string) as { event: string; data: unknown[] };
+    broken.data.pop();
+    const misaligned = [...lines.slice(0, index), JSON.stringify(broken), ...lines.slice(index + 1)].join(
+      "\n",
+    );
+    expect(() => parseK6Timeline(gzipSync(misaligned))).toThrow(TimelineFormatError);
+    expect(() => parseK6Timeline(gzipSync(misaligned))).toThrow(
+      new RegExp(`line ${index + 1}: ${broken.data.length} values for ${broken.data.length + 1} metrics`),
+    );
+    const whole = parseK6Timeline(text);
+    const cut = parseK6Timeline(text.trimEnd().slice(0, -10));
+    expect(cut.periods.length).toBeGreaterThanOrEqual(whole.periods.length - 1);
+    expect(cut.periods).toEqual(whole.periods.slice(0, cut.periods.length));
+  });
+
+  it("sizes the period so a run of any length has at most TIMELINE_POINTS periods", () => {
+    expect(timelinePeriodSeconds(30)).toBe(1);
+    expect(timelinePeriodSeconds(600)).toBe(5);
+    expect(timelinePeriodSeconds(24 * 3600)).toBe(720);
+    for (const seconds of [1, 59, 600, 3601, 86_400]) {
+      expect(Math.ceil(seconds / timelinePeriodSeconds(seconds))).toBeLessThanOrEqual(TIMELINE_POINTS);
+    }
+  });
+});
