@@ -31,6 +31,8 @@ import {
 } from "../fixtures/reference-provider/index.ts";
 import type { RunningSink } from "../webhook-sink/index.ts";
 import { CheckCollector } from "./check-collector.ts";
+// issue 12: checks before the first request, and the invalid-key diagnosis.
+import { assertReportDirWritable, invalidApiKeyDiagnosis, startSinkNamingPort } from "./preflight.ts";
 import { type ReportPaths, writeReports } from "./reports/index.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "./run-context.ts";
 import { type CheckRecord, type RunReport, sortChecks, summarize, type Verdict } from "./run-model.ts";
@@ -177,12 +179,18 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
   let masker = runMasker(settings);
   const print = (line: string) => (options.print ?? console.log)(masker.text(line));
 
+  // issue 12: a report directory that cannot be written is refused now, not after the run.
+  await assertReportDirWritable(settings.reportDir);
+
   let provider: RunningReferenceProvider | undefined;
   let sink: RunningSink | undefined;
   const runDir = await mkdtemp(join(tmpdir(), "h2h-certify-"));
   try {
     if (settings.baseUrl === undefined) provider = await startReferenceProvider({ port: 0 });
-    sink = await startRunSink(settings, profile, join(runDir, "sink"));
+    // issue 12: a busy H2H_SINK_PORT is a usage error naming the variable.
+    sink = await startSinkNamingPort(settings.sinkPort, () =>
+      startRunSink(settings, profile, join(runDir, "sink")),
+    );
     // The sink's token guards it against fake callbacks: it is masked like a secret.
     masker = runMasker({ ...settings, sinkToken: sink.token });
     const baseUrl = settings.baseUrl ?? (provider as RunningReferenceProvider).url;
@@ -192,7 +200,10 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
     if (!settings.secondApiKey) print("  H2H_API_KEY_2 is not set: cross-merchant checks will be skipped");
 
     const runnerRecorder = new ExchangeRecorder("runner", masker, runDir);
-    const unreachable = await tryReachTarget(baseUrl, settings.apiKey, profile, runnerRecorder);
+    // issue 12: a probe answered 401 means the key is refused: nothing can be judged.
+    const unreachable =
+      (await tryReachTarget(baseUrl, settings.apiKey, profile, runnerRecorder)) ??
+      invalidApiKeyDiagnosis(runnerRecorder.exchanges);
     const checks: CheckRecord[] = [];
     const errors: string[] = [];
 
@@ -250,6 +261,9 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
 
     const exchanges = readRecordedExchanges(runDir);
     if (unreachable === undefined) checks.push(...runWideChecks(exchanges, profile, masker));
+    // issue 12: every answer a 401 is a refused key, not a non-conformant target.
+    const refusedKey = unreachable === undefined ? invalidApiKeyDiagnosis(exchanges) : undefined;
+    if (refusedKey !== undefined) errors.unshift(refusedKey);
     sortChecks(checks);
     const { summary, totals } = summarize(checks);
     const verdict: Verdict =

@@ -27,10 +27,12 @@ export const certify = defineCommand({
   exitCodes: {
     [EXIT.ok]: "conformant: every required check passed",
     [EXIT.failed]: "not conformant",
-    [EXIT.notJudged]: "the target could not be judged (unreachable, a spec that did not load)",
+    [EXIT.notJudged]:
+      "the target could not be judged (unreachable, invalid API key: every answer 401, a spec that did not load, a crash)",
     ...BAD_SETTINGS_EXIT,
   },
-  knownErrors: BAD_SETTINGS,
+  // issue 12: anything else that escapes (a crash, a setup failure) means "not judged", never "not conformant".
+  knownErrors: [...BAD_SETTINGS, [Error, EXIT.notJudged]],
   async run() {
     return EXIT_OF_VERDICT[(await runCertification()).report.verdict];
   },
