@@ -38,6 +38,7 @@ import { RUN_CONTEXT_KEY, type RunContext } from "./run-context.ts";
 import { type CheckRecord, type RunReport, sortChecks, summarize, type Verdict } from "./run-model.ts";
 import { runMasker, startRunSink } from "./run-setup.ts";
 import { PROJECT_ROOT, readSettings, type Settings, withReferenceDefaults } from "./settings.ts";
+import { sizeLimitChecks } from "./size-findings.ts";
 
 export interface CertifyOptions {
   env?: Record<string, string | undefined>;
@@ -115,6 +116,7 @@ async function tryReachTarget(
     baseUrl,
     apiKey,
     timeoutMs: profile.timeouts.requestMs,
+    maxBodyBytes: profile.limits.maxBodyBytes, // issue 12: bounded evidence
     onExchange: (exchange) => {
       exchange.id = recorder.record(exchange).id;
     },
@@ -261,6 +263,8 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
 
     const exchanges = readRecordedExchanges(runDir);
     if (unreachable === undefined) checks.push(...runWideChecks(exchanges, profile, masker));
+    // issue 12: every answer, the probe's too, against the profile's body limit.
+    if (unreachable === undefined) checks.push(...sizeLimitChecks(exchanges, profile, masker));
     // issue 12: every answer a 401 is a refused key, not a non-conformant target.
     const refusedKey = unreachable === undefined ? invalidApiKeyDiagnosis(exchanges) : undefined;
     if (refusedKey !== undefined) errors.unshift(refusedKey);
