@@ -15,6 +15,8 @@ export interface RunSecrets {
   callbackSecret?: string | null | undefined;
   /** The sink's token, which guards it against fake callbacks. */
   sinkToken?: string | null | undefined;
+  /** The target's base URL: credentials in it (user:password@) are secrets too (issue 12). */
+  baseUrl?: string | null | undefined;
 }
 
 /** Masks the run's keys, callback secret and sink token, and the test card it orders with. */
@@ -24,6 +26,7 @@ export function runMasker(secrets: RunSecrets): Masker {
       (secret) => secret ?? undefined,
     ),
     cardNumbers: [TEST_CARD.number],
+    urls: [secrets.baseUrl ?? undefined],
   });
 }
 
