@@ -31,6 +31,7 @@ import {
 } from "../fixtures/reference-provider/index.ts";
 import type { RunningSink } from "../webhook-sink/index.ts";
 import { CheckCollector } from "./check-collector.ts";
+import { consoleLine } from "./console.ts";
 // issue 12: checks before the first request, and the invalid-key diagnosis.
 import { assertReportDirWritable, invalidApiKeyDiagnosis, startSinkNamingPort } from "./preflight.ts";
 import { type ReportPaths, writeReports } from "./reports/index.ts";
@@ -179,7 +180,8 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
   const profile = await readProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
   const settings: Settings = withReferenceDefaults(initial, profile.name);
   let masker = runMasker(settings);
-  const print = (line: string) => (options.print ?? console.log)(masker.text(line));
+  // issue 12: control characters from the target escaped, lines shortened (certify/console.ts).
+  const print = (line: string) => (options.print ?? console.log)(consoleLine(masker.text(line)));
 
   // issue 12: a report directory that cannot be written is refused now, not after the run.
   await assertReportDirWritable(settings.reportDir);
