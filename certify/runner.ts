@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { startVitest } from "vitest/node";
+import { startVitest as startVitestUntilDone } from "vitest/node"; // issue 12: see stoppableStartVitest
 import {
   CHECK_REGISTRY,
   type Check,
@@ -32,6 +32,7 @@ import {
 import type { RunningSink } from "../webhook-sink/index.ts";
 import { CheckCollector } from "./check-collector.ts";
 import { consoleLine } from "./console.ts";
+import { deadlineOf, stoppableStartVitest, watchRunStop } from "./deadline.ts";
 // issue 12: checks before the first request, and the invalid-key diagnosis.
 import { assertReportDirWritable, invalidApiKeyDiagnosis, startSinkNamingPort } from "./preflight.ts";
 import { type ReportPaths, writeReports } from "./reports/index.ts";
@@ -46,6 +47,8 @@ export interface CertifyOptions {
   cwd?: string;
   /** Where progress and the summary go (already masked). */
   print?: (line: string) => void;
+  /** issue 12: the whole run's deadline (`--deadline`); default: the profile's, or derived from its timeouts. */
+  deadlineMs?: number;
 }
 
 export interface CertifyResult {
@@ -185,6 +188,9 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
 
   // issue 12: a report directory that cannot be written is refused now, not after the run.
   await assertReportDirWritable(settings.reportDir);
+  // issue 12: the deadline and SIGINT/SIGTERM end the run with partial reports.
+  const runStop = watchRunStop(deadlineOf(profile, options.deadlineMs));
+  let stoppedBecause: string | undefined;
 
   let provider: RunningReferenceProvider | undefined;
   let sink: RunningSink | undefined;
@@ -240,6 +246,8 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
       };
       const previousExitCode = process.exitCode;
       try {
+        // issue 12: the specs run until done, the deadline, SIGINT or SIGTERM (certify/deadline.ts).
+        const startVitest = stoppableStartVitest(runStop, startVitestUntilDone);
         const vitest = await startVitest("test", [], {
           config: false,
           root: PROJECT_ROOT,
@@ -253,6 +261,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
           hookTimeout: profile.timeouts.requestMs * 8 + 5_000,
         });
         await vitest.close();
+        stoppedBecause = runStop.reason; // issue 12
       } finally {
         // Vitest sets a failing exit code for failed tests; the verdict decides ours.
         process.exitCode = previousExitCode;
@@ -272,8 +281,16 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
     if (refusedKey !== undefined) errors.unshift(refusedKey);
     sortChecks(checks);
     const { summary, totals } = summarize(checks);
+    // issue 12: a stopped run is "incomplete", its reason first; its reports hold what ran.
+    if (stoppedBecause !== undefined) errors.unshift(stoppedBecause);
     const verdict: Verdict =
-      errors.length > 0 ? "not run" : totals.failedRequired > 0 ? "not conformant" : "conformant";
+      stoppedBecause !== undefined
+        ? "incomplete"
+        : errors.length > 0
+          ? "not run"
+          : totals.failedRequired > 0
+            ? "not conformant"
+            : "conformant";
     const finishedAt = new Date();
     const report: RunReport = {
       tool: { name: "h2h-certify", version: await toolVersion() },
@@ -298,6 +315,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
     printSummary(report, paths, print, cwd);
     return { report, paths, exitCode: verdict === "conformant" ? 0 : verdict === "not conformant" ? 1 : 2 };
   } finally {
+    runStop.dispose(); // issue 12
     if (provider) await provider.stop();
     if (sink) await sink.stop();
     await rm(runDir, { recursive: true, force: true });

@@ -87,6 +87,8 @@ export const ProfileSchema = annotated({
   limits: annotated({
     /** Bytes of an answer read and kept (after decoding). */
     maxBodyBytes: z.number().int().min(1).default(DEFAULT_MAX_BODY_BYTES),
+    /** The whole run's deadline (default: derived from the timeouts, certify/deadline.ts). */
+    deadlineMs: z.int().positive().optional(),
   }).default({ maxBodyBytes: DEFAULT_MAX_BODY_BYTES }),
   /** Strictness where the seed leaves a gap (contract/schemas.ts, GapPolicy). */
   gaps: annotated({
