@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { startReferenceProvider } from "../fixtures/reference-provider/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
+import { startHostileTarget, writeHostileProfile } from "./testing/hostile-target.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
 
 const reportDir = () => mkdtempSync(join(tmpdir(), "h2h-preflight-"));
@@ -76,6 +77,34 @@ describe("certify before the first request", () => {
       expect(report.errors[0]).toMatch(/invalid API key: all \d+ request\(s\) were answered 401/);
     } finally {
       await provider.stop();
+    }
+  }, 60_000);
+});
+
+describe("a target that rate-limits the run", () => {
+  it("ends with the 'rate limited' diagnosis (exit 2), not a hundred failures", async () => {
+    const target = await startHostileTarget((_request, _body, response) => {
+      response.writeHead(429, { "content-type": "application/json", "retry-after": "120" });
+      response.end('{"codeError":"rate_limited"}');
+    });
+    const dir = reportDir();
+    try {
+      const { exitCode, output } = await spawnCertify({
+        H2H_BASE_URL: target.url,
+        H2H_API_KEY: "rate-limited-key",
+        H2H_PROFILE: writeHostileProfile(dir),
+        H2H_REPORT_DIR: join(dir, "reports"),
+      });
+      expect(exitCode, output).toBe(2);
+      expect(output).toContain(
+        "rate limited: 1 of 1 request(s) were answered 429 Too Many Requests, Retry-After up to 120 s",
+      );
+      const report = JSON.parse(readFileSync(join(dir, "reports", REPORT_FILES.json), "utf8")) as RunReport;
+      expect(report.verdict).toBe("not run");
+      expect(report.checks.filter((c) => c.status === "failed").length).toBeLessThanOrEqual(1);
+      expect(target.requests).toBe(1);
+    } finally {
+      await target.stop();
     }
   }, 60_000);
 });

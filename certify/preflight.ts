@@ -60,3 +60,26 @@ export function invalidApiKeyDiagnosis(exchanges: readonly RecordedExchange[]): 
     "check H2H_API_KEY (and H2H_API_KEY_2) for this target"
   );
 }
+
+/** The status that says the target is rate-limiting the run. */
+const TOO_MANY_REQUESTS = 429;
+
+/**
+ * issue 12 (rate limits): when the target answered 429 Too Many Requests to the reachability probe,
+ * or to at least half of the run's requests, the failures say nothing about the contract: the run
+ * ends with that diagnosis ("not run", exit 2), naming the largest Retry-After seen.
+ */
+export function rateLimitedDiagnosis(exchanges: readonly RecordedExchange[]): string | undefined {
+  const answered = exchanges.filter((e) => e.response.status > 0);
+  const limited = answered.filter((e) => e.response.status === TOO_MANY_REQUESTS);
+  if (limited.length === 0 || limited.length * 2 < answered.length) return undefined;
+  const waits = limited
+    .map((e) => e.response.rateLimit?.retryAfterMs)
+    .filter((ms): ms is number => typeof ms === "number");
+  const retryAfter =
+    waits.length > 0 ? `, Retry-After up to ${(Math.max(...waits) / 1000).toFixed(0)} s` : ", no Retry-After";
+  return (
+    `rate limited: ${limited.length} of ${answered.length} request(s) were answered 429 Too Many Requests${retryAfter}; ` +
+    "nothing about the contract could be judged: ask the provider to raise the sandbox's limit for this key, or run later"
+  );
+}

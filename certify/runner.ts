@@ -34,7 +34,12 @@ import { CheckCollector } from "./check-collector.ts";
 import { consoleLine } from "./console.ts";
 import { deadlineOf, stoppableStartVitest, watchRunStop } from "./deadline.ts";
 // issue 12: checks before the first request, and the invalid-key diagnosis.
-import { assertReportDirWritable, invalidApiKeyDiagnosis, startSinkNamingPort } from "./preflight.ts";
+import {
+  assertReportDirWritable,
+  invalidApiKeyDiagnosis,
+  rateLimitedDiagnosis,
+  startSinkNamingPort,
+} from "./preflight.ts";
 import { type ReportPaths, writeReports } from "./reports/index.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "./run-context.ts";
 import { type CheckRecord, type RunReport, sortChecks, summarize, type Verdict } from "./run-model.ts";
@@ -213,7 +218,8 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
     // issue 12: a probe answered 401 means the key is refused: nothing can be judged.
     const unreachable =
       (await tryReachTarget(baseUrl, settings.apiKey, profile, runnerRecorder)) ??
-      invalidApiKeyDiagnosis(runnerRecorder.exchanges);
+      invalidApiKeyDiagnosis(runnerRecorder.exchanges) ??
+      rateLimitedDiagnosis(runnerRecorder.exchanges);
     const checks: CheckRecord[] = [];
     const errors: string[] = [];
 
@@ -277,7 +283,10 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
     // issue 12: every answer, the probe's too, against the profile's body limit.
     if (unreachable === undefined) checks.push(...sizeLimitChecks(exchanges, profile, masker));
     // issue 12: every answer a 401 is a refused key, not a non-conformant target.
-    const refusedKey = unreachable === undefined ? invalidApiKeyDiagnosis(exchanges) : undefined;
+    const refusedKey =
+      unreachable === undefined
+        ? (invalidApiKeyDiagnosis(exchanges) ?? rateLimitedDiagnosis(exchanges))
+        : undefined;
     if (refusedKey !== undefined) errors.unshift(refusedKey);
     sortChecks(checks);
     const { summary, totals } = summarize(checks);
