@@ -9,7 +9,7 @@ import type { Profile } from "../contract/index.ts";
 
 /**
  * The default deadline, from the profile's timeouts: room for about 60 requests and 10 callback
- * waits one after the other, plus a minute to start and write reports (5 min 50 s for the defaults).
+ * waits one after the other, plus a minute to start and write reports (8 min 30 s for the default timeouts).
  */
 export function defaultDeadlineMs(profile: Profile): number {
   return profile.timeouts.requestMs * 60 + profile.timeouts.callbackMs * 10 + 60_000;
@@ -30,6 +30,8 @@ export interface RunStop {
 }
 
 const SIGNALS = ["SIGINT", "SIGTERM"] as const;
+/** The runs' own signal handlers (several runs may share a process: the mutation suite). */
+const RUN_STOP_HANDLERS = new WeakSet<(...args: never[]) => unknown>();
 
 export function watchRunStop(deadlineMs: number): RunStop {
   let reason: string | undefined;
@@ -47,6 +49,7 @@ export function watchRunStop(deadlineMs: number): RunStop {
     if (reason !== undefined) process.exit(2);
     stop(`stopped by ${signal} before the run was complete`);
   };
+  RUN_STOP_HANDLERS.add(onSignal);
   for (const signal of SIGNALS) process.on(signal, onSignal);
   const timer = setTimeout(
     () => stop(`the run's deadline of ${(deadlineMs / 1000).toFixed(0)} s passed before it was complete`),
@@ -86,7 +89,8 @@ export function stoppableStartVitest(runStop: RunStop, start: StartVitest) {
         instance = vitest;
         for (const signal of SIGNALS)
           for (const listener of process.listeners(signal))
-            if (!before[signal]?.includes(listener)) process.off(signal, listener);
+            if (!before[signal]?.includes(listener) && !RUN_STOP_HANDLERS.has(listener))
+              process.off(signal, listener);
       },
     };
     const reporters = [...((options?.reporters as unknown[] | undefined) ?? []), taker];
