@@ -23,7 +23,11 @@ const script = fileURLToPath(new URL("../scripts/certify.ts", import.meta.url));
 function certify(env: Record<string, string>): Promise<{ exitCode: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--import", "tsx", script], {
-      env: { ...process.env, H2H_BASE_URL: "", H2H_API_KEY: "", H2H_API_KEY_2: "", H2H_PROFILE: "", ...env },
+      // Set-but-empty H2H_* variables are refused (exit 64): the outer ones are dropped instead.
+      env: {
+        ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("H2H_"))),
+        ...env,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

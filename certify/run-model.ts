@@ -43,7 +43,8 @@ export interface EndpointSummary {
   score: number | null;
 }
 
-export type Verdict = "conformant" | "not conformant" | "not run";
+/** issue 12: "incomplete": stopped by the deadline, SIGINT or SIGTERM; the reports hold what ran. */
+export type Verdict = "conformant" | "not conformant" | "not run" | "incomplete";
 
 export interface RunReport {
   tool: { name: string; version: string };

@@ -17,6 +17,8 @@ export interface RunSecrets {
   sinkToken?: string | null | undefined;
   /** H2H_TARGET_IMAGE: values of the container's secret-looking environment (H2H_TARGET_ENV). */
   targetEnvSecrets?: readonly string[] | undefined;
+  /** The target's base URL: credentials in it (user:password@) are secrets too (issue 12). */
+  baseUrl?: string | null | undefined;
 }
 
 /**
@@ -32,6 +34,7 @@ export function runMasker(secrets: RunSecrets): Masker {
       ...(secrets.targetEnvSecrets ?? []),
     ],
     cardNumbers: [TEST_CARD.number],
+    urls: [secrets.baseUrl ?? undefined],
   });
 }
 

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { startVitest } from "vitest/node";
+import { startVitest as startVitestUntilDone } from "vitest/node"; // issue 12: see stoppableStartVitest
 import {
   CHECK_REGISTRY,
   type Check,
@@ -32,11 +32,21 @@ import {
 import type { RunningSink } from "../webhook-sink/index.ts";
 import { baselineLines, compareWithBaseline, loadBaseline } from "./baseline.ts";
 import { CheckCollector } from "./check-collector.ts";
+import { consoleLine } from "./console.ts";
+import { deadlineOf, stoppableStartVitest, watchRunStop } from "./deadline.ts";
+// issue 12: checks before the first request, and the invalid-key diagnosis.
+import {
+  assertReportDirWritable,
+  invalidApiKeyDiagnosis,
+  rateLimitedDiagnosis,
+  startSinkNamingPort,
+} from "./preflight.ts";
 import { type ReportPaths, writeReports } from "./reports/index.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "./run-context.ts";
 import { type CheckRecord, type RunReport, sortChecks, summarize, type Verdict } from "./run-model.ts";
 import { runMasker, startRunSink } from "./run-setup.ts";
 import { PROJECT_ROOT, readSettings, type Settings, withReferenceDefaults } from "./settings.ts";
+import { sizeLimitChecks } from "./size-findings.ts";
 import {
   type RunningTargetContainer,
   readTargetContainerSettings,
@@ -51,6 +61,8 @@ export interface CertifyOptions {
   cwd?: string;
   /** Where progress and the summary go (already masked). */
   print?: (line: string) => void;
+  /** issue 12: the whole run's deadline (`--deadline`); default: the profile's, or derived from its timeouts. */
+  deadlineMs?: number;
 }
 
 export interface CertifyResult {
@@ -121,6 +133,7 @@ async function tryReachTarget(
     baseUrl,
     apiKey,
     timeoutMs: profile.timeouts.requestMs,
+    maxBodyBytes: profile.limits.maxBodyBytes, // issue 12: bounded evidence
     onExchange: (exchange) => {
       exchange.id = recorder.record(exchange).id;
     },
@@ -186,7 +199,14 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
   const baseline = await loadBaseline(env, cwd);
   const targetEnvSecrets = secretEnvValues(containerSettings);
   let masker = runMasker({ ...settings, targetEnvSecrets });
-  const print = (line: string) => (options.print ?? console.log)(masker.text(line));
+  // issue 12: control characters from the target escaped, lines shortened (certify/console.ts).
+  const print = (line: string) => (options.print ?? console.log)(consoleLine(masker.text(line)));
+
+  // issue 12: a report directory that cannot be written is refused now, not after the run.
+  await assertReportDirWritable(settings.reportDir);
+  // issue 12: the deadline and SIGINT/SIGTERM end the run with partial reports.
+  const runStop = watchRunStop(deadlineOf(profile, options.deadlineMs));
+  let stoppedBecause: string | undefined;
 
   let provider: RunningReferenceProvider | undefined;
   let sink: RunningSink | undefined;
@@ -195,7 +215,10 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
   try {
     if (settings.baseUrl === undefined && !containerSettings)
       provider = await startReferenceProvider({ port: 0 });
-    sink = await startRunSink(settings, profile, join(runDir, "sink"));
+    // issue 12: a busy H2H_SINK_PORT is a usage error naming the variable.
+    sink = await startSinkNamingPort(settings.sinkPort, () =>
+      startRunSink(settings, profile, join(runDir, "sink")),
+    );
     // The sink's token guards it against fake callbacks: it is masked like a secret.
     masker = runMasker({ ...settings, sinkToken: sink.token, targetEnvSecrets });
     // H2H_TARGET_IMAGE: the target is a container started here; one that does not get ready
@@ -222,8 +245,12 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
     if (!settings.secondApiKey) print("  H2H_API_KEY_2 is not set: cross-merchant checks will be skipped");
 
     const runnerRecorder = new ExchangeRecorder("runner", masker, runDir);
+    // issue 12: a probe answered 401 means the key is refused: nothing can be judged.
     const unreachable =
-      containerFailure ?? (await tryReachTarget(baseUrl, settings.apiKey, profile, runnerRecorder));
+      containerFailure ??
+      (await tryReachTarget(baseUrl, settings.apiKey, profile, runnerRecorder)) ??
+      invalidApiKeyDiagnosis(runnerRecorder.exchanges) ??
+      rateLimitedDiagnosis(runnerRecorder.exchanges);
     const checks: CheckRecord[] = [];
     const errors: string[] = [];
 
@@ -263,6 +290,8 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
       };
       const previousExitCode = process.exitCode;
       try {
+        // issue 12: the specs run until done, the deadline, SIGINT or SIGTERM (certify/deadline.ts).
+        const startVitest = stoppableStartVitest(runStop, startVitestUntilDone);
         const vitest = await startVitest("test", [], {
           config: false,
           root: PROJECT_ROOT,
@@ -276,6 +305,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
           hookTimeout: profile.timeouts.requestMs * 8 + 5_000,
         });
         await vitest.close();
+        stoppedBecause = runStop.reason; // issue 12
       } finally {
         // Vitest sets a failing exit code for failed tests; the verdict decides ours.
         process.exitCode = previousExitCode;
@@ -290,10 +320,26 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
     if (unreachable === undefined) checks.push(...runWideChecks(exchanges, profile, masker));
     // Stopped before the reports are written, so that they hold its whole log and its exit code.
     if (container) containerRecord = await container.stop();
+    // issue 12: every answer, the probe's too, against the profile's body limit.
+    if (unreachable === undefined) checks.push(...sizeLimitChecks(exchanges, profile, masker));
+    // issue 12: every answer a 401 is a refused key, not a non-conformant target.
+    const refusedKey =
+      unreachable === undefined
+        ? (invalidApiKeyDiagnosis(exchanges) ?? rateLimitedDiagnosis(exchanges))
+        : undefined;
+    if (refusedKey !== undefined) errors.unshift(refusedKey);
     sortChecks(checks);
     const { summary, totals } = summarize(checks);
+    // issue 12: a stopped run is "incomplete", its reason first; its reports hold what ran.
+    if (stoppedBecause !== undefined) errors.unshift(stoppedBecause);
     const verdict: Verdict =
-      errors.length > 0 ? "not run" : totals.failedRequired > 0 ? "not conformant" : "conformant";
+      stoppedBecause !== undefined
+        ? "incomplete"
+        : errors.length > 0
+          ? "not run"
+          : totals.failedRequired > 0
+            ? "not conformant"
+            : "conformant";
     const finishedAt = new Date();
     const report: RunReport = {
       tool: { name: "h2h-certify", version: await toolVersion() },
@@ -322,6 +368,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
     return { report, paths };
   } finally {
     if (container) await container.stop();
+    runStop.dispose(); // issue 12
     if (provider) await provider.stop();
     if (sink) await sink.stop();
     await rm(runDir, { recursive: true, force: true });

@@ -32,7 +32,16 @@ type Env = Record<string, string | undefined>;
 
 function nonEmpty(env: Env, name: string): string | undefined {
   const value = env[name];
-  return value === undefined || value.trim() === "" ? undefined : value.trim();
+  // issue 12 (no false green): set but blank is a mistake (a CI secret that is missing), never "unset".
+  if (value !== undefined && value.trim() === "") throw blankVariableError(name);
+  return value === undefined ? undefined : value.trim();
+}
+
+/** issue 12: a variable that is set but empty or blank; names it and the fix. */
+export function blankVariableError(name: string): SettingsError {
+  return new SettingsError(
+    `${name} is set but empty: give it a value, or unset it (unset ${name}) to use its default`,
+  );
 }
 
 function pathFrom(env: Env, name: string, fallback: string, cwd: string): string {

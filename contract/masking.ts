@@ -147,8 +147,10 @@ export function secretSpellings(secret: string): RegExp {
 function cardPattern(digits: string): string {
   const separator = "(?:[ -]|%(?:25)?20|%(?:25)?2[dD]|\\+|\\\\{1,16}u002[0dD])?";
   // Not a part of a longer number: no digit before, no "<digit>." before (a fraction), no digit
-  // or fraction after.
-  return `(?<!\\d)(?<!\\d\\.)${[...digits].map(charPattern).join(separator)}(?!\\d|\\.\\d)`;
+  // or fraction after. A digit that ends an escape (`%22`, `%2522`, `\u0022`: an encoded quote)
+  // is not part of the number (issue 12: a URL-encoded JSON body kept the card whole).
+  const start = String.raw`(?:(?<!\d)(?<!\d\.)|(?<=%(?:25)?[0-9A-Fa-f]\d)|(?<=\\u[0-9A-Fa-f]{3}\d))`;
+  return `${start}${[...digits].map(charPattern).join(separator)}(?!\\d|\\.\\d)`;
 }
 
 /**
@@ -222,18 +224,21 @@ function maskField(kind: FieldKind, value: string): string {
 }
 
 /** A quote at any JSON-escaping depth, or HTML-escaped. */
-const QUOTE = String.raw`(?:\\{0,16}(?:"|&quot;|&#34;|&#x22;)|\\{1,16}u0022)`;
+// issue 12: and URL-encoded (`%22`, `%2522`): an echoing target URL-encodes the body it got.
+const QUOTE = String.raw`(?:\\{0,16}(?:"|&quot;|&#34;|&#x22;)|\\{1,16}u0022|%(?:25)?22)`;
+/** The colon between a key and its value, as is or URL-encoded. */
+const COLON = String.raw`\s*(?::|%(?:25)?3[aA])\s*`;
 const CVC_KEY = "(?:cvc2?|cvv2?|csc|security_?code)";
 const CARD_KEY = "(?:pan|card_?number|card_?no)";
 /** `"cvc": "123"` in any escaping: the value's quotes are captured to write them back alike. */
 const QUOTED_CVC = new RegExp(
-  String.raw`(${QUOTE}${CVC_KEY}${QUOTE}\s*:\s*)(${QUOTE})((?:(?!${QUOTE})[^\n])*?)(${QUOTE})`,
+  String.raw`(${QUOTE}${CVC_KEY}${QUOTE}${COLON})(${QUOTE})((?:(?!${QUOTE})[^\n])*?)(${QUOTE})`,
   "gi",
 );
 /** `"cvc": 123`: a number where a CVC goes, masked as a string (quoted like its key). */
-const NUMERIC_CVC = new RegExp(String.raw`(${QUOTE})(${CVC_KEY})(${QUOTE})(\s*:\s*)(-?\d+)`, "gi");
+const NUMERIC_CVC = new RegExp(String.raw`(${QUOTE})(${CVC_KEY})(${QUOTE})(${COLON})(-?\d+)`, "gi");
 const QUOTED_CARD = new RegExp(
-  String.raw`(${QUOTE}${CARD_KEY}${QUOTE}\s*:\s*${QUOTE})([\d -]{12,30})(?=${QUOTE})`,
+  String.raw`(${QUOTE}${CARD_KEY}${QUOTE}${COLON}${QUOTE})([\d -]{12,30})(?=${QUOTE})`,
   "gi",
 );
 /** `cvc=123` in a query string or form body. */

@@ -6,6 +6,7 @@
 import { readFile } from "node:fs/promises";
 import * as z from "zod";
 import { ERROR_ANSWER_NAMES, type ErrorAnswerName } from "./error-answers.ts";
+import { DEFAULT_MAX_BODY_BYTES } from "./h2h-client.ts"; // issue 12: the profile's body limit
 import {
   byOrderKind,
   CALLBACK_STATUSES,
@@ -81,6 +82,14 @@ export const ProfileSchema = annotated({
     /** How long to wait for a callback after the request that triggers it. */
     callbackMs: positiveMs.default(15_000),
   }).default({ requestMs: 5_000, callbackMs: 15_000 }),
+  // issue 12 (bounded evidence): how much of each answer is read and kept; a larger one fails
+  // `envelope.within-size-limit` and is kept cut, with its real size.
+  limits: annotated({
+    /** Bytes of an answer read and kept (after decoding). */
+    maxBodyBytes: z.number().int().min(1).default(DEFAULT_MAX_BODY_BYTES),
+    /** The whole run's deadline (default: derived from the timeouts, certify/deadline.ts). */
+    deadlineMs: z.int().positive().optional(),
+  }).default({ maxBodyBytes: DEFAULT_MAX_BODY_BYTES }),
   /** Strictness where the seed leaves a gap (contract/schemas.ts, GapPolicy). */
   gaps: annotated({
     dateFormat: z.enum(["string", "rfc3339"]).default(LENIENT_GAPS.dateFormat),

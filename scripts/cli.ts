@@ -5,6 +5,7 @@
  * `await runCli(command)` around a command defined with {@link defineCommand}.
  */
 import { parseArgs } from "node:util";
+import { terminalSafe } from "../contract/index.ts";
 
 /** The exit codes of every command; README.md "Exit codes" documents them. */
 export const EXIT = {
@@ -223,7 +224,11 @@ async function exitCodeOf<Options extends Record<string, OptionSpec>>(
     }
     return await command.run(options, operands);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    // A message may quote what a target or a file said: control characters escaped (issue 12).
+    const message = (error instanceof Error ? error.message : String(error))
+      .split("\n")
+      .map((line) => terminalSafe(line, 2_000))
+      .join("\n");
     if (error instanceof UsageError) {
       output.err(`error: ${message}`);
       output.err(`${usageLine(command as unknown as Command)}  (--help for details)`);

@@ -21,7 +21,11 @@ const script = fileURLToPath(new URL("../../scripts/load.ts", import.meta.url));
 function load(args: string[], env: Record<string, string>) {
   return new Promise<{ exitCode: number | null; output: string }>((resolve) => {
     const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
-      env: { ...process.env, H2H_BASE_URL: "", ...env },
+      // Set-but-empty H2H_* variables are refused (exit 64): the outer ones are dropped instead.
+      env: {
+        ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("H2H_"))),
+        ...env,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

@@ -1,12 +1,13 @@
 /** `npm run certify`: certifies the target against the contract and writes the reports. */
 import { runCertification, type Verdict } from "../../certify/index.ts";
-import { defineCommand, EXIT, type ExitCode } from "../cli.ts";
+import { defineCommand, EXIT, type ExitCode, UsageError } from "../cli.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
 
 const EXIT_OF_VERDICT: Record<Verdict, ExitCode> = {
   conformant: EXIT.ok,
   "not conformant": EXIT.failed,
   "not run": EXIT.notJudged,
+  incomplete: EXIT.notJudged, // issue 12: deadline, SIGINT or SIGTERM
 };
 
 export const certify = defineCommand({
@@ -14,7 +15,15 @@ export const certify = defineCommand({
   summary:
     "Certifies the target at H2H_BASE_URL, a container of the image H2H_TARGET_IMAGE, or the bundled\n" +
     "reference provider against the contract and writes the JUnit, JSON, HTML and HAR reports.",
-  options: {},
+  options: {
+    // issue 12: the whole run's deadline; then the reports of what ran, verdict "incomplete", exit 2.
+    deadline: {
+      type: "number",
+      value: "SECONDS",
+      description:
+        "stop the run after this long and write partial reports (default: the profile's limits.deadlineMs, or derived from its timeouts)",
+    },
+  },
   environment: [
     "H2H_BASE_URL         target base URL (default: start the bundled reference provider)",
     "H2H_API_KEY          merchant API key (required for a foreign target)",
@@ -32,11 +41,16 @@ export const certify = defineCommand({
   exitCodes: {
     [EXIT.ok]: "conformant: every required check passed",
     [EXIT.failed]: "not conformant",
-    [EXIT.notJudged]: "the target could not be judged (unreachable, a spec that did not load)",
+    [EXIT.notJudged]:
+      "the target could not be judged (unreachable, invalid API key: every answer 401, a spec that did not load, a crash), or the run was incomplete (--deadline, SIGINT, SIGTERM)",
     ...BAD_SETTINGS_EXIT,
   },
-  knownErrors: BAD_SETTINGS,
-  async run() {
-    return EXIT_OF_VERDICT[(await runCertification()).report.verdict];
+  // issue 12: anything else that escapes (a crash, a setup failure) means "not judged", never "not conformant".
+  knownErrors: [...BAD_SETTINGS, [Error, EXIT.notJudged]],
+  async run({ deadline }) {
+    if (deadline !== undefined && !(deadline > 0))
+      throw new UsageError(`--deadline ${deadline}: must be a positive number of seconds`);
+    const options = deadline === undefined ? {} : { deadlineMs: Math.round(deadline * 1000) };
+    return EXIT_OF_VERDICT[(await runCertification(options)).report.verdict];
   },
 });

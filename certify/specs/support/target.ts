@@ -68,6 +68,7 @@ export function loadSpecTarget(specFile: string): SpecTarget {
       baseUrl,
       apiKey: key,
       timeoutMs: profile.timeouts.requestMs,
+      maxBodyBytes: profile.limits.maxBodyBytes, // issue 12: bounded evidence
       onExchange: (exchange) => {
         exchange.id = recorder.record(exchange).id;
       },

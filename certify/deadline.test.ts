@@ -1,0 +1,62 @@
+/**
+ * issue 12 (a deadline, and partial reports): SIGTERM during a run (a CI job's timeout) and the
+ * `--deadline` leave parseable reports of what ran, marked "incomplete" with the reason, exit 2,
+ * and no temp folder behind.
+ */
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { REPORT_FILES } from "./reports/index.ts";
+import type { RunReport } from "./run-model.ts";
+import { spawnCertify } from "./testing/spawn-certify.ts";
+
+function readReports(reportDir: string): RunReport {
+  for (const file of [REPORT_FILES.har, REPORT_FILES.json])
+    JSON.parse(readFileSync(join(reportDir, file), "utf8"));
+  expect(readFileSync(join(reportDir, REPORT_FILES.junit), "utf8")).toMatch(/<testsuites /);
+  expect(readFileSync(join(reportDir, REPORT_FILES.html), "utf8")).toContain("INCOMPLETE");
+  return JSON.parse(readFileSync(join(reportDir, REPORT_FILES.json), "utf8")) as RunReport;
+}
+
+describe("a run that is stopped", () => {
+  it("by SIGTERM mid-run: parseable reports marked incomplete, exit 2, temp folders removed", async () => {
+    const reportDir = join(mkdtempSync(join(tmpdir(), "h2h-sigterm-")), "reports");
+    // certify's own temp folder, so what it leaves behind is seen apart from other processes'.
+    const runTmp = mkdtempSync(join(tmpdir(), "h2h-sigterm-tmp-"));
+    let signalled = false;
+    const { exitCode, output } = await spawnCertify(
+      { H2H_REPORT_DIR: reportDir, TMPDIR: runTmp },
+      {
+        onOutput: (text, pid) => {
+          // Once the first spec file has reported (checks ran), the CI job times out.
+          if (!signalled && /\.spec\.ts: \d+ passed/.test(text)) {
+            signalled = true;
+            process.kill(pid, "SIGTERM");
+          }
+        },
+      },
+    );
+    expect(signalled, output).toBe(true);
+    expect(exitCode, output).toBe(2);
+    expect(output).toContain("verdict: INCOMPLETE");
+    const report = readReports(reportDir);
+    expect(report.verdict).toBe("incomplete");
+    expect(report.errors[0]).toBe("stopped by SIGTERM before the run was complete");
+    expect(report.checks.length).toBeGreaterThan(0);
+    expect(report.exchanges.length).toBeGreaterThan(0);
+    expect(readdirSync(runTmp).filter((name) => name.startsWith("h2h-"))).toEqual([]);
+  }, 120_000);
+
+  it("by --deadline: reports marked incomplete with the deadline as the reason, exit 2", async () => {
+    const reportDir = join(mkdtempSync(join(tmpdir(), "h2h-deadline-")), "reports");
+    const { exitCode, output } = await spawnCertify(
+      { H2H_REPORT_DIR: reportDir },
+      { args: ["--deadline", "4"] },
+    );
+    expect(exitCode, output).toBe(2);
+    const report = readReports(reportDir);
+    expect(report.verdict).toBe("incomplete");
+    expect(report.errors[0]).toBe("the run's deadline of 4 s passed before it was complete");
+  }, 120_000);
+});

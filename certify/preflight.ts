@@ -1,0 +1,85 @@
+/**
+ * issue 12: what is checked before the first request, so a run that cannot end well is refused in
+ * seconds, naming the variable (exit 64), instead of being lost after the whole run: the report
+ * directory must be writable and the sink port free. And the diagnoses that make a run "not run"
+ * (exit 2) rather than "not conformant": a target that refuses the API key.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { RecordedExchange } from "../contract/index.ts";
+import { SettingsError } from "./settings.ts";
+
+const errorCode = (error: unknown) => (error as NodeJS.ErrnoException | undefined)?.code ?? "";
+const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Creates the report directory if needed and writes (then removes) a probe file in it. */
+export async function assertReportDirWritable(reportDir: string): Promise<void> {
+  const probe = join(reportDir, `.h2h-write-probe-${process.pid}-${randomBytes(3).toString("hex")}`);
+  try {
+    await mkdir(reportDir, { recursive: true });
+    await writeFile(probe, "");
+  } catch (error) {
+    throw new SettingsError(
+      `H2H_REPORT_DIR "${reportDir}" is not writable (${errorCode(error) || errorMessage(error)}): ` +
+        "point it at a directory this user can write, nothing was run",
+    );
+  } finally {
+    await rm(probe, { force: true }).catch(() => undefined);
+  }
+}
+
+/** Runs the sink start; a port that is taken or refused becomes a SettingsError naming H2H_SINK_PORT. */
+export async function startSinkNamingPort<T>(port: number, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === "EADDRINUSE" || code === "EACCES") {
+      throw new SettingsError(
+        `H2H_SINK_PORT ${port}: the webhook sink cannot listen there (${code === "EADDRINUSE" ? "the port is in use" : "permission denied"}); ` +
+          "choose a free port, or unset H2H_SINK_PORT to take any free one",
+      );
+    }
+    throw error;
+  }
+}
+
+/** The status that says the target refused the run's API key. */
+const UNAUTHORIZED = 401;
+
+/**
+ * When every answer of the run is 401, nothing about the contract could be judged: the API key is
+ * wrong (or unknown to this target). Said so, with the fix; undefined otherwise.
+ */
+export function invalidApiKeyDiagnosis(exchanges: readonly RecordedExchange[]): string | undefined {
+  const answered = exchanges.filter((e) => e.response.status > 0);
+  if (answered.length === 0 || answered.some((e) => e.response.status !== UNAUTHORIZED)) return undefined;
+  return (
+    `invalid API key: all ${answered.length} request(s) were answered 401 Unauthorized, so nothing could be judged; ` +
+    "check H2H_API_KEY (and H2H_API_KEY_2) for this target"
+  );
+}
+
+/** The status that says the target is rate-limiting the run. */
+const TOO_MANY_REQUESTS = 429;
+
+/**
+ * issue 12 (rate limits): when the target answered 429 Too Many Requests to the reachability probe,
+ * or to at least half of the run's requests, the failures say nothing about the contract: the run
+ * ends with that diagnosis ("not run", exit 2), naming the largest Retry-After seen.
+ */
+export function rateLimitedDiagnosis(exchanges: readonly RecordedExchange[]): string | undefined {
+  const answered = exchanges.filter((e) => e.response.status > 0);
+  const limited = answered.filter((e) => e.response.status === TOO_MANY_REQUESTS);
+  if (limited.length === 0 || limited.length * 2 < answered.length) return undefined;
+  const waits = limited
+    .map((e) => e.response.rateLimit?.retryAfterMs)
+    .filter((ms): ms is number => typeof ms === "number");
+  const retryAfter =
+    waits.length > 0 ? `, Retry-After up to ${(Math.max(...waits) / 1000).toFixed(0)} s` : ", no Retry-After";
+  return (
+    `rate limited: ${limited.length} of ${answered.length} request(s) were answered 429 Too Many Requests${retryAfter}; ` +
+    "nothing about the contract could be judged: ask the provider to raise the sandbox's limit for this key, or run later"
+  );
+}

@@ -1,0 +1,73 @@
+/**
+ * Test helper: `npm run certify` as a user runs it, in a child process, with only the H2H_*
+ * variables given (the outer ones dropped: a set-but-empty one would be refused), its console
+ * captured, and optionally its peak RSS (GNU time's "Maximum resident set size").
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const script = fileURLToPath(new URL("../../scripts/certify.ts", import.meta.url));
+export const GNU_TIME = "/usr/bin/time";
+
+export interface CertifyChild {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  output: string;
+  elapsedMs: number;
+  /** Peak RSS in KiB of the largest process certify ran (itself or a spec worker), with measureRss. */
+  maxRssKiB?: number;
+}
+
+export interface SpawnCertifyOptions {
+  args?: string[];
+  /** Measure peak RSS with GNU time (/usr/bin/time -v). */
+  measureRss?: boolean;
+  /** Called once the child has printed this text (e.g. to signal it mid-run). */
+  onOutput?: (output: string, pid: number) => void;
+}
+
+export function spawnCertify(
+  env: Record<string, string>,
+  options: SpawnCertifyOptions = {},
+): Promise<CertifyChild> {
+  const timeDir = options.measureRss ? mkdtempSync(join(tmpdir(), "h2h-rss-")) : undefined;
+  const timeFile = timeDir ? join(timeDir, "time.txt") : undefined;
+  const node = [process.execPath, "--import", "tsx", script, ...(options.args ?? [])];
+  const [command, ...args] = timeFile ? [GNU_TIME, "-v", "-o", timeFile, ...node] : node;
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(command as string, args, {
+      env: {
+        ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("H2H_"))),
+        ...env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    const take = (chunk: Buffer) => {
+      output += chunk.toString();
+      options.onOutput?.(output, child.pid as number);
+    };
+    child.stdout.on("data", take);
+    child.stderr.on("data", take);
+    child.once("exit", (exitCode, signal) => {
+      let maxRssKiB: number | undefined;
+      if (timeFile && existsSync(timeFile)) {
+        const match = /Maximum resident set size \(kbytes\): (\d+)/.exec(readFileSync(timeFile, "utf8"));
+        maxRssKiB = match ? Number(match[1]) : undefined;
+        // GNU time reports a killed or failing command on its own line: keep it out of the output.
+      }
+      if (timeDir) rmSync(timeDir, { recursive: true, force: true });
+      resolve({
+        exitCode,
+        signal,
+        output,
+        elapsedMs: Date.now() - started,
+        ...(maxRssKiB === undefined ? {} : { maxRssKiB }),
+      });
+    });
+  });
+}
