@@ -26,6 +26,7 @@ import {
   buildReferenceProviderImage,
   REFERENCE_PROVIDER_IMAGE,
 } from "../fixtures/reference-provider-image/index.ts";
+import { childEnv } from "../fixtures/testing/index.ts";
 import { REPORT_FILES, TARGET_LOG_FILE } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 
@@ -59,8 +60,7 @@ function certify(
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--import", "tsx", join(root, "scripts/certify.ts")], {
       cwd: root,
-      env: {
-        ...process.env,
+      env: childEnv({
         // No registry is needed: testcontainers' Ryuk reaper is not (the suite stops its containers).
         TESTCONTAINERS_RYUK_DISABLED: process.env.TESTCONTAINERS_RYUK_DISABLED ?? "true",
         H2H_BASE_URL: "",
@@ -73,7 +73,7 @@ function certify(
         H2H_TARGET_STARTUP_S: "",
         H2H_TARGET_IMAGE: REFERENCE_PROVIDER_IMAGE,
         ...env,
-      },
+      }),
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
