@@ -34,7 +34,13 @@ export { escapeXml } from "./reports/junit.ts";
 export type { CheckRecord, RunReport, Verdict } from "./run-model.ts";
 export { type RunSecrets, runMasker, startRunSink } from "./run-setup.ts";
 export { type CertifyOptions, type CertifyResult, runCertification } from "./runner.ts";
-export { readSettings, type Settings, SettingsError, withReferenceDefaults } from "./settings.ts";
+export {
+  readSettings,
+  readTlsSettings,
+  type Settings,
+  SettingsError,
+  withReferenceDefaults,
+} from "./settings.ts";
 // A provider image as the target (H2H_TARGET_IMAGE).
 export {
   type RunningTargetContainer,

@@ -7,7 +7,7 @@
  * - up, the check meta: each test records the check it ran on its task meta, which certify's
  *   reporter reads back.
  */
-import type { Profile } from "../contract/index.ts";
+import type { Profile, TlsMaterial } from "../contract/index.ts";
 
 /** The run context key under which certify provides {@link RunContext}. */
 export const RUN_CONTEXT_KEY = "h2hRun";
@@ -26,6 +26,8 @@ export interface RunContext {
   runDir: string;
   /** The webhook sink certify started for this run. */
   sink: { url: string; token: string; callbackUrl: string };
+  /** issue 12: the extra CAs and client certificate every client of the run uses (PEM text), or null. */
+  tls: TlsMaterial | null;
 }
 
 export interface CheckMeta {

@@ -2,7 +2,7 @@
  * The result of a certification run, as every report format renders it: one record per check
  * run (per endpoint and case), the exchanges they looked at, and the verdict.
  */
-import { OPERATION_NAMES, type RecordedExchange } from "../contract/index.ts";
+import { OPERATION_NAMES, type RecordedExchange, type TlsSummary } from "../contract/index.ts";
 import type { RunComparison } from "./compare.ts";
 import type { CallbackTimeline } from "./run-context.ts";
 import type { TargetContainerRecord } from "./target-container.ts";
@@ -52,7 +52,14 @@ export interface RunReport {
   startedAt: string;
   finishedAt: string;
   durationMs: number;
-  target: { baseUrl: string; reference: boolean; profileName: string; profilePath: string };
+  target: {
+    baseUrl: string;
+    reference: boolean;
+    profileName: string;
+    profilePath: string;
+    /** issue 12: the TLS files used (paths, certificate subjects and expiry; never a key or passphrase). */
+    tls?: TlsSummary;
+  };
   verdict: Verdict;
   /** Why the run could not judge the target, when it could not (unreachable, bad setup). */
   errors: string[];

@@ -19,18 +19,24 @@ export interface RunSecrets {
   targetEnvSecrets?: readonly string[] | undefined;
   /** The target's base URL: credentials in it (user:password@) are secrets too (issue 12). */
   baseUrl?: string | null | undefined;
+  /** issue 12: H2H_CLIENT_KEY_PASSPHRASE. */
+  tlsPassphrase?: string | null | undefined;
 }
 
 /**
- * Masks the run's keys, callback secret, sink token and target container secrets, and the test
+ * Masks the run's keys, callback secret, sink token, client key passphrase and target container secrets, and the test
  * card it orders with.
  */
 export function runMasker(secrets: RunSecrets): Masker {
   return createMasker({
     secrets: [
-      ...[secrets.apiKey, secrets.secondApiKey, secrets.callbackSecret, secrets.sinkToken].map(
-        (secret) => secret ?? undefined,
-      ),
+      ...[
+        secrets.apiKey,
+        secrets.secondApiKey,
+        secrets.callbackSecret,
+        secrets.sinkToken,
+        secrets.tlsPassphrase,
+      ].map((secret) => secret ?? undefined),
       ...(secrets.targetEnvSecrets ?? []),
     ],
     cardNumbers: [TEST_CARD.number],

@@ -23,7 +23,11 @@ import {
   readProfile,
   readRecordedExchanges,
   requirementOf,
+  summarizeTlsFiles,
+  type TlsMaterial,
+  type TlsSummary,
   TransportError,
+  tlsSummaryLines,
 } from "../contract/index.ts";
 import {
   type RunningReferenceProvider,
@@ -45,7 +49,13 @@ import { type ReportPaths, writeReports } from "./reports/index.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "./run-context.ts";
 import { type CheckRecord, type RunReport, sortChecks, summarize, type Verdict } from "./run-model.ts";
 import { runMasker, startRunSink } from "./run-setup.ts";
-import { PROJECT_ROOT, readSettings, type Settings, withReferenceDefaults } from "./settings.ts";
+import {
+  PROJECT_ROOT,
+  readSettings,
+  readTlsSettings,
+  type Settings,
+  withReferenceDefaults,
+} from "./settings.ts";
 import { sizeLimitChecks } from "./size-findings.ts";
 import {
   type RunningTargetContainer,
@@ -128,12 +138,14 @@ async function tryReachTarget(
   apiKey: string | undefined,
   profile: Profile,
   recorder: ExchangeRecorder,
+  tls: TlsMaterial | undefined,
 ): Promise<string | undefined> {
   const client = new H2hClient({
     baseUrl,
     apiKey,
     timeoutMs: profile.timeouts.requestMs,
     maxBodyBytes: profile.limits.maxBodyBytes, // issue 12: bounded evidence
+    ...(tls ? { tls } : {}),
     onExchange: (exchange) => {
       exchange.id = recorder.record(exchange).id;
     },
@@ -197,8 +209,12 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
   const settings: Settings = withReferenceDefaults(initial, profile.name);
   const containerSettings = readTargetContainerSettings(env);
   const baseline = await loadBaseline(env, cwd);
+  // issue 12: TLS files read and checked now (exit 64 naming the variable), before any request.
+  const tls = readTlsSettings(settings);
+  const tlsSummary: TlsSummary | undefined = tls ? summarizeTlsFiles(settings.tls, tls) : undefined;
   const targetEnvSecrets = secretEnvValues(containerSettings);
-  let masker = runMasker({ ...settings, targetEnvSecrets });
+  const tlsPassphrase = settings.tls.passphrase;
+  let masker = runMasker({ ...settings, targetEnvSecrets, tlsPassphrase });
   // issue 12: control characters from the target escaped, lines shortened (certify/console.ts).
   const print = (line: string) => (options.print ?? console.log)(consoleLine(masker.text(line)));
 
@@ -220,7 +236,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
       startRunSink(settings, profile, join(runDir, "sink")),
     );
     // The sink's token guards it against fake callbacks: it is masked like a secret.
-    masker = runMasker({ ...settings, sinkToken: sink.token, targetEnvSecrets });
+    masker = runMasker({ ...settings, sinkToken: sink.token, targetEnvSecrets, tlsPassphrase });
     // H2H_TARGET_IMAGE: the target is a container started here; one that does not get ready
     // ends the run as "not run", with its logs in the report.
     let containerRecord: TargetContainerRecord | undefined;
@@ -243,12 +259,13 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
       `h2h-certify: certifying ${baseUrl}${provider ? " (bundled reference provider)" : containerSettings ? ` (container of ${containerSettings.image})` : ""} with profile "${profile.name}"`,
     );
     if (!settings.secondApiKey) print("  H2H_API_KEY_2 is not set: cross-merchant checks will be skipped");
+    for (const line of tlsSummary ? tlsSummaryLines(tlsSummary) : []) print(`  TLS: ${line}`);
 
     const runnerRecorder = new ExchangeRecorder("runner", masker, runDir);
     // issue 12: a probe answered 401 means the key is refused: nothing can be judged.
     const unreachable =
       containerFailure ??
-      (await tryReachTarget(baseUrl, settings.apiKey, profile, runnerRecorder)) ??
+      (await tryReachTarget(baseUrl, settings.apiKey, profile, runnerRecorder, tls)) ??
       invalidApiKeyDiagnosis(runnerRecorder.exchanges) ??
       rateLimitedDiagnosis(runnerRecorder.exchanges);
     const checks: CheckRecord[] = [];
@@ -287,6 +304,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
         runId,
         runDir,
         sink: { url: sink.url, token: sink.token, callbackUrl: sink.callbackUrl() },
+        tls: tls ?? null,
       };
       const previousExitCode = process.exitCode;
       try {
@@ -352,6 +370,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
         reference: provider !== undefined,
         profileName: profile.name,
         profilePath: settings.profilePath,
+        ...(tlsSummary ? { tls: tlsSummary } : {}),
       },
       verdict,
       errors,

@@ -4,6 +4,7 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { readTlsFiles, TlsConfigError, type TlsFiles, type TlsMaterial } from "../contract/index.ts";
 import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
 import { REFERENCE_API_KEYS, REFERENCE_CALLBACK_SECRET } from "../fixtures/reference-provider/index.ts";
 
@@ -26,6 +27,8 @@ export interface Settings {
   /** Where the webhook sink listens (0: a free port) and the URL put in metadata.webHook. */
   sinkPort: number;
   sinkPublicUrl: string | undefined;
+  /** issue 12: TLS files (H2H_CA_FILE, H2H_CLIENT_CERT, H2H_CLIENT_KEY, H2H_CLIENT_KEY_PASSPHRASE); read by readTlsSettings. */
+  tls: TlsFiles;
 }
 
 type Env = Record<string, string | undefined>;
@@ -73,6 +76,23 @@ export function readSettings(env: Env = process.env, cwd = process.cwd()): Setti
   if (sinkPublicUrl !== undefined && !/^https?:\/\/[^/]+/.test(sinkPublicUrl)) {
     throw new SettingsError(`H2H_SINK_PUBLIC_URL "${sinkPublicUrl}" is not an http(s) URL`);
   }
+  const caFile = optionalPathFrom(env, "H2H_CA_FILE", cwd);
+  const certFile = optionalPathFrom(env, "H2H_CLIENT_CERT", cwd);
+  const keyFile = optionalPathFrom(env, "H2H_CLIENT_KEY", cwd);
+  // A passphrase is a secret: taken as it is (not trimmed), but never empty.
+  const passphrase = env.H2H_CLIENT_KEY_PASSPHRASE;
+  if (passphrase !== undefined && passphrase.trim() === "")
+    throw blankVariableError("H2H_CLIENT_KEY_PASSPHRASE");
+  if (passphrase !== undefined && keyFile === undefined)
+    throw new SettingsError(
+      "H2H_CLIENT_KEY_PASSPHRASE is set without H2H_CLIENT_KEY: set the client key (and H2H_CLIENT_CERT), or unset the passphrase",
+    );
+  const tls: TlsFiles = {
+    ...(caFile !== undefined ? { caFiles: [caFile] } : {}),
+    ...(certFile !== undefined ? { certFile } : {}),
+    ...(keyFile !== undefined ? { keyFile } : {}),
+    ...(passphrase !== undefined ? { passphrase } : {}),
+  };
   return {
     baseUrl,
     targetImage: nonEmpty(env, "H2H_TARGET_IMAGE"),
@@ -83,7 +103,30 @@ export function readSettings(env: Env = process.env, cwd = process.cwd()): Setti
     reportDir: pathFrom(env, "H2H_REPORT_DIR", resolve(cwd, "reports"), cwd),
     sinkPort,
     sinkPublicUrl,
+    tls,
   };
+}
+
+function optionalPathFrom(env: Env, name: string, cwd: string): string | undefined {
+  const value = nonEmpty(env, name);
+  if (value === undefined) return undefined;
+  return isAbsolute(value) ? value : resolve(cwd, value);
+}
+
+/**
+ * issue 12: reads and checks the TLS files before the first request. A bad, unreadable or
+ * mismatched file is a SettingsError (exit 64) naming the variable, the path and the fix.
+ * Undefined when no TLS variable is set.
+ */
+export function readTlsSettings(settings: Pick<Settings, "tls">): TlsMaterial | undefined {
+  const { tls } = settings;
+  if (tls.caFiles === undefined && tls.certFile === undefined && tls.keyFile === undefined) return undefined;
+  try {
+    return readTlsFiles(tls);
+  } catch (error) {
+    if (error instanceof TlsConfigError) throw new SettingsError(error.message);
+    throw error;
+  }
 }
 
 /**

@@ -119,13 +119,17 @@ export * from "./shrink.ts";
 export { type Colours, colours, terminalSafe } from "./terminal.ts";
 // TLS: extra CAs and mTLS client certificates, checked before use; TLS failures named.
 export {
+  type CertificateSummary,
   describeTlsFailure,
   readTlsFiles,
+  summarizeTlsFiles,
   TlsConfigError,
   type TlsFailure,
   type TlsFileLabels,
   type TlsFiles,
   type TlsMaterial,
   type TlsProblem,
+  type TlsSummary,
+  tlsSummaryLines,
 } from "./tls.ts";
 export { describeZodIssues } from "./zod-issues.ts";

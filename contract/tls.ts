@@ -53,7 +53,9 @@ function readPem(path: string, label: string): string {
     return readFileSync(path, "utf8");
   } catch (error) {
     const code = (error as { code?: string }).code ?? "unreadable";
-    throw new TlsConfigError(`${label} ${path} cannot be read: ${code}`);
+    throw new TlsConfigError(
+      `${label} ${path} cannot be read: ${code} (point it at a readable PEM file, or unset it)`,
+    );
   }
 }
 
@@ -122,19 +124,88 @@ export function readTlsFiles(files: TlsFiles, labels: Partial<TlsFileLabels> = {
     if (!leaf.checkPrivateKey(key)) {
       throw new TlsConfigError(
         `${names.certFile} ${files.certFile} and ${names.keyFile} ${files.keyFile} do not belong together ` +
-          "(the key is not the certificate's private key)",
+          "(the key is not the certificate's private key): give the key the certificate was issued for",
       );
     }
     const now = Date.now();
     if (Date.parse(leaf.validTo) < now)
-      throw new TlsConfigError(`${names.certFile} ${files.certFile} expired on ${leaf.validTo}`);
+      throw new TlsConfigError(`${names.certFile} ${files.certFile} expired on ${leaf.validTo}: renew it`);
     if (Date.parse(leaf.validFrom) > now)
-      throw new TlsConfigError(`${names.certFile} ${files.certFile} is not valid before ${leaf.validFrom}`);
+      throw new TlsConfigError(
+        `${names.certFile} ${files.certFile} is not valid before ${leaf.validFrom}: check the clock, or use a current certificate`,
+      );
     material.cert = certPem;
     material.key = readPem(files.keyFile, names.keyFile);
     if (files.passphrase !== undefined) material.passphrase = files.passphrase;
   }
   return material;
+}
+
+/** One certificate as a report shows it: who it names, who issued it, until when. */
+export interface CertificateSummary {
+  subject: string;
+  issuer: string;
+  validTo: string;
+}
+
+/** What a run used for TLS, for its report: paths and certificates, never a key or a passphrase. */
+export interface TlsSummary {
+  caFile?: string;
+  /** The certificates in the CA file. */
+  caCertificates?: CertificateSummary[];
+  clientCert?: string;
+  /** The client certificate (the first in its file). */
+  clientCertificate?: CertificateSummary;
+  clientKey?: string;
+  /** Whether the client key was given a passphrase (never the passphrase itself). */
+  passphrase?: boolean;
+}
+
+const oneLine = (name: string) => name.split("\n").join(", ");
+
+function summaryOf(certificate: X509Certificate): CertificateSummary {
+  return {
+    subject: oneLine(certificate.subject),
+    issuer: oneLine(certificate.issuer),
+    validTo: new Date(certificate.validTo).toISOString(),
+  };
+}
+
+/** The report's account of the TLS files (already checked by `readTlsFiles`). */
+export function summarizeTlsFiles(files: TlsFiles, material: TlsMaterial): TlsSummary {
+  const summary: TlsSummary = {};
+  const certificates = (pem: string) => (pem.match(PEM_CERTIFICATE) ?? []).map((b) => new X509Certificate(b));
+  if (files.caFiles && files.caFiles.length > 0) {
+    summary.caFile = files.caFiles.join(", ");
+    summary.caCertificates = (material.ca ?? []).flatMap(certificates).map(summaryOf);
+  }
+  if (files.certFile !== undefined && material.cert !== undefined) {
+    summary.clientCert = files.certFile;
+    const [leaf] = certificates(material.cert);
+    if (leaf) summary.clientCertificate = summaryOf(leaf);
+  }
+  if (files.keyFile !== undefined) summary.clientKey = files.keyFile;
+  if (files.passphrase !== undefined) summary.passphrase = true;
+  return summary;
+}
+
+/** One line per TLS setting, for the console and the HTML report. */
+export function tlsSummaryLines(summary: TlsSummary): string[] {
+  const lines: string[] = [];
+  if (summary.caFile !== undefined) {
+    const certificates = (summary.caCertificates ?? [])
+      .map((c) => `${c.subject}, valid to ${c.validTo}`)
+      .join("; ");
+    lines.push(`trusted CA file ${summary.caFile}: ${certificates}`);
+  }
+  if (summary.clientCert !== undefined) {
+    const c = summary.clientCertificate;
+    lines.push(
+      `client certificate ${summary.clientCert}${c ? `: ${c.subject} (issued by ${c.issuer}), valid to ${c.validTo}` : ""}` +
+        `, key ${summary.clientKey ?? "?"}${summary.passphrase ? " (encrypted, passphrase given)" : ""}`,
+    );
+  }
+  return lines;
 }
 
 /** The CA certificates Node trusts through NODE_EXTRA_CA_CERTS, which an explicit `ca` would drop. */

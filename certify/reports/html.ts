@@ -3,7 +3,7 @@
  * each check's result, and for each failure the rule, what was found and the request and
  * response as exchanged. No script, no external resource: it opens anywhere, offline.
  */
-import type { RecordedExchange } from "../../contract/index.ts";
+import { type RecordedExchange, tlsSummaryLines } from "../../contract/index.ts";
 import type { CheckRecord, RunReport } from "../run-model.ts";
 import { escapeHtml } from "./escape.ts";
 import { baselineSection, EXTRAS_CSS, targetContainerSection } from "./extras-html.ts";
@@ -153,6 +153,7 @@ ${rows}
   } ·
 profile <code>${escapeHtml(report.target.profileName)}</code> (${escapeHtml(report.target.profilePath)}) · run <code>${escapeHtml(report.runId)}</code> ·
 ${escapeHtml(report.startedAt)} · ${(report.durationMs / 1000).toFixed(1)} s · ${escapeHtml(report.tool.name)} ${escapeHtml(report.tool.version)}</p>
+${report.target.tls ? `<p class="meta">TLS: ${tlsSummaryLines(report.target.tls).map(escapeHtml).join(" · ")}</p>` : ""}
 <p>${report.totals.passed} passed, ${report.totals.failed} failed (${report.totals.failedRequired} required), ${report.totals.skipped} skipped,
 ${report.exchanges.length} exchanges recorded. Card numbers (all but the last 4 digits), CVCs, API keys and callback secrets are masked.</p>
 ${errors}

@@ -37,6 +37,9 @@ export const certify = defineCommand({
     "H2H_TARGET_READY     when it is ready: an HTTP path answering below 500, or log:TEXT (default: any answer on /)",
     "H2H_TARGET_STARTUP_S how long to wait for it to be ready (default: 60)",
     "H2H_BASELINE_REPORT  a previous run's h2h-certify.json: show what changed since",
+    "H2H_CA_FILE          extra trusted CA certificates (PEM; may hold several) for an https target",
+    "H2H_CLIENT_CERT, H2H_CLIENT_KEY  client certificate and key (PEM) for mTLS: both or neither",
+    "H2H_CLIENT_KEY_PASSPHRASE  the client key's passphrase, when it is encrypted",
   ],
   exitCodes: {
     [EXIT.ok]: "conformant: every required check passed",

@@ -60,7 +60,11 @@ export function loadSpecTarget(specFile: string): SpecTarget {
   const context = runContext();
   const { baseUrl, apiKey, profile } = context;
   const secondApiKey = context.secondApiKey ?? undefined;
-  const masker = runMasker({ ...context, sinkToken: context.sink.token });
+  const masker = runMasker({
+    ...context,
+    sinkToken: context.sink.token,
+    tlsPassphrase: context.tls?.passphrase,
+  });
   const source = basename(new URL(specFile).pathname).replace(/\.spec\.ts$/, "");
   const recorder = new ExchangeRecorder(source, masker, context.runDir);
   const makeClient = (key: string) =>
@@ -69,6 +73,7 @@ export function loadSpecTarget(specFile: string): SpecTarget {
       apiKey: key,
       timeoutMs: profile.timeouts.requestMs,
       maxBodyBytes: profile.limits.maxBodyBytes, // issue 12: bounded evidence
+      ...(context.tls ? { tls: context.tls } : {}), // issue 12: H2H_CA_FILE, H2H_CLIENT_CERT/KEY
       onExchange: (exchange) => {
         exchange.id = recorder.record(exchange).id;
       },
