@@ -4,7 +4,8 @@
  * naming the variable); a target that refuses the API key on every request is "not run" (2).
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { createServer as createHttpServer, request as httpRequest } from "node:http";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -82,9 +83,9 @@ describe("certify before the first request", () => {
 });
 
 describe("a target that rate-limits the run", () => {
-  it("ends with the 'rate limited' diagnosis (exit 2), not a hundred failures", async () => {
+  it("ends with the 'rate limited' diagnosis (exit 2), not a hundred failures, and does not wait for Retry-After: 3600", async () => {
     const target = await startHostileTarget((_request, _body, response) => {
-      response.writeHead(429, { "content-type": "application/json", "retry-after": "120" });
+      response.writeHead(429, { "content-type": "application/json", "retry-after": "3600" });
       response.end('{"codeError":"rate_limited"}');
     });
     const dir = reportDir();
@@ -97,7 +98,7 @@ describe("a target that rate-limits the run", () => {
       });
       expect(exitCode, output).toBe(2);
       expect(output).toContain(
-        "rate limited: 1 of 1 request(s) were answered 429 Too Many Requests, Retry-After up to 120 s",
+        "rate limited: 1 of 1 request(s) were answered 429 Too Many Requests, Retry-After up to 3600 s",
       );
       const report = JSON.parse(readFileSync(join(dir, "reports", REPORT_FILES.json), "utf8")) as RunReport;
       expect(report.verdict).toBe("not run");
@@ -107,4 +108,80 @@ describe("a target that rate-limits the run", () => {
       await target.stop();
     }
   }, 60_000);
+});
+
+/**
+ * A proxy in front of the reference provider that answers 429 with `Retry-After: 1` to the first
+ * request of each kind (path, with order ids taken out), and passes everything else on.
+ */
+async function rateLimitingProxy(target: string) {
+  const seen = new Set<string>();
+  let limited = 0;
+  const server = createHttpServer((req, res) => {
+    const kind = `${req.method} ${(req.url ?? "").replace(/[0-9a-f]{8}-[0-9a-f-]{27}/gi, ":id")}`;
+    if (!seen.has(kind)) {
+      seen.add(kind);
+      limited += 1;
+      req.resume();
+      res.writeHead(429, { "content-type": "application/json", "retry-after": "1" });
+      res.end('{"codeError":"rate_limited"}');
+      return;
+    }
+    const upstream = httpRequest(
+      `${target}${req.url}`,
+      { method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on("error", () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    limited: () => limited,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe("a target that asks to retry after a short while (issue 12)", () => {
+  it("waits out Retry-After: 1 on the first request of each kind, is CONFORMANT, and the report shows the waits", async () => {
+    const provider = await startReferenceProvider({ port: 0 });
+    const proxy = await rateLimitingProxy(provider.url);
+    const dir = reportDir();
+    try {
+      const { exitCode, output } = await spawnCertify({ H2H_BASE_URL: proxy.url, H2H_REPORT_DIR: dir });
+      expect(exitCode, output).toBe(0);
+      expect(output).toContain("verdict: CONFORMANT");
+      expect(proxy.limited()).toBeGreaterThanOrEqual(4); // the four endpoints at least
+      expect(output).toMatch(
+        /rate limits: \d+ request\(s\) were answered 429 Too Many Requests and sent again after waiting out Retry-After/,
+      );
+      const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
+      expect(report.verdict).toBe("conformant");
+      const waited = report.exchanges.filter((e) => e.rateLimited !== undefined);
+      expect(waited.length).toBe(proxy.limited());
+      for (const exchange of waited) {
+        expect(exchange.response.status).not.toBe(429);
+        expect(exchange.rateLimited).toEqual([
+          { status: 429, startedAt: expect.any(String), retryAfter: "1", waitedMs: 1000 },
+        ]);
+      }
+      expect(report.rateLimitWaits).toEqual({
+        requests: proxy.limited(),
+        waits: proxy.limited(),
+        waitedMs: proxy.limited() * 1000,
+      });
+      expect(readFileSync(join(dir, REPORT_FILES.html), "utf8")).toContain("rate limits: ");
+    } finally {
+      await proxy.stop();
+      await provider.stop();
+    }
+  }, 120_000);
 });

@@ -83,3 +83,30 @@ export function rateLimitedDiagnosis(exchanges: readonly RecordedExchange[]): st
     "nothing about the contract could be judged: ask the provider to raise the sandbox's limit for this key, or run later"
   );
 }
+
+/** issue 12 (rate limits): the 429s the run waited out (Retry-After within the profile's bound). */
+export interface RateLimitWaits {
+  /** Requests answered 429 at least once, then sent again. */
+  requests: number;
+  /** 429 answers waited out. */
+  waits: number;
+  waitedMs: number;
+}
+
+export function rateLimitWaitsOf(exchanges: readonly RecordedExchange[]): RateLimitWaits | undefined {
+  const retried = exchanges.filter((e) => (e.rateLimited?.length ?? 0) > 0);
+  if (retried.length === 0) return undefined;
+  const attempts = retried.flatMap((e) => e.rateLimited ?? []);
+  return {
+    requests: retried.length,
+    waits: attempts.length,
+    waitedMs: attempts.reduce((total, a) => total + a.waitedMs, 0),
+  };
+}
+
+export function rateLimitWaitsLine(waits: RateLimitWaits): string {
+  return (
+    `rate limits: ${waits.requests} request(s) were answered 429 Too Many Requests and sent again after ` +
+    `waiting out Retry-After (${waits.waits} wait(s), ${(waits.waitedMs / 1000).toFixed(1)} s in all)`
+  );
+}

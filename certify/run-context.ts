@@ -28,6 +28,8 @@ export interface RunContext {
   sink: { url: string; token: string; callbackUrl: string };
   /** issue 12: the extra CAs and client certificate every client of the run uses (PEM text), or null. */
   tls: TlsMaterial | null;
+  /** issue 12: when the run's deadline passes (epoch ms): no wait for a rate limit may outlast it. */
+  deadlineAt: number;
 }
 
 export interface CheckMeta {

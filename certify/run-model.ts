@@ -4,6 +4,7 @@
  */
 import { OPERATION_NAMES, type RecordedExchange, type TlsSummary } from "../contract/index.ts";
 import type { RunComparison } from "./compare.ts";
+import type { RateLimitWaits } from "./preflight.ts";
 import type { CallbackTimeline } from "./run-context.ts";
 import type { TargetContainerRecord } from "./target-container.ts";
 
@@ -69,6 +70,8 @@ export interface RunReport {
   exchanges: RecordedExchange[];
   /** H2H_TARGET_IMAGE: the container the target ran in, its logs included. */
   targetContainer?: TargetContainerRecord;
+  /** issue 12: the 429s the run waited out (each exchange's `rateLimited` says which). */
+  rateLimitWaits?: RateLimitWaits;
   /** H2H_BASELINE_REPORT: what changed since that run. */
   baseline?: RunComparison;
 }

@@ -3,7 +3,7 @@
  * that keeps its secrets out of every report and console line, and the webhook sink that takes
  * its callbacks, configured from the target's profile.
  */
-import { createMasker, type Masker, type Profile } from "../contract/index.ts";
+import { createMasker, type Masker, type Profile, type RateLimitRetry } from "../contract/index.ts";
 import { TEST_CARD } from "../fixtures/index.ts";
 import { type RunningSink, type SinkOptions, startWebhookSink } from "../webhook-sink/index.ts";
 import type { Settings } from "./settings.ts";
@@ -64,4 +64,16 @@ export function startRunSink(
     idPath: profile.callbacks.idPath,
     statusPath: profile.callbacks.statusPath,
   });
+}
+
+/**
+ * issue 12 (rate limits): how the run's clients wait out a 429: Retry-After up to the profile's
+ * `limits.retryAfterMaxMs`, `limits.rateLimitRetries` times per request, never past the deadline.
+ */
+export function rateLimitRetryOf(profile: Profile, deadlineAt: number | undefined): RateLimitRetry {
+  return {
+    maxWaitMs: profile.limits.retryAfterMaxMs,
+    maxRetries: profile.limits.rateLimitRetries,
+    ...(deadlineAt !== undefined ? { deadlineAt } : {}),
+  };
 }

@@ -43,12 +43,14 @@ import {
   assertReportDirWritable,
   invalidApiKeyDiagnosis,
   rateLimitedDiagnosis,
+  rateLimitWaitsLine,
+  rateLimitWaitsOf,
   startSinkNamingPort,
 } from "./preflight.ts";
 import { type ReportPaths, writeReports } from "./reports/index.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "./run-context.ts";
 import { type CheckRecord, type RunReport, sortChecks, summarize, type Verdict } from "./run-model.ts";
-import { runMasker, startRunSink } from "./run-setup.ts";
+import { rateLimitRetryOf, runMasker, startRunSink } from "./run-setup.ts";
 import {
   PROJECT_ROOT,
   readSettings,
@@ -139,8 +141,10 @@ async function tryReachTarget(
   profile: Profile,
   recorder: ExchangeRecorder,
   tls: TlsMaterial | undefined,
+  deadlineAt: number,
 ): Promise<string | undefined> {
   const client = new H2hClient({
+    rateLimitRetry: rateLimitRetryOf(profile, deadlineAt), // issue 12
     baseUrl,
     apiKey,
     timeoutMs: profile.timeouts.requestMs,
@@ -189,6 +193,7 @@ function printSummary(
     ),
   ];
   for (const skipped of skippedNames) print(`skipped: ${skipped}`);
+  if (report.rateLimitWaits) print(rateLimitWaitsLine(report.rateLimitWaits)); // issue 12
   print(
     `verdict: ${report.verdict.toUpperCase()} — ${report.target.baseUrl} (profile ${report.target.profileName}), ` +
       `${totals.failedRequired} required check(s) failed, ${(report.durationMs / 1000).toFixed(1)} s`,
@@ -221,7 +226,9 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
   // issue 12: a report directory that cannot be written is refused now, not after the run.
   await assertReportDirWritable(settings.reportDir);
   // issue 12: the deadline and SIGINT/SIGTERM end the run with partial reports.
-  const runStop = watchRunStop(deadlineOf(profile, options.deadlineMs));
+  const deadlineMs = deadlineOf(profile, options.deadlineMs);
+  const deadlineAt = Date.now() + deadlineMs;
+  const runStop = watchRunStop(deadlineMs);
   let stoppedBecause: string | undefined;
 
   let provider: RunningReferenceProvider | undefined;
@@ -265,7 +272,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
     // issue 12: a probe answered 401 means the key is refused: nothing can be judged.
     const unreachable =
       containerFailure ??
-      (await tryReachTarget(baseUrl, settings.apiKey, profile, runnerRecorder, tls)) ??
+      (await tryReachTarget(baseUrl, settings.apiKey, profile, runnerRecorder, tls, deadlineAt)) ??
       invalidApiKeyDiagnosis(runnerRecorder.exchanges) ??
       rateLimitedDiagnosis(runnerRecorder.exchanges);
     const checks: CheckRecord[] = [];
@@ -305,11 +312,13 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
         runDir,
         sink: { url: sink.url, token: sink.token, callbackUrl: sink.callbackUrl() },
         tls: tls ?? null,
+        deadlineAt,
       };
       const previousExitCode = process.exitCode;
       try {
         // issue 12: the specs run until done, the deadline, SIGINT or SIGTERM (certify/deadline.ts).
         const startVitest = stoppableStartVitest(runStop, startVitestUntilDone);
+        const rateLimitAllowance = 3 * profile.limits.rateLimitRetries * profile.limits.retryAfterMaxMs;
         const vitest = await startVitest("test", [], {
           config: false,
           root: PROJECT_ROOT,
@@ -318,9 +327,10 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
           watch: false,
           provide: { [RUN_CONTEXT_KEY]: runContext },
           // A check may wait for a few requests in a row; the profile bounds each one.
-          testTimeout: profile.timeouts.requestMs * 3 + 5_000,
+          // issue 12: plus the waits for rate limits a few requests may take.
+          testTimeout: profile.timeouts.requestMs * 3 + 5_000 + rateLimitAllowance,
           // Callback specs set their own, longer hook timeouts from the profile.
-          hookTimeout: profile.timeouts.requestMs * 8 + 5_000,
+          hookTimeout: profile.timeouts.requestMs * 8 + 5_000 + rateLimitAllowance,
         });
         await vitest.close();
         stoppedBecause = runStop.reason; // issue 12
@@ -358,6 +368,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
           : totals.failedRequired > 0
             ? "not conformant"
             : "conformant";
+    const rateLimitWaits = rateLimitWaitsOf(exchanges); // issue 12
     const finishedAt = new Date();
     const report: RunReport = {
       tool: { name: "h2h-certify", version: await toolVersion() },
@@ -379,6 +390,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
       checks,
       exchanges,
       ...(containerRecord ? { targetContainer: containerRecord } : {}),
+      ...(rateLimitWaits ? { rateLimitWaits } : {}),
     };
     if (baseline) report.baseline = compareWithBaseline(baseline, report);
     const paths = await writeReports(report, settings.reportDir, masker);

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { H2hClient, parseRetryAfter, TransportError } from "./h2h-client.ts";
+import { type Exchange, H2hClient, parseRetryAfter, rateLimitWait, TransportError } from "./h2h-client.ts";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -35,6 +35,23 @@ function stream(res: ServerResponse, path: string, total: number, fill = "x") {
   };
   res.on("error", () => {});
   pump();
+}
+
+/** Requests per rate-limited route: `/limited/<n>/<retry-after>/<tag>` answers 429 to its first n. */
+const limitedCalls = new Map<string, number>();
+function rateLimitedRoute(req: IncomingMessage, res: ServerResponse): boolean {
+  const match = /^\/limited\/(\d+)\/([^/]*)\/[\w-]+$/.exec(req.url ?? "");
+  if (!match) return false;
+  const calls = (limitedCalls.get(req.url as string) ?? 0) + 1;
+  limitedCalls.set(req.url as string, calls);
+  if (calls <= Number(match[1])) {
+    res.writeHead(429, match[2] === "none" ? {} : { "retry-after": match[2] as string });
+    res.end('{"codeError":"rate_limited"}');
+  } else {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ calls }));
+  }
+  return true;
 }
 
 const routes: Record<string, Handler> = {
@@ -114,6 +131,7 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     req.resume();
     const handler = routes[req.url ?? ""];
+    if (rateLimitedRoute(req, res)) return;
     if (handler) handler(req, res);
     else res.writeHead(404).end();
   });
@@ -253,5 +271,83 @@ describe("H2hClient: rate limits, credentials, failures", () => {
     expect(error).toBeInstanceOf(TransportError);
     expect((error as TransportError).causeCode).toBe("ECONNREFUSED");
     expect((error as TransportError).message).toContain(`http://127.0.0.1:${port}/x`);
+  });
+});
+
+describe("H2hClient: Retry-After honoured up to a bound (issue 12)", () => {
+  const retry = { maxWaitMs: 5_000, maxRetries: 2 };
+  const recorded: Exchange[] = [];
+  const limitedClient = (rateLimitRetry: typeof retry & { deadlineAt?: number } = retry) =>
+    client({ rateLimitRetry, onExchange: (e) => recorded.push(e) });
+
+  it("waits out a 429 with Retry-After: 1 and sends the request again; the final answer is judged, the 429 kept", async () => {
+    recorded.length = 0;
+    const started = Date.now();
+    const exchange = await limitedClient().post("/limited/1/1/a", {});
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(exchange.response.status).toBe(200);
+    expect(exchange.response.json).toEqual({ calls: 2 });
+    expect(exchange.rateLimited).toEqual([
+      { status: 429, startedAt: expect.any(String), retryAfter: "1", waitedMs: 1000 },
+    ]);
+    // Recorded once, as the final answer with its 429 before it.
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0]?.rateLimited).toHaveLength(1);
+  });
+
+  it("does not wait for a Retry-After over the bound: the 429 stands", async () => {
+    const started = Date.now();
+    const exchange = await limitedClient().post("/limited/1/3600/b", {});
+    expect(Date.now() - started).toBeLessThan(900);
+    expect(exchange.response.status).toBe(429);
+    expect(exchange.response.rateLimit?.retryAfterMs).toBe(3_600_000);
+    expect(exchange.rateLimited).toBeUndefined();
+    expect(limitedCalls.get("/limited/1/3600/b")).toBe(1);
+  });
+
+  it("does not retry a 429 without Retry-After", async () => {
+    const exchange = await limitedClient().post("/limited/1/none/c", {});
+    expect(exchange.response.status).toBe(429);
+    expect(limitedCalls.get("/limited/1/none/c")).toBe(1);
+  });
+
+  it("retries at most maxRetries times per request, then the 429 stands with the waits kept", async () => {
+    const exchange = await limitedClient().post("/limited/5/0/d", {});
+    expect(exchange.response.status).toBe(429);
+    expect(exchange.rateLimited?.map((a) => a.waitedMs)).toEqual([0, 0]);
+    expect(limitedCalls.get("/limited/5/0/d")).toBe(3);
+  });
+
+  it("never waits past the deadline", async () => {
+    const started = Date.now();
+    const exchange = await limitedClient({ ...retry, deadlineAt: Date.now() + 500 }).post(
+      "/limited/1/1/e",
+      {},
+    );
+    expect(Date.now() - started).toBeLessThan(900);
+    expect(exchange.response.status).toBe(429);
+    expect(limitedCalls.get("/limited/1/1/e")).toBe(1);
+  });
+
+  it("does not retry at all without a rateLimitRetry setting", async () => {
+    const exchange = await client().post("/limited/1/0/f", {});
+    expect(exchange.response.status).toBe(429);
+    expect(limitedCalls.get("/limited/1/0/f")).toBe(1);
+  });
+
+  it("rateLimitWait: only a 429 with Retry-After within the bound, retries and deadline", () => {
+    const answer = (status: number, retryAfterMs?: number) => ({
+      status,
+      ...(retryAfterMs === undefined ? {} : { rateLimit: { retryAfterMs } }),
+    });
+    expect(rateLimitWait(answer(429, 2000), retry, 0, 0)).toBe(2000);
+    expect(rateLimitWait(answer(429, 5000), retry, 1, 0)).toBe(5000);
+    expect(rateLimitWait(answer(429, 5001), retry, 0, 0)).toBeUndefined();
+    expect(rateLimitWait(answer(429, 1000), retry, 2, 0)).toBeUndefined();
+    expect(rateLimitWait(answer(429), retry, 0, 0)).toBeUndefined();
+    expect(rateLimitWait(answer(503, 1000), retry, 0, 0)).toBeUndefined();
+    expect(rateLimitWait(answer(429, 1000), undefined, 0, 0)).toBeUndefined();
+    expect(rateLimitWait(answer(429, 1000), { ...retry, deadlineAt: 1000 }, 0, 0)).toBeUndefined();
+    expect(rateLimitWait(answer(429, 1000), { ...retry, deadlineAt: 1001 }, 0, 0)).toBe(1000);
   });
 });

@@ -78,6 +78,16 @@ export interface ExchangeResponse {
   rateLimit?: RateLimitInfo;
 }
 
+/** issue 12 (rate limits): one 429 answer that was waited out and the request sent again. */
+export interface RateLimitedAttempt {
+  status: number;
+  startedAt: string;
+  /** The Retry-After header as sent. */
+  retryAfter?: string;
+  /** How long the client waited before sending the request again. */
+  waitedMs: number;
+}
+
 export interface Exchange {
   /** Set by a recorder (`onExchange`), so evidence can point at the recorded copy. */
   id?: string;
@@ -87,6 +97,11 @@ export interface Exchange {
   durationMs: number;
   request: ExchangeRequest;
   response: ExchangeResponse;
+  /**
+   * issue 12: the 429 answers that came before `response`, each waited out (Retry-After within the
+   * client's bound) before the request was sent again; `response` is the final answer.
+   */
+  rateLimited?: RateLimitedAttempt[];
 }
 
 /** No answer: the target could not be reached, or did not answer in time. */
@@ -125,6 +140,34 @@ export interface H2hClientOptions {
   sizeProbeBytes?: number;
   /** Extra trusted CAs and a client certificate (read them with `readTlsFiles`). */
   tls?: TlsMaterial;
+  /** issue 12: how a 429 with Retry-After is waited out; without it a 429 is never retried. */
+  rateLimitRetry?: RateLimitRetry;
+}
+
+/**
+ * issue 12 (rate limits): a 429 whose Retry-After is at most `maxWaitMs` is waited out and the
+ * request sent again, up to `maxRetries` times per request. A longer Retry-After, none, or a wait
+ * that would end after `deadlineAt` is not waited: the 429 stands.
+ */
+export interface RateLimitRetry {
+  maxWaitMs: number;
+  maxRetries: number;
+  /** Epoch ms: no wait may end after it (the run's deadline). */
+  deadlineAt?: number;
+}
+
+/** The wait before sending a request again after this 429, or undefined when it must stand. */
+export function rateLimitWait(
+  response: Pick<ExchangeResponse, "status" | "rateLimit">,
+  retry: RateLimitRetry | undefined,
+  retriesSoFar: number,
+  nowMs: number = Date.now(),
+): number | undefined {
+  if (!retry || response.status !== 429 || retriesSoFar >= retry.maxRetries) return undefined;
+  const wait = response.rateLimit?.retryAfterMs;
+  if (wait === undefined || wait > retry.maxWaitMs) return undefined;
+  if (retry.deadlineAt !== undefined && nowMs + wait >= retry.deadlineAt) return undefined;
+  return wait;
 }
 
 export interface SendOptions {
@@ -334,8 +377,35 @@ export class H2hClient {
     this.agent = new Agent({ connect: this.connector.connect, keepAliveTimeout: 4_000 });
   }
 
-  /** POSTs to a path under the base URL and records the exchange. */
+  /**
+   * POSTs to a path under the base URL and records the exchange. A 429 whose Retry-After is within
+   * the `rateLimitRetry` bound is waited out and the request sent again; the exchange holds the
+   * final answer, and the waited-out 429s in `rateLimited`.
+   */
   async post(path: string, body: unknown, send: SendOptions = {}): Promise<Exchange> {
+    const rateLimited: RateLimitedAttempt[] = [];
+    for (;;) {
+      const exchange = await this.attempt(path, body, send);
+      const wait = rateLimitWait(exchange.response, this.options.rateLimitRetry, rateLimited.length);
+      if (wait === undefined) {
+        if (rateLimited.length > 0) exchange.rateLimited = rateLimited;
+        this.options.onExchange?.(exchange);
+        return exchange;
+      }
+      rateLimited.push({
+        status: exchange.response.status,
+        startedAt: exchange.startedAt,
+        ...(exchange.response.rateLimit?.retryAfter !== undefined
+          ? { retryAfter: exchange.response.rateLimit.retryAfter }
+          : {}),
+        waitedMs: wait,
+      });
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+
+  /** One request and its answer, not yet recorded. */
+  private async attempt(path: string, body: unknown, send: SendOptions): Promise<Exchange> {
     const url = `${this.baseUrl}${path}`;
     const apiKey = send.apiKey === undefined ? this.options.apiKey : send.apiKey;
     const headers: Record<string, string> = {
@@ -383,7 +453,6 @@ export class H2hClient {
           ...(response.statusCode === 429 ? { rateLimit: rateLimitOf(responseHeaders) } : {}),
         },
       };
-      this.options.onExchange?.(exchange);
       return exchange;
     } catch (error) {
       if (error instanceof Error) {

@@ -39,7 +39,10 @@ export {
   H2hClient,
   type H2hClientOptions,
   parseRetryAfter,
+  type RateLimitedAttempt,
   type RateLimitInfo,
+  type RateLimitRetry,
+  rateLimitWait,
   type SendOptions,
   TransportError,
 } from "./h2h-client.ts";

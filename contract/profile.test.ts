@@ -45,6 +45,13 @@ describe("target profiles", () => {
     expect(profile.expectedStatus.confirmMobileCommerceOrder).toBe("waiting_for_terminal");
     expect(profile.errors).toEqual({});
     expect(profile.callbacks.signature).toEqual({ scheme: "none" });
+    // issue 12: a 429's Retry-After is waited out up to 5 s, twice per request.
+    expect(profile.limits).toEqual({ maxBodyBytes: 262_144, retryAfterMaxMs: 5_000, rateLimitRetries: 2 });
+  });
+
+  it("fills the rate-limit defaults inside a limits section that leaves them out", () => {
+    const profile = parseProfile({ ...reference(), limits: { maxBodyBytes: 1024 } }, "limits.json");
+    expect(profile.limits).toEqual({ maxBodyBytes: 1024, retryAfterMaxMs: 5_000, rateLimitRetries: 2 });
   });
 
   it.each([
@@ -69,6 +76,11 @@ describe("target profiles", () => {
       "a trigger of no known kind",
       (p: Editable) => (p.callbackTriggers.expired = { after: 30 }),
       "callbackTriggers.expired",
+    ],
+    [
+      "a negative Retry-After bound",
+      (p: Editable) => (p.limits = { retryAfterMaxMs: -1 }),
+      "limits.retryAfterMaxMs",
     ],
     [
       "an informational check that does not exist",

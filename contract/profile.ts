@@ -72,6 +72,11 @@ const OBSERVED_STATUSES = Object.fromEntries(
   OPERATION_NAMES.map((operation) => [operation, OPERATIONS[operation].observedStatus]),
 ) as Record<OperationName, string>;
 
+/** issue 12: the longest Retry-After waited out, unless the profile says otherwise. */
+export const DEFAULT_RETRY_AFTER_MAX_MS = 5_000;
+/** issue 12: how many 429s one request may wait out, unless the profile says otherwise. */
+export const DEFAULT_RATE_LIMIT_RETRIES = 2;
+
 export const ProfileSchema = annotated({
   $schema: z.string().optional(),
   name: z.string().min(1),
@@ -89,7 +94,15 @@ export const ProfileSchema = annotated({
     maxBodyBytes: z.number().int().min(1).default(DEFAULT_MAX_BODY_BYTES),
     /** The whole run's deadline (default: derived from the timeouts, certify/deadline.ts). */
     deadlineMs: z.int().positive().optional(),
-  }).default({ maxBodyBytes: DEFAULT_MAX_BODY_BYTES }),
+    // issue 12 (rate limits): a 429 whose Retry-After is at most this long is waited out and the
+    // request sent again, at most rateLimitRetries times per request; a longer one stands.
+    retryAfterMaxMs: z.int().min(0).default(DEFAULT_RETRY_AFTER_MAX_MS),
+    rateLimitRetries: z.int().min(0).max(10).default(DEFAULT_RATE_LIMIT_RETRIES),
+  }).default({
+    maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+    retryAfterMaxMs: DEFAULT_RETRY_AFTER_MAX_MS,
+    rateLimitRetries: DEFAULT_RATE_LIMIT_RETRIES,
+  }),
   /** Strictness where the seed leaves a gap (contract/schemas.ts, GapPolicy). */
   gaps: annotated({
     dateFormat: z.enum(["string", "rfc3339"]).default(LENIENT_GAPS.dateFormat),

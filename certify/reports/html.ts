@@ -4,6 +4,7 @@
  * response as exchanged. No script, no external resource: it opens anywhere, offline.
  */
 import { type RecordedExchange, tlsSummaryLines } from "../../contract/index.ts";
+import { rateLimitWaitsLine } from "../preflight.ts";
 import type { CheckRecord, RunReport } from "../run-model.ts";
 import { escapeHtml } from "./escape.ts";
 import { baselineSection, EXTRAS_CSS, targetContainerSection } from "./extras-html.ts";
@@ -43,13 +44,22 @@ function headers(map: Record<string, string>): string {
     .join("\n");
 }
 
+/** issue 12: the 429s waited out before the answer shown. */
+function rateLimitedLine(exchange: RecordedExchange): string {
+  if (!exchange.rateLimited || exchange.rateLimited.length === 0) return "";
+  const attempts = exchange.rateLimited.map(
+    (a) => `HTTP ${a.status} at ${a.startedAt}, Retry-After ${a.retryAfter ?? "–"}, waited ${a.waitedMs} ms`,
+  );
+  return `<p><b>Rate limited first</b>: ${escapeHtml(attempts.join("; "))}; the answer below is to the request sent again.</p>\n`;
+}
+
 function exchangeBlock(exchange: RecordedExchange): string {
   const request = `${exchange.request.method} ${exchange.request.url}\n${headers(exchange.request.headers)}\n\n${pretty(exchange.request.body)}`;
   const response = `HTTP ${exchange.response.status}\n${headers(exchange.response.headers)}\n\n${pretty(exchange.response.body)}`;
   return `<details open><summary>Exchange <code>${escapeHtml(exchange.id)}</code> · ${escapeHtml(exchange.request.method)} ${escapeHtml(
     new URL(exchange.request.url).pathname,
   )} → HTTP ${exchange.response.status} · ${exchange.durationMs} ms · ${escapeHtml(exchange.startedAt)}</summary>
-<p><b>Request as sent</b></p><pre>${escapeHtml(request)}</pre>
+${rateLimitedLine(exchange)}<p><b>Request as sent</b></p><pre>${escapeHtml(request)}</pre>
 <p><b>Response as received</b></p><pre>${escapeHtml(response)}</pre></details>`;
 }
 
@@ -154,6 +164,7 @@ ${rows}
 profile <code>${escapeHtml(report.target.profileName)}</code> (${escapeHtml(report.target.profilePath)}) · run <code>${escapeHtml(report.runId)}</code> ·
 ${escapeHtml(report.startedAt)} · ${(report.durationMs / 1000).toFixed(1)} s · ${escapeHtml(report.tool.name)} ${escapeHtml(report.tool.version)}</p>
 ${report.target.tls ? `<p class="meta">TLS: ${tlsSummaryLines(report.target.tls).map(escapeHtml).join(" · ")}</p>` : ""}
+${report.rateLimitWaits ? `<p class="meta">${escapeHtml(rateLimitWaitsLine(report.rateLimitWaits))}</p>` : ""}
 <p>${report.totals.passed} passed, ${report.totals.failed} failed (${report.totals.failedRequired} required), ${report.totals.skipped} skipped,
 ${report.exchanges.length} exchanges recorded. Card numbers (all but the last 4 digits), CVCs, API keys and callback secrets are masked.</p>
 ${errors}

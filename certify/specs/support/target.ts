@@ -17,7 +17,7 @@ import {
 } from "../../../contract/index.ts";
 import { SinkClient } from "../../../webhook-sink/index.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "../../run-context.ts";
-import { runMasker } from "../../run-setup.ts";
+import { rateLimitRetryOf, runMasker } from "../../run-setup.ts";
 
 export interface SpecTarget {
   baseUrl: string;
@@ -74,6 +74,8 @@ export function loadSpecTarget(specFile: string): SpecTarget {
       timeoutMs: profile.timeouts.requestMs,
       maxBodyBytes: profile.limits.maxBodyBytes, // issue 12: bounded evidence
       ...(context.tls ? { tls: context.tls } : {}), // issue 12: H2H_CA_FILE, H2H_CLIENT_CERT/KEY
+      // issue 12: a 429 with a short Retry-After is waited out, never past the run's deadline.
+      rateLimitRetry: rateLimitRetryOf(profile, context.deadlineAt),
       onExchange: (exchange) => {
         exchange.id = recorder.record(exchange).id;
       },
