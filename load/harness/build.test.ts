@@ -24,6 +24,7 @@ beforeAll(async () => {
 
 const globals = globalThis as unknown as {
   __ENV?: Record<string, string>;
+  open?: (path: string) => string | undefined;
   __VU?: number;
   __K6_STUB__?: K6Stub;
 };
@@ -104,6 +105,33 @@ describe("k6 bundles", () => {
         "http_req_duration{name:confirmMobileCommerceOrder}": ["p(95)<500"],
       },
     });
+  });
+
+  // issue 12: H2H_CLIENT_CERT / H2H_CLIENT_KEY reach k6's tlsAuth through the script's open().
+  it.each(scriptNames())("%s: reads the client certificate and key into k6's tlsAuth", async (script) => {
+    const files: Record<string, string> = {
+      "/tls/client.pem": "-----BEGIN CERTIFICATE-----\nCERT\n-----END CERTIFICATE-----\n",
+      "/tls/client.key": "-----BEGIN EC PRIVATE KEY-----\nKEY\n-----END EC PRIVATE KEY-----\n",
+    };
+    globals.open = (path: string) => {
+      if (!(path in files)) throw new Error(`open: no file ${path}`);
+      return files[path];
+    };
+    try {
+      const { module } = await importBundle(script, {
+        ...ENV,
+        H2H_CLIENT_CERT: "/tls/client.pem",
+        H2H_CLIENT_KEY: "/tls/client.key",
+        H2H_CLIENT_KEY_PASSPHRASE: "pw",
+      });
+      expect(module.options.tlsAuth).toEqual([
+        { cert: files["/tls/client.pem"], key: files["/tls/client.key"], password: "pw" },
+      ]);
+      const plain = await importBundle(script, ENV);
+      expect(plain.module.options.tlsAuth).toBeUndefined();
+    } finally {
+      delete globals.open;
+    }
   });
 
   it("run create → confirm flows whose every check passes against the reference behaviour", async () => {

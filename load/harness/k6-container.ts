@@ -57,11 +57,13 @@ export interface K6ContainerRun {
   bundle: string;
   /** Mounted read-write at /out. */
   outputDir: string;
+  /** issue 12: the run's TLS folder (k6-tls.ts), mounted read-only at /tls. */
+  tlsDir?: string;
   /** Where k6's output goes (as it comes). */
   output?: NodeJS.WritableStream;
 }
 
-export const IN_CONTAINER = { scriptsDir: "/scripts", outputDir: "/out" } as const;
+export const IN_CONTAINER = { scriptsDir: "/scripts", outputDir: "/out", tlsDir: "/tls" } as const;
 
 /** Runs k6 in its container to the end; resolves with k6's exit code. */
 export async function runK6InContainer(run: K6ContainerRun): Promise<number> {
@@ -80,6 +82,7 @@ export async function runK6InContainer(run: K6ContainerRun): Promise<number> {
     .withBindMounts([
       { source: dirname(run.bundle), target: IN_CONTAINER.scriptsDir, mode: "ro" },
       { source: run.outputDir, target: IN_CONTAINER.outputDir, mode: "rw" },
+      ...(run.tlsDir ? [{ source: run.tlsDir, target: IN_CONTAINER.tlsDir, mode: "ro" as const }] : []),
     ])
     .withEnvironment(run.env)
     .withCommand(run.args)

@@ -15,6 +15,7 @@ import {
   k6ImageProblem,
   runK6InContainer,
 } from "./k6-container.ts";
+import { K6_TLS_IN_CONTAINER, type K6Tls, k6TlsEnv } from "./k6-tls.ts";
 
 export type K6Runner = { kind: "local"; bin: string } | { kind: "docker"; image: string };
 export type K6Lookup = K6Runner | { kind: "none"; reason: string };
@@ -94,13 +95,19 @@ export interface K6Invocation {
   timelinePeriodSeconds: number;
   /** The tags the dashboard aggregates per value. */
   timelineTags: readonly string[];
+  /** issue 12: the run's TLS folder (k6-tls.ts): CA bundle, client certificate and key. */
+  tls?: K6Tls;
 }
 
-function k6Args(invocation: K6Invocation, paths: { bundle: string; outputDir: string }): string[] {
+function k6Args(
+  invocation: K6Invocation,
+  paths: { bundle: string; outputDir: string; tlsDir: string },
+): string[] {
   // A REST API on a free port: two runs at once must not fight over k6's default 6565.
   const args = ["run", "--no-color", "--address", "127.0.0.1:0"];
   for (const [name, value] of Object.entries({
     ...invocation.scriptEnv,
+    ...k6TlsEnv(invocation.tls, paths.tlsDir).scriptEnv,
     H2H_SUMMARY_PATH: join(paths.outputDir, invocation.summaryFile),
   })) {
     args.push("-e", `${name}=${value}`);
@@ -132,10 +139,18 @@ export async function runK6(runner: K6Runner, invocation: K6Invocation): Promise
     return new Promise((resolve, reject) => {
       const child = spawn(
         runner.bin,
-        k6Args(invocation, { bundle: invocation.bundle, outputDir: invocation.outputDir }),
+        k6Args(invocation, {
+          bundle: invocation.bundle,
+          outputDir: invocation.outputDir,
+          tlsDir: invocation.tls?.dir ?? "",
+        }),
         {
           stdio: ["ignore", "inherit", "inherit"],
-          env: { ...process.env, ...dashboardEnv(invocation.outputDir, invocation) },
+          env: {
+            ...process.env,
+            ...dashboardEnv(invocation.outputDir, invocation),
+            ...k6TlsEnv(invocation.tls, invocation.tls?.dir ?? "").processEnv,
+          },
         },
       );
       child.once("error", (error) =>
@@ -148,12 +163,18 @@ export async function runK6(runner: K6Runner, invocation: K6Invocation): Promise
   const inContainer = {
     bundle: `${IN_CONTAINER.scriptsDir}/${basename(invocation.bundle)}`,
     outputDir: IN_CONTAINER.outputDir,
+    tlsDir: K6_TLS_IN_CONTAINER,
   };
   return runK6InContainer({
     image: runner.image,
     args: k6Args(invocation, inContainer),
-    env: dashboardEnv(inContainer.outputDir, invocation),
+    env: {
+      ...dashboardEnv(inContainer.outputDir, invocation),
+      ...k6TlsEnv(invocation.tls, K6_TLS_IN_CONTAINER).processEnv,
+    },
     bundle: invocation.bundle,
     outputDir: invocation.outputDir,
+    // issue 12: the TLS folder, mounted read-only where the paths above point.
+    ...(invocation.tls ? { tlsDir: invocation.tls.dir } : {}),
   });
 }

@@ -11,6 +11,7 @@ import {
   type RunningTargetContainer,
   readSettings,
   readTargetContainerSettings,
+  readTlsSettings,
   runMasker,
   secretEnvValues,
   startRunSink,
@@ -19,7 +20,13 @@ import {
   type TargetContainerRecord,
   withReferenceDefaults,
 } from "../../certify/index.ts";
-import { CHECK_REGISTRY, type OrderKind, readProfile } from "../../contract/index.ts";
+import {
+  CHECK_REGISTRY,
+  type OrderKind,
+  readProfile,
+  summarizeTlsFiles,
+  tlsSummaryLines,
+} from "../../contract/index.ts";
 import {
   type RunningReferenceProvider,
   startReferenceProvider,
@@ -42,6 +49,7 @@ import {
   timelinePeriodSeconds,
   timelinePointsFrom,
 } from "./k6-timeline.ts";
+import { k6TlsEnv, prepareK6Tls } from "./k6-tls.ts";
 import {
   buildLoadReport,
   deliverySentence,
@@ -116,6 +124,8 @@ export async function runLoad(
   const profile = await readProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
   const settings = withReferenceDefaults(initial, profile.name);
   const containerSettings = readTargetContainerSettings(env);
+  // issue 12: the TLS files checked before anything starts (exit 64 naming the variable).
+  const tlsMaterial = readTlsSettings(settings);
   const startedAt = new Date();
   const runId = `load-${startedAt.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "")}-${randomBytes(3).toString("hex")}`;
   const kinds = KINDS[options.script];
@@ -146,7 +156,12 @@ export async function runLoad(
       ["H2H_P95_MS", options.p95Ms],
     ];
     for (const [name, value] of optional) if (value !== undefined) scriptEnv[name] = String(value);
-    const config = parseLoadConfig(scriptEnv, bundledProfileOf(profile));
+    // issue 12: the TLS folder k6 gets (CA bundle for SSL_CERT_FILE, client certificate and key).
+    const tls = await prepareK6Tls(tlsMaterial, join(workDir, "tls"));
+    const config = parseLoadConfig(
+      { ...scriptEnv, ...k6TlsEnv(tls, tls?.dir ?? "").scriptEnv },
+      bundledProfileOf(profile),
+    );
     const timelinePoints = timelinePointsFrom(env);
 
     const bundles = await buildLoadBundles(profile);
@@ -163,6 +178,7 @@ export async function runLoad(
       ...settings,
       sinkToken: sink.token,
       targetEnvSecrets: secretEnvValues(containerSettings),
+      tlsPassphrase: settings.tls.passphrase,
     });
     if (containerSettings) {
       try {
@@ -185,6 +201,8 @@ export async function runLoad(
         `load: ${options.script} against ${baseUrl}${provider ? " (bundled reference provider)" : ""}, run ${runId}, k6 ${runner.kind === "local" ? runner.bin : `image ${runner.image}`}`,
       ),
     );
+    for (const line of tlsMaterial ? tlsSummaryLines(summarizeTlsFiles(settings.tls, tlsMaterial)) : [])
+      print(`load: TLS: ${line}`);
     const sends = describeScenario(config, kinds);
     print(`load: ${sends}`);
     const startMs = Date.now();
@@ -197,6 +215,7 @@ export async function runLoad(
       timelineFile: LOAD_FILES.timeline,
       timelinePeriodSeconds: timelinePeriodSeconds(durationSeconds(config.duration), timelinePoints),
       timelineTags: TIMELINE_TAGS,
+      ...(tls ? { tls } : {}),
     });
 
     let summary: K6Summary;

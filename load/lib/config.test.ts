@@ -163,4 +163,52 @@ describe("load scenarios", () => {
     expect(durationSeconds("45s")).toBe(45);
     expect(durationSeconds("500ms")).toBe(0.5);
   });
+
+  // issue 12: the same TLS variables as certify, as k6's tlsAuth.
+  it("reads H2H_CLIENT_CERT, H2H_CLIENT_KEY and the passphrase into k6's tlsAuth (read with the script's open)", () => {
+    const files: Record<string, string> = {
+      "/tls/client.pem": "-----BEGIN CERTIFICATE-----\nCERT\n-----END CERTIFICATE-----\n",
+      "/tls/client.key": "-----BEGIN EC PRIVATE KEY-----\nKEY\n-----END EC PRIVATE KEY-----\n",
+    };
+    const read: string[] = [];
+    const readText = (path: string) => {
+      read.push(path);
+      return files[path] as string;
+    };
+    const withTls = parseLoadConfig(
+      {
+        ...env,
+        H2H_CLIENT_CERT: "/tls/client.pem",
+        H2H_CLIENT_KEY: "/tls/client.key",
+        H2H_CLIENT_KEY_PASSPHRASE: "pw",
+      },
+      profile,
+    );
+    expect(withTls.tls).toEqual({ certFile: "/tls/client.pem", keyFile: "/tls/client.key", password: "pw" });
+    expect(buildOptions(withTls, ["quasi_ecom"], readText).tlsAuth).toEqual([
+      { cert: files["/tls/client.pem"], key: files["/tls/client.key"], password: "pw" },
+    ]);
+    expect(read).toEqual(["/tls/client.pem", "/tls/client.key"]);
+    const noPassphrase = parseLoadConfig(
+      { ...env, H2H_CLIENT_CERT: "/tls/client.pem", H2H_CLIENT_KEY: "/tls/client.key" },
+      profile,
+    );
+    expect(buildOptions(noPassphrase, ["quasi_ecom"], readText).tlsAuth).toEqual([
+      { cert: files["/tls/client.pem"], key: files["/tls/client.key"] },
+    ]);
+    // Without the variables: no tlsAuth, and no file is read.
+    read.length = 0;
+    const plain = buildOptions(parseLoadConfig(env, profile), ["quasi_ecom"], readText);
+    expect(plain.tlsAuth).toBeUndefined();
+    expect(read).toEqual([]);
+  });
+
+  it("refuses a client certificate without its key, and a key without its certificate", () => {
+    expect(() => parseLoadConfig({ ...env, H2H_CLIENT_CERT: "/tls/client.pem" }, profile)).toThrow(
+      "H2H_CLIENT_CERT is set without H2H_CLIENT_KEY: both are needed for a client certificate",
+    );
+    expect(() => parseLoadConfig({ ...env, H2H_CLIENT_KEY: "/tls/client.key" }, profile)).toThrow(
+      "H2H_CLIENT_KEY is set without H2H_CLIENT_CERT",
+    );
+  });
 });

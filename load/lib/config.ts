@@ -56,6 +56,12 @@ export interface LoadConfig {
   /** p95 threshold per endpoint, ms. */
   p95Ms: number;
   profile: BundledProfile;
+  /**
+   * issue 12: the client certificate for mTLS (H2H_CLIENT_CERT, H2H_CLIENT_KEY: PEM files the
+   * script reads with k6's open() in its init stage; absolute paths, or relative to the script),
+   * and the key's passphrase (H2H_CLIENT_KEY_PASSPHRASE, from k6's environment); becomes k6's tlsAuth.
+   */
+  tls: { certFile: string; keyFile: string; password: string | undefined } | undefined;
 }
 
 export class LoadConfigError extends Error {}
@@ -141,10 +147,22 @@ export function parseLoadConfig(env: Env, profile: BundledProfile): LoadConfig {
   if (callbackUrl !== undefined && !/^https?:\/\/[^/]+/.test(callbackUrl)) {
     throw new LoadConfigError(`H2H_CALLBACK_URL="${callbackUrl}": must be an http(s) URL`);
   }
+  const certFile = env.H2H_CLIENT_CERT ?? "";
+  const keyFile = env.H2H_CLIENT_KEY ?? "";
+  if ((certFile === "") !== (keyFile === ""))
+    throw new LoadConfigError(
+      `${certFile === "" ? "H2H_CLIENT_KEY is set without H2H_CLIENT_CERT" : "H2H_CLIENT_CERT is set without H2H_CLIENT_KEY"}: both are needed for a client certificate`,
+    );
+  const password = env.H2H_CLIENT_KEY_PASSPHRASE;
+  const tls =
+    certFile === ""
+      ? undefined
+      : { certFile, keyFile, password: password === undefined || password === "" ? undefined : password };
   return {
     baseUrl,
     apiKey,
     runId,
+    tls,
     callbackUrl,
     scenario,
     rate,

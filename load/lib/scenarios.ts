@@ -181,8 +181,33 @@ function stressThresholds(config: LoadConfig, kinds: readonly OrderKind[]): Thre
   return thresholds;
 }
 
-/** Options for a script that runs flows of the given kinds. */
-export function buildOptions(config: LoadConfig, kinds: readonly OrderKind[]): Options {
+/** k6's client certificates (tlsAuth) for the run's H2H_CLIENT_CERT / H2H_CLIENT_KEY. */
+export function tlsAuthOf(
+  config: Pick<LoadConfig, "tls">,
+  readText: (path: string) => string,
+): Options["tlsAuth"] | undefined {
+  if (!config.tls) return undefined;
+  return [
+    {
+      // No `domains`: the certificate is offered to every host, as certify's client does.
+      cert: readText(config.tls.certFile),
+      key: readText(config.tls.keyFile),
+      ...(config.tls.password !== undefined ? { password: config.tls.password } : {}),
+    },
+  ];
+}
+
+/**
+ * Options for a script that runs flows of the given kinds; `readText` reads the client
+ * certificate and key files (k6's open() in a script).
+ */
+export function buildOptions(
+  config: LoadConfig,
+  kinds: readonly OrderKind[],
+  readText: (path: string) => string = () => {
+    throw new Error("buildOptions: no file reader for the client certificate (H2H_CLIENT_CERT)");
+  },
+): Options {
   let thresholds: Thresholds;
   if (config.scenario === "stress") thresholds = stressThresholds(config, kinds);
   else {
@@ -196,6 +221,8 @@ export function buildOptions(config: LoadConfig, kinds: readonly OrderKind[]): O
     // Keeps the run id on every sample, so runs can be told apart in any output.
     tags: { h2h_run: config.runId },
     summaryTrendStats: ["avg", "min", "med", "max", "p(90)", "p(95)", "p(99)", "count"],
+    // issue 12: mTLS. Extra trusted CAs have no k6 option: the harness sets SSL_CERT_FILE.
+    ...(config.tls ? { tlsAuth: tlsAuthOf(config, readText) } : {}),
   };
 }
 

@@ -17,7 +17,7 @@ const flow = createOrderFlow(config, __H2H_DIGEST_JSON__, k6Runtime);
 const tagStep = stepTagger(config);
 
 // k6 reads the options of its first init (__VU 0) only; a VU does not keep a copy it never reads.
-export const options = __VU === 0 ? buildOptions(config, ["quasi_ecom"]) : {};
+export const options = __VU === 0 ? buildOptions(config, ["quasi_ecom"], (path) => open(path)) : {};
 
 export default function (): void {
   tagStep();

@@ -61,6 +61,7 @@ export const load = defineCommand({
   environment: [
     "H2H_BASE_URL, H2H_API_KEY, H2H_PROFILE, H2H_REPORT_DIR  as for certify",
     "H2H_TARGET_IMAGE, H2H_TARGET_ENV, H2H_TARGET_READY, H2H_TARGET_STARTUP_S  a target image, as for certify",
+    "H2H_CA_FILE, H2H_CLIENT_CERT, H2H_CLIENT_KEY, H2H_CLIENT_KEY_PASSPHRASE  TLS, as for certify (k6: tlsAuth and SSL_CERT_FILE)",
     "K6_BIN  the k6 binary (default: k6 on PATH, else Docker)",
     `H2H_K6_IMAGE  the k6 image when k6 runs in Docker (default: ${DEFAULT_K6_IMAGE}; never pulled when present)`,
     "H2H_TIMELINE_POINTS  periods in the run's timeline and plots (default: 120, whatever the length)",
