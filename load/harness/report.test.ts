@@ -32,6 +32,25 @@ describe("load reports", () => {
     expect(html).not.toMatch(/<script|<link|src="http|href="http/);
   });
 
+  // issue 12: which TLS settings k6 was given, never a key or passphrase.
+  it("say which TLS files the run used", () => {
+    const withTls: LoadReport = {
+      ...report("mixed-smoke-shares"),
+      tls: {
+        caFile: "/certs/ca.pem",
+        caCertificates: [{ subject: "CN=ca", issuer: "CN=ca", validTo: "2026-12-01T00:00:00.000Z" }],
+        clientCert: "/certs/client.pem",
+        clientCertificate: { subject: "CN=client", issuer: "CN=ca", validTo: "2026-12-01T00:00:00.000Z" },
+        clientKey: "/certs/client.key",
+        passphrase: true,
+      },
+    };
+    const html = renderLoadHtml(withTls);
+    expect(html).toContain("TLS: trusted CA file /certs/ca.pem: CN=ca, valid to 2026-12-01T00:00:00.000Z");
+    expect(html).toContain("client certificate /certs/client.pem: CN=client (issued by CN=ca)");
+    expect(renderLoadHtml(report("mixed-smoke-shares"))).not.toContain("TLS:");
+  });
+
   it("draw every plot with data: p95 and throughput per endpoint, errors, delivery over time, the latency distribution", () => {
     const found = plots(renderLoadHtml(report("mixed-smoke-shares")));
     expect(found.map((p) => p.plot)).toEqual(["p95", "throughput", "errors", "delivery", "latency"]);

@@ -7,6 +7,7 @@
  * bucket), so the files do not grow with the run's length.
  */
 import { escapeHtml, escapeXml } from "../../certify/index.ts";
+import { type TlsSummary, tlsSummaryLines } from "../../contract/index.ts";
 import type { TimelineSeries } from "../../webhook-sink/index.ts";
 import { capacityLine, type StressOutcome } from "../lib/capacity.ts";
 import {
@@ -44,6 +45,8 @@ export interface LoadReport {
   sends: string;
   settings: LoadSettings;
   runner: string;
+  /** issue 12: the TLS files k6 was given (paths, subjects, expiry; never a key or passphrase). */
+  tls?: TlsSummary;
   k6ExitCode: number;
   thresholds: ThresholdResult[];
   checks: {
@@ -117,6 +120,7 @@ export function buildLoadReport(input: {
     | "sends"
     | "settings"
     | "runner"
+    | "tls"
     | "k6ExitCode"
     | "files"
   >;
@@ -385,6 +389,7 @@ export function renderLoadHtml(report: LoadReport): string {
       ? `<ul>${report.failures.map((f) => `<li class="bad">${escapeHtml(f)}</li>`).join("")}</ul>`
       : "",
     `<p>Target <code>${escapeHtml(report.target)}</code> · script <code>${escapeHtml(report.script)}</code> · scenario <code>${escapeHtml(report.scenario)}</code> · run <code>${escapeHtml(report.runId)}</code> · ${escapeHtml(report.runner)} · k6 exit code ${report.k6ExitCode} · ${escapeHtml(report.startedAt)} → ${escapeHtml(report.finishedAt)}</p>`,
+    report.tls ? `<p>TLS: ${tlsSummaryLines(report.tls).map(escapeHtml).join(" · ")}</p>` : "",
     `<p class="note">Sent: ${escapeHtml(report.sends)}</p>`,
   );
   if (report.stress) {

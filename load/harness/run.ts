@@ -201,8 +201,8 @@ export async function runLoad(
         `load: ${options.script} against ${baseUrl}${provider ? " (bundled reference provider)" : ""}, run ${runId}, k6 ${runner.kind === "local" ? runner.bin : `image ${runner.image}`}`,
       ),
     );
-    for (const line of tlsMaterial ? tlsSummaryLines(summarizeTlsFiles(settings.tls, tlsMaterial)) : [])
-      print(`load: TLS: ${line}`);
+    const tlsSummary = tlsMaterial ? summarizeTlsFiles(settings.tls, tlsMaterial) : undefined;
+    for (const line of tlsSummary ? tlsSummaryLines(tlsSummary) : []) print(`load: TLS: ${line}`);
     const sends = describeScenario(config, kinds);
     print(`load: ${sends}`);
     const startMs = Date.now();
@@ -301,6 +301,7 @@ export async function runLoad(
           p95Ms: config.p95Ms,
         },
         runner: runner.kind === "local" ? `k6 ${runner.bin}` : `docker ${runner.image}`,
+        ...(tlsSummary ? { tls: tlsSummary } : {}),
         k6ExitCode,
         files,
       },
