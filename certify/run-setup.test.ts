@@ -1,0 +1,25 @@
+/** issue 12: what every run sets up from its settings: the passphrase masked, the rate-limit waits bounded. */
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { parseProfile } from "../contract/index.ts";
+import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
+import { rateLimitRetryOf, runMasker } from "./run-setup.ts";
+
+describe("run setup", () => {
+  it("masks the client key's passphrase like a key", () => {
+    const passphrase = "Pass-phrase-of-the-client-key-42";
+    const masker = runMasker({ tlsPassphrase: passphrase });
+    const masked = masker.text(
+      `error from a target that echoed ${passphrase} and ${JSON.stringify({ p: passphrase })}`,
+    );
+    expect(masked).not.toContain(passphrase);
+    expect(masked).toContain("error from a target that echoed");
+  });
+
+  it("waits out a 429 as the profile bounds it, never past the deadline", () => {
+    const profile = parseProfile(JSON.parse(readFileSync(REFERENCE_PROFILE_PATH, "utf8")), "reference.json");
+    expect(rateLimitRetryOf(profile, 1_000)).toEqual({ maxWaitMs: 5_000, maxRetries: 2, deadlineAt: 1_000 });
+    const strict = { ...profile, limits: { ...profile.limits, retryAfterMaxMs: 0, rateLimitRetries: 0 } };
+    expect(rateLimitRetryOf(strict, undefined)).toEqual({ maxWaitMs: 0, maxRetries: 0 });
+  });
+});
