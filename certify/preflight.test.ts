@@ -179,6 +179,14 @@ describe("a target that asks to retry after a short while (issue 12)", () => {
         waitedMs: proxy.limited() * 1000,
       });
       expect(readFileSync(join(dir, REPORT_FILES.html), "utf8")).toContain("rate limits: ");
+      const har = JSON.parse(readFileSync(join(dir, REPORT_FILES.har), "utf8")) as {
+        log: { entries: { _rateLimited?: unknown[]; comment: string }[] };
+      };
+      const harWaited = har.log.entries.filter((e) => e._rateLimited !== undefined);
+      expect(harWaited).toHaveLength(proxy.limited());
+      expect(harWaited[0]?.comment).toMatch(
+        /sent again after 1 429 answer\(s\), waited 1000 ms \(Retry-After 1\)/,
+      );
     } finally {
       await proxy.stop();
       await provider.stop();

@@ -51,7 +51,15 @@ function entry(exchange: RecordedExchange) {
     },
     cache: {},
     timings: { send: 0, wait: exchange.durationMs, receive: 0 },
-    comment: `exchange ${exchange.id}${exchange.operation ? ` (${exchange.operation})` : ""}`,
+    comment: `exchange ${exchange.id}${exchange.operation ? ` (${exchange.operation})` : ""}${
+      exchange.rateLimited
+        ? `; sent again after ${exchange.rateLimited.length} 429 answer(s), waited ${exchange.rateLimited
+            .map((a) => `${a.waitedMs} ms (Retry-After ${a.retryAfter ?? "–"})`)
+            .join(", ")}`
+        : ""
+    }`,
+    // issue 12: the 429s waited out before this answer (a custom field: HAR allows those with "_").
+    ...(exchange.rateLimited ? { _rateLimited: exchange.rateLimited } : {}),
   };
 }
 
