@@ -3,10 +3,17 @@
  * run (per endpoint and case), the exchanges they looked at, and the verdict.
  */
 
-import { OPERATION_NAMES, type RecordedExchange } from "../contract/index.ts";
-import type { CallbackTimeline } from "./run-context.ts";
+import { type Finding, OPERATION_NAMES, type RecordedExchange, type RuleSource } from "../contract/index.ts";
+import type { CallbackEvidence } from "./callback-evidence.ts";
+import type { BlockedBy, CallbackTimeline } from "./run-context.ts";
 
-export type CheckStatus = "passed" | "failed" | "skipped";
+/**
+ * "not evaluated": the check could not judge, because something it depends on failed first (an
+ * answer that is not JSON, an order that could not be created); `blockedBy` names that failure.
+ */
+export type CheckStatus = "passed" | "failed" | "skipped" | "not evaluated";
+
+export type { BlockedBy } from "./run-context.ts";
 
 export interface CheckRecord {
   /** The endpoint (operation name), or a group such as "(all endpoints)" or "(target)". */
@@ -31,6 +38,16 @@ export interface CheckRecord {
   source: string;
   /** For callback checks: the order's callbacks, as they arrived. */
   timeline?: CallbackTimeline;
+  /** Where the rule comes from (seed section, documented convention, or the suite's reading). */
+  ruleSource?: RuleSource;
+  /** On failure, each wrong field: path, expected, actual. */
+  findings?: Finding[];
+  /** For a check that was not evaluated: the failure it waits on. */
+  blockedBy?: BlockedBy;
+  /** The exchange whose answer the check judged, when it judged one. */
+  subject?: string;
+  /** Ids of the callbacks (see RunReport.callbacks) the check looked at. */
+  callbacks?: string[];
 }
 
 export interface EndpointSummary {
@@ -38,6 +55,7 @@ export interface EndpointSummary {
   passed: number;
   failed: number;
   skipped: number;
+  notEvaluated: number;
   /** Passed / (passed + failed), in percent; null when nothing was judged. */
   score: number | null;
 }
@@ -54,11 +72,22 @@ export interface RunReport {
   verdict: Verdict;
   /** Why the run could not judge the target, when it could not (unreachable, bad setup). */
   errors: string[];
+  /** What the reader must know but is no failure (a sandbox clock that did not answer, say). */
+  warnings: string[];
   summary: EndpointSummary[];
-  totals: { passed: number; failed: number; failedRequired: number; skipped: number };
+  totals: { passed: number; failed: number; failedRequired: number; skipped: number; notEvaluated: number };
   checks: CheckRecord[];
   exchanges: RecordedExchange[];
+  /** Every callback the webhook sink received during the run, masked. */
+  callbacks: CallbackEvidence[];
 }
+
+const STATUS_KEY = {
+  passed: "passed",
+  failed: "failed",
+  skipped: "skipped",
+  "not evaluated": "notEvaluated",
+} as const satisfies Record<CheckStatus, keyof EndpointSummary>;
 
 /** Endpoint order in reports: the four endpoints as the seed lists them, then the rest. */
 const ENDPOINT_ORDER: readonly string[] = ["(target)", ...OPERATION_NAMES, "(all endpoints)"];
@@ -79,9 +108,10 @@ export function summarize(checks: readonly CheckRecord[]): {
       passed: 0,
       failed: 0,
       skipped: 0,
+      notEvaluated: 0,
       score: null,
     };
-    entry[record.status] += 1;
+    entry[STATUS_KEY[record.status]] += 1;
     byEndpoint.set(record.endpoint, entry);
   }
   const summary = [...byEndpoint.values()]
@@ -100,6 +130,7 @@ export function summarize(checks: readonly CheckRecord[]): {
     failed: checks.filter((c) => c.status === "failed").length,
     failedRequired: checks.filter((c) => c.status === "failed" && c.required).length,
     skipped: checks.filter((c) => c.status === "skipped").length,
+    notEvaluated: checks.filter((c) => c.status === "not evaluated").length,
   };
   return { summary, totals };
 }

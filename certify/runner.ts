@@ -6,9 +6,10 @@
 import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { startVitest } from "vitest/node";
 import {
+  answerRootCause,
   CHECK_REGISTRY,
   type Check,
   ExchangeRecorder,
@@ -29,12 +30,16 @@ import {
   type RunningReferenceProvider,
   startReferenceProvider,
 } from "../fixtures/reference-provider/index.ts";
-import type { RunningSink } from "../webhook-sink/index.ts";
+import { type RunningSink, SinkClient } from "../webhook-sink/index.ts";
+import { type CallbackEvidence, callbackEvidence } from "./callback-evidence.ts";
 import { CheckCollector } from "./check-collector.ts";
+import { printSummary } from "./console-summary.ts";
 import { type ReportPaths, writeReports } from "./reports/index.ts";
+import { resolveRootCauses } from "./root-causes.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "./run-context.ts";
 import { type CheckRecord, type RunReport, sortChecks, summarize, type Verdict } from "./run-model.ts";
 import { runMasker, startRunSink } from "./run-setup.ts";
+import { readWarnings } from "./run-warnings.ts";
 import { PROJECT_ROOT, readSettings, type Settings, withReferenceDefaults } from "./settings.ts";
 
 export interface CertifyOptions {
@@ -71,7 +76,29 @@ function runCheck<I>(check: Check<I>, input: I, profile: Profile, masker: Masker
     durationMs: 0,
     exchanges: [],
     source: "runner",
+    ...(check.source ? { ruleSource: check.source } : {}),
   };
+}
+
+/** Every callback the sink received, as evidence tied to the scenarios that triggered them. */
+async function collectCallbacks(
+  sink: RunningSink,
+  checks: readonly CheckRecord[],
+  masker: Masker,
+  errors: string[],
+): Promise<CallbackEvidence[]> {
+  const client = new SinkClient(sink.url, sink.token);
+  try {
+    const stored = await client.list();
+    const timelines = checks.flatMap((c) => (c.timeline ? [c.timeline] : []));
+    const publicBase = sink.callbackUrl().replace(/\/callbacks\/.*$/, "");
+    return callbackEvidence(stored, timelines, publicBase, masker);
+  } catch (error) {
+    errors.push(masker.text(`the webhook sink's callbacks could not be read: ${String(error)}`));
+    return [];
+  } finally {
+    await client.close();
+  }
 }
 
 /** The checks that need every exchange of the run at once. */
@@ -81,18 +108,29 @@ function runWideChecks(
   masker: Masker,
 ): CheckRecord[] {
   const where = (e: RecordedExchange) => `${e.request.method} ${new URL(e.request.url).pathname} (${e.id})`;
+  // Uniqueness is judged over the answers that are envelopes; the others fail envelope.shape.
+  const readable = exchanges.filter((e) => answerRootCause(e.response) === undefined);
+  const requestIds: CheckRecord =
+    readable.length >= 2
+      ? runCheck(
+          envelopeRequestIdUnique,
+          readable.map((e) => ({
+            requestId: (e.response.json as { result?: Record<string, unknown> } | undefined)?.result?.[
+              "x-request-id"
+            ],
+            where: e.id,
+          })),
+          profile,
+          masker,
+        )
+      : {
+          ...runCheck(envelopeRequestIdUnique, [], profile, masker),
+          status: "not evaluated",
+          detail: `not evaluated, because ${readable.length} of ${exchanges.length} answers were envelopes: uniqueness needs two`,
+          blockedBy: { check: "envelope.shape", reason: "the answers are not envelopes" },
+        };
   return [
-    runCheck(
-      envelopeRequestIdUnique,
-      exchanges.map((e) => ({
-        requestId: (e.response.json as { result?: Record<string, unknown> } | undefined)?.result?.[
-          "x-request-id"
-        ],
-        where: e.id,
-      })),
-      profile,
-      masker,
-    ),
+    requestIds,
     runCheck(
       noServerError,
       exchanges.map((e) => ({ status: e.response.status, where: where(e) })),
@@ -126,42 +164,6 @@ async function tryReachTarget(
   } finally {
     await client.close();
   }
-}
-
-function printSummary(
-  report: RunReport,
-  paths: ReportPaths,
-  print: (line: string) => void,
-  cwd: string,
-): void {
-  const width = Math.max(24, ...report.summary.map((s) => s.endpoint.length));
-  print("");
-  print(`${"endpoint".padEnd(width)}  passed  failed  skipped  score`);
-  for (const s of report.summary) {
-    print(
-      `${s.endpoint.padEnd(width)}  ${String(s.passed).padStart(6)}  ${String(s.failed).padStart(6)}  ${String(s.skipped).padStart(7)}  ${
-        s.score === null ? "    –" : `${s.score.toFixed(1).padStart(5)}%`
-      }`,
-    );
-  }
-  const { totals } = report;
-  print(
-    `${"total".padEnd(width)}  ${String(totals.passed).padStart(6)}  ${String(totals.failed).padStart(6)}  ${String(totals.skipped).padStart(7)}`,
-  );
-  print("");
-  for (const error of report.errors) print(`error: ${error}`);
-  const skippedNames = [
-    ...new Set(
-      report.checks.filter((c) => c.status === "skipped").map((c) => `${c.check} (${c.reason ?? "skipped"})`),
-    ),
-  ];
-  for (const skipped of skippedNames) print(`skipped: ${skipped}`);
-  print(
-    `verdict: ${report.verdict.toUpperCase()} — ${report.target.baseUrl} (profile ${report.target.profileName}), ` +
-      `${totals.failedRequired} required check(s) failed, ${(report.durationMs / 1000).toFixed(1)} s`,
-  );
-  print("reports:");
-  for (const path of Object.values(paths)) print(`  ${relative(cwd, path) || path}`);
 }
 
 export async function runCertification(options: CertifyOptions = {}): Promise<CertifyResult> {
@@ -250,6 +252,17 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
 
     const exchanges = readRecordedExchanges(runDir);
     if (unreachable === undefined) checks.push(...runWideChecks(exchanges, profile, masker));
+    // One cause per failure: each cause fails once per endpoint; the checks it blocked point at it.
+    const resolved = resolveRootCauses(checks, exchanges, profile.informationalChecks);
+    checks.splice(0, checks.length, ...resolved.records);
+    if (resolved.unexplained.length > 0 && errors.length === 0) {
+      const [first] = resolved.unexplained;
+      errors.push(
+        `${resolved.unexplained.length} check(s) could not be evaluated, first ${first?.endpoint} › ${first?.check}: ${first?.detail}`,
+      );
+    }
+    const callbacks = await collectCallbacks(sink, checks, masker, errors);
+    const warnings = readWarnings(runDir).map((warning) => masker.text(warning));
     sortChecks(checks);
     const { summary, totals } = summarize(checks);
     const verdict: Verdict =
@@ -269,10 +282,12 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
       },
       verdict,
       errors,
+      warnings,
       summary,
       totals,
       checks,
       exchanges,
+      callbacks,
     };
     const paths = await writeReports(report, settings.reportDir, masker);
     printSummary(report, paths, print, cwd);

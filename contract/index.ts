@@ -64,6 +64,15 @@ export {
 } from "./names.ts";
 export * from "./negative-cases.ts";
 export { buildOpenApiDocument } from "./openapi.ts";
+// Schema problems in plain words (path, expected, actual), for checks, profiles and messages.
+export {
+  describeFinding,
+  describeValue,
+  type Finding,
+  nearestName,
+  type PlainIssueOptions,
+  plainFindings,
+} from "./plain-issues.ts";
 // Target profiles.
 export { type Profile, ProfileError, parseProfile, readProfile } from "./profile.ts";
 export { ExchangeRecorder, type RecordedExchange, readRecordedExchanges } from "./recorder.ts";

@@ -114,8 +114,11 @@ export const ProfileSchema = annotated({
       typeof Trigger
     >,
   ),
-  /** Whether the target offers the sandbox clock extension (DESIGN §3). */
-  sandboxClock: z.boolean().default(false),
+  /**
+   * Whether the target offers the sandbox clock extension: false; true (if it fails, a warning,
+   * and the suite waits out the lifetime); or "required" (if it fails, a failure).
+   */
+  sandboxClock: z.union([z.boolean(), z.literal("required")]).default(false),
   /** Errors the target documents; an unset one accepts any refusal (any 4xx, a codeError other than the success marker). */
   errors: annotated({
     unauthorized: PinnedError.optional(),

@@ -18,16 +18,21 @@ import {
   callbacksMatchesOrder,
   callbacksNamesOrder,
   callbacksNamesStatus,
+  callbacksNotBeforeTrigger,
   callbacksRetryPolicy,
+  callbacksSandboxClock,
   callbacksSignatureValid,
   ORDER_KINDS,
   SANDBOX_CLOCK_ADVANCE_PATH,
+  type SandboxClockAnswer,
   STATUS,
+  TransportError,
 } from "../../contract/index.ts";
 import { ORDER_KIND_TAGS } from "../../fixtures/index.ts";
 import type { StoredCallback } from "../../webhook-sink/index.ts";
-import type { CallbackTimeline } from "../run-context.ts";
-import { confirm, createOrder, orderIdOf } from "./support/orders.ts";
+import { callbackId } from "../callback-evidence.ts";
+import type { BlockedBy, CallbackTimeline } from "../run-context.ts";
+import { type CreatedOrder, confirm, createOrder, orderIdOf } from "./support/orders.ts";
 import { type Settled, settle, settledValue } from "./support/settled.ts";
 import { titled } from "./support/shared-specs.ts";
 import { loadSpecTarget } from "./support/target.ts";
@@ -42,13 +47,22 @@ interface Observed {
   scenario: CallbackScenario;
   timeline: CallbackTimeline;
   evidence: Exchange[];
+  /** Ids of the callbacks that arrived at the order's URL (`callback-<seq>`). */
+  callbacks: string[];
+  /** For an expiry through the sandbox clock: what the clock answered. */
+  clock?: SandboxClockAnswer & { exchange?: Exchange };
+  /** Why the scenario's checks cannot be evaluated (a required sandbox clock that failed). */
+  blockedBy?: BlockedBy;
 }
 
-/** How long after the scenario starts the status is entered at the latest, in ms. */
+/**
+ * How long after the scenario starts the status is entered at the latest, in ms. A declared
+ * (not required) sandbox clock may fail, and the suite then waits out the lifetime: that bounds it.
+ */
 function triggerDelayMs(status: CallbackStatus): number {
   const trigger = profile.callbackTriggers[status];
   if ("unconfirmedForSeconds" in trigger)
-    return profile.sandboxClock ? 0 : trigger.unconfirmedForSeconds * 1000;
+    return profile.sandboxClock === "required" ? 0 : trigger.unconfirmedForSeconds * 1000;
   if ("manual" in trigger) return trigger.waitSeconds * 1000;
   return 0;
 }
@@ -59,12 +73,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function timelineOf(
   orderId: string,
   scenario: string,
+  tag: string,
   triggeredAtMs: number,
   callbacks: StoredCallback[],
 ): CallbackTimeline {
   return {
     orderId,
     scenario,
+    tag,
     triggeredAt: new Date(triggeredAtMs).toISOString(),
     deliveries: callbacks.map((c) => ({
       status: c.status ?? "(none)",
@@ -72,8 +88,26 @@ function timelineOf(
       delivery: c.deliveryOfOrder,
       answeredWith: c.answeredWith,
       signature: c.signature,
+      callback: callbackId(c.seq),
     })),
   };
+}
+
+/** When a request was sent, in ms: the earliest the event it triggers can happen. */
+const sentAtMs = (exchange: Exchange) => Date.parse(exchange.startedAt);
+
+/** A lifetime counted on the target's own clock may end up to a tick early. */
+const LIFETIME_TOLERANCE_MS = 1_000;
+
+/** Asks the sandbox clock to move one order past its lifetime; a failure is kept, not thrown. */
+async function advanceClock(orderId: string, seconds: number): Promise<NonNullable<Observed["clock"]>> {
+  try {
+    const exchange = await target.client().post(SANDBOX_CLOCK_ADVANCE_PATH, { seconds, orderId });
+    return { response: exchange.response, exchange };
+  } catch (error) {
+    if (error instanceof TransportError) return { error: error.message };
+    throw error;
+  }
 }
 
 function toObserved(callback: StoredCallback) {
@@ -95,24 +129,48 @@ async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observe
   const trigger = profile.callbackTriggers[status];
   const evidence: Exchange[] = [order.exchange];
   let triggeredAtMs = Date.now();
+  let earlyToleranceMs = 0;
+  let clock: Observed["clock"];
 
   if ("code" in trigger) {
-    evidence.push(await confirm(client, kind, orderId, trigger.code));
-    triggeredAtMs = Date.now();
+    const confirmation = await confirm(client, kind, orderId, trigger.code);
+    evidence.push(confirmation);
+    triggeredAtMs = sentAtMs(confirmation);
   } else if ("unconfirmedForSeconds" in trigger) {
     let advanced = false;
     if (profile.sandboxClock) {
-      const clock = await client.post(SANDBOX_CLOCK_ADVANCE_PATH, {
-        seconds: trigger.unconfirmedForSeconds + 1,
-        orderId,
-      });
-      evidence.push(clock);
-      advanced = clock.response.status === 200;
+      clock = await advanceClock(orderId, trigger.unconfirmedForSeconds + 1);
+      if (clock.exchange) evidence.push(clock.exchange);
+      advanced = clock.response?.status === 200;
+      if (!advanced) {
+        const answer = clock.error ?? `HTTP ${clock.response?.status}`;
+        if (profile.sandboxClock === "required") {
+          return {
+            scenario: emptyScenario(kind, orderId, status, order),
+            timeline: timelineOf(orderId, `${kind} → ${status}`, tag, Date.now(), []),
+            evidence,
+            callbacks: [],
+            clock,
+            blockedBy: {
+              check: callbacksSandboxClock.name,
+              case: status,
+              reason: `the sandbox clock the profile requires did not move the order's clock (${answer})`,
+            },
+          };
+        }
+        target.warn(
+          `the profile declares a sandbox clock, but POST ${SANDBOX_CLOCK_ADVANCE_PATH} answered ${answer}: ` +
+            `the ${status} scenarios wait out the order's lifetime (${trigger.unconfirmedForSeconds} s) instead. ` +
+            `Set "sandboxClock": false if the target has none, or "required" to make this a failure.`,
+        );
+      }
     }
-    // Without the clock the order expires on its own; its lifetime counts from creation.
-    triggeredAtMs = advanced
-      ? Date.now()
-      : Date.parse(order.exchange.startedAt) + trigger.unconfirmedForSeconds * 1000;
+    if (advanced && clock?.exchange) triggeredAtMs = sentAtMs(clock.exchange);
+    else {
+      // Without the clock the order expires on its own; its lifetime counts from creation.
+      triggeredAtMs = sentAtMs(order.exchange) + trigger.unconfirmedForSeconds * 1000;
+      earlyToleranceMs = LIFETIME_TOLERANCE_MS;
+    }
   } else {
     console.log(
       `ACTION NEEDED for ${kind} order ${orderId} to enter ${status}: ${trigger.manual} (waiting ${trigger.waitSeconds} s)`,
@@ -131,13 +189,37 @@ async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observe
   if (!first.timedOut) await sleep(SETTLE_MS);
   const callbacks = await sink.client.list({ runId: tag });
 
-  const method = profile.methods[kind];
   const scenario: CallbackScenario = {
-    orderId,
-    statusEntered: status,
+    ...emptyScenario(kind, orderId, status, order),
     callbacks: callbacks.map(toObserved),
     triggeredAtMs,
     timeoutMs,
+    earlyToleranceMs,
+  };
+  const timeline = timelineOf(orderId, `${kind} → ${status}`, tag, triggeredAtMs, callbacks);
+  return {
+    scenario,
+    timeline,
+    evidence,
+    callbacks: callbacks.map((c) => callbackId(c.seq)),
+    ...(clock ? { clock } : {}),
+  };
+}
+
+/** What a scenario is judged against, before anything arrived. */
+function emptyScenario(
+  kind: OrderKind,
+  orderId: string,
+  status: CallbackStatus,
+  order: CreatedOrder,
+): CallbackScenario {
+  const method = profile.methods[kind];
+  return {
+    orderId,
+    statusEntered: status,
+    callbacks: [],
+    triggeredAtMs: Date.now(),
+    timeoutMs: profile.timeouts.callbackMs,
     paths: {
       id: profile.callbacks.idPath,
       status: profile.callbacks.statusPath,
@@ -155,13 +237,12 @@ async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observe
     },
     signed: profile.callbacks.signature.scheme !== "none",
   };
-  const timeline = timelineOf(orderId, `${kind} → ${status}`, triggeredAtMs, callbacks);
-  return { scenario, timeline, evidence };
 }
 
 const longestWaitMs = Math.max(...CALLBACK_STATUSES.map(triggerDelayMs)) + profile.timeouts.callbackMs;
 const SCENARIO_CHECKS: Check<CallbackScenario>[] = [
   callbacksArrives,
+  callbacksNotBeforeTrigger,
   callbacksBodyParses,
   callbacksNamesOrder,
   callbacksNamesStatus,
@@ -173,6 +254,7 @@ const SCENARIO_CHECKS: Check<CallbackScenario>[] = [
 interface RetryObserved {
   attemptsAtMs: number[];
   evidence: Exchange[];
+  callbacks: string[];
   timeline: CallbackTimeline;
 }
 
@@ -193,7 +275,7 @@ async function observeRetries(): Promise<RetryObserved> {
     orderIdOf(order),
     profile.confirmation.successCode,
   );
-  const triggeredAtMs = Date.now();
+  const triggeredAtMs = sentAtMs(confirmed);
   const result = await sink.client.waitFor(
     { runId: tag },
     { timeoutMs: retryWaitMs, minCount: retryPolicy?.attempts ?? 2 },
@@ -203,9 +285,11 @@ async function observeRetries(): Promise<RetryObserved> {
   return {
     attemptsAtMs: callbacks.map((c) => c.receivedAtMs),
     evidence: [order.exchange, confirmed],
+    callbacks: callbacks.map((c) => callbackId(c.seq)),
     timeline: timelineOf(
       orderIdOf(order),
       "mobile_commerce → succeeded, every delivery refused with 503",
+      tag,
       triggeredAtMs,
       callbacks,
     ),
@@ -239,17 +323,46 @@ for (const kind of ORDER_KINDS) {
         status === STATUS.succeeded_by_appeal
           ? [...SCENARIO_CHECKS, callbacksAppealAfterFailure]
           : SCENARIO_CHECKS;
-      for (const check of checks) {
-        it(titled(check, status), (ctx) => {
+      if (profile.sandboxClock && "unconfirmedForSeconds" in profile.callbackTriggers[status]) {
+        it(titled(callbacksSandboxClock, status), (ctx) => {
           const seen = settledValue(observed.get(`${kind}:${status}`), `the ${kind} → ${status} scenario`);
           verify(
             ctx,
             target,
-            check,
-            seen.scenario,
-            seen.evidence,
-            check === callbacksArrives ? { timeline: seen.timeline } : {},
+            callbacksSandboxClock,
+            seen.clock ?? {},
+            seen.clock?.exchange ? [seen.clock.exchange] : [],
+            {
+              subject: null,
+              ...(profile.sandboxClock === "required"
+                ? {}
+                : {
+                    informationalReason:
+                      'the profile declares the clock optional ("sandboxClock": true): when it fails, the suite warns and waits out the lifetime',
+                  }),
+            },
           );
+        });
+      }
+      for (const check of checks) {
+        it(titled(check, status), (ctx) => {
+          const seen = settledValue(observed.get(`${kind}:${status}`), `the ${kind} → ${status} scenario`);
+          // One cause per failure: with no callback at all, only callbacks.arrives judges.
+          const blockedBy =
+            seen.blockedBy ??
+            (check !== callbacksArrives && seen.scenario.callbacks.length === 0
+              ? {
+                  check: callbacksArrives.name,
+                  case: status,
+                  reason: `no callback arrived for the ${kind} order that entered ${status}`,
+                }
+              : undefined);
+          verify(ctx, target, check, seen.scenario, seen.evidence, {
+            subject: null,
+            callbacks: seen.callbacks,
+            ...(blockedBy ? { blockedBy } : {}),
+            ...(check === callbacksArrives ? { timeline: seen.timeline } : {}),
+          });
         });
       }
     }
@@ -266,6 +379,8 @@ describe("callbacks (retries)", () => {
       { attemptsAtMs: seen.attemptsAtMs, policy: retryPolicy },
       seen.evidence,
       {
+        subject: null,
+        callbacks: seen.callbacks,
         ...(retryPolicy
           ? {}
           : { informationalReason: "the profile declares no retry policy: observed, not judged" }),

@@ -3,7 +3,9 @@
  * own callback URL. Where the id and status sit in the body, and the signature scheme, come from
  * the target's profile.
  */
+import type { ExchangeResponse } from "../h2h-client.ts";
 import { readPath, STATUS } from "../names.ts";
+import { SANDBOX_CLOCK_ADVANCE_PATH } from "../sandbox-clock.ts";
 import { defineCheck, fail, isRecord, pass, show } from "./check.ts";
 
 /** One delivery the sink recorded, as the checks see it. */
@@ -21,10 +23,24 @@ export interface CallbackScenario {
   statusEntered: string;
   /** Every delivery that arrived at this order's callback URL, in arrival order. */
   callbacks: ObservedCallback[];
-  /** When the triggering request was answered, and how long a callback may take after it. */
+  /**
+   * When the order entered the status at the earliest: the triggering request was sent, or the
+   * order's documented lifetime ran out; and how long a callback may take after it.
+   */
   triggeredAtMs: number;
   timeoutMs: number;
-  paths: { id: string; status: string; amount?: string; currency?: string; merchantOrderId?: string };
+  /**
+   * How much earlier than `triggeredAtMs` a callback may still come: 0 after a request; a clock
+   * tick after a lifetime the target counts on its own clock.
+   */
+  earlyToleranceMs?: number;
+  paths: {
+    id: string;
+    status: string;
+    amount?: string;
+    currency?: string;
+    merchantOrderId?: string;
+  };
   /** What the order was created with. */
   order: { amount: number; currency: string; merchantOrderID: string | null };
   signed: boolean;
@@ -36,6 +52,9 @@ const ofStatus = (scenario: CallbackScenario) =>
   scenario.callbacks.filter((callback) => statusOf(scenario, callback) === scenario.statusEntered);
 /** A duration in ms as a detail line shows it: "1.25 s". */
 const inSeconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+/** An arrival relative to the trigger in words: "0.25 s after the trigger", "9.61 s before the trigger". */
+const relative = (ms: number) =>
+  ms < 0 ? `${inSeconds(-ms)} before the trigger` : `${inSeconds(ms)} after the trigger`;
 
 export const callbacksArrives = defineCheck<CallbackScenario>(
   "callbacks.arrives",
@@ -53,8 +72,38 @@ export const callbacksArrives = defineCheck<CallbackScenario>(
     }
     const first = inTime[0] as ObservedCallback;
     return pass(
-      `${inTime.length} callback(s); the first ${inSeconds(first.receivedAtMs - scenario.triggeredAtMs)} after the trigger`,
+      `${inTime.length} callback(s); the first ${relative(first.receivedAtMs - scenario.triggeredAtMs)}`,
     );
+  },
+);
+
+export const callbacksNotBeforeTrigger = defineCheck<CallbackScenario>(
+  "callbacks.not-before-trigger",
+  "callbacks",
+  "No callback arrives before the event that makes the order enter its status: the triggering request was sent, or the order's documented lifetime ran out (within a clock tick).",
+  (scenario) => {
+    const tolerance = scenario.earlyToleranceMs ?? 0;
+    const early = scenario.callbacks.filter((c) => c.receivedAtMs < scenario.triggeredAtMs - tolerance);
+    if (early.length === 0) return pass(`${scenario.callbacks.length} callback(s), none before the trigger`);
+    const first = early[0] as ObservedCallback;
+    return fail(
+      `${early.length} of ${scenario.callbacks.length} callback(s) arrived before the trigger; the first ${relative(first.receivedAtMs - scenario.triggeredAtMs)}` +
+        ` (status ${show(statusOf(scenario, first))}): it cannot report a status the order had not entered`,
+      [
+        {
+          path: "(arrival)",
+          expected: `at or after the trigger${tolerance > 0 ? ` (less ${inSeconds(tolerance)})` : ""}`,
+          actual: relative(first.receivedAtMs - scenario.triggeredAtMs),
+        },
+      ],
+    );
+  },
+  {
+    source: {
+      kind: "reading",
+      reason:
+        "§6 sends a callback when an order moves into a status; one that comes before the move reports a status the order did not have",
+    },
   },
 );
 
@@ -68,6 +117,13 @@ export const callbacksBodyParses = defineCheck<CallbackScenario>(
     return bad.length === 0
       ? pass(`${scenario.callbacks.length} JSON object bodies`)
       : fail(`${bad.length} of ${scenario.callbacks.length} bodies are not JSON objects`);
+  },
+  {
+    source: {
+      kind: "reading",
+      reason:
+        "§6 shows no body; the order id and status the profile locates in it can only be read from a JSON object",
+    },
   },
 );
 
@@ -86,6 +142,7 @@ export const callbacksNamesOrder = defineCheck<CallbackScenario>(
           `${scenario.paths.id} is ${wrong.map(show).join(", ")} in ${wrong.length} callback(s), expected ${show(scenario.orderId)}`,
         );
   },
+  { source: { kind: "convention", where: "the profile's callbacks.idPath (§6 shows no body)" } },
 );
 
 export const callbacksNamesStatus = defineCheck<CallbackScenario>(
@@ -117,6 +174,7 @@ export const callbacksSignatureValid = defineCheck<CallbackScenario>(
           `${bad.length} of ${scenario.callbacks.length} signature(s) do not verify: ${bad.map((c) => c.signature).join(", ")}`,
         );
   },
+  { source: { kind: "convention", where: "the profile's callbacks.signature (§6 shows no signature)" } },
 );
 
 export const callbacksMatchesOrder = defineCheck<CallbackScenario>(
@@ -141,6 +199,12 @@ export const callbacksMatchesOrder = defineCheck<CallbackScenario>(
       ? pass(compared.map(([path]) => path).join(", "))
       : fail(problems.join("; "));
   },
+  {
+    source: {
+      kind: "convention",
+      where: "the profile's callbacks.amountPath, currencyPath and merchantOrderIdPath",
+    },
+  },
 );
 
 export const callbacksExactlyOnce = defineCheck<CallbackScenario>(
@@ -152,7 +216,14 @@ export const callbacksExactlyOnce = defineCheck<CallbackScenario>(
     if (acknowledged.length === 1) return pass(`one acknowledged ${show(scenario.statusEntered)} callback`);
     return fail(`${acknowledged.length} acknowledged ${show(scenario.statusEntered)} callbacks`);
   },
-  { warning: true },
+  {
+    warning: true,
+    source: {
+      kind: "reading",
+      reason:
+        "§6 sends a callback when an order enters a status; more than one acknowledged is read as a duplicate, a warning only (at-least-once delivery is not forbidden)",
+    },
+  },
 );
 
 export const callbacksAppealAfterFailure = defineCheck<CallbackScenario>(
@@ -171,6 +242,12 @@ export const callbacksAppealAfterFailure = defineCheck<CallbackScenario>(
       : fail(
           `failed_by_terminal arrived ${inSeconds(failure.receivedAtMs - appeal.receivedAtMs)} after succeeded_by_appeal`,
         );
+  },
+  {
+    source: {
+      kind: "reading",
+      reason: "§3 names both statuses; an appeal reverses a failure, so it is read as coming after it",
+    },
   },
 );
 
@@ -206,5 +283,48 @@ export const callbacksRetryPolicy = defineCheck<RetryObservation>(
     return problems.length === 0
       ? pass(`${seen}, as the policy says`)
       : fail(`${seen}: ${problems.join("; ")}`);
+  },
+  {
+    source: {
+      kind: "convention",
+      where:
+        "the profile's callbacks.retryPolicy (§6 shows none; without one, retries are observed, not judged)",
+    },
+  },
+);
+
+/** What the sandbox clock answered, or why it could not be asked. */
+export interface SandboxClockAnswer {
+  response?: ExchangeResponse;
+  /** A transport failure (no answer). */
+  error?: string;
+}
+
+export const callbacksSandboxClock = defineCheck<SandboxClockAnswer>(
+  "callbacks.sandbox-clock",
+  "callbacks",
+  `The sandbox clock the profile declares moves an order's clock: POST ${SANDBOX_CLOCK_ADVANCE_PATH} answers HTTP 200 (an extension outside the API; without it the suite waits out the order's lifetime).`,
+  ({ response, error }) => {
+    if (error !== undefined) return fail(`the sandbox clock could not be asked: ${error}`);
+    if (!response) return fail("the sandbox clock was not asked");
+    if (response.status === 200) return pass("HTTP 200: the order's clock moved");
+    const codeError =
+      isRecord(response.json) && isRecord(response.json.result) ? response.json.result.codeError : undefined;
+    return fail(
+      `HTTP ${response.status}${codeError !== undefined ? ` codeError ${show(codeError)}` : ""}: the clock did not move`,
+      [
+        {
+          path: `POST ${SANDBOX_CLOCK_ADVANCE_PATH}`,
+          expected: "HTTP 200",
+          actual: `HTTP ${response.status}`,
+        },
+      ],
+    );
+  },
+  {
+    source: {
+      kind: "convention",
+      where: "the profile's sandboxClock (the target documents a sandbox clock)",
+    },
   },
 );

@@ -110,6 +110,44 @@ const CASES: Record<string, Case> = {
       ],
     ],
   },
+  // --- issue 11 §2, §5: callbacks before their trigger, the sandbox clock ---
+  "callbacks.not-before-trigger": {
+    good: [
+      succeeded,
+      scenario("expired", []),
+      // A lifetime counted on the target's clock may end a tick early.
+      scenario("expired", [cb("expired", -400)], { earlyToleranceMs: 1_000 }),
+    ],
+    bad: [
+      [
+        scenario("expired", [cb("expired", -9_610)]),
+        /1 of 1 callback\(s\) arrived before the trigger; the first 9\.61 s before the trigger \(status "expired"\)/,
+      ],
+      [
+        scenario("succeeded", [cb("succeeded", -1), cb("succeeded", 300)]),
+        /1 of 2 callback\(s\) arrived before/,
+      ],
+      [
+        scenario("expired", [cb("expired", -1_500)], { earlyToleranceMs: 1_000 }),
+        /1\.50 s before the trigger/,
+      ],
+    ],
+  },
+  "callbacks.sandbox-clock": {
+    good: [{ response: successResponse }],
+    bad: [
+      [
+        { response: response(404, { data: null, result: { ...errResult, codeError: "not_found" } }) },
+        /^HTTP 404 codeError "not_found": the clock did not move$/,
+      ],
+      [
+        { error: "http://127.0.0.1:1/sandbox/v1/clock/advance: ECONNREFUSED" },
+        /could not be asked: .*ECONNREFUSED/,
+      ],
+      [{}, /was not asked/],
+    ],
+  },
+  // --- end of issue 11 cases ---
   "callbacks.body-parses": {
     good: [succeeded],
     bad: [
@@ -223,8 +261,11 @@ const CASES: Record<string, Case> = {
   "envelope.shape": {
     good: [successResponse, errorResponse],
     bad: [
-      [response(200, { data: record }), /result: /],
-      [response(200, { data: record, result: { ...okResult, message: 5 } }), /result\.message/],
+      [response(200, { data: record }), /^result is missing: expected an object$/],
+      [
+        response(200, { data: record, result: { ...okResult, message: 5 } }),
+        /^result\.message is the number 5: expected a string$/,
+      ],
       [response(500, undefined), /body is not JSON \(HTTP 500/],
     ],
   },
@@ -287,9 +328,15 @@ const CASES: Record<string, Case> = {
   "fields.order-record": {
     good: [{ data: record, contract }],
     bad: [
-      [{ data: { ...record, amount: "1500" }, contract }, /data\.amount: /],
-      [{ data: { ...record, paymentDetailsData: undefined }, contract }, /data\.paymentDetailsData: /],
-      [{ data: { ...record, merchantID: null }, contract }, /data\.merchantID/],
+      [
+        { data: { ...record, amount: "1500" }, contract },
+        /^data\.amount is the string "1500": expected a number$/,
+      ],
+      [
+        { data: { ...record, paymentDetailsData: undefined }, contract },
+        /^data\.paymentDetailsData is missing: expected an object$/,
+      ],
+      [{ data: { ...record, merchantID: null }, contract }, /^data\.merchantID is null: expected a string$/],
       [{ data: null, contract }, /data is null: there is no order record/],
       [
         {
@@ -510,7 +557,16 @@ describe.each([...CHECK_REGISTRY.values()].map((check) => [check.name, check] as
         const outcome = (check as Check<unknown>).run(input);
         expect(outcome.ok).toBe(false);
         expect(outcome.detail).toMatch(detail);
+        // Plain words (issue 11 §3): the path, what was expected and found, never zod's own text.
+        expect(outcome.detail).not.toMatch(/Invalid input|received undefined|Unrecognized key/);
       }
+    });
+    it("names where its rule comes from (issue 11 §4)", () => {
+      expect(
+        check.source,
+        `${name} names no source: cite the seed's section (§) in its rule, or give defineCheck a { source }`,
+      ).toBeDefined();
+      if (check.source?.kind === "reading") expect(check.source.reason.length).toBeGreaterThan(20);
     });
   },
 );

@@ -4,4 +4,5 @@ export * from "./callbacks.ts";
 export * from "./check.ts";
 export * from "./envelope.ts";
 export * from "./fields.ts";
+export * from "./root-cause.ts";
 export * from "./semantics.ts";

@@ -18,6 +18,7 @@ import {
 import { SinkClient } from "../../../webhook-sink/index.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "../../run-context.ts";
 import { runMasker } from "../../run-setup.ts";
+import { recordWarning } from "../../run-warnings.ts";
 
 export interface SpecTarget {
   baseUrl: string;
@@ -36,6 +37,8 @@ export interface SpecTarget {
   secondClient(): H2hClient;
   /** The webhook sink certify started; throws when there is none. */
   sink(): SpecSink;
+  /** Says something the reader must know although no check failed: on the console and in every report. */
+  warn(text: string): void;
 }
 
 export interface SpecSink {
@@ -88,6 +91,11 @@ export function loadSpecTarget(specFile: string): SpecTarget {
     secondClient: () => {
       if (!second) throw new Error("no second merchant's API key (H2H_API_KEY_2) was given");
       return second;
+    },
+    warn: (text) => {
+      const masked = masker.text(text);
+      console.log(`warning: ${masked}`);
+      recordWarning(context.runDir, masked);
     },
     sink: () => {
       sink ??= {
