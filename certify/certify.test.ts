@@ -164,8 +164,8 @@ describe("npm run certify", () => {
     });
     expect(exitCode).toBe(64);
     expect(output).toContain(`invalid profile ${profile}`);
-    expect(output).toContain("methods.quasi_ecom.methodID: Invalid input: expected number, received string");
-    expect(output).toContain("timeouts.requestMss: unknown key");
+    expect(output).toContain('methods.quasi_ecom.methodID is the string "201": expected a number');
+    expect(output).toContain('timeouts.requestMss is not a known key (did you mean "requestMs"?)');
     expect(output).not.toContain("cannot reach");
   }, 30_000);
 });

@@ -4,6 +4,7 @@
  * imported by anyone: Vitest runs them, and they read their settings through the typed run
  * context (`run-context.ts`).
  */
+export { checkProfile } from "./check-profile.ts";
 export { killRate, type MutantResult, renderMutationTable, runMutationSuite } from "./mutation.ts";
 export { escapeHtml } from "./reports/html.ts";
 export { REPORT_FILES } from "./reports/index.ts";
@@ -11,4 +12,11 @@ export { escapeXml } from "./reports/junit.ts";
 export type { CheckRecord, RunReport, Verdict } from "./run-model.ts";
 export { type RunSecrets, runMasker, startRunSink } from "./run-setup.ts";
 export { type CertifyOptions, type CertifyResult, runCertification } from "./runner.ts";
-export { readSettings, type Settings, SettingsError, withReferenceDefaults } from "./settings.ts";
+export {
+  profilePathFrom,
+  readSettings,
+  type Settings,
+  SettingsError,
+  userDirectory,
+  withReferenceDefaults,
+} from "./settings.ts";

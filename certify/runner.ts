@@ -40,7 +40,13 @@ import { RUN_CONTEXT_KEY, type RunContext } from "./run-context.ts";
 import { type CheckRecord, type RunReport, sortChecks, summarize, type Verdict } from "./run-model.ts";
 import { runMasker, startRunSink } from "./run-setup.ts";
 import { readWarnings } from "./run-warnings.ts";
-import { PROJECT_ROOT, readSettings, type Settings, withReferenceDefaults } from "./settings.ts";
+import {
+  PROJECT_ROOT,
+  readSettings,
+  type Settings,
+  userDirectory,
+  withReferenceDefaults,
+} from "./settings.ts";
 
 export interface CertifyOptions {
   env?: Record<string, string | undefined>;
@@ -168,7 +174,7 @@ async function tryReachTarget(
 
 export async function runCertification(options: CertifyOptions = {}): Promise<CertifyResult> {
   const env = options.env ?? process.env;
-  const cwd = options.cwd ?? process.cwd();
+  const cwd = options.cwd ?? userDirectory(env);
   const startedAt = new Date();
   const runId = `run-${startedAt.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "")}-${randomBytes(3).toString("hex")}`;
 

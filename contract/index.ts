@@ -74,7 +74,14 @@ export {
   plainFindings,
 } from "./plain-issues.ts";
 // Target profiles.
-export { type Profile, ProfileError, parseProfile, readProfile } from "./profile.ts";
+export {
+  type Profile,
+  ProfileError,
+  parseProfile,
+  profileJsonSchema,
+  readProfile,
+} from "./profile.ts";
+export { type JsonSchema, PROFILE_KEY_DOCS, profileKeyDoc, walkSchema } from "./profile-help.ts";
 export { ExchangeRecorder, type RecordedExchange, readRecordedExchanges } from "./recorder.ts";
 export { readRequestBody } from "./request-body.ts";
 export { requestFields, withField, wrongTypeValue } from "./request-fields.ts";

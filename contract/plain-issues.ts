@@ -16,6 +16,8 @@ export interface Finding {
   actual: string;
   /** A way to fix it, when one is known: "did you mean "sandboxClock"?". */
   hint?: string;
+  /** A rule across fields that failed ("5 is below minAmount 10"), said as it is instead of `expected`. */
+  problem?: string;
 }
 
 export interface PlainIssueOptions {
@@ -193,8 +195,20 @@ function unionFindings(
       },
     ];
   }
-  const given =
-    typeof value === "object" && value !== null && !Array.isArray(value) ? Object.keys(value) : [];
+  const isObject = typeof value === "object" && value !== null && !Array.isArray(value);
+  // A union of plain values (true, false or "required"): what each alternative expected, together.
+  if (!isObject) {
+    const expected = issue.errors
+      .map((issues) =>
+        issues
+          .filter((inner) => inner.path.length === 0)
+          .map(expectation)
+          .join(" and "),
+      )
+      .filter((text) => text !== "");
+    return [{ path, expected: [...new Set(expected)].join(" or "), actual: describeValue(value) }];
+  }
+  const given = Object.keys(value);
   const alternatives = issue.errors.map((issues) => ({ issues, ...keysOfAlternative(issues, at) }));
   // The form meant: one that knows a key the value has, with the fewest problems.
   const meant = alternatives
@@ -258,6 +272,8 @@ function findingsOfIssue(issue: Issue, context: Context): Finding[] {
     );
   }
   const actual = describeValue(readAt(context.input, at));
+  if (issue.code === "custom")
+    return [{ path: pathText(options, at), expected: "", actual, problem: issue.message }];
   const description = actual === "missing" ? options.describe?.(at) : undefined;
   return [
     {
@@ -281,6 +297,11 @@ export function describeFinding(finding: Finding): string {
       : finding.actual === "an unknown key"
         ? `${finding.path} is not a known key`
         : `${finding.path} is ${finding.actual}`;
-  const wanted = finding.expected === "no such key" ? "" : `: expected ${finding.expected}`;
+  const wanted =
+    finding.problem !== undefined
+      ? `: ${finding.problem}`
+      : finding.expected === "no such key"
+        ? ""
+        : `: expected ${finding.expected}`;
   return `${found}${wanted}${finding.hint ? ` (${finding.hint})` : ""}`;
 }

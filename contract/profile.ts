@@ -14,8 +14,9 @@ import {
   OPERATIONS,
   type OperationName,
 } from "./names.ts";
+import { describeFinding, nearestName } from "./plain-issues.ts";
+import { type JsonSchema, jsonErrorLocation, profileFindings, profileJsonSchemaOf } from "./profile-help.ts";
 import { LENIENT_GAPS } from "./schemas.ts";
-import { describeZodIssues } from "./zod-issues.ts";
 
 /** A strict object (unknown keys are errors, so a typo is caught) that may carry a "$comment". */
 function annotated<T extends z.ZodRawShape>(shape: T) {
@@ -156,6 +157,11 @@ export const ProfileSchema = annotated({
 export type Profile = z.output<typeof ProfileSchema>;
 export type MethodProfile = z.output<typeof MethodProfile>;
 
+/** The profile's JSON Schema, generated from the zod schema, every key described (issue 11 §7). */
+export function profileJsonSchema(): JsonSchema {
+  return profileJsonSchemaOf(ProfileSchema);
+}
+
 export class ProfileError extends Error {
   override name = "ProfileError";
 }
@@ -164,14 +170,20 @@ export class ProfileError extends Error {
 export function parseProfile(value: unknown, source: string, knownChecks?: ReadonlySet<string>): Profile {
   const parsed = ProfileSchema.safeParse(value);
   if (!parsed.success) {
-    const lines = describeZodIssues(parsed.error, "(profile)");
+    // Plain words, the path first, and the fix: what a missing key is for, the nearest known key.
+    const lines = profileFindings(parsed.error, value, ProfileSchema).map(describeFinding);
     throw new ProfileError(`invalid profile ${source}:\n  ${lines.join("\n  ")}`);
   }
   if (knownChecks) {
     const unknown = Object.keys(parsed.data.informationalChecks).filter((name) => !knownChecks.has(name));
     if (unknown.length > 0) {
       throw new ProfileError(
-        `invalid profile ${source}:\n  ${unknown.map((name) => `informationalChecks.${name}: no check has this name`).join("\n  ")}`,
+        `invalid profile ${source}:\n  ${unknown
+          .map((name) => {
+            const nearest = nearestName(name, [...knownChecks]);
+            return `informationalChecks.${name}: no check has this name${nearest ? ` (did you mean "${nearest}"?)` : ""}`;
+          })
+          .join("\n  ")}`,
       );
     }
   }
@@ -191,9 +203,7 @@ export async function readProfile(path: string, knownChecks?: ReadonlySet<string
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new ProfileError(
-      `profile ${path} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw new ProfileError(`profile ${path} is not valid JSON: ${jsonErrorLocation(text, error)}`);
   }
   return parseProfile(json, path, knownChecks);
 }

@@ -1,5 +1,5 @@
 /** `npm run certify`: certifies the target against the contract and writes the reports. */
-import { runCertification, type Verdict } from "../../certify/index.ts";
+import { checkProfile, runCertification, type Verdict } from "../../certify/index.ts";
 import { defineCommand, EXIT, type ExitCode } from "../cli.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
 
@@ -14,7 +14,13 @@ export const certify = defineCommand({
   summary:
     "Certifies the target at H2H_BASE_URL (or the bundled reference provider) against the contract and\n" +
     "writes the JUnit, JSON, HTML and HAR reports.",
-  options: {},
+  options: {
+    "check-profile": {
+      type: "boolean",
+      description:
+        "validate the profile (H2H_PROFILE), print it with every default filled in, and exit; sends nothing",
+    },
+  },
   environment: [
     "H2H_BASE_URL         target base URL (default: start the bundled reference provider)",
     "H2H_API_KEY          merchant API key (required for a foreign target)",
@@ -31,7 +37,11 @@ export const certify = defineCommand({
     ...BAD_SETTINGS_EXIT,
   },
   knownErrors: BAD_SETTINGS,
-  async run() {
+  async run(options) {
+    if (options["check-profile"]) {
+      await checkProfile();
+      return EXIT.ok;
+    }
     return EXIT_OF_VERDICT[(await runCertification()).report.verdict];
   },
 });

@@ -1,7 +1,7 @@
 /** `npm run sink`: the webhook sink alone, e.g. behind a tunnel for a provider that must reach a public URL. */
 import { resolve } from "node:path";
+import { profilePathFrom, userDirectory } from "../../certify/index.ts";
 import { readProfile } from "../../contract/index.ts";
-import { REFERENCE_PROFILE_PATH } from "../../fixtures/profiles/index.ts";
 import { REFERENCE_CALLBACK_SECRET } from "../../fixtures/reference-provider/index.ts";
 import { startWebhookSink } from "../../webhook-sink/index.ts";
 import { defineCommand, EXIT, numberFlag, UsageError } from "../cli.ts";
@@ -42,7 +42,7 @@ export const sink = defineCommand({
   knownErrors: BAD_SETTINGS,
   async run(options) {
     const env = process.env;
-    const profile = await readProfile(env.H2H_PROFILE ? resolve(env.H2H_PROFILE) : REFERENCE_PROFILE_PATH);
+    const profile = await readProfile(profilePathFrom(env));
     const secret =
       env.H2H_CALLBACK_SECRET || (profile.name === "reference" ? REFERENCE_CALLBACK_SECRET : undefined);
     const publicUrl = options["public-url"] ?? env.H2H_SINK_PUBLIC_URL;
@@ -50,7 +50,7 @@ export const sink = defineCommand({
       throw new UsageError(`--public-url / H2H_SINK_PUBLIC_URL "${publicUrl}" is not an http(s) URL`);
     }
     const port = options.port ?? env.H2H_SINK_PORT;
-    const dataDir = resolve(options["data-dir"] ?? env.H2H_SINK_DATA_DIR ?? ".sink-data");
+    const dataDir = resolve(userDirectory(env), options["data-dir"] ?? env.H2H_SINK_DATA_DIR ?? ".sink-data");
     const running = await startWebhookSink({
       port: port === undefined ? 0 : numberFlag("port", port),
       host: options.host ?? "127.0.0.1",
