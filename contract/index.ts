@@ -82,6 +82,7 @@ export {
   readProfile,
 } from "./profile.ts";
 export { type JsonSchema, PROFILE_KEY_DOCS, profileKeyDoc, walkSchema } from "./profile-help.ts";
+export * from "./profile-probes.ts";
 export { ExchangeRecorder, type RecordedExchange, readRecordedExchanges } from "./recorder.ts";
 export { readRequestBody } from "./request-body.ts";
 export { requestFields, withField, wrongTypeValue } from "./request-fields.ts";
