@@ -99,7 +99,95 @@ const scenario = (status: string, callbacks: ObservedCallback[], change: Record<
 });
 const succeeded = scenario("succeeded", [cb("succeeded", 200)]);
 
+// --- the checks of the generated and stateful probes (issue 10) --------------------------------------
+const refused = (codeError: string, status = 409) =>
+  response(status, { data: null, result: { ...errResult, codeError } });
+const PROBE_CASES: Record<string, Case> = {
+  ...Object.fromEntries(
+    [
+      "behaviour.rejects-value-outside-enum",
+      "behaviour.rejects-length-out-of-bounds",
+      "behaviour.rejects-malformed-value",
+      "behaviour.rejects-out-of-range",
+      "behaviour.rejects-missing-conditional-field",
+      "behaviour.rejects-method-of-other-kind",
+      "behaviour.rejects-confirm-after-expiry",
+    ].map((name) => [name, rejectionCases]),
+  ),
+  "callbacks.follow-lifecycle": {
+    good: [
+      { expected: ["succeeded"], received: [{ status: "succeeded", body: "a" }] },
+      { expected: [], received: [] },
+    ],
+    bad: [
+      [
+        {
+          expected: ["succeeded"],
+          received: [
+            { status: "succeeded", body: "a" },
+            { status: "expired", body: "b" },
+          ],
+        },
+        /"expired" 1 time\(s\), expected 0/,
+      ],
+      [{ expected: ["failed_by_terminal"], received: [] }, /"failed_by_terminal" 0 time\(s\), expected 1/],
+    ],
+  },
+  "semantics.timer-follows-clock": {
+    good: [{ stayed: 29.9, moved: 19.9, seconds: 10, how: "the sandbox clock", toleranceSeconds: 1 }],
+    bad: [
+      [
+        { stayed: 30, moved: 30, seconds: 10, how: "the sandbox clock", toleranceSeconds: 1 },
+        /lowered timer by 0\.000 s \(30 → 30\), expected 10 ± 1/,
+      ],
+      [{ stayed: null, moved: 20, seconds: 10, how: "real time", toleranceSeconds: 1 }, /not numbers/],
+    ],
+  },
+  ...Object.fromEntries(
+    ["behaviour.concurrent-creations-one-accepted", "behaviour.concurrent-confirmations-one-accepted"].map(
+      (name) => [
+        name,
+        {
+          good: [{ answers: [successResponse, refused("duplicate"), refused("duplicate")] }],
+          bad: [
+            [
+              { answers: [successResponse, successResponse, refused("duplicate")] },
+              /2 of 3 accepted, expected exactly one/,
+            ],
+            [{ answers: [refused("duplicate"), refused("duplicate")] }, /0 of 2 accepted/],
+          ],
+        } satisfies Case,
+      ],
+    ),
+  ),
+  "callbacks.one-final-after-concurrent-confirmations": {
+    good: [{ finalStatus: "succeeded", callbacks: [{ status: "succeeded", answeredWith: 200 }] }],
+    bad: [
+      [
+        {
+          finalStatus: "succeeded",
+          callbacks: [
+            { status: "succeeded", answeredWith: 200 },
+            { status: "succeeded", answeredWith: 200 },
+          ],
+        },
+        /2 acknowledged "succeeded" callbacks, expected exactly one/,
+      ],
+    ],
+  },
+  "callbacks.exact-url": {
+    good: [{ expected: "/callbacks/<token>/run/x?a=1", received: ["/callbacks/<token>/run/x?a=1"] }],
+    bad: [
+      [
+        { expected: "/callbacks/<token>/run/x?a=1", received: ["/callbacks/<token>/run/x"] },
+        /1 of 1 callback\(s\) at "\/callbacks\/<token>\/run\/x", the order's webHook is/,
+      ],
+    ],
+  },
+};
+// --- end of the issue-10 cases --------------------------------------------------------------------
 const CASES: Record<string, Case> = {
+  ...PROBE_CASES,
   "callbacks.arrives": {
     good: [succeeded],
     bad: [
