@@ -137,8 +137,8 @@ function checkRow(record: CheckRecord, index: number, lookups: Lookups): string 
     const link =
       cause === undefined
         ? ""
-        : ` <a href="#${recordAnchor(cause)}">see <code>${escapeHtml(record.blockedBy.check)}</code>${record.blockedBy.case ? ` › ${escapeHtml(record.blockedBy.case)}` : ""}</a>`;
-    evidence = `<div class="meta">Waits on the failure it names;${link || " its cause is reported once per endpoint."}</div>`;
+        : ` <a href="#${recordAnchor(cause)}"><code>${escapeHtml(record.blockedBy.check)}</code>${record.blockedBy.case ? ` › ${escapeHtml(record.blockedBy.case)}` : ""}</a>`;
+    evidence = `<div class="meta">${link ? `The cause, reported once:${link}` : "The cause is reported once, on this endpoint."}</div>`;
   }
   return `<tr id="${recordAnchor(index)}">${statusCell(record)}<td>${name}${reason}</td><td>${escapeHtml(record.detail)}${evidence}</td></tr>`;
 }
