@@ -251,6 +251,16 @@ const SCENARIO_CHECKS: Check<CallbackScenario>[] = [
   callbacksExactlyOnce,
 ];
 
+/** The checks that read a callback's body: none can judge when no body is a JSON object. */
+const READS_THE_BODY: ReadonlySet<Check<CallbackScenario>> = new Set([
+  callbacksNamesOrder,
+  callbacksNamesStatus,
+  callbacksMatchesOrder,
+  callbacksExactlyOnce,
+  callbacksAppealAfterFailure,
+]);
+const isJsonObject = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value);
+
 interface RetryObserved {
   attemptsAtMs: number[];
   evidence: Exchange[];
@@ -347,16 +357,24 @@ for (const kind of ORDER_KINDS) {
       for (const check of checks) {
         it(titled(check, status), (ctx) => {
           const seen = settledValue(observed.get(`${kind}:${status}`), `the ${kind} → ${status} scenario`);
-          // One cause per failure: with no callback at all, only callbacks.arrives judges.
+          // One cause per failure: with no callback at all, only callbacks.arrives judges; with no
+          // body that is a JSON object, only body-parses (and what reads no body) does.
+          const arrived = seen.scenario.callbacks;
           const blockedBy =
             seen.blockedBy ??
-            (check !== callbacksArrives && seen.scenario.callbacks.length === 0
+            (check !== callbacksArrives && arrived.length === 0
               ? {
                   check: callbacksArrives.name,
                   case: status,
                   reason: `no callback arrived for the ${kind} order that entered ${status}`,
                 }
-              : undefined);
+              : READS_THE_BODY.has(check) && arrived.length > 0 && !arrived.some((c) => isJsonObject(c.json))
+                ? {
+                    check: callbacksBodyParses.name,
+                    case: status,
+                    reason: `no callback body for the ${kind} order that entered ${status} is a JSON object`,
+                  }
+                : undefined);
           verify(ctx, target, check, seen.scenario, seen.evidence, {
             subject: null,
             callbacks: seen.callbacks,
