@@ -67,6 +67,7 @@ export class CheckCollector implements Reporter {
       this.print(
         `  ✗ ${record.endpoint} › ${record.check}${record.case ? ` › ${record.case}` : ""}${informational}: ${record.detail}`,
       );
+      if (record.reproduction) this.print(`      reproduce: ${record.reproduction.command}`);
     }
   }
 
@@ -166,6 +167,7 @@ export class CheckCollector implements Reporter {
       exchanges: meta?.exchanges ?? [],
       source: basename(test.module.moduleId),
       ...(meta?.timeline ? { timeline: meta.timeline } : {}),
+      ...(meta?.reproduction ? { reproduction: meta.reproduction } : {}),
       ...this.evidenceOf(check, meta, prerequisite),
     };
   }

@@ -7,7 +7,7 @@
  * - up, the check meta: each test records the check it ran on its task meta, which certify's
  *   reporter reads back.
  */
-import type { Finding, Profile } from "../contract/index.ts";
+import type { Finding, GenerationDepth, Profile } from "../contract/index.ts";
 
 /** The run context key under which certify provides {@link RunContext}. */
 export const RUN_CONTEXT_KEY = "h2hRun";
@@ -26,6 +26,23 @@ export interface RunContext {
   runDir: string;
   /** The webhook sink certify started for this run. */
   sink: { url: string; token: string; callbackUrl: string };
+  /** The generated and stateful probes: seed, depth, merchantOrderID prefix (certify/probe-settings.ts). */
+  probes: { seed: number; depth: GenerationDepth; merchantOrderIdPrefix: string };
+}
+
+/** How to reproduce a failure of a generated or stateful probe (issue 10 §7). */
+export interface Reproduction {
+  seed: number;
+  /** Re-runs just this check with the same generated inputs: `npm run certify -- --seed N --only CHECK`. */
+  command: string;
+  /** The smallest request found that still fails (masked JSON, exactly as sent). */
+  request?: string;
+  /** What shrinking took away from the generated request, in order. */
+  shrunk?: string[];
+  /** A copy-paste curl command of that request, masked; the key comes from $H2H_API_KEY. */
+  curl?: string;
+  /** For a stateful probe: the moves that lead to the failure, in order. */
+  steps?: string[];
 }
 
 export interface CheckMeta {
@@ -40,6 +57,8 @@ export interface CheckMeta {
   exchanges: string[];
   /** For callback checks: what arrived, when, for which order. */
   timeline?: CallbackTimeline;
+  /** For a failed generated or stateful probe: how to reproduce it. */
+  reproduction?: Reproduction;
   // --- one cause per failure, evidence (issue 11 §2, §3) ---
   /** The exchange whose answer the check judged. */
   subject?: string;

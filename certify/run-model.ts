@@ -5,7 +5,7 @@
 
 import { type Finding, OPERATION_NAMES, type RecordedExchange, type RuleSource } from "../contract/index.ts";
 import type { CallbackEvidence } from "./callback-evidence.ts";
-import type { BlockedBy, CallbackTimeline } from "./run-context.ts";
+import type { BlockedBy, CallbackTimeline, Reproduction } from "./run-context.ts";
 
 /**
  * "not evaluated": the check could not judge, because something it depends on failed first (an
@@ -38,6 +38,8 @@ export interface CheckRecord {
   source: string;
   /** For callback checks: the order's callbacks, as they arrived. */
   timeline?: CallbackTimeline;
+  /** For a failed generated or stateful probe: seed, re-run command, minimal request, curl (issue 10 §7). */
+  reproduction?: Reproduction;
   /** Where the rule comes from (seed section, documented convention, or the suite's reading). */
   ruleSource?: RuleSource;
   /** On failure, each wrong field: path, expected, actual. */
@@ -69,6 +71,8 @@ export interface RunReport {
   finishedAt: string;
   durationMs: number;
   target: { baseUrl: string; reference: boolean; profileName: string; profilePath: string };
+  /** The generated and stateful probes: the same seed (and prefix) sends the same requests (issue 10). */
+  probes?: { seed: number; depth: string; merchantOrderIdPrefix: string; only: string[] };
   verdict: Verdict;
   /** Why the run could not judge the target, when it could not (unreachable, bad setup). */
   errors: string[];

@@ -3,7 +3,7 @@
  * that keeps its secrets out of every report and console line, and the webhook sink that takes
  * its callbacks, configured from the target's profile.
  */
-import { createMasker, type Masker, type Profile } from "../contract/index.ts";
+import { createMasker, type Masker, type Profile, TEST_CARD_NUMBERS } from "../contract/index.ts";
 import { TEST_CARD } from "../fixtures/index.ts";
 import { type RunningSink, startWebhookSink } from "../webhook-sink/index.ts";
 import type { Settings } from "./settings.ts";
@@ -15,15 +15,17 @@ export interface RunSecrets {
   callbackSecret?: string | null | undefined;
   /** The sink's token, which guards it against fake callbacks. */
   sinkToken?: string | null | undefined;
+  /** Test cards the target's profile gives, besides the suite's own. */
+  cardNumbers?: readonly string[] | undefined;
 }
 
-/** Masks the run's keys, callback secret and sink token, and the test card it orders with. */
+/** Masks the run's keys, callback secret and sink token, and every test card it may order with. */
 export function runMasker(secrets: RunSecrets): Masker {
   return createMasker({
     secrets: [secrets.apiKey, secrets.secondApiKey, secrets.callbackSecret, secrets.sinkToken].map(
       (secret) => secret ?? undefined,
     ),
-    cardNumbers: [TEST_CARD.number],
+    cardNumbers: [TEST_CARD.number, ...TEST_CARD_NUMBERS, ...(secrets.cardNumbers ?? [])],
   });
 }
 

@@ -34,6 +34,12 @@ import { type RunningSink, SinkClient } from "../webhook-sink/index.ts";
 import { type CallbackEvidence, callbackEvidence } from "./callback-evidence.ts";
 import { CheckCollector } from "./check-collector.ts";
 import { printSummary } from "./console-summary.ts";
+import {
+  describeProbeSettings,
+  onlyPattern,
+  type ProbeOverrides,
+  readProbeSettings,
+} from "./probe-settings.ts";
 import { type ReportPaths, writeReports } from "./reports/index.ts";
 import { resolveRootCauses } from "./root-causes.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "./run-context.ts";
@@ -53,6 +59,8 @@ export interface CertifyOptions {
   cwd?: string;
   /** Where progress and the summary go (already masked). */
   print?: (line: string) => void;
+  /** `--seed`, `--depth`, `--only` (they win over H2H_SEED and H2H_DEPTH). */
+  probes?: ProbeOverrides;
 }
 
 export interface CertifyResult {
@@ -182,7 +190,8 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
   const initial = readSettings(env, cwd);
   const profile = await readProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
   const settings: Settings = withReferenceDefaults(initial, profile.name);
-  let masker = runMasker(settings);
+  const probes = readProbeSettings(env, options.probes);
+  let masker = runMasker({ ...settings, cardNumbers: profile.testCards });
   const print = (line: string) => (options.print ?? console.log)(masker.text(line));
 
   let provider: RunningReferenceProvider | undefined;
@@ -192,11 +201,12 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
     if (settings.baseUrl === undefined) provider = await startReferenceProvider({ port: 0 });
     sink = await startRunSink(settings, profile, join(runDir, "sink"));
     // The sink's token guards it against fake callbacks: it is masked like a secret.
-    masker = runMasker({ ...settings, sinkToken: sink.token });
+    masker = runMasker({ ...settings, sinkToken: sink.token, cardNumbers: profile.testCards });
     const baseUrl = settings.baseUrl ?? (provider as RunningReferenceProvider).url;
     print(
       `h2h-certify: certifying ${baseUrl}${provider ? " (bundled reference provider)" : ""} with profile "${profile.name}"`,
     );
+    print(`  ${describeProbeSettings(probes)}`);
     if (!settings.secondApiKey) print("  H2H_API_KEY_2 is not set: cross-merchant checks will be skipped");
 
     const runnerRecorder = new ExchangeRecorder("runner", masker, runDir);
@@ -230,7 +240,15 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
         runId,
         runDir,
         sink: { url: sink.url, token: sink.token, callbackUrl: sink.callbackUrl() },
+        probes: {
+          seed: probes.seed,
+          depth: probes.depth,
+          merchantOrderIdPrefix: probes.merchantOrderIdPrefix,
+        },
       };
+      // A run-wide check judges every exchange: --only it, and every spec still runs to make them.
+      const runWide = [envelopeRequestIdUnique.name, noServerError.name];
+      const testNamePattern = onlyPattern(probes.only.some((c) => runWide.includes(c)) ? [] : probes.only);
       const previousExitCode = process.exitCode;
       try {
         const vitest = await startVitest("test", [], {
@@ -240,6 +258,8 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
           reporters: [collector],
           watch: false,
           provide: { [RUN_CONTEXT_KEY]: runContext },
+          // --only: just the tests titled by those checks (the rest, and their setup, do not run).
+          ...(testNamePattern ? { testNamePattern } : {}),
           // A check may wait for a few requests in a row; the profile bounds each one.
           testTimeout: profile.timeouts.requestMs * 3 + 5_000,
           // Callback specs set their own, longer hook timeouts from the profile.
@@ -252,12 +272,24 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
       }
       checks.push(...collector.records);
       errors.push(...collector.runErrors);
+      if (probes.only.length > 0) {
+        // The tests --only left out are not part of this run's report.
+        const kept = checks.filter((c) => probes.only.includes(c.check));
+        checks.splice(0, checks.length, ...kept);
+      }
       if (collector.records.length === 0 && errors.length === 0)
         errors.push(`no contract spec ran (looked for ${SPEC_GLOB})`);
+      else if (probes.only.length > 0 && checks.length === 0 && !probes.only.some((c) => runWide.includes(c)))
+        errors.push(`no test of ${probes.only.join(", ")} ran for this target and profile`);
     }
 
     const exchanges = readRecordedExchanges(runDir);
-    if (unreachable === undefined) checks.push(...runWideChecks(exchanges, profile, masker));
+    if (unreachable === undefined)
+      checks.push(
+        ...runWideChecks(exchanges, profile, masker).filter(
+          (c) => probes.only.length === 0 || probes.only.includes(c.check),
+        ),
+      );
     // One cause per failure: each cause fails once per endpoint; the checks it blocked point at it.
     const resolved = resolveRootCauses(checks, exchanges, profile.informationalChecks);
     checks.splice(0, checks.length, ...resolved.records);
@@ -285,6 +317,12 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
         reference: provider !== undefined,
         profileName: profile.name,
         profilePath: settings.profilePath,
+      },
+      probes: {
+        seed: probes.seed,
+        depth: probes.depth,
+        merchantOrderIdPrefix: probes.merchantOrderIdPrefix,
+        only: [...probes.only],
       },
       verdict,
       errors,

@@ -98,7 +98,9 @@ describe("a copy-paste curl command", () => {
     expect(curl).not.toMatch(/authorization/i);
     // Masking the command again (as every report does) leaves it intact.
     expect(masker.text(curl)).toBe(curl);
-    expect(() => toCurl(request, masker.text, { bearerFrom: "$(rm -rf /)" })).toThrow("not an environment variable");
+    expect(() => toCurl(request, masker.text, { bearerFrom: "$(rm -rf /)" })).toThrow(
+      "not an environment variable",
+    );
   });
 
   it("quotes so that the shell hands curl the body byte for byte", () => {

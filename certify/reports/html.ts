@@ -7,6 +7,7 @@ import { describeRuleSource, type RecordedExchange } from "../../contract/index.
 import { type CallbackEvidence, relativeToTrigger } from "../callback-evidence.ts";
 import { failuresByRule, placeOf } from "../failures-by-rule.ts";
 import type { CheckRecord, RunReport } from "../run-model.ts";
+import { reproductionHtml } from "./reproduction.ts";
 
 export function escapeHtml(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -125,7 +126,7 @@ function checkRow(record: CheckRecord, index: number, lookups: Lookups): string 
     const source = record.ruleSource
       ? `<div class="meta">Source: ${escapeHtml(describeRuleSource(record.ruleSource))}</div>`
       : "";
-    evidence = `<div class="meta">Rule: ${escapeHtml(record.rule || "(not a registered check)")}</div>${source}${findingsTable(record)}${
+    evidence = `<div class="meta">Rule: ${escapeHtml(record.rule || "(not a registered check)")}</div>${source}${findingsTable(record)}${reproductionHtml(record, escapeHtml)}${
       blocks.length + callbacks.length > 0
         ? [...callbacks, ...blocks].join("")
         : '<div class="meta">No exchange was recorded for this check.</div>'

@@ -4,6 +4,7 @@
  * for what makes the target not conformant.
  */
 import type { CheckRecord, RunReport } from "../run-model.ts";
+import { reproductionLines } from "./reproduction.ts";
 
 export function escapeXml(text: string): string {
   return (
@@ -38,7 +39,14 @@ function testcase(record: CheckRecord, report: RunReport): string {
       .filter((e) => e !== undefined)
       .map((e) => `${e.request.method} ${e.request.url} -> HTTP ${e.response.status} (exchange ${e.id})`)
       .join("\n");
-    const body = [record.detail, record.rule && `rule: ${record.rule}`, evidence].filter(Boolean).join("\n");
+    const body = [
+      record.detail,
+      record.rule && `rule: ${record.rule}`,
+      evidence,
+      ...reproductionLines(record.reproduction),
+    ]
+      .filter(Boolean)
+      .join("\n");
     return `${open}>\n      <failure message="${escapeXml(record.detail)}" type="${escapeXml(record.check)}">${escapeXml(body)}</failure>\n    </testcase>`;
   }
   if (record.status === "failed") {

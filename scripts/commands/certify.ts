@@ -20,6 +20,22 @@ export const certify = defineCommand({
       description:
         "validate the profile (H2H_PROFILE), print it with every default filled in, and exit; sends nothing",
     },
+    seed: {
+      type: "number",
+      value: "N",
+      description: "seed of the generated inputs (default: H2H_SEED, else drawn and printed)",
+    },
+    depth: {
+      type: "string",
+      choices: ["quick", "thorough"],
+      description: "how many generated orders and probes: quick (default) or thorough (nightly)",
+    },
+    only: {
+      type: "string",
+      multiple: true,
+      value: "CHECK",
+      description: "run only this check (repeatable), e.g. --seed N --only semantics.amount-echoed",
+    },
   },
   environment: [
     "H2H_BASE_URL         target base URL (default: start the bundled reference provider)",
@@ -29,6 +45,8 @@ export const certify = defineCommand({
     "H2H_PROFILE          target profile file (default: fixtures/profiles/reference.json)",
     "H2H_SINK_PORT, H2H_SINK_PUBLIC_URL  where the webhook sink listens / the URL in metadata.webHook",
     "H2H_REPORT_DIR       where reports go (default: reports/)",
+    "H2H_SEED             seed of the generated inputs (--seed wins)",
+    "H2H_DEPTH            quick (default) or thorough (--depth wins)",
   ],
   exitCodes: {
     [EXIT.ok]: "conformant: every required check passed",
@@ -42,6 +60,7 @@ export const certify = defineCommand({
       await checkProfile();
       return EXIT.ok;
     }
-    return EXIT_OF_VERDICT[(await runCertification()).report.verdict];
+    const probes = { seed: options.seed, depth: options.depth, only: options.only };
+    return EXIT_OF_VERDICT[(await runCertification({ probes })).report.verdict];
   },
 });

@@ -27,6 +27,8 @@ export interface SpecTarget {
   /** The seven statuses of the seed plus the profile's own. */
   knownStatuses: readonly string[];
   runId: string;
+  /** The generated and stateful probes' seed, depth and merchantOrderID prefix. */
+  probes: RunContext["probes"];
   /** The second merchant's key, or undefined: cross-merchant checks are then skipped. */
   secondApiKey: string | undefined;
   masker: Masker;
@@ -63,7 +65,7 @@ export function loadSpecTarget(specFile: string): SpecTarget {
   const context = runContext();
   const { baseUrl, apiKey, profile } = context;
   const secondApiKey = context.secondApiKey ?? undefined;
-  const masker = runMasker({ ...context, sinkToken: context.sink.token });
+  const masker = runMasker({ ...context, sinkToken: context.sink.token, cardNumbers: profile.testCards });
   const source = basename(new URL(specFile).pathname).replace(/\.spec\.ts$/, "");
   const recorder = new ExchangeRecorder(source, masker, context.runDir);
   const makeClient = (key: string) =>
@@ -84,6 +86,7 @@ export function loadSpecTarget(specFile: string): SpecTarget {
     contract: buildContract(profile.gaps),
     knownStatuses: [...ORDER_STATUSES, ...profile.gaps.extraStatuses],
     runId: context.runId,
+    probes: context.probes,
     secondApiKey,
     masker,
     recorder,

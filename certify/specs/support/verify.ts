@@ -12,7 +12,7 @@ import {
   type RejectionInput,
   requirementOf,
 } from "../../../contract/index.ts";
-import type { BlockedBy, CallbackTimeline, CheckMeta } from "../../run-context.ts";
+import type { BlockedBy, CallbackTimeline, CheckMeta, Reproduction } from "../../run-context.ts";
 import type { SpecTarget } from "./target.ts";
 
 /** The minimum of Vitest's test context that verify needs. */
@@ -27,6 +27,8 @@ export class CheckFailure extends Error {
 export interface VerifyExtra {
   informationalReason?: string;
   timeline?: CallbackTimeline;
+  /** How to reproduce the failure of a generated or stateful probe; recorded only when the check fails. */
+  reproduction?: Reproduction;
   /**
    * The exchange whose answer the check judges (default: the last of `evidence`); null when it
    * judges none (callbacks). When that answer is not JSON or not an envelope, the check is not
@@ -96,8 +98,24 @@ export function verify<Input>(
     outcome: outcome.ok ? "passed" : "failed",
     detail,
     ...(findings ? { findings } : {}),
+    ...(!outcome.ok && extra.reproduction
+      ? { reproduction: maskedReproduction(target, extra.reproduction) }
+      : {}),
   };
   if (!outcome.ok && requirement.required) throw new CheckFailure(`${check.name}: ${detail}`);
+}
+
+/** A reproduction with every text passed through the run's masker (the curl, the request, the steps). */
+function maskedReproduction(target: SpecTarget, reproduction: Reproduction): Reproduction {
+  const mask = (text: string) => target.masker.text(text);
+  return {
+    ...reproduction,
+    command: mask(reproduction.command),
+    ...(reproduction.request !== undefined ? { request: mask(reproduction.request) } : {}),
+    ...(reproduction.curl !== undefined ? { curl: mask(reproduction.curl) } : {}),
+    ...(reproduction.shrunk ? { shrunk: reproduction.shrunk.map(mask) } : {}),
+    ...(reproduction.steps ? { steps: reproduction.steps.map(mask) } : {}),
+  };
 }
 
 /**
