@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
+import { CHECK_REGISTRY } from "../contract/index.ts";
 import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
 import { FAULTS, type Fault, startReferenceProvider } from "../fixtures/reference-provider/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
@@ -28,6 +29,11 @@ export interface MutantResult {
   failedChecks: string[];
   /** Checks the fault names that did not fail. */
   missedChecks: string[];
+  /**
+   * For a fault only one probe is to see (`Fault.probe`): the fault's checks that failed in another
+   * spec file too, so that the suite without that probe would not have passed it.
+   */
+  caughtOutsideProbe: string[];
   exitCode: number | null;
   durationMs: number;
   /** Why the run could not be judged, when it could not. */
@@ -91,7 +97,14 @@ async function runOne(
     processingDelayMs: FAST_PROCESSING_DELAY_MS,
     callbackRetryDelaysMs: FAST_RETRY_DELAYS_MS,
   });
-  const base = { subject, fault, reportDir, failedChecks: [] as string[], missedChecks: [] as string[] };
+  const base = {
+    subject,
+    fault,
+    reportDir,
+    failedChecks: [] as string[],
+    missedChecks: [] as string[],
+    caughtOutsideProbe: [] as string[],
+  };
   try {
     await mkdir(reportDir, { recursive: true });
     const { exitCode, output } = await runCertifyChild({
@@ -134,12 +147,30 @@ async function runOne(
         durationMs: Date.now() - started,
       };
     }
-    const missedChecks = fault.detectedBy.filter((name) => !failedChecks.includes(name));
-    const killed = missedChecks.length === 0 && exitCode === 1;
+    // A warning never fails a verdict, but it catches a fault when it fails (callbacks.exactly-once).
+    const failedWarnings = report.checks
+      .filter((c) => c.status === "failed" && !c.required && CHECK_REGISTRY.get(c.check)?.warning === true)
+      .map((c) => c.check);
+    const caught = new Set([...failedChecks, ...failedWarnings]);
+    const missedChecks = fault.detectedBy.filter((name) => !caught.has(name));
+    const caughtOutsideProbe = fault.probe
+      ? [
+          ...new Set(
+            report.checks
+              .filter(
+                (c) =>
+                  c.status === "failed" && fault.detectedBy.includes(c.check) && c.source !== fault.probe,
+              )
+              .map((c) => `${c.check} (${c.source})`),
+          ),
+        ].sort()
+      : [];
+    const killed = missedChecks.length === 0 && caughtOutsideProbe.length === 0 && exitCode === 1;
     return {
       ...base,
       failedChecks,
       missedChecks,
+      caughtOutsideProbe,
       outcome: killed ? "killed" : "survived",
       exitCode,
       durationMs: Date.now() - started,
@@ -209,7 +240,7 @@ export function renderMutationTable(results: readonly MutantResult[]): string {
       r.outcome === "error"
         ? `ERROR: ${r.error ?? ""}`
         : r.outcome === "survived"
-          ? `missed: ${r.missedChecks.join(", ")}; failed: ${r.failedChecks.join(", ") || "none"}`
+          ? `missed: ${r.missedChecks.join(", ") || "none"}${r.caughtOutsideProbe.length > 0 ? `; caught outside its probe ${r.fault?.probe}: ${r.caughtOutsideProbe.join(", ")}` : ""}; failed: ${r.failedChecks.join(", ") || "none"}`
           : r.failedChecks.join(", ") || "-";
     lines.push(
       `${r.subject.padEnd(width)}  ${(r.fault?.category ?? "-").padEnd(10)}  ${r.outcome.padEnd(14)}  ${detail}`,
