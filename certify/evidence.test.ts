@@ -30,9 +30,12 @@ import type { RunReport } from "./run-model.ts";
 
 const script = fileURLToPath(new URL("../scripts/certify.ts", import.meta.url));
 
-function certify(env: Record<string, string>): Promise<{ exitCode: number | null; output: string }> {
+function certify(
+  env: Record<string, string>,
+  args: readonly string[] = [],
+): Promise<{ exitCode: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", script], {
+    const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
       env: { ...process.env, H2H_API_KEY_2: "", H2H_SEED: "11", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -267,6 +270,54 @@ describe("callbacks as evidence", () => {
       ]);
       expect(output).toMatch(/warning: the profile declares a sandbox clock, but POST/);
       expect(html).toContain('<div class="warnings"><b>Warnings:</b>');
+    } finally {
+      await provider.stop();
+    }
+  }, 120_000);
+});
+
+describe("a sandbox clock the profile requires", () => {
+  it("fails callbacks.sandbox-clock when it does not answer, and the expiry checks wait on it (no warning, no waiting)", async () => {
+    const provider = await startReferenceProvider({ port: 0, processingDelayMs: 50 });
+    const proxy = withoutClock(provider.url);
+    servers.push(proxy);
+    try {
+      const baseUrl = await listen(proxy);
+      const dir = mkdtempSync(join(tmpdir(), "h2h-evidence-"));
+      const started = Date.now();
+      const only = ["callbacks.sandbox-clock", "callbacks.arrives", "callbacks.names-status"];
+      const { exitCode, output } = await certify(
+        {
+          H2H_BASE_URL: baseUrl,
+          H2H_API_KEY: REFERENCE_API_KEYS.merchant1,
+          H2H_CALLBACK_SECRET: REFERENCE_CALLBACK_SECRET,
+          H2H_PROFILE: profileWith(dir, (p) => {
+            p.sandboxClock = "required";
+          }),
+          H2H_REPORT_DIR: dir,
+        },
+        only.flatMap((check) => ["--only", check]),
+      );
+      expect(exitCode, output).toBe(1);
+      const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
+      for (const kind of ["mobile commerce", "quasi-ecom"]) {
+        const endpoint = `callbacks (${kind})`;
+        const at = (check: string, label: string) =>
+          report.checks.find((c) => c.endpoint === endpoint && c.check === check && c.case === label);
+        expect(at("callbacks.sandbox-clock", "expired")).toMatchObject({ status: "failed", required: true });
+        for (const check of ["callbacks.arrives", "callbacks.names-status"]) {
+          expect(at(check, "expired")).toMatchObject({
+            status: "not evaluated",
+            blockedBy: { check: "callbacks.sandbox-clock", case: "expired" },
+          });
+          expect(at(check, "succeeded")?.status).toBe("passed");
+        }
+      }
+      expect(report.warnings).toEqual([]);
+      expect(report.errors).toEqual([]);
+      // It did not wait out the 30 s lifetime.
+      expect(Date.now() - started).toBeLessThan(30_000 + 20_000);
+      expect(report.durationMs).toBeLessThan(30_000);
     } finally {
       await provider.stop();
     }
