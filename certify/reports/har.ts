@@ -2,6 +2,7 @@
 import type { RecordedExchange } from "../../contract/index.ts";
 import { type CallbackEvidence, relativeToTrigger } from "../callback-evidence.ts";
 import type { RunReport } from "../run-model.ts";
+import { probeSettingsLine } from "./reproduction.ts";
 
 const STATUS_TEXT: Record<number, string> = {
   200: "OK",
@@ -121,7 +122,7 @@ export function renderHar(report: RunReport): string {
       log: {
         version: "1.2",
         creator: { name: report.tool.name, version: report.tool.version },
-        comment: `h2h-certify run ${report.runId} against ${report.target.baseUrl}; secrets masked`,
+        comment: `h2h-certify run ${report.runId} against ${report.target.baseUrl}${report.probes ? `; ${probeSettingsLine(report)}` : ""}; secrets masked`,
         // Exchanges the suite made, and callbacks the provider made, in the order they happened.
         entries: [...report.exchanges.map(entry), ...report.callbacks.map(callbackEntry)].sort((a, b) =>
           a.startedDateTime.localeCompare(b.startedDateTime),

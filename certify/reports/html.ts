@@ -7,7 +7,7 @@ import { describeRuleSource, type RecordedExchange } from "../../contract/index.
 import { type CallbackEvidence, relativeToTrigger } from "../callback-evidence.ts";
 import { failuresByRule, placeOf } from "../failures-by-rule.ts";
 import type { CheckRecord, RunReport } from "../run-model.ts";
-import { reproductionHtml } from "./reproduction.ts";
+import { probeSettingsLine, reproductionHtml } from "./reproduction.ts";
 
 export function escapeHtml(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -281,6 +281,7 @@ ${rows}
 <p class="meta">Target <code>${escapeHtml(report.target.baseUrl)}</code>${report.target.reference ? " (bundled reference provider)" : ""} ·
 profile <code>${escapeHtml(report.target.profileName)}</code> (${escapeHtml(report.target.profilePath)}) · run <code>${escapeHtml(report.runId)}</code> ·
 ${escapeHtml(report.startedAt)} · ${(report.durationMs / 1000).toFixed(1)} s · ${escapeHtml(report.tool.name)} ${escapeHtml(report.tool.version)}</p>
+${report.probes ? `<p class="meta">Generated inputs: ${escapeHtml(probeSettingsLine(report))}</p>` : ""}
 <p>${totals.passed} passed, ${totals.failed} failed (${totals.failedRequired} required), ${totals.notEvaluated} not evaluated, ${totals.skipped} skipped;
 ${report.exchanges.length} exchanges and ${report.callbacks.length} callbacks recorded. Card numbers (all but the last 4 digits), CVCs, API keys, callback secrets and the sink's token are masked.</p>
 ${errors}

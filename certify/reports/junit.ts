@@ -4,7 +4,7 @@
  * for what makes the target not conformant.
  */
 import type { CheckRecord, RunReport } from "../run-model.ts";
-import { reproductionLines } from "./reproduction.ts";
+import { probeProperties, reproductionLines } from "./reproduction.ts";
 
 export function escapeXml(text: string): string {
   return (
@@ -62,6 +62,7 @@ export function renderJunit(report: RunReport): string {
     const time = records.reduce((sum, c) => sum + c.durationMs, 0);
     return [
       `  <testsuite name="${escapeXml(entry.endpoint)}" tests="${records.length}" failures="${failures}" errors="0" skipped="${entry.skipped + entry.notEvaluated}" time="${junitTime(time)}" timestamp="${report.startedAt}">`,
+      ...probeProperties(report, escapeXml),
       ...records.map((r) => testcase(r, report)),
       "  </testsuite>",
     ].join("\n");

@@ -3,7 +3,7 @@
  * it: the seed, the command that re-runs just that check, the minimal request, a copy-paste curl.
  */
 import type { Reproduction } from "../run-context.ts";
-import type { CheckRecord } from "../run-model.ts";
+import type { CheckRecord, RunReport } from "../run-model.ts";
 
 /** The reproduction as plain lines (JUnit, console). */
 export function reproductionLines(reproduction: Reproduction | undefined): string[] {
@@ -34,4 +34,29 @@ export function reproductionHtml(record: CheckRecord, escapeHtml: (text: string)
       ? `<p><b>curl</b> (the key comes from <code>$H2H_API_KEY</code>)</p><pre>${escapeHtml(r.curl)}</pre>`
       : ""
   }</details>`;
+}
+
+/** The run's seed, depth and merchantOrderID prefix, as every report shows them; "" without them. */
+export function probeSettingsLine(report: RunReport): string {
+  const probes = report.probes;
+  if (!probes) return "";
+  return `seed ${probes.seed} · depth ${probes.depth} · merchantOrderID prefix ${probes.merchantOrderIdPrefix}${
+    probes.only.length > 0 ? ` · only ${probes.only.join(", ")}` : ""
+  } (npm run certify -- --seed ${probes.seed} sends the same generated requests)`;
+}
+
+/** The same as JUnit properties of a testsuite. */
+export function probeProperties(report: RunReport, escapeXml: (text: string) => string): string[] {
+  const probes = report.probes;
+  if (!probes) return [];
+  const property = (name: string, value: string) =>
+    `      <property name="${escapeXml(name)}" value="${escapeXml(value)}"/>`;
+  return [
+    "    <properties>",
+    property("h2h.seed", String(probes.seed)),
+    property("h2h.depth", probes.depth),
+    property("h2h.merchantOrderIdPrefix", probes.merchantOrderIdPrefix),
+    ...(probes.only.length > 0 ? [property("h2h.only", probes.only.join(","))] : []),
+    "    </properties>",
+  ];
 }
