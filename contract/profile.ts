@@ -317,6 +317,8 @@ export const ProfileSchema = annotated({
     amountPath: z.string().min(1).optional(),
     currencyPath: z.string().min(1).optional(),
     merchantOrderIdPath: z.string().min(1).optional(),
+    /** Where a callback says when its status was entered: orders callbacks that arrive out of order. */
+    dateUpdatedPath: z.string().min(1).optional(),
     signature: Signature.default({ scheme: "none" }),
     /** A documented retry policy turns the retry observation into a check. */
     retryPolicy: annotated({

@@ -33,6 +33,7 @@ import type { StoredCallback } from "../../webhook-sink/index.ts";
 import { callbackId } from "../callback-evidence.ts";
 import type { BlockedBy, CallbackTimeline } from "../run-context.ts";
 import { type CreatedOrder, confirm, createOrder, orderIdOf } from "./support/orders.ts";
+import { callbacksAfterQuiet, duplicateWindowMs, extraAttemptWindowMs } from "./support/settle-windows.ts";
 import { type Settled, settle, settledValue } from "./support/settled.ts";
 import { titled } from "./support/shared-specs.ts";
 import { loadSpecTarget } from "./support/target.ts";
@@ -40,8 +41,6 @@ import { verify } from "./support/verify.ts";
 
 const target = loadSpecTarget(import.meta.url);
 const { profile } = target;
-/** After the expected callbacks arrived, how long to keep listening for duplicates. */
-const SETTLE_MS = 500;
 
 interface Observed {
   scenario: CallbackScenario;
@@ -66,8 +65,6 @@ function triggerDelayMs(status: CallbackStatus): number {
   if ("manual" in trigger) return trigger.waitSeconds * 1000;
   return 0;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** What arrived for one order, as the report's callback timeline shows it. */
 function timelineOf(
@@ -186,8 +183,9 @@ async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observe
     // The appeal follows a failed_by_terminal callback, if the target sends one: wait for the appeal itself.
     await sink.client.waitFor({ runId: tag, status }, { timeoutMs: remaining() });
   }
-  if (!first.timedOut) await sleep(SETTLE_MS);
-  const callbacks = await sink.client.list({ runId: tag });
+  const callbacks = first.timedOut
+    ? await sink.client.list({ runId: tag })
+    : await callbacksAfterQuiet(sink, tag, duplicateWindowMs(profile));
 
   const scenario: CallbackScenario = {
     ...emptyScenario(kind, orderId, status, order),
@@ -228,6 +226,7 @@ function emptyScenario(
       ...(profile.callbacks.merchantOrderIdPath
         ? { merchantOrderId: profile.callbacks.merchantOrderIdPath }
         : {}),
+      ...(profile.callbacks.dateUpdatedPath ? { dateUpdated: profile.callbacks.dateUpdatedPath } : {}),
     },
     order: {
       amount: Number(order.request.amount),
@@ -263,6 +262,8 @@ const isJsonObject = (value: unknown) => typeof value === "object" && value !== 
 
 interface RetryObserved {
   attemptsAtMs: number[];
+  /** How late the sink may have stamped those attempts (its own longest stall meanwhile). */
+  observerStallMs: number;
   evidence: Exchange[];
   callbacks: string[];
   timeline: CallbackTimeline;
@@ -271,6 +272,14 @@ interface RetryObserved {
 const retryPolicy = profile.callbacks.retryPolicy;
 const retryWaitMs =
   (retryPolicy ? retryPolicy.delaysMs.reduce((sum, d) => sum + d, 0) : 0) + profile.timeouts.callbackMs;
+
+/** The sink's own longest stall while these callbacks arrived: how late it may have stamped them. */
+async function observerStallMs(sink: ReturnType<typeof target.sink>, callbacks: StoredCallback[]) {
+  const first = callbacks[0];
+  const last = callbacks.at(-1);
+  if (!first || !last) return 0;
+  return (await sink.client.stalls(first.receivedAtMs, last.receivedAtMs)).maxStallMs;
+}
 
 /** One order whose every delivery the sink refuses (503), so every attempt the target makes shows. */
 async function observeRetries(): Promise<RetryObserved> {
@@ -290,10 +299,12 @@ async function observeRetries(): Promise<RetryObserved> {
     { runId: tag },
     { timeoutMs: retryWaitMs, minCount: retryPolicy?.attempts ?? 2 },
   );
-  if (!result.timedOut) await sleep(SETTLE_MS);
-  const callbacks = await sink.client.list({ runId: tag });
+  const callbacks = result.timedOut
+    ? await sink.client.list({ runId: tag })
+    : await callbacksAfterQuiet(sink, tag, extraAttemptWindowMs(profile));
   return {
     attemptsAtMs: callbacks.map((c) => c.receivedAtMs),
+    observerStallMs: await observerStallMs(sink, callbacks),
     evidence: [order.exchange, confirmed],
     callbacks: callbacks.map((c) => callbackId(c.seq)),
     timeline: timelineOf(
@@ -394,7 +405,7 @@ describe("callbacks (retries)", () => {
       ctx,
       target,
       callbacksRetryPolicy,
-      { attemptsAtMs: seen.attemptsAtMs, policy: retryPolicy },
+      { attemptsAtMs: seen.attemptsAtMs, policy: retryPolicy, observerStallMs: seen.observerStallMs },
       seen.evidence,
       {
         subject: null,

@@ -40,6 +40,8 @@ export interface CallbackScenario {
     amount?: string;
     currency?: string;
     merchantOrderId?: string;
+    /** Where a callback says when the order entered its status (the order of events, not of arrival). */
+    dateUpdated?: string;
   };
   /** What the order was created with. */
   order: { amount: number; currency: string; merchantOrderID: string | null };
@@ -226,27 +228,51 @@ export const callbacksExactlyOnce = defineCheck<CallbackScenario>(
   },
 );
 
+/** When a callback says its status was entered, in ms since the epoch, if it says so readably. */
+function enteredAtMs(callback: ObservedCallback, path: string | undefined): number | undefined {
+  if (path === undefined) return undefined;
+  const value = readPath(callback.json, path);
+  const ms = typeof value === "string" ? Date.parse(value) : Number.NaN;
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
 export const callbacksAppealAfterFailure = defineCheck<CallbackScenario>(
   "callbacks.appeal-after-failure",
   "callbacks",
-  "For succeeded_by_appeal, a failed_by_terminal callback, if sent, came first.",
+  "For succeeded_by_appeal, a failed_by_terminal callback, if sent, came first: by the time each callback says its status was entered (the profile's date path), else by arrival.",
   (scenario) => {
     const appeal = ofStatus(scenario)[0];
     if (!appeal) return fail("no succeeded_by_appeal callback arrived");
     const failure = scenario.callbacks.find((c) => statusOf(scenario, c) === STATUS.failed_by_terminal);
     if (!failure) return pass("no failed_by_terminal callback was sent (allowed)");
+    // Two deliveries sent moments apart may arrive in either order: HTTP keeps no order between
+    // them, and a merchant orders them by the time they carry. Only without one does arrival decide.
+    const path = scenario.paths.dateUpdated;
+    const failedAt = enteredAtMs(failure, path);
+    const appealedAt = enteredAtMs(appeal, path);
+    if (failedAt !== undefined && appealedAt !== undefined) {
+      return failedAt <= appealedAt
+        ? pass(
+            `failed_by_terminal entered ${inSeconds(appealedAt - failedAt)} before succeeded_by_appeal (${path}); arrived ${inSeconds(Math.abs(appeal.receivedAtMs - failure.receivedAtMs))} ${failure.receivedAtMs <= appeal.receivedAtMs ? "before" : "after"} it`,
+          )
+        : fail(
+            `failed_by_terminal says it was entered ${inSeconds(failedAt - appealedAt)} after succeeded_by_appeal (${path})`,
+          );
+    }
+    const by = path ? ` (by arrival: ${path} is not a readable date in both)` : " (by arrival)";
     return failure.receivedAtMs <= appeal.receivedAtMs
       ? pass(
-          `failed_by_terminal ${inSeconds(appeal.receivedAtMs - failure.receivedAtMs)} before succeeded_by_appeal`,
+          `failed_by_terminal ${inSeconds(appeal.receivedAtMs - failure.receivedAtMs)} before succeeded_by_appeal${by}`,
         )
       : fail(
-          `failed_by_terminal arrived ${inSeconds(failure.receivedAtMs - appeal.receivedAtMs)} after succeeded_by_appeal`,
+          `failed_by_terminal arrived ${inSeconds(failure.receivedAtMs - appeal.receivedAtMs)} after succeeded_by_appeal${by}`,
         );
   },
   {
     source: {
       kind: "reading",
-      reason: "§3 names both statuses; an appeal reverses a failure, so it is read as coming after it",
+      reason:
+        "§3 names both statuses; an appeal reverses a failure, so it is read as coming after it (HTTP keeps no order between two deliveries: the times the callbacks carry decide)",
     },
   },
 );
@@ -256,13 +282,18 @@ export interface RetryObservation {
   attemptsAtMs: number[];
   /** The target's documented policy, when the profile declares one. */
   policy?: { attempts: number; delaysMs: number[]; toleranceMs: number } | undefined;
+  /**
+   * How late the observer (the webhook sink) may have stamped these arrivals: the longest stall
+   * of its process meanwhile. Each interval is then known only to within that much more.
+   */
+  observerStallMs?: number | undefined;
 }
 
 export const callbacksRetryPolicy = defineCheck<RetryObservation>(
   "callbacks.retry-policy",
   "callbacks",
-  "A refused callback is retried: how often and after how long (the seed shows no policy; checked against the profile's when it declares one).",
-  ({ attemptsAtMs, policy }) => {
+  "A refused callback is retried: how often and after how long (the seed shows no policy; checked against the profile's when it declares one, within its tolerance and the sink's own measured lateness).",
+  ({ attemptsAtMs, policy, observerStallMs = 0 }) => {
     const gaps = attemptsAtMs.slice(1).map((at, i) => at - (attemptsAtMs[i] as number));
     const seen = `${attemptsAtMs.length} attempt(s)${gaps.length > 0 ? `, retried after ${gaps.map(inSeconds).join(", ")}` : ""}`;
     if (!policy)
@@ -272,16 +303,20 @@ export const callbacksRetryPolicy = defineCheck<RetryObservation>(
     const problems: string[] = [];
     if (attemptsAtMs.length !== policy.attempts)
       problems.push(`${attemptsAtMs.length} attempts, the policy says ${policy.attempts}`);
+    // The sink's own lateness is not the target's: an interval between two stamps is off by at
+    // most the longest stall of the sink meanwhile, and is judged with that much more room.
+    const slack = policy.toleranceMs + observerStallMs;
+    const within = `± ${inSeconds(policy.toleranceMs)}${observerStallMs > 0 ? ` (+ ${inSeconds(observerStallMs)}, the sink's own stall meanwhile)` : ""}`;
     gaps.forEach((gap, i) => {
       const expected = policy.delaysMs[i];
-      if (expected !== undefined && Math.abs(gap - expected) > policy.toleranceMs) {
+      if (expected !== undefined && Math.abs(gap - expected) > slack) {
         problems.push(
-          `retry ${i + 1} after ${inSeconds(gap)}, the policy says ${inSeconds(expected)} ± ${inSeconds(policy.toleranceMs)}`,
+          `retry ${i + 1} after ${inSeconds(gap)}, the policy says ${inSeconds(expected)} ${within}`,
         );
       }
     });
     return problems.length === 0
-      ? pass(`${seen}, as the policy says`)
+      ? pass(`${seen}, as the policy says (${within})`)
       : fail(`${seen}: ${problems.join("; ")}`);
   },
   {

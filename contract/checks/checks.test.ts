@@ -186,6 +186,7 @@ const PROBE_CASES: Record<string, Case> = {
   },
 };
 // --- end of the issue-10 cases --------------------------------------------------------------------
+
 const CASES: Record<string, Case> = {
   ...PROBE_CASES,
   "callbacks.arrives": {
@@ -304,11 +305,39 @@ const CASES: Record<string, Case> = {
     good: [
       scenario("succeeded_by_appeal", [cb("failed_by_terminal", 1), cb("succeeded_by_appeal", 300)]),
       scenario("succeeded_by_appeal", [cb("succeeded_by_appeal", 300)]),
+      // Sent 50 ms apart, arrived the other way round: the times they carry decide.
+      scenario(
+        "succeeded_by_appeal",
+        [
+          cb("succeeded_by_appeal", 1, { dateUpdated: "2026-01-01T00:00:00.100Z" }),
+          cb("failed_by_terminal", 1, { dateUpdated: "2026-01-01T00:00:00.050Z" }),
+        ],
+        { paths: { id: "id", status: "status", dateUpdated: "dateUpdated" } },
+      ),
     ],
     bad: [
       [
         scenario("succeeded_by_appeal", [cb("succeeded_by_appeal", 1), cb("failed_by_terminal", 500)]),
-        /failed_by_terminal arrived 0\.50 s after succeeded_by_appeal/,
+        /failed_by_terminal arrived 0\.50 s after succeeded_by_appeal \(by arrival\)/,
+      ],
+      [
+        scenario(
+          "succeeded_by_appeal",
+          [
+            cb("failed_by_terminal", 1, { dateUpdated: "2026-01-01T00:00:00.300Z" }),
+            cb("succeeded_by_appeal", 2, { dateUpdated: "2026-01-01T00:00:00.100Z" }),
+          ],
+          { paths: { id: "id", status: "status", dateUpdated: "dateUpdated" } },
+        ),
+        /failed_by_terminal says it was entered 0\.20 s after succeeded_by_appeal \(dateUpdated\)/,
+      ],
+      [
+        scenario(
+          "succeeded_by_appeal",
+          [cb("succeeded_by_appeal", 1, { dateUpdated: "soon" }), cb("failed_by_terminal", 500)],
+          { paths: { id: "id", status: "status", dateUpdated: "dateUpdated" } },
+        ),
+        /arrived 0\.50 s after succeeded_by_appeal \(by arrival: dateUpdated is not a readable date in both\)/,
       ],
       [
         scenario("succeeded_by_appeal", [cb("failed_by_terminal", 1)]),
@@ -323,6 +352,12 @@ const CASES: Record<string, Case> = {
         policy: { attempts: 5, delaysMs: [500, 1000, 2000, 4000], toleranceMs: 300 },
       },
       { attemptsAtMs: [0, 800] },
+      // Late by 0.25 s with a tolerance of 0.15 s, while the sink itself stood still for 0.12 s.
+      {
+        attemptsAtMs: [0, 100, 300, 600, 1250],
+        policy: { attempts: 5, delaysMs: [100, 200, 300, 400], toleranceMs: 150 },
+        observerStallMs: 120,
+      },
     ],
     bad: [
       [{ attemptsAtMs: [0] }, /1 attempt\(s\): a refused callback was not retried/],
@@ -336,6 +371,15 @@ const CASES: Record<string, Case> = {
       [
         { attemptsAtMs: [0, 100], policy: { attempts: 2, delaysMs: [500], toleranceMs: 300 } },
         /retry 1 after 0\.10 s, the policy says 0\.50 s ± 0\.30 s/,
+      ],
+      // The sink's stall widens the room by its length, no more: 0.65 s is 0.25 s + 0.11 s late.
+      [
+        {
+          attemptsAtMs: [0, 100, 300, 600, 1250],
+          policy: { attempts: 5, delaysMs: [100, 200, 300, 400], toleranceMs: 150 },
+          observerStallMs: 90,
+        },
+        /retry 4 after 0\.65 s, the policy says 0\.40 s ± 0\.15 s \(\+ 0\.09 s, the sink's own stall meanwhile\)/,
       ],
     ],
   },
