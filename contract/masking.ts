@@ -65,8 +65,13 @@ export function createMasker({ secrets, cardNumbers = [] }: MaskerSecrets): Mask
     // "cvc": "123" in JSON, whatever the value; and the same inside a JSON string (\"cvc\":\"123\").
     out = out.replace(/("cvc"\s*:\s*)("(?:[^"\\]|\\.)*"|\d+)/gi, `$1"${MASK}"`);
     out = out.replace(/(\\"cvc\\"\s*:\s*)(\\"(?:[^"\\]|\\[^"])*\\"|\d+)/gi, `$1\\"${MASK}\\"`);
-    // Bearer tokens, whatever their value (never eating a backslash, which would break JSON escapes).
-    out = out.replace(/(Bearer\s+)[^\s",\\]+/gi, `$1${MASK}`);
+    // Bearer tokens, whatever their value (never eating a backslash, which would break JSON escapes),
+    // but a reference to an environment variable (`--oauth2-bearer "$H2H_API_KEY"` in a curl command,
+    // its quotes HTML-escaped or not) is no secret: it stays, so the command runs as pasted.
+    out = out.replace(
+      /(Bearer\s+)(?!(?:"|&quot;)?\$\{?[A-Z_][A-Z0-9_]*\}?(?:"|&quot;)?(?![^\s",\\]))[^\s",\\]+/gi,
+      `$1${MASK}`,
+    );
     return out;
   }
 

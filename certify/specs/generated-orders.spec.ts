@@ -50,6 +50,7 @@ import {
   shrinkRequest,
 } from "../../contract/index.ts";
 import type { StoredCallback } from "../../webhook-sink/index.ts";
+import { callbackId } from "../callback-evidence.ts";
 import {
   callbacksOf,
   cardExpiryBase,
@@ -375,7 +376,9 @@ function caseOf(p: Probe, entry: Judged<unknown>): JudgedCase<unknown> {
     label: p.order.name,
     input: entry.input(p),
     evidence,
-    ...(entry.stage === "callback" ? { subject: null } : {}),
+    ...(entry.stage === "callback"
+      ? { subject: null, callbacks: p.callbacks.map((c) => callbackId(c.seq)) }
+      : {}),
     reproduce:
       entry.stage === "callback"
         ? async () =>

@@ -47,6 +47,7 @@ import {
 } from "../../contract/index.ts";
 import { ORDER_KIND_TAGS } from "../../fixtures/index.ts";
 import type { StoredCallback } from "../../webhook-sink/index.ts";
+import { callbackId } from "../callback-evidence.ts";
 import { orderRequest } from "./support/orders.ts";
 import { curlOf, mapLimit, reproductionOf, sleep } from "./support/probes.ts";
 import { type Settled, settle, settledValue } from "./support/settled.ts";
@@ -376,6 +377,7 @@ for (const kind of ORDER_KINDS) {
         const run = runOf(pair);
         verify(ctx, target, callbacksFollowLifecycle, callbacksInput(run), run.exchanges, {
           subject: null,
+          callbacks: run.callbacks.map((c) => callbackId(c.seq)),
           reproduction: reproduction(callbacksFollowLifecycle.name, run, pair),
         });
       });

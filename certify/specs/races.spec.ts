@@ -18,6 +18,7 @@ import {
 } from "../../contract/index.ts";
 import { ORDER_KIND_TAGS } from "../../fixtures/index.ts";
 import type { StoredCallback } from "../../webhook-sink/index.ts";
+import { callbackId } from "../callback-evidence.ts";
 import { orderRequest } from "./support/orders.ts";
 import { callbacksOf, curlOf, reproductionOf } from "./support/probes.ts";
 import { type Settled, settle, settledValue } from "./support/settled.ts";
@@ -136,6 +137,7 @@ for (const kind of ORDER_KINDS) {
           [order, ...confirmations],
           {
             subject: null,
+            callbacks: callbacks.map((c) => callbackId(c.seq)),
             reproduction: reproductionOf(target, callbacksOneFinalAfterConcurrentConfirmations.name, {
               steps: [
                 `create an order with a webHook, then confirm it ${n} times at once; count its final callbacks`,

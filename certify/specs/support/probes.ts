@@ -154,6 +154,8 @@ export interface JudgedCase<Input> {
   evidence: readonly (Exchange | undefined)[];
   /** The exchange whose answer the check judges (default: the last of evidence); null: none. */
   subject?: Exchange | null;
+  /** Ids of the callbacks the case looks at (`callback-<seq>`). */
+  callbacks?: string[];
   /** Called for the first failing case only (it may send requests to shrink it). */
   reproduce?: () => Promise<Reproduction>;
 }
@@ -186,6 +188,7 @@ export async function verifyEach<Input>(
   try {
     verify(ctx, target, check, shown.input, shown.evidence, {
       ...(shown.subject !== undefined ? { subject: shown.subject } : {}),
+      ...(shown.callbacks ? { callbacks: shown.callbacks } : {}),
       ...(reproduction ? { reproduction } : {}),
     });
   } finally {
