@@ -72,12 +72,16 @@ interface Sent {
 }
 
 let serial = 0;
+/** Every group's sending; all run side by side, before any test of the file. */
+const sends: (() => Promise<void>)[] = [];
+/** Requests in flight per group (six groups at once with the reference profile). */
+const GROUP_CONCURRENCY = Math.ceil(PROBE_CONCURRENCY / 2);
 
 /** Sends each case as it is; the base's merchantOrderID is made unique again for each, so a case is never refused as a duplicate. */
 async function sendCreations(method: OrderMethod, cases: readonly NegativeCase[]): Promise<Sent[]> {
   const base = bases.get(method.methodID);
   const unique = `${merchantOrderIdPrefix}-${method.methodID}-0`;
-  return mapLimit(cases, PROBE_CONCURRENCY, async (testCase) => {
+  return mapLimit(cases, GROUP_CONCURRENCY, async (testCase) => {
     const body =
       testCase.path !== "merchantOrderID" && typeof testCase.body === "object" && testCase.body !== null
         ? withFreshMerchantOrderId(
@@ -96,7 +100,7 @@ async function sendCreations(method: OrderMethod, cases: readonly NegativeCase[]
 
 /** Confirm cases: each on an order of its own that awaits confirmation, so one accepted case spoils no other. */
 async function sendConfirmations(kind: OrderKind, cases: readonly NegativeCase[]): Promise<Sent[]> {
-  return mapLimit(cases, PROBE_CONCURRENCY, async (testCase) => {
+  return mapLimit(cases, GROUP_CONCURRENCY, async (testCase) => {
     const order = await createOrder(target, kind);
     const id = dataOf(order.exchange.response.json)?.id;
     if (typeof id !== "string")
@@ -115,7 +119,7 @@ function negativeTests(
   scope: string,
 ): void {
   let sent: Settled<Sent[]> | undefined;
-  beforeAll(async () => {
+  sends.push(async () => {
     sent = await settle(send());
   });
   const answerTo = (testCase: NegativeCase) => {
@@ -207,3 +211,7 @@ for (const kind of ORDER_KINDS) {
     );
   });
 }
+
+beforeAll(async () => {
+  await Promise.all(sends.map((send) => send()));
+});

@@ -281,6 +281,9 @@ function answerCheck(
 
 const caseLabel = (pair: ReachablePair) => `${pair.state}: ${pair.operation}`;
 
+/** Each order kind's probes; run side by side with the timer probes, before any test of the file. */
+const probeKind = new Map<OrderKind, () => Promise<void>>();
+
 for (const kind of ORDER_KINDS) {
   const model = buildLifecycleModel(kind, conventions);
   const everyPair = reachablePairs(model);
@@ -306,45 +309,39 @@ for (const kind of ORDER_KINDS) {
     jobs.push({ path: (ordered[0] as ReachablePair).path, pairs: ordered, key: String(jobs.length) });
   }
 
+  /** Whether every answer and the callbacks of a shared order are as the model says. */
+  const asModelled = (run: OrderRun) =>
+    callbacksFollowLifecycle.run(callbacksInput(run)).ok &&
+    run.pairs.every((pair) => {
+      const judge = answerCheck(model, pair);
+      const answer = run.answers.get(pair);
+      return !judge || (answer !== undefined && judge.check.run(judge.input(answer) as never).ok);
+    });
+  /** The order each pair was judged on, or why its probe could not run. */
+  const runs = new Map<ReachablePair, Settled<OrderRun>>();
+  probeKind.set(kind, async () => {
+    const done = await runOrders(model, jobs);
+    // A shared order on which anything went other than modelled cannot say which move caused it:
+    // each of its pairs is tried again on an order of its own (one cause per failure).
+    const again: { path: readonly string[]; pairs: ReachablePair[]; key: string }[] = [];
+    done.forEach((run, i) => {
+      const job = jobs[i] as (typeof jobs)[number];
+      if (job.pairs.length > 1 && (!run.ok || !asModelled(run.value))) {
+        for (const pair of job.pairs)
+          again.push({ path: pair.path, pairs: [pair], key: `${job.key}-${again.length}` });
+      } else {
+        for (const pair of job.pairs) runs.set(pair, run);
+      }
+    });
+    if (again.length > 0) {
+      const redone = await runOrders(model, again);
+      for (const [i, run] of redone.entries()) {
+        runs.set((again[i] as (typeof again)[number]).pairs[0] as ReachablePair, run);
+      }
+    }
+  });
+
   describe(`lifecycle (${KIND_TITLES[kind]})`, () => {
-    /** The order each pair was judged on, or why its probe could not run. */
-    const runs = new Map<ReachablePair, Settled<OrderRun>>();
-    /** Whether every answer and the callbacks of a shared order are as the model says. */
-    const asModelled = (run: OrderRun) =>
-      callbacksFollowLifecycle.run(callbacksInput(run)).ok &&
-      run.pairs.every((pair) => {
-        const judge = answerCheck(model, pair);
-        const answer = run.answers.get(pair);
-        return !judge || (answer !== undefined && judge.check.run(judge.input(answer) as never).ok);
-      });
-    beforeAll(
-      async () => {
-        const done = await runOrders(model, jobs);
-        // A shared order on which anything went other than modelled cannot say which move caused it:
-        // each of its pairs is tried again on an order of its own (one cause per failure).
-        const again: { path: readonly string[]; pairs: ReachablePair[]; key: string }[] = [];
-        done.forEach((run, i) => {
-          const job = jobs[i] as (typeof jobs)[number];
-          if (job.pairs.length > 1 && (!run.ok || !asModelled(run.value))) {
-            for (const pair of job.pairs)
-              again.push({ path: pair.path, pairs: [pair], key: `${job.key}-${again.length}` });
-          } else {
-            for (const pair of job.pairs) runs.set(pair, run);
-          }
-        });
-        if (again.length > 0) {
-          const redone = await runOrders(model, again);
-          for (const [i, run] of redone.entries()) {
-            runs.set((again[i] as (typeof again)[number]).pairs[0] as ReachablePair, run);
-          }
-        }
-      },
-      // The longest path waits for two processing steps and their callbacks, twice when retried alone;
-      // without a clock, expiry is waited out.
-      profile.timeouts.callbackMs * 6 +
-        (lifetimeSeconds ?? 0) * 2000 * (profile.sandboxClock ? 0 : 1) +
-        30_000,
-    );
     const runOf = (pair: ReachablePair) => settledValue(runs.get(pair), `the probe of ${caseLabel(pair)}`);
     const reproduction = (check: string, run: OrderRun, pair: ReachablePair) => {
       const answer = run.answers.get(pair);
@@ -441,11 +438,22 @@ async function timerRun(kind: OrderKind): Promise<TimerRun> {
   };
 }
 
+const timers = new Map<OrderKind, Settled<TimerRun>>();
+
+// Both kinds' probes and the timer probes side by side: the file takes as long as the slowest.
+beforeAll(
+  async () => {
+    await Promise.all([
+      ...[...probeKind.values()].map((probe) => probe()),
+      ...ORDER_KINDS.map(async (kind) => timers.set(kind, await settle(timerRun(kind)))),
+    ]);
+  },
+  // The longest path waits for two processing steps and their callbacks, twice when retried alone;
+  // without a clock, expiry is waited out.
+  profile.timeouts.callbackMs * 6 + (lifetimeSeconds ?? 0) * 2000 * (profile.sandboxClock ? 0 : 1) + 30_000,
+);
+
 describe("lifecycle (timer)", () => {
-  const timers = new Map<OrderKind, Settled<TimerRun>>();
-  beforeAll(async () => {
-    await Promise.all(ORDER_KINDS.map(async (kind) => timers.set(kind, await settle(timerRun(kind)))));
-  });
   for (const kind of ORDER_KINDS) {
     it(titled(semanticsTimerFollowsClock, KIND_TITLES[kind]), (ctx) => {
       const run = settledValue(timers.get(kind), `the ${KIND_TITLES[kind]} timer probe`);
