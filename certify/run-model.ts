@@ -6,6 +6,7 @@
 import { type Finding, OPERATION_NAMES, type RecordedExchange, type RuleSource } from "../contract/index.ts";
 import type { CallbackEvidence } from "./callback-evidence.ts";
 import type { BlockedBy, CallbackTimeline, Reproduction } from "./run-context.ts";
+import type { RunTimings } from "./run-timings.ts";
 
 /**
  * "not evaluated": the check could not judge, because something it depends on failed first (an
@@ -84,6 +85,8 @@ export interface RunReport {
   exchanges: RecordedExchange[];
   /** Every callback the webhook sink received during the run, masked. */
   callbacks: CallbackEvidence[];
+  /** Where the run's time went: process start, the specs, each spec file (bench:certify reads it). */
+  timings?: RunTimings;
 }
 
 const STATUS_KEY = {

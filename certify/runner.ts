@@ -7,7 +7,6 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startVitest } from "vitest/node";
 import {
   answerRootCause,
   CHECK_REGISTRY,
@@ -42,9 +41,10 @@ import {
 } from "./probe-settings.ts";
 import { type ReportPaths, writeReports } from "./reports/index.ts";
 import { resolveRootCauses } from "./root-causes.ts";
-import { RUN_CONTEXT_KEY, type RunContext } from "./run-context.ts";
+import type { RunContext } from "./run-context.ts";
 import { type CheckRecord, type RunReport, sortChecks, summarize, type Verdict } from "./run-model.ts";
 import { runMasker, startRunSink } from "./run-setup.ts";
+import { SpecFileClock } from "./run-timings.ts";
 import { readWarnings } from "./run-warnings.ts";
 import {
   PROJECT_ROOT,
@@ -53,6 +53,7 @@ import {
   userDirectory,
   withReferenceDefaults,
 } from "./settings.ts";
+import { runSpecsOnce, SPEC_GLOB, type SpecRunner } from "./spec-runner.ts";
 
 export interface CertifyOptions {
   env?: Record<string, string | undefined>;
@@ -61,6 +62,10 @@ export interface CertifyOptions {
   print?: (line: string) => void;
   /** `--seed`, `--depth`, `--only` (they win over H2H_SEED and H2H_DEPTH). */
   probes?: ProbeOverrides;
+  /** Only these spec files (paths from the project root); default: every contract spec. */
+  specFiles?: readonly string[];
+  /** How the specs run under Vitest (default: a Vitest of its own for this run). */
+  specRunner?: SpecRunner;
 }
 
 export interface CertifyResult {
@@ -68,8 +73,6 @@ export interface CertifyResult {
   paths: ReportPaths;
   exitCode: number;
 }
-
-const SPEC_GLOB = "certify/specs/**/*.spec.ts";
 
 async function toolVersion(): Promise<string> {
   const pkg = JSON.parse(await readFile(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string };
@@ -194,6 +197,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
   let masker = runMasker({ ...settings, cardNumbers: profile.testCards });
   const print = (line: string) => (options.print ?? console.log)(masker.text(line));
 
+  const specClock = new SpecFileClock();
   let provider: RunningReferenceProvider | undefined;
   let sink: RunningSink | undefined;
   const runDir = await mkdtemp(join(tmpdir(), "h2h-certify-"));
@@ -251,21 +255,17 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
       const testNamePattern = onlyPattern(probes.only.some((c) => runWide.includes(c)) ? [] : probes.only);
       const previousExitCode = process.exitCode;
       try {
-        const vitest = await startVitest("test", [], {
-          config: false,
-          root: PROJECT_ROOT,
-          include: [SPEC_GLOB],
-          reporters: [collector],
-          watch: false,
-          provide: { [RUN_CONTEXT_KEY]: runContext },
+        await (options.specRunner ?? runSpecsOnce)({
+          runContext,
+          specFiles: options.specFiles,
+          reporters: [collector, specClock],
           // --only: just the tests titled by those checks (the rest, and their setup, do not run).
-          ...(testNamePattern ? { testNamePattern } : {}),
+          testNamePattern,
           // A check may wait for a few requests in a row; the profile bounds each one.
           testTimeout: profile.timeouts.requestMs * 3 + 5_000,
           // Callback specs set their own, longer hook timeouts from the profile.
           hookTimeout: profile.timeouts.requestMs * 8 + 5_000,
         });
-        await vitest.close();
       } finally {
         // Vitest sets a failing exit code for failed tests; the verdict decides ours.
         process.exitCode = previousExitCode;
@@ -332,6 +332,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
       checks,
       exchanges,
       callbacks,
+      timings: specClock.timings(startedAt.getTime()),
     };
     const paths = await writeReports(report, settings.reportDir, masker);
     printSummary(report, paths, print, cwd);
