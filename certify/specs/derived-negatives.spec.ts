@@ -26,6 +26,7 @@ import { createOrder } from "./support/orders.ts";
 import {
   cardExpiryBase,
   curlOf,
+  Limiter,
   mapLimit,
   PROBE_CONCURRENCY,
   probedMethods,
@@ -74,14 +75,14 @@ interface Sent {
 let serial = 0;
 /** Every group's sending; all run side by side, before any test of the file. */
 const sends: (() => Promise<void>)[] = [];
-/** Requests in flight per group (six groups at once with the reference profile). */
-const GROUP_CONCURRENCY = Math.ceil(PROBE_CONCURRENCY / 2);
+/** Requests in flight, all groups together: a burst the target (and the callback timing checks) can take. */
+const inFlight = new Limiter(PROBE_CONCURRENCY);
 
 /** Sends each case as it is; the base's merchantOrderID is made unique again for each, so a case is never refused as a duplicate. */
 async function sendCreations(method: OrderMethod, cases: readonly NegativeCase[]): Promise<Sent[]> {
   const base = bases.get(method.methodID);
   const unique = `${merchantOrderIdPrefix}-${method.methodID}-0`;
-  return mapLimit(cases, GROUP_CONCURRENCY, async (testCase) => {
+  return mapLimit(cases, inFlight, async (testCase) => {
     const body =
       testCase.path !== "merchantOrderID" && typeof testCase.body === "object" && testCase.body !== null
         ? withFreshMerchantOrderId(
@@ -100,7 +101,7 @@ async function sendCreations(method: OrderMethod, cases: readonly NegativeCase[]
 
 /** Confirm cases: each on an order of its own that awaits confirmation, so one accepted case spoils no other. */
 async function sendConfirmations(kind: OrderKind, cases: readonly NegativeCase[]): Promise<Sent[]> {
-  return mapLimit(cases, GROUP_CONCURRENCY, async (testCase) => {
+  return mapLimit(cases, inFlight, async (testCase) => {
     const order = await createOrder(target, kind);
     const id = dataOf(order.exchange.response.json)?.id;
     if (typeof id !== "string")

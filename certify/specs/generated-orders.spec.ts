@@ -56,6 +56,7 @@ import {
   cardExpiryBase,
   curlOf,
   type JudgedCase,
+  Limiter,
   mapLimit,
   neutralToken,
   PROBE_CONCURRENCY,
@@ -79,6 +80,8 @@ const methods = probedMethods(target);
 const successOutcome =
   lifecycleConventionsOf(profile).outcomes.find((o) => o.code === profile.confirmation.successCode)
     ?.statuses ?? [];
+/** Orders in flight, every method together. */
+const inFlight = new Limiter(PROBE_CONCURRENCY);
 /** Most resends one shrink may make, per depth. */
 const SHRINK_ATTEMPTS = { quick: 25, thorough: 120 } as const;
 
@@ -404,7 +407,7 @@ async function probesOf(method: OrderMethod): Promise<Probe[]> {
   const known = probes.get(method.methodID);
   if (known) return settledValue(known, `the generated orders of method ${method.methodID}`);
   const mine = orders.filter((o) => o.method.methodID === method.methodID);
-  const settled = await settle(mapLimit(mine, PROBE_CONCURRENCY, probe));
+  const settled = await settle(mapLimit(mine, inFlight, probe));
   probes.set(method.methodID, settled);
   return settledValue(settled, `the generated orders of method ${method.methodID}`);
 }

@@ -49,7 +49,7 @@ import { ORDER_KIND_TAGS } from "../../fixtures/index.ts";
 import type { StoredCallback } from "../../webhook-sink/index.ts";
 import { callbackId } from "../callback-evidence.ts";
 import { orderRequest } from "./support/orders.ts";
-import { curlOf, mapLimit, reproductionOf, sleep } from "./support/probes.ts";
+import { curlOf, Limiter, mapLimit, reproductionOf, sleep } from "./support/probes.ts";
 import { type Settled, settle, settledValue } from "./support/settled.ts";
 import { titled } from "./support/shared-specs.ts";
 import { loadSpecTarget } from "./support/target.ts";
@@ -60,8 +60,9 @@ const { profile } = target;
 const { depth, merchantOrderIdPrefix } = target.probes;
 const conventions = lifecycleConventionsOf(profile);
 const lifetimeSeconds = lifetimeSecondsOf(profile);
-/** Lifecycle probes in flight at once: each mostly waits (processing, callbacks); a gentle burst for the target. */
-const LIFECYCLE_CONCURRENCY = 24;
+/** Lifecycle probes in flight at once, both kinds together: each mostly waits (processing, callbacks). */
+const LIFECYCLE_CONCURRENCY = 48;
+const inFlight = new Limiter(LIFECYCLE_CONCURRENCY);
 /** After the expected callbacks arrived, how long to listen for ones the model forbids. */
 const QUIET_MS = 400;
 /** How long a status change that sends no callback is given to happen. */
@@ -224,9 +225,7 @@ async function runOrders(
   model: LifecycleModel,
   jobs: readonly { path: readonly string[]; pairs: ReachablePair[]; key: string }[],
 ): Promise<Settled<OrderRun>[]> {
-  const done = await mapLimit(jobs, LIFECYCLE_CONCURRENCY, (job) =>
-    settle(runOrder(model, job.path, job.pairs, job.key)),
-  );
+  const done = await mapLimit(jobs, inFlight, (job) => settle(runOrder(model, job.path, job.pairs, job.key)));
   // Every order's expected callbacks, then one quiet period for any the model forbids.
   await Promise.all(
     done.map((run) =>

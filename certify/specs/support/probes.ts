@@ -21,12 +21,34 @@ import { verify } from "./verify.ts";
 /** How many probe requests (or request sequences) are in flight at once. */
 export const PROBE_CONCURRENCY = 16;
 
-/** Runs `work` over `items`, at most `limit` at a time; results in the items' order. */
+/** At most `size` pieces of work at a time, however many callers share it. */
+export class Limiter {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(readonly size: number) {}
+
+  async run<R>(work: () => Promise<R>): Promise<R> {
+    if (this.running >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.running += 1;
+    try {
+      return await work();
+    } finally {
+      this.running -= 1;
+      this.waiting.shift()?.();
+    }
+  }
+}
+
+/**
+ * Runs `work` over `items`, at most `limit` at a time (a number, or a {@link Limiter} shared with
+ * other work, so that side-by-side groups together stay within one bound); results in order.
+ */
 export async function mapLimit<T, R>(
   items: readonly T[],
-  limit: number,
+  limit: number | Limiter,
   work: (item: T, index: number) => Promise<R>,
 ): Promise<R[]> {
+  if (limit instanceof Limiter) return Promise.all(items.map((item, i) => limit.run(() => work(item, i))));
   const results: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {
