@@ -79,7 +79,9 @@ describe("npm run certify", () => {
     const har = JSON.parse(readFileSync(join(reportDir, REPORT_FILES.har), "utf8")) as {
       log: { entries: unknown[] };
     };
-    expect(har.log.entries.length).toBe(report.exchanges.length);
+    // Every exchange, and every callback delivery as an entry of its own.
+    expect(report.callbacks.length).toBeGreaterThan(0);
+    expect(har.log.entries.length).toBe(report.exchanges.length + report.callbacks.length);
     expect(report.exchanges.some((e) => e.request.body.includes("requisites"))).toBe(true);
     const junit = readFileSync(join(reportDir, REPORT_FILES.junit), "utf8");
     expect(junit).toMatch(/<testsuites [^>]*tests="\d+" failures="0"/);

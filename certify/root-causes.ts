@@ -16,10 +16,16 @@
  */
 import {
   answerRootCause,
+  type Check,
+  dataOf,
   envelopeShape,
   envelopeSuccessMarkers,
+  fieldsOrderRecord,
+  fieldsQuasiEcomCreationResult,
+  OPERATION,
   type RecordedExchange,
   requirementOf,
+  show,
 } from "../contract/index.ts";
 import type { BlockedBy, CheckRecord } from "./run-model.ts";
 
@@ -41,12 +47,31 @@ function causeOf(blockedBy: BlockedBy, exchanges: ReadonlyMap<string, RecordedEx
   if (unreadable) return { ...unreadable, exchange };
   // A readable answer that is not the success the setup needed: the success markers say why.
   const outcome = envelopeSuccessMarkers.run(exchange.response);
-  if (outcome.ok) return undefined;
+  if (outcome.ok) return missingOrderId(blockedBy, exchange);
   const codeError = (exchange.response.json as { result?: { codeError?: unknown } }).result?.codeError;
   return {
     check: envelopeSuccessMarkers.name,
     signature: `refused · HTTP ${exchange.response.status} · ${String(codeError)}`,
     reason: `${blockedBy.reason}: ${outcome.detail}`,
+    exchange,
+  };
+}
+
+/** The field check of each creation answer: the one that fails when it names no order id. */
+const CREATION_FIELDS: Partial<Record<string, Check<never>>> = {
+  [OPERATION.createMobileCommerceOrder]: fieldsOrderRecord as Check<never>,
+  [OPERATION.createQuasiEcomOrder]: fieldsQuasiEcomCreationResult as Check<never>,
+};
+
+/** A creation that succeeded but names no order id: its field check is the cause. */
+function missingOrderId(blockedBy: BlockedBy, exchange: RecordedExchange): Cause | undefined {
+  const check = exchange.operation ? CREATION_FIELDS[exchange.operation] : undefined;
+  const id = dataOf(exchange.response.json)?.id;
+  if (!check || (typeof id === "string" && id !== "")) return undefined;
+  return {
+    check: check.name,
+    signature: `no order id · HTTP ${exchange.response.status}`,
+    reason: `${blockedBy.reason}: data.id is ${id === undefined ? "missing" : show(id)}, so there is no order to go on with`,
     exchange,
   };
 }
@@ -112,7 +137,10 @@ export function resolveRootCauses(
         const rootKey = key(record.endpoint, cause.signature);
         let root = roots.get(rootKey);
         if (!root) {
-          const check = cause.check === envelopeShape.name ? envelopeShape : envelopeSuccessMarkers;
+          const check =
+            [envelopeShape, envelopeSuccessMarkers, ...Object.values(CREATION_FIELDS)].find(
+              (candidate) => candidate?.name === cause.check,
+            ) ?? envelopeSuccessMarkers;
           const requirement = requirementOf(check, informationalChecks);
           root = {
             endpoint: record.endpoint,

@@ -58,7 +58,7 @@ export async function createOrder(
 export function orderIdOf(order: CreatedOrder): string {
   if (order.id !== undefined) return order.id;
   throw new PrerequisiteError(
-    `the order these checks need could not be created (${order.exchange.request.method} ${new URL(order.exchange.request.url).pathname} answered HTTP ${order.exchange.response.status})`,
+    `the order these checks need could not be created (${order.exchange.request.method} ${new URL(order.exchange.request.url).pathname} answered HTTP ${order.exchange.response.status}${order.exchange.response.status === 200 ? " with no order id" : ""})`,
     order.exchange.id,
   );
 }
