@@ -56,6 +56,17 @@ describe("lifecycle checks", () => {
     });
     expect(check.run({ expected: [], received: received(["succeeded", "a"]) }).ok).toBe(false);
     expect(check.run({ expected: ["succeeded"], received: [] }).ok).toBe(false);
+    // An order left awaiting longer than its lifetime (real time) may expire: once, not twice.
+    const expiredLate = received(["expired", "a"]);
+    expect(check.run({ expected: [], received: expiredLate, mayAlsoArrive: ["expired"] }).ok).toBe(true);
+    expect(check.run({ expected: [], received: [], mayAlsoArrive: ["expired"] }).ok).toBe(true);
+    expect(
+      check.run({
+        expected: [],
+        received: received(["expired", "a"], ["expired", "b"]),
+        mayAlsoArrive: ["expired"],
+      }).ok,
+    ).toBe(false);
     // A second event of the same status (another body) is a second status change, not a redelivery.
     expect(
       check.run({ expected: ["succeeded"], received: received(["succeeded", "a"], ["succeeded", "b"]) }).ok,
