@@ -20,7 +20,8 @@ export interface MutantJob {
   specFiles: string[];
 }
 
-export type MutantReply = { exitCode: number } | { error: string };
+/** How the run ended, and the CPU time the process spent on it (all its threads, ms). */
+export type MutantReply = ({ exitCode: number } | { error: string }) & { cpuMs: number };
 
 if (!process.send) {
   console.error("certify/mutant-child.ts is started by the mutation self-test, with an IPC channel");
@@ -30,6 +31,11 @@ if (!process.send) {
 const specRunner = new ReusedSpecRunner();
 
 async function certify(job: MutantJob): Promise<MutantReply> {
+  const before = process.cpuUsage();
+  const cpuMs = () => {
+    const used = process.cpuUsage(before);
+    return Math.round((used.user + used.system) / 1000);
+  };
   const provider = await startReferenceProvider({ port: 0, faults: job.faults });
   try {
     const { exitCode } = await runCertification({
@@ -38,11 +44,11 @@ async function certify(job: MutantJob): Promise<MutantReply> {
       specRunner: specRunner.run,
       ...(job.specFiles.length > 0 ? { specFiles: job.specFiles } : {}),
     });
-    return { exitCode };
-  } catch (error) {
-    return { error: error instanceof Error ? (error.stack ?? error.message) : String(error) };
-  } finally {
     await provider.stop();
+    return { exitCode, cpuMs: cpuMs() };
+  } catch (error) {
+    await provider.stop();
+    return { error: error instanceof Error ? (error.stack ?? error.message) : String(error), cpuMs: cpuMs() };
   }
 }
 

@@ -2,7 +2,13 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { specFilePaths, specFilesByCheck, targetOf } from "./mutation-targets.ts";
+import {
+  estimatedCostMs,
+  specFileDurations,
+  specFilePaths,
+  specFilesByCheck,
+  targetOf,
+} from "./mutation-targets.ts";
 
 const records = [
   { check: "envelope.shape", source: "mobile-commerce.spec.ts" },
@@ -54,5 +60,33 @@ describe("mutant targets", () => {
     );
     writeFileSync(join(root, "specs/nested/a.spec.ts"), "");
     expect(() => specFilePaths(root, "specs")).toThrow(/two spec files are named a\.spec\.ts/);
+  });
+});
+
+describe("mutant cost", () => {
+  const timings = {
+    processStartedAtMs: 0,
+    runStartedAtMs: 0,
+    specFiles: [
+      { file: "callbacks.spec.ts", loadMs: 0, startedAtMs: 100, endedAtMs: 2_100 },
+      { file: "quasi-ecom.spec.ts", loadMs: 0, startedAtMs: 100, endedAtMs: 400 },
+    ],
+  };
+
+  it("is the time the mutant's spec files took in a clean run, the longest first", () => {
+    const durations = specFileDurations(timings);
+    expect(durations).toEqual(
+      new Map([
+        ["callbacks.spec.ts", 2_000],
+        ["quasi-ecom.spec.ts", 300],
+      ]),
+    );
+    expect(estimatedCostMs({ kind: "files", files: ["quasi-ecom.spec.ts"] }, durations)).toBe(300);
+    expect(estimatedCostMs({ kind: "all", reason: "untargeted" }, durations)).toBe(2_300);
+    // A file the clean run did not time counts as the longest.
+    expect(estimatedCostMs({ kind: "files", files: ["new.spec.ts", "quasi-ecom.spec.ts"] }, durations)).toBe(
+      2_300,
+    );
+    expect(specFileDurations(undefined).size).toBe(0);
   });
 });

@@ -6,6 +6,7 @@
 import { readdirSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import type { CheckRecord } from "./run-model.ts";
+import type { RunTimings } from "./run-timings.ts";
 
 /** The source of the checks certify runs itself, over every exchange of the run. */
 const RUN_WIDE_SOURCE = "runner";
@@ -72,4 +73,20 @@ export function specFilePaths(root: string, specDir: string): Map<string, string
   };
   walk(join(root, specDir));
   return paths;
+}
+
+/** How long each spec file ran (basename → ms), from a run's timings. */
+export function specFileDurations(timings: RunTimings | undefined): Map<string, number> {
+  return new Map((timings?.specFiles ?? []).map((f) => [f.file, f.endedAtMs - f.startedAtMs]));
+}
+
+/**
+ * What a mutant will cost, to start the long ones first: the time its spec files took in a clean
+ * run (a mutant's run takes its files one after another). A file the clean run did not time
+ * counts as the longest one.
+ */
+export function estimatedCostMs(target: MutantTarget, durations: ReadonlyMap<string, number>): number {
+  const longest = Math.max(0, ...durations.values());
+  const files = target.kind === "files" ? target.files : [...durations.keys()];
+  return files.reduce((sum, file) => sum + (durations.get(file) ?? longest), 0);
 }

@@ -17,8 +17,9 @@ import { CHECK_REGISTRY } from "../contract/index.ts";
 import { FAULTS, type Fault } from "../fixtures/reference-provider/index.ts";
 import type { MutantJob, MutantReply } from "./mutant-child.ts";
 import {
+  estimatedCostMs,
   type MutantTarget,
-  type SpecFilesByCheck,
+  specFileDurations,
   specFilePaths,
   specFilesByCheck,
   targetOf,
@@ -50,6 +51,8 @@ export interface MutantResult {
   target: MutantTarget;
   exitCode: number | null;
   durationMs: number;
+  /** CPU time the certifying process spent on the run (ms; all its threads). */
+  cpuMs?: number;
   /** Why the run could not be judged, when it could not. */
   error?: string;
   reportDir: string;
@@ -107,7 +110,7 @@ class CertifyChild {
       if (this.child === child) this.child = undefined;
       const resolve = this.pending;
       this.pending = undefined;
-      resolve?.({ error: `the certify process ended (${signal ?? `exit code ${code}`})` });
+      resolve?.({ error: `the certify process ended (${signal ?? `exit code ${code}`})`, cpuMs: 0 });
     });
     return child;
   }
@@ -161,6 +164,7 @@ async function runOne(
     missedChecks: [] as string[],
     notRunChecks: [] as string[],
     caughtOutsideProbe: [] as string[],
+    cpuMs: undefined as number | undefined,
   };
   const specFiles =
     target.kind === "files" ? target.files.map((file) => specPaths.get(file) ?? join(SPEC_DIR, file)) : [];
@@ -168,6 +172,7 @@ async function runOne(
   // The provider's own timings are the reference profile's: the run judges it by that profile.
   const { reply, output } = await child.run({ faults: fault ? [fault.name] : [], reportDir, specFiles });
   const exitCode = "exitCode" in reply ? reply.exitCode : null;
+  base.cpuMs = reply.cpuMs;
   let report: RunReport;
   try {
     report = JSON.parse(await readFile(join(reportDir, REPORT_FILES.json), "utf8")) as RunReport;
@@ -271,16 +276,18 @@ export async function runMutationSuite(options: MutationOptions): Promise<Mutant
   const total = clean.length + faults.length;
 
   // Targeted mutants need the map the first clean run gives; until then they wait for it.
-  let learnt: (byCheck: SpecFilesByCheck | undefined) => void = () => {};
-  const firstCleanRecords = new Promise<SpecFilesByCheck | undefined>((resolve) => {
+  let learnt: (report: RunReport | undefined) => void = () => {};
+  const firstCleanReport = new Promise<RunReport | undefined>((resolve) => {
     learnt = resolve;
   });
   let mutantJobs: Promise<Job[]> = Promise.resolve(
     faults.map((fault) => ({ subject: fault.name, fault, target: EVERY_FILE })),
   );
   if (targeted) {
-    mutantJobs = firstCleanRecords.then((byCheck) =>
-      faults
+    mutantJobs = firstCleanReport.then((report) => {
+      const byCheck = report ? specFilesByCheck(report.checks) : undefined;
+      const durations = specFileDurations(report?.timings);
+      return faults
         .map((fault) => ({
           subject: fault.name,
           fault,
@@ -288,8 +295,8 @@ export async function runMutationSuite(options: MutationOptions): Promise<Mutant
             ? targetOf(fault.detectedBy, byCheck)
             : ({ kind: "all", reason: "the first clean run left no records" } as MutantTarget),
         }))
-        .sort((a, b) => estimatedCost(b.target, specPaths.size) - estimatedCost(a.target, specPaths.size)),
-    );
+        .sort((a, b) => estimatedCostMs(b.target, durations) - estimatedCostMs(a.target, durations));
+    });
   } else learnt(undefined);
 
   const concurrency = Math.max(1, options.concurrency ?? availableParallelism());
@@ -319,7 +326,7 @@ export async function runMutationSuite(options: MutationOptions): Promise<Mutant
         if (job === clean[0]) learnt(undefined);
         throw error;
       }
-      if (job === clean[0]) learnt(ran.report ? specFilesByCheck(ran.report.checks) : undefined);
+      if (job === clean[0]) learnt(ran.report);
       results.push(ran.result);
       options.onResult?.(ran.result, { done: results.length, total });
     }
@@ -328,11 +335,6 @@ export async function runMutationSuite(options: MutationOptions): Promise<Mutant
   // In the order the runs were planned: clean runs, then the faults as the catalogue lists them.
   const order = new Map([...clean.map((j) => j.subject), ...names].map((subject, i) => [subject, i]));
   return results.sort((a, b) => (order.get(a.subject) ?? 0) - (order.get(b.subject) ?? 0));
-}
-
-/** A mutant's relative cost: the number of spec files it runs (every one when untargeted). */
-function estimatedCost(target: MutantTarget, allFiles: number): number {
-  return target.kind === "files" ? target.files.length : allFiles;
 }
 
 export function killRate(results: readonly MutantResult[]): {
@@ -356,9 +358,10 @@ export function describeTarget(target: MutantTarget): string {
     : target.files.map((f) => f.replace(/\.spec\.ts$/, "")).join(", ");
 }
 
-/** One progress line: `fault 12/44 no-expired-callback: killed (6.1 s, callbacks)`. */
+/** One progress line: `fault 12/44 no-expired-callback: killed (6.1 s, CPU 0.9 s, callbacks)`. */
 export function progressLine(result: MutantResult, progress: { done: number; total: number }): string {
-  return `fault ${progress.done}/${progress.total} ${result.subject}: ${result.outcome} (${(result.durationMs / 1000).toFixed(1)} s, ${describeTarget(result.target)})`;
+  const cpu = result.cpuMs === undefined ? "" : `, CPU ${(result.cpuMs / 1000).toFixed(1)} s`;
+  return `fault ${progress.done}/${progress.total} ${result.subject}: ${result.outcome} (${(result.durationMs / 1000).toFixed(1)} s${cpu}, ${describeTarget(result.target)})`;
 }
 
 /** The table `npm run mutants` prints and writes: fault, outcome, the checks that failed. */

@@ -32,19 +32,17 @@ export type SpecRunner = (run: SpecRun) => Promise<void>;
  * threads that each import the contract once for all the files they run. No isolation: a spec
  * file keeps its state in what `loadSpecTarget` builds for it, not in shared modules.
  */
-const POOL = {
-  pool: "threads",
-  isolate: false,
-  fileParallelism: true,
-  maxWorkers: Math.max(2, availableParallelism()),
-} as const;
+const POOL = { pool: "threads", isolate: false, fileParallelism: true } as const;
+/** Workers of one run: two at least, so that one file's waiting overlaps another's work. */
+const RUN_WORKERS = Math.max(2, availableParallelism());
 
-function baseOptions(run: Pick<SpecRun, "testTimeout" | "hookTimeout">) {
+function baseOptions(run: Pick<SpecRun, "testTimeout" | "hookTimeout">, maxWorkers: number) {
   return {
     config: false as const,
     root: PROJECT_ROOT,
     watch: false,
     ...POOL,
+    maxWorkers,
     testTimeout: run.testTimeout,
     hookTimeout: run.hookTimeout,
     // Transformed spec modules are kept on disk between runs, keyed by their content: a run
@@ -56,7 +54,7 @@ function baseOptions(run: Pick<SpecRun, "testTimeout" | "hookTimeout">) {
 /** One Vitest for one run. */
 export const runSpecsOnce: SpecRunner = async (run) => {
   const vitest = await startVitest("test", [], {
-    ...baseOptions(run),
+    ...baseOptions(run, RUN_WORKERS),
     include: run.specFiles ? [...run.specFiles] : [SPEC_GLOB],
     reporters: run.reporters,
     provide: { [RUN_CONTEXT_KEY]: run.runContext },
@@ -138,7 +136,10 @@ export class ReusedSpecRunner {
 
   private async create(run: SpecRun): Promise<Vitest> {
     const vitest = await createVitest("test", {
-      ...baseOptions(run),
+      // One worker, which takes all of a run's files: Vitest starts a run's workers afresh, and
+      // each imports the contract; where runs go on one after another on every core (the
+      // mutation self-test), a second worker per run costs more CPU than its overlap saves.
+      ...baseOptions(run, 1),
       include: [SPEC_GLOB],
       reporters: [forwardingReporter(() => this.reporters)],
     });
