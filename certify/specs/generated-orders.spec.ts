@@ -51,6 +51,7 @@ import {
 } from "../../contract/index.ts";
 import type { StoredCallback } from "../../webhook-sink/index.ts";
 import { callbackId } from "../callback-evidence.ts";
+import { PrerequisiteError } from "../run-context.ts";
 import {
   callbacksOf,
   cardExpiryBase,
@@ -437,11 +438,16 @@ function blockFor(title: string, entries: readonly Judged<unknown>[]) {
                 ? all.filter((p) => p.tag !== undefined && p.confirmed?.response.status === 200)
                 : all;
           if (judgedOnes.length === 0) {
-            return ctx.skip(
-              entry.stage === "callback"
-                ? `no generated order of method ${method.methodID} was confirmed with a webHook`
-                : `no generated order of method ${method.methodID} was created`,
-            );
+            // Nothing to judge because the target refused what these checks need: not evaluated, pointing at why.
+            const refused =
+              all.find((p) => p.confirmed === undefined)?.created ??
+              all.find((p) => p.confirmed !== undefined && p.confirmed.response.status !== 200)?.confirmed;
+            if (refused)
+              throw new PrerequisiteError(
+                `no generated order of method ${method.methodID} was ${entry.stage === "callback" ? "confirmed" : "created"} (HTTP ${refused.response.status})`,
+                refused.id,
+              );
+            return ctx.skip(`no generated order of method ${method.methodID} names a webHook`);
           }
           await verifyEach(
             ctx,

@@ -48,6 +48,7 @@ import {
 import { ORDER_KIND_TAGS } from "../../fixtures/index.ts";
 import type { StoredCallback } from "../../webhook-sink/index.ts";
 import { callbackId } from "../callback-evidence.ts";
+import { PrerequisiteError } from "../run-context.ts";
 import { orderRequest } from "./support/orders.ts";
 import { curlOf, Limiter, mapLimit, reproductionOf, sleep } from "./support/probes.ts";
 import { type Settled, settle, settledValue } from "./support/settled.ts";
@@ -184,6 +185,7 @@ async function runOrder(
     callbacks: [],
   };
   let orderId: string | undefined;
+  let creation: Exchange | undefined;
   let state = model.initial;
   const moves: [string, ReachablePair | undefined][] = [
     ...path.map((id): [string, undefined] => [id, undefined]),
@@ -196,7 +198,10 @@ async function runOrder(
     let exchange: Exchange | undefined;
     const needId = () => {
       if (orderId === undefined)
-        throw new Error(`the order could not be created, so "${opId}" cannot be tried`);
+        throw new PrerequisiteError(
+          `the order "${opId}" needs could not be created (${creation ? `HTTP ${creation.response.status}` : "no answer"})`,
+          creation?.id,
+        );
       return orderId;
     };
     switch (op.action) {
@@ -209,6 +214,7 @@ async function runOrder(
               orderRequest(target, kind, { merchantOrderID });
         exchange = await by.createOrder(kind, body);
         if (op.merchantOrderId === "fresh") {
+          creation = exchange;
           const id = dataOf(exchange.response.json)?.id;
           orderId = typeof id === "string" ? id : undefined;
         }
@@ -460,7 +466,11 @@ async function timerRun(kind: OrderKind): Promise<TimerRun> {
   const create = () => client.createOrder(kind, orderRequest(target, kind));
   const idOf = (e: Exchange) => {
     const id = dataOf(e.response.json)?.id;
-    if (typeof id !== "string") throw new Error(`an order could not be created (HTTP ${e.response.status})`);
+    if (typeof id !== "string")
+      throw new PrerequisiteError(
+        `the timer probe's order could not be created (HTTP ${e.response.status})`,
+        e.id,
+      );
     return id;
   };
   const evidence: Exchange[] = [];
