@@ -9,7 +9,8 @@ import * as z from "zod";
 import { describeZodIssues } from "../contract/index.ts";
 
 /** A check's result as a comparison sees it: an informational failure is not a failure. */
-export type Outcome = "passed" | "failed" | "warned" | "skipped";
+/** "not evaluated": the check could not judge, because a check it depends on failed first. */
+export type Outcome = "passed" | "failed" | "warned" | "not evaluated" | "skipped";
 
 /** The part of a JSON report a comparison reads; anything else in it is ignored. */
 const ComparableReport = z.object({
@@ -22,7 +23,7 @@ const ComparableReport = z.object({
       endpoint: z.string(),
       check: z.string(),
       case: z.string().optional(),
-      status: z.enum(["passed", "failed", "skipped"]),
+      status: z.enum(["passed", "failed", "skipped", "not evaluated"]),
       required: z.boolean(),
       detail: z.string(),
       reason: z.string().optional(),
@@ -98,7 +99,13 @@ function outcomeOf(check: ComparableReport["checks"][number]): Outcome {
   return check.status;
 }
 
-const OUTCOME_RANK: Record<Outcome, number> = { failed: 3, warned: 2, passed: 1, skipped: 0 };
+const OUTCOME_RANK: Record<Outcome, number> = {
+  failed: 4,
+  warned: 3,
+  "not evaluated": 2,
+  passed: 1,
+  skipped: 0,
+};
 
 /** A report's results by check; a check run on several occasions keeps its worst outcome. */
 export function resultsOf(report: ComparableReport, source: string): RunResults {

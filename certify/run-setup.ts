@@ -3,7 +3,7 @@
  * that keeps its secrets out of every report and console line, and the webhook sink that takes
  * its callbacks, configured from the target's profile.
  */
-import { createMasker, type Masker, type Profile } from "../contract/index.ts";
+import { createMasker, type Masker, type Profile, TEST_CARD_NUMBERS } from "../contract/index.ts";
 import { TEST_CARD } from "../fixtures/index.ts";
 import { type RunningSink, type SinkOptions, startWebhookSink } from "../webhook-sink/index.ts";
 import type { Settings } from "./settings.ts";
@@ -19,11 +19,13 @@ export interface RunSecrets {
   targetEnvSecrets?: readonly string[] | undefined;
   /** The target's base URL: credentials in it (user:password@) are secrets too (issue 12). */
   baseUrl?: string | null | undefined;
+  /** Test cards the target's profile gives, besides the suite's own. */
+  cardNumbers?: readonly string[] | undefined;
 }
 
 /**
- * Masks the run's keys, callback secret, sink token and target container secrets, and the test
- * card it orders with.
+ * Masks the run's keys, callback secret, sink token and target container secrets, and every test
+ * card it may order with.
  */
 export function runMasker(secrets: RunSecrets): Masker {
   return createMasker({
@@ -33,7 +35,7 @@ export function runMasker(secrets: RunSecrets): Masker {
       ),
       ...(secrets.targetEnvSecrets ?? []),
     ],
-    cardNumbers: [TEST_CARD.number],
+    cardNumbers: [TEST_CARD.number, ...TEST_CARD_NUMBERS, ...(secrets.cardNumbers ?? [])],
     urls: [secrets.baseUrl ?? undefined],
   });
 }
@@ -57,5 +59,8 @@ export function startRunSink(
     signature: profile.callbacks.signature,
     idPath: profile.callbacks.idPath,
     statusPath: profile.callbacks.statusPath,
+    // The run's store is a temporary folder, removed when the run ends: an fdatasync per callback
+    // would buy nothing, and its latency (on a busy disk) would show up as callback lateness.
+    sync: false,
   });
 }

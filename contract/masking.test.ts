@@ -64,6 +64,21 @@ describe("masking", () => {
     expect(JSON.parse(masked)).toEqual({ message: 'use "Authorization: Bearer ***"', body: '{"cvc":"***"}' });
   });
 
+  it("leaves a reference to an environment variable after Bearer alone, quoted, HTML-escaped or bare", () => {
+    for (const line of [
+      '--oauth2-bearer "$H2H_API_KEY"',
+      "--oauth2-bearer &quot;$H2H_API_KEY&quot;",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell's ${NAME}, not a template
+      "Authorization: Bearer ${H2H_API_KEY_2}",
+    ])
+      expect(masker.text(line)).toBe(line);
+    // A token that merely starts like one is still masked.
+    expect(masker.text("Authorization: Bearer $H2H_API_KEYabc-secret-rest")).toBe(
+      "Authorization: Bearer ***",
+    );
+    expect(masker.text("Bearer $lower-case-token")).toBe("Bearer ***");
+  });
+
   it("masks Authorization headers keeping the scheme, and secrets in any other header", () => {
     expect(
       masker.headers({

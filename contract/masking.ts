@@ -244,7 +244,10 @@ const QUOTED_CARD = new RegExp(
 /** `cvc=123` in a query string or form body. */
 const FORM_CVC = new RegExp(String.raw`((?:^|[?&;\s])${CVC_KEY}=)([^&#\s"'<]*)`, "gi");
 /** A bearer credential wherever it is written (never eating a quote or backslash). */
-const BEARER = /\b(Bearer)(\s+)(?!\*\*\*)(?:<[^\s<>"]*>|[^\s"'`,\\&<>]+)/gi;
+// A reference to an environment variable (`--oauth2-bearer "$H2H_API_KEY"` or `Bearer ${NAME}` in a
+// curl command, quoted, HTML-escaped or bare) is no secret: it stays, so the command runs as pasted.
+const BEARER =
+  /\b(Bearer)(\s+)(?!\*\*\*)(?!\$\{?[A-Z_][A-Z0-9_]*\}?(?![^\s"'`,\\&<>]))(?:<[^\s<>"]*>|[^\s"'`,\\&<>]+)/gi;
 /** A Basic credential: masked when it decodes to `user:password`, so "Basic checks" stays. */
 const BASIC = /\b(Basic)(\s+)([A-Za-z0-9+/]{6,}={0,2})(?![\w+/=])/gi;
 /** `scheme://userinfo@`. */

@@ -186,6 +186,20 @@ describe("webhook sink: queries", () => {
 });
 
 describe("webhook sink: retry observation", () => {
+  it("says how late it may have stamped arrivals: the longest stall of its process then", async () => {
+    const { client } = await sink();
+    const since = Date.now();
+    const busyUntil = Date.now() + 120;
+    while (Date.now() < busyUntil) {
+      // Hold the sink's event loop, as a loaded machine would.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const answer = await client.stalls(since, Date.now());
+    expect(answer.covered).toBe(true);
+    expect(answer.maxStallMs).toBeGreaterThanOrEqual(110);
+    expect((await client.stalls(0, Date.now())).covered).toBe(false);
+  });
+
   it("answers 503 to the first n deliveries of an order with /refuse/n, and records them", async () => {
     const { sink: s, client } = await sink();
     const url = s.callbackUrl({ refuse: 2 });
