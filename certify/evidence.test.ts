@@ -25,6 +25,7 @@ import {
   REFERENCE_CALLBACK_SECRET,
   startReferenceProvider,
 } from "../fixtures/reference-provider/index.ts";
+import { childEnv } from "../fixtures/testing/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 
@@ -36,7 +37,8 @@ function certify(
 ): Promise<{ exitCode: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
-      env: { ...process.env, H2H_API_KEY_2: "", H2H_SEED: "11", ...env },
+      // An empty value unsets the variable: a set-but-empty H2H_* variable is refused (issue 12).
+      env: childEnv({ H2H_API_KEY_2: "", H2H_SEED: "11", ...env }),
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

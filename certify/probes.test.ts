@@ -15,6 +15,7 @@ import {
   type RunningReferenceProvider,
   startReferenceProvider,
 } from "../fixtures/reference-provider/index.ts";
+import { childEnv } from "../fixtures/testing/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 
@@ -26,8 +27,8 @@ function certify(baseUrl: string, args: string[]) {
   return new Promise<{ exitCode: number | null; output: string; reportDir: string; report: RunReport }>(
     (resolve) => {
       const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
-        env: {
-          ...process.env,
+        // An empty value unsets the variable: a set-but-empty H2H_* variable is refused (issue 12).
+        env: childEnv({
           H2H_BASE_URL: baseUrl,
           H2H_REPORT_DIR: reportDir,
           H2H_API_KEY: "",
@@ -35,7 +36,7 @@ function certify(baseUrl: string, args: string[]) {
           H2H_PROFILE: "",
           H2H_SEED: "",
           H2H_DEPTH: "",
-        },
+        }),
         stdio: ["ignore", "pipe", "pipe"],
       });
       let output = "";

@@ -16,6 +16,12 @@ import { SinkClient } from "./client.ts";
 import { type RunningSink, type SinkOptions, startWebhookSink } from "./server.ts";
 import { LOG_FILE } from "./store.ts";
 
+/** This process's environment without H2H_PROFILE (the reference profile): set but empty is refused (issue 12). */
+function withoutProfile(): NodeJS.ProcessEnv {
+  const { H2H_PROFILE: _profile, ...env } = process.env;
+  return env;
+}
+
 const SECRET = "test-callback-secret";
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -281,7 +287,7 @@ describe("webhook sink: durability", () => {
           ["--import", "tsx", script, "--data-dir", dir, "--token", token],
           {
             stdio: ["ignore", "pipe", "pipe"],
-            env: { ...process.env, H2H_PROFILE: "" },
+            env: withoutProfile(),
           },
         );
         let out = "";
@@ -457,7 +463,7 @@ describe.skipIf(OPENSSL_MISSING !== undefined)(
       const run = (args: string[]) =>
         spawn(process.execPath, ["--import", "tsx", script, "--data-dir", dataDir(), ...args], {
           stdio: ["ignore", "pipe", "pipe"],
-          env: { ...process.env, H2H_PROFILE: "" },
+          env: withoutProfile(),
         });
       const child = run([
         "--tls-cert",
