@@ -25,6 +25,12 @@ export const PROFILE_KEY_DOCS: Readonly<Record<string, string>> = {
   "timeouts.requestMs": "The most one HTTP request to the target may take (default 5000).",
   "timeouts.callbackMs":
     "How long a callback may take to arrive after the request (or lifetime) that triggers it (default 15000).",
+  limits:
+    "Bounds of a run against this target (issue 12): how much of each answer is kept, and the run's deadline.",
+  "limits.maxBodyBytes":
+    "Bytes of each answer read and kept, after decoding (default 262144, 256 KiB); a larger answer fails envelope.within-size-limit and is kept cut.",
+  "limits.deadlineMs":
+    "The whole run's deadline in milliseconds; then the reports of what ran, verdict incomplete (default: 60 × requestMs + 10 × callbackMs + 60 s).",
   gaps: "How strict to be where the API description leaves a gap. An empty list accepts anything.",
   "gaps.dateFormat":
     '"rfc3339" holds dateAdded/dateUpdated to RFC 3339; "string" accepts any parseable date.',
