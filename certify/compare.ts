@@ -90,8 +90,15 @@ export class ReportReadError extends Error {
   override name = "ReportReadError";
 }
 
+/**
+ * The seed a generated probe's case names (`method 101, 6 generated orders (seed 42)`) is left out:
+ * runs draw a fresh seed each, and a nightly comparison must still see the same check.
+ */
+const SEED_IN_CASE = / \(seed \d+\)/g;
+
 export function checkKey(check: { endpoint: string; check: string; case?: string }): string {
-  return [check.endpoint, check.check, ...(check.case ? [check.case] : [])].join(" › ");
+  const caseName = check.case?.replace(SEED_IN_CASE, "");
+  return [check.endpoint, check.check, ...(caseName ? [caseName] : [])].join(" › ");
 }
 
 function outcomeOf(check: ComparableReport["checks"][number]): Outcome {
