@@ -22,6 +22,17 @@ describe("masking", () => {
     expect(masker.text(`{"number":"${CARD}"}`)).toBe('{"number":"************1111"}');
   });
 
+  it("masks a card that runs on into more digits (a derived negative's card one digit too long), escaped too", () => {
+    const longer = `${CARD}1111`;
+    expect(masker.text(`{"x":"${longer}"}`)).toBe('{"x":"****************1111"}');
+    expect(masker.text(encodeURIComponent(`{"x":"${longer}"}`))).toBe(
+      `${encodeURIComponent('{"x":"')}****************1111${encodeURIComponent('"}')}`,
+    );
+    expect(masker.text(JSON.stringify(JSON.stringify({ x: longer })))).not.toContain(CARD);
+    // A fraction is still no card: its digits stay.
+    expect(masker.text(`rate 19.${longer}`)).toBe(`rate 19.${longer}`);
+  });
+
   it("masks a card number by its field, and leaves a card-like number elsewhere alone (no Luhn scan)", () => {
     expect(masker.text('{"requisites":{"number":"5555555555554444","cvc":"123"}}')).toBe(
       '{"requisites":{"number":"************4444","cvc":"***"}}',

@@ -150,7 +150,9 @@ function cardPattern(digits: string): string {
   // or fraction after. A digit that ends an escape (`%22`, `%2522`, `\u0022`: an encoded quote)
   // is not part of the number (issue 12: a URL-encoded JSON body kept the card whole).
   const start = String.raw`(?:(?<!\d)(?<!\d\.)|(?<=%(?:25)?[0-9A-Fa-f]\d)|(?<=\\u[0-9A-Fa-f]{3}\d))`;
-  return `${start}${[...digits].map(charPattern).join(separator)}(?!\\d|\\.\\d)`;
+  // Digits that run on after the card (a card one digit too long, as a derived negative sends it)
+  // are taken with it: the whole run is masked, so the card is not left whole inside it.
+  return `${start}${[...digits].map(charPattern).join(separator)}(?:\\d{1,12})?(?!\\d|\\.\\d)`;
 }
 
 /**
