@@ -1,5 +1,6 @@
 /** The benchmarks behind `npm run bench:*`: each measures against a baseline in the same run. */
 
+export { type CertifyBenchResult, type CertifyRunTiming, runCertifyBench } from "./certify-bench.ts";
 export { runGenerateBench, type Timing } from "./generate-bench.ts";
 export { MIN_ACHIEVED, OVERHEAD_SCRIPTS, runLoadOverheadBench, TARGET } from "./load-overhead-bench.ts";
 export { runProviderBench } from "./provider-bench.ts";

@@ -22,7 +22,7 @@ type Check = {
   endpoint: string;
   check: string;
   case?: string;
-  status: "passed" | "failed" | "skipped";
+  status: "passed" | "failed" | "skipped" | "not evaluated";
   required?: boolean;
 };
 
@@ -73,6 +73,27 @@ describe("compareRuns", () => {
     expect(comparison.unchangedCount).toBe(1);
     expect(comparison.previous.runId).toBe("r1");
     expect(comparison.current.runId).toBe("r2");
+  });
+
+  it("sees a generated probe's check as the same check whatever the run's seed; not evaluated is a change", () => {
+    const label = (seed: number) => `method 101, 6 generated orders (seed ${seed})`;
+    const previous = run("r1", "2026-01-01T00:00:00Z", [
+      { endpoint: e, check: "a.generated", case: label(11), status: "passed" },
+      { endpoint: e, check: "a.blocked", status: "passed" },
+    ]);
+    const current = run("r2", "2026-01-02T00:00:00Z", [
+      { endpoint: e, check: "a.generated", case: label(12), status: "failed" },
+      { endpoint: e, check: "a.blocked", status: "not evaluated" },
+    ]);
+    const comparison = compareRuns([previous, current]);
+    expect(comparison.regressions.map((c) => c.key)).toEqual([
+      `${e} › a.generated › method 101, 6 generated orders`,
+    ]);
+    expect(comparison.added).toEqual([]);
+    expect(comparison.removed).toEqual([]);
+    expect(comparison.changed.map((c) => [c.key, c.after?.outcome])).toEqual([
+      [`${e} › a.blocked`, "not evaluated"],
+    ]);
   });
 
   it("judges a check run on several occasions by its worst outcome", () => {
@@ -155,12 +176,22 @@ function child(script: string, args: string[], env: Record<string, string>) {
   });
 }
 
-/** The checks a provider that signs its callbacks wrongly fails: every signature, both kinds, all four statuses. */
-const SIGNATURE_CASES = ["mobile commerce", "quasi-ecom"].flatMap((kind) =>
-  ["succeeded", "expired", "failed_by_terminal", "succeeded_by_appeal"].map(
-    (status) => `callbacks (${kind}) › callbacks.signature-valid › ${status}`,
+/**
+ * The checks a provider that signs its callbacks wrongly fails: every signature, both kinds, all
+ * four statuses, and the generated orders of every method (issue 10; their case names the seed,
+ * which a comparison leaves out).
+ */
+const SIGNATURE_CASES = [
+  ...["mobile commerce", "quasi-ecom"].flatMap((kind) =>
+    ["succeeded", "expired", "failed_by_terminal", "succeeded_by_appeal"].map(
+      (status) => `callbacks (${kind}) › callbacks.signature-valid › ${status}`,
+    ),
   ),
-);
+  ...[101, 102, 201, 202].map(
+    (method) =>
+      `callbacks (generated orders) › callbacks.signature-valid › method ${method}, 6 generated orders`,
+  ),
+];
 
 describe("comparing two real certification runs", () => {
   const dir = mkdtempSync(join(tmpdir(), "h2h-compare-e2e-"));
@@ -188,12 +219,12 @@ describe("comparing two real certification runs", () => {
     const { exitCode, output } = faultyRun;
     expect(exitCode, output).toBe(1);
     expect(output).toMatch(
-      /since baseline run-\S+ \(.*, conformant\): 8 regression\(s\), 0 fix\(es\), 0 new, 0 removed/,
+      /since baseline run-\S+ \(.*, conformant\): 12 regression\(s\), 0 fix\(es\), 0 new, 0 removed/,
     );
     for (const key of SIGNATURE_CASES) expect(output).toContain(`  regressed: ${key}\n`);
     const html = readFileSync(join(faulty, REPORT_FILES.html), "utf8");
     expect(html).toContain('<h2 id="since-baseline">Changes since the baseline run</h2>');
-    expect(html).toContain("Regressions: passed then, failed now (8)");
+    expect(html).toContain("Regressions: passed then, failed now (12)");
     const report = JSON.parse(readFileSync(join(faulty, REPORT_FILES.json), "utf8")) as RunReport;
     expect(report.baseline?.regressions.map((r) => r.key).sort()).toEqual([...SIGNATURE_CASES].sort());
   });
@@ -205,10 +236,10 @@ describe("comparing two real certification runs", () => {
       {},
     );
     expect(forward.exitCode, forward.output).toBe(1);
-    expect(forward.output).toContain("regressions (passed → failed): 8");
+    expect(forward.output).toContain("regressions (passed → failed): 12");
     for (const key of SIGNATURE_CASES) expect(forward.output).toContain(`  ✗ ${key}: `);
     expect(forward.output).toMatch(
-      /8 regression\(s\), 0 fix\(es\), 0 new, 0 removed, 0 other change\(s\), 0 flaky, \d+ unchanged/,
+      /12 regression\(s\), 0 fix\(es\), 0 new, 0 removed, 0 other change\(s\), 0 flaky, \d+ unchanged/,
     );
 
     // Any order on the command line: the reports' start times say which run came first.
@@ -231,7 +262,7 @@ describe("comparing two real certification runs", () => {
       {},
     );
     expect(back.exitCode, back.output).toBe(0);
-    expect(back.output).toContain("fixes (failed → passed): 8");
+    expect(back.output).toContain("fixes (failed → passed): 12");
   }, 60_000);
 
   it("refuses what is not a report, naming the file, with exit 64", async () => {

@@ -9,7 +9,8 @@ import * as z from "zod";
 import { describeZodIssues } from "../contract/index.ts";
 
 /** A check's result as a comparison sees it: an informational failure is not a failure. */
-export type Outcome = "passed" | "failed" | "warned" | "skipped";
+/** "not evaluated": the check could not judge, because a check it depends on failed first. */
+export type Outcome = "passed" | "failed" | "warned" | "not evaluated" | "skipped";
 
 /** The part of a JSON report a comparison reads; anything else in it is ignored. */
 const ComparableReport = z.object({
@@ -22,7 +23,7 @@ const ComparableReport = z.object({
       endpoint: z.string(),
       check: z.string(),
       case: z.string().optional(),
-      status: z.enum(["passed", "failed", "skipped"]),
+      status: z.enum(["passed", "failed", "skipped", "not evaluated"]),
       required: z.boolean(),
       detail: z.string(),
       reason: z.string().optional(),
@@ -89,8 +90,15 @@ export class ReportReadError extends Error {
   override name = "ReportReadError";
 }
 
+/**
+ * The seed a generated probe's case names (`method 101, 6 generated orders (seed 42)`) is left out:
+ * runs draw a fresh seed each, and a nightly comparison must still see the same check.
+ */
+const SEED_IN_CASE = / \(seed \d+\)/g;
+
 export function checkKey(check: { endpoint: string; check: string; case?: string }): string {
-  return [check.endpoint, check.check, ...(check.case ? [check.case] : [])].join(" › ");
+  const caseName = check.case?.replace(SEED_IN_CASE, "");
+  return [check.endpoint, check.check, ...(caseName ? [caseName] : [])].join(" › ");
 }
 
 function outcomeOf(check: ComparableReport["checks"][number]): Outcome {
@@ -98,7 +106,13 @@ function outcomeOf(check: ComparableReport["checks"][number]): Outcome {
   return check.status;
 }
 
-const OUTCOME_RANK: Record<Outcome, number> = { failed: 3, warned: 2, passed: 1, skipped: 0 };
+const OUTCOME_RANK: Record<Outcome, number> = {
+  failed: 4,
+  warned: 3,
+  "not evaluated": 2,
+  passed: 1,
+  skipped: 0,
+};
 
 /** A report's results by check; a check run on several occasions keeps its worst outcome. */
 export function resultsOf(report: ComparableReport, source: string): RunResults {

@@ -4,6 +4,7 @@
  * imported by anyone: Vitest runs them, and they read their settings through the typed run
  * context (`run-context.ts`).
  */
+export { checkProfile } from "./check-profile.ts";
 // Run-to-run comparison (npm run compare, H2H_BASELINE_REPORT).
 export {
   byStart,
@@ -27,18 +28,28 @@ export {
   stopAndRemove,
   watchedContainer,
 } from "./container-engine.ts";
-export { killRate, type MutantResult, renderMutationTable, runMutationSuite } from "./mutation.ts";
+export {
+  killRate,
+  type MutantResult,
+  progressLine,
+  renderMutationTable,
+  runMutationSuite,
+} from "./mutation.ts";
 export { escapeHtml } from "./reports/html.ts";
 export { REPORT_FILES, TARGET_LOG_FILE } from "./reports/index.ts";
 export { escapeXml } from "./reports/junit.ts";
 export type { CheckRecord, RunReport, Verdict } from "./run-model.ts";
 export { type RunSecrets, runMasker, startRunSink } from "./run-setup.ts";
+export { phasesOf, type RunTimings } from "./run-timings.ts";
 export { type CertifyOptions, type CertifyResult, runCertification } from "./runner.ts";
 export {
+  PROJECT_ROOT,
+  profilePathFrom,
   readSettings,
   readTlsSettings,
   type Settings,
   SettingsError,
+  userDirectory,
   withReferenceDefaults,
 } from "./settings.ts";
 // A provider image as the target (H2H_TARGET_IMAGE).

@@ -1,6 +1,7 @@
 /**
  * The suite checks itself (part of npm test): certify kills every fault of the catalogue by the
- * checks the fault names, and passes the clean provider three times in a row.
+ * checks the fault names, and passes the clean provider three times in a row. Each mutant runs
+ * only the spec files holding the checks its fault names (`npm run mutants` runs them all).
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,7 +9,13 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CHECK_REGISTRY } from "../contract/index.ts";
 import { FAULTS } from "../fixtures/reference-provider/index.ts";
-import { killRate, type MutantResult, renderMutationTable, runMutationSuite } from "./mutation.ts";
+import {
+  killRate,
+  type MutantResult,
+  progressLine,
+  renderMutationTable,
+  runMutationSuite,
+} from "./mutation.ts";
 
 describe("mutation self-test", () => {
   it("every fault names checks that exist", () => {
@@ -22,15 +29,24 @@ describe("mutation self-test", () => {
   it(
     "kills every fault by its named checks, with no false positive in three clean runs",
     async () => {
+      process.stderr.write(`mutation self-test: ${FAULTS.size} faults and 3 clean runs\n`);
       const results = await runMutationSuite({
         cleanRuns: 3,
+        targeted: true,
         reportDir: mkdtempSync(join(tmpdir(), "h2h-mutants-test-")),
+        // Straight to stderr: Vitest shows it as it comes, so a long self-test is never silent.
+        onResult: (result, progress) => process.stderr.write(`  ${progressLine(result, progress)}\n`),
       });
       const table = renderMutationTable(results);
       const notAsExpected = (r: MutantResult) =>
         r.fault ? r.outcome !== "killed" : r.outcome !== "clean-pass";
       expect(
         results.filter(notAsExpected).map((r) => `${r.subject}: ${r.outcome} ${r.error ?? ""}`),
+        table,
+      ).toEqual([]);
+      // Check coverage: every check a fault names ran in that fault's (targeted) run.
+      expect(
+        results.flatMap((r) => r.notRunChecks.map((check) => `${r.subject} → ${check}`)),
         table,
       ).toEqual([]);
       expect(killRate(results)).toEqual({ killed: FAULTS.size, total: FAULTS.size, percent: 100 });

@@ -7,7 +7,7 @@
  * - up, the check meta: each test records the check it ran on its task meta, which certify's
  *   reporter reads back.
  */
-import type { Profile, TlsMaterial } from "../contract/index.ts";
+import type { Finding, GenerationDepth, Profile, TlsMaterial } from "../contract/index.ts";
 
 /** The run context key under which certify provides {@link RunContext}. */
 export const RUN_CONTEXT_KEY = "h2hRun";
@@ -30,11 +30,29 @@ export interface RunContext {
   tls: TlsMaterial | null;
   /** issue 12: when the run's deadline passes (epoch ms): no wait for a rate limit may outlast it. */
   deadlineAt: number;
+  /** The generated and stateful probes: seed, depth, merchantOrderID prefix (certify/probe-settings.ts). */
+  probes: { seed: number; depth: GenerationDepth; merchantOrderIdPrefix: string };
+}
+
+/** How to reproduce a failure of a generated or stateful probe (issue 10 §7). */
+export interface Reproduction {
+  seed: number;
+  /** Re-runs just this check with the same generated inputs: `npm run certify -- --seed N --only CHECK`. */
+  command: string;
+  /** The smallest request found that still fails (masked JSON, exactly as sent). */
+  request?: string;
+  /** What shrinking took away from the generated request, in order. */
+  shrunk?: string[];
+  /** A copy-paste curl command of that request, masked; the key comes from $H2H_API_KEY. */
+  curl?: string;
+  /** For a stateful probe: the moves that lead to the failure, in order. */
+  steps?: string[];
 }
 
 export interface CheckMeta {
   check: string;
-  outcome: "passed" | "failed";
+  /** "not evaluated": a failure it depends on came first (see `blockedBy`). */
+  outcome: "passed" | "failed" | "not evaluated";
   detail: string;
   required: boolean;
   /** Why the check is informational for this target, when it is. */
@@ -43,11 +61,56 @@ export interface CheckMeta {
   exchanges: string[];
   /** For callback checks: what arrived, when, for which order. */
   timeline?: CallbackTimeline;
+  /** For a failed generated or stateful probe: how to reproduce it. */
+  reproduction?: Reproduction;
+  // --- one cause per failure, evidence (issue 11 §2, §3) ---
+  /** The exchange whose answer the check judged. */
+  subject?: string;
+  /** On failure, each wrong field (masked). */
+  findings?: Finding[];
+  /** For "not evaluated": the failure it waits on. */
+  blockedBy?: BlockedBy;
+  /** Ids of the callbacks the check looked at (`callback-<seq>`). */
+  callbacks?: string[];
+}
+
+/** The failure a check that was not evaluated waits on. */
+export interface BlockedBy {
+  /** The check that fails for the cause (e.g. `envelope.shape`). */
+  check: string;
+  /** The case of that failure, when it has one. */
+  case?: string;
+  /** The endpoint of that failure, when it is another one. */
+  endpoint?: string;
+  /** The exchange whose answer is the cause. */
+  exchange?: string;
+  /** Answers with the same signature failed for the same reason. */
+  signature?: string;
+  /** The cause in words ("the answer is not JSON (HTTP 502, text/html, …)"). */
+  reason: string;
+}
+
+/**
+ * A spec's setup could not produce what its checks need (an order could not be created). Thrown
+ * in a hook or a test, it reaches certify's reporter with the exchange that shows why, so the
+ * checks waiting on it are reported "not evaluated, because …", and the cause once.
+ */
+export class PrerequisiteError extends Error {
+  override name = "PrerequisiteError";
+  constructor(
+    message: string,
+    /** The recorded exchange whose answer is the cause. */
+    readonly exchangeId: string | undefined,
+  ) {
+    super(message);
+  }
 }
 
 export interface CallbackTimeline {
   orderId: string;
   scenario: string;
+  /** The run id in the order's callback URL: callbacks that carry it belong to this scenario. */
+  tag?: string;
   triggeredAt: string;
   deliveries: {
     status: string;
@@ -55,6 +118,8 @@ export interface CallbackTimeline {
     delivery: number;
     answeredWith: number;
     signature: string;
+    /** The callback's id in the report (`callback-<seq>`). */
+    callback?: string;
   }[];
 }
 

@@ -2,13 +2,28 @@
  * The result of a certification run, as every report format renders it: one record per check
  * run (per endpoint and case), the exchanges they looked at, and the verdict.
  */
-import { OPERATION_NAMES, type RecordedExchange, type TlsSummary } from "../contract/index.ts";
+
+import {
+  type Finding,
+  OPERATION_NAMES,
+  type RecordedExchange,
+  type RuleSource,
+  type TlsSummary,
+} from "../contract/index.ts";
+import type { CallbackEvidence } from "./callback-evidence.ts";
 import type { RunComparison } from "./compare.ts";
 import type { RateLimitWaits } from "./preflight.ts";
-import type { CallbackTimeline } from "./run-context.ts";
+import type { BlockedBy, CallbackTimeline, Reproduction } from "./run-context.ts";
+import type { RunTimings } from "./run-timings.ts";
 import type { TargetContainerRecord } from "./target-container.ts";
 
-export type CheckStatus = "passed" | "failed" | "skipped";
+/**
+ * "not evaluated": the check could not judge, because something it depends on failed first (an
+ * answer that is not JSON, an order that could not be created); `blockedBy` names that failure.
+ */
+export type CheckStatus = "passed" | "failed" | "skipped" | "not evaluated";
+
+export type { BlockedBy } from "./run-context.ts";
 
 export interface CheckRecord {
   /** The endpoint (operation name), or a group such as "(all endpoints)" or "(target)". */
@@ -33,6 +48,18 @@ export interface CheckRecord {
   source: string;
   /** For callback checks: the order's callbacks, as they arrived. */
   timeline?: CallbackTimeline;
+  /** For a failed generated or stateful probe: seed, re-run command, minimal request, curl (issue 10 §7). */
+  reproduction?: Reproduction;
+  /** Where the rule comes from (seed section, documented convention, or the suite's reading). */
+  ruleSource?: RuleSource;
+  /** On failure, each wrong field: path, expected, actual. */
+  findings?: Finding[];
+  /** For a check that was not evaluated: the failure it waits on. */
+  blockedBy?: BlockedBy;
+  /** The exchange whose answer the check judged, when it judged one. */
+  subject?: string;
+  /** Ids of the callbacks (see RunReport.callbacks) the check looked at. */
+  callbacks?: string[];
 }
 
 export interface EndpointSummary {
@@ -40,6 +67,7 @@ export interface EndpointSummary {
   passed: number;
   failed: number;
   skipped: number;
+  notEvaluated: number;
   /** Passed / (passed + failed), in percent; null when nothing was judged. */
   score: number | null;
 }
@@ -61,11 +89,15 @@ export interface RunReport {
     /** issue 12: the TLS files used (paths, certificate subjects and expiry; never a key or passphrase). */
     tls?: TlsSummary;
   };
+  /** The generated and stateful probes: the same seed (and prefix) sends the same requests (issue 10). */
+  probes?: { seed: number; depth: string; merchantOrderIdPrefix: string; only: string[] };
   verdict: Verdict;
   /** Why the run could not judge the target, when it could not (unreachable, bad setup). */
   errors: string[];
+  /** What the reader must know but is no failure (a sandbox clock that did not answer, say). */
+  warnings: string[];
   summary: EndpointSummary[];
-  totals: { passed: number; failed: number; failedRequired: number; skipped: number };
+  totals: { passed: number; failed: number; failedRequired: number; skipped: number; notEvaluated: number };
   checks: CheckRecord[];
   exchanges: RecordedExchange[];
   /** H2H_TARGET_IMAGE: the container the target ran in, its logs included. */
@@ -74,7 +106,18 @@ export interface RunReport {
   rateLimitWaits?: RateLimitWaits;
   /** H2H_BASELINE_REPORT: what changed since that run. */
   baseline?: RunComparison;
+  /** Every callback the webhook sink received during the run, masked. */
+  callbacks: CallbackEvidence[];
+  /** Where the run's time went: process start, the specs, each spec file (bench:certify reads it). */
+  timings?: RunTimings;
 }
+
+const STATUS_KEY = {
+  passed: "passed",
+  failed: "failed",
+  skipped: "skipped",
+  "not evaluated": "notEvaluated",
+} as const satisfies Record<CheckStatus, keyof EndpointSummary>;
 
 /** Endpoint order in reports: the four endpoints as the seed lists them, then the rest. */
 const ENDPOINT_ORDER: readonly string[] = ["(target)", ...OPERATION_NAMES, "(all endpoints)"];
@@ -95,9 +138,10 @@ export function summarize(checks: readonly CheckRecord[]): {
       passed: 0,
       failed: 0,
       skipped: 0,
+      notEvaluated: 0,
       score: null,
     };
-    entry[record.status] += 1;
+    entry[STATUS_KEY[record.status]] += 1;
     byEndpoint.set(record.endpoint, entry);
   }
   const summary = [...byEndpoint.values()]
@@ -116,6 +160,7 @@ export function summarize(checks: readonly CheckRecord[]): {
     failed: checks.filter((c) => c.status === "failed").length,
     failedRequired: checks.filter((c) => c.status === "failed" && c.required).length,
     skipped: checks.filter((c) => c.status === "skipped").length,
+    notEvaluated: checks.filter((c) => c.status === "not evaluated").length,
   };
   return { summary, totals };
 }

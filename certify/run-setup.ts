@@ -3,7 +3,13 @@
  * that keeps its secrets out of every report and console line, and the webhook sink that takes
  * its callbacks, configured from the target's profile.
  */
-import { createMasker, type Masker, type Profile, type RateLimitRetry } from "../contract/index.ts";
+import {
+  createMasker,
+  type Masker,
+  type Profile,
+  type RateLimitRetry,
+  TEST_CARD_NUMBERS,
+} from "../contract/index.ts";
 import { TEST_CARD } from "../fixtures/index.ts";
 import { type RunningSink, type SinkOptions, startWebhookSink } from "../webhook-sink/index.ts";
 import type { Settings } from "./settings.ts";
@@ -21,11 +27,13 @@ export interface RunSecrets {
   baseUrl?: string | null | undefined;
   /** issue 12: H2H_CLIENT_KEY_PASSPHRASE. */
   tlsPassphrase?: string | null | undefined;
+  /** Test cards the target's profile gives, besides the suite's own. */
+  cardNumbers?: readonly string[] | undefined;
 }
 
 /**
- * Masks the run's keys, callback secret, sink token, client key passphrase and target container secrets, and the test
- * card it orders with.
+ * Masks the run's keys, callback secret, sink token, client key passphrase and target container
+ * secrets, and every test card it may order with.
  */
 export function runMasker(secrets: RunSecrets): Masker {
   return createMasker({
@@ -39,7 +47,7 @@ export function runMasker(secrets: RunSecrets): Masker {
       ].map((secret) => secret ?? undefined),
       ...(secrets.targetEnvSecrets ?? []),
     ],
-    cardNumbers: [TEST_CARD.number],
+    cardNumbers: [TEST_CARD.number, ...TEST_CARD_NUMBERS, ...(secrets.cardNumbers ?? [])],
     urls: [secrets.baseUrl ?? undefined],
   });
 }
@@ -63,6 +71,9 @@ export function startRunSink(
     signature: profile.callbacks.signature,
     idPath: profile.callbacks.idPath,
     statusPath: profile.callbacks.statusPath,
+    // The run's store is a temporary folder, removed when the run ends: an fdatasync per callback
+    // would buy nothing, and its latency (on a busy disk) would show up as callback lateness.
+    sync: false,
   });
 }
 

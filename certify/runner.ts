@@ -6,9 +6,9 @@
 import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
-import { startVitest as startVitestUntilDone } from "vitest/node"; // issue 12: see stoppableStartVitest
+import { join } from "node:path";
 import {
+  answerRootCause,
   CHECK_REGISTRY,
   type Check,
   ExchangeRecorder,
@@ -33,32 +33,44 @@ import {
   type RunningReferenceProvider,
   startReferenceProvider,
 } from "../fixtures/reference-provider/index.ts";
-import type { RunningSink } from "../webhook-sink/index.ts";
+import { type RunningSink, SinkClient } from "../webhook-sink/index.ts";
 import { baselineLines, compareWithBaseline, loadBaseline } from "./baseline.ts";
+import { type CallbackEvidence, callbackEvidence } from "./callback-evidence.ts";
 import { CheckCollector } from "./check-collector.ts";
 import { consoleLine } from "./console.ts";
-import { deadlineOf, stoppableStartVitest, watchRunStop } from "./deadline.ts";
+import { printSummary } from "./console-summary.ts";
+import { deadlineOf, watchRunStop } from "./deadline.ts";
 // issue 12: checks before the first request, and the invalid-key diagnosis.
 import {
   assertReportDirWritable,
   invalidApiKeyDiagnosis,
   rateLimitedDiagnosis,
-  rateLimitWaitsLine,
   rateLimitWaitsOf,
   startSinkNamingPort,
 } from "./preflight.ts";
+import {
+  describeProbeSettings,
+  onlyPattern,
+  type ProbeOverrides,
+  readProbeSettings,
+} from "./probe-settings.ts";
 import { type ReportPaths, writeReports } from "./reports/index.ts";
-import { RUN_CONTEXT_KEY, type RunContext } from "./run-context.ts";
+import { resolveRootCauses } from "./root-causes.ts";
+import type { RunContext } from "./run-context.ts";
 import { type CheckRecord, type RunReport, sortChecks, summarize, type Verdict } from "./run-model.ts";
 import { rateLimitRetryOf, runMasker, startRunSink } from "./run-setup.ts";
+import { SpecFileClock } from "./run-timings.ts";
+import { readWarnings } from "./run-warnings.ts";
 import {
   PROJECT_ROOT,
   readSettings,
   readTlsSettings,
   type Settings,
+  userDirectory,
   withReferenceDefaults,
 } from "./settings.ts";
 import { sizeLimitChecks } from "./size-findings.ts";
+import { runSpecsOnce, SPEC_GLOB, type SpecRunner } from "./spec-runner.ts";
 import {
   type RunningTargetContainer,
   readTargetContainerSettings,
@@ -75,14 +87,18 @@ export interface CertifyOptions {
   print?: (line: string) => void;
   /** issue 12: the whole run's deadline (`--deadline`); default: the profile's, or derived from its timeouts. */
   deadlineMs?: number;
+  /** `--seed`, `--depth`, `--only` (they win over H2H_SEED and H2H_DEPTH). */
+  probes?: ProbeOverrides;
+  /** Only these spec files (paths from the project root); default: every contract spec. */
+  specFiles?: readonly string[];
+  /** How the specs run under Vitest (default: a Vitest of its own for this run). */
+  specRunner?: SpecRunner;
 }
 
 export interface CertifyResult {
   report: RunReport;
   paths: ReportPaths;
 }
-
-const SPEC_GLOB = "certify/specs/**/*.spec.ts";
 
 async function toolVersion(): Promise<string> {
   const pkg = JSON.parse(await readFile(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string };
@@ -103,7 +119,29 @@ function runCheck<I>(check: Check<I>, input: I, profile: Profile, masker: Masker
     durationMs: 0,
     exchanges: [],
     source: "runner",
+    ...(check.source ? { ruleSource: check.source } : {}),
   };
+}
+
+/** Every callback the sink received, as evidence tied to the scenarios that triggered them. */
+async function collectCallbacks(
+  sink: RunningSink,
+  checks: readonly CheckRecord[],
+  masker: Masker,
+  errors: string[],
+): Promise<CallbackEvidence[]> {
+  const client = new SinkClient(sink.url, sink.token);
+  try {
+    const stored = await client.list();
+    const timelines = checks.flatMap((c) => (c.timeline ? [c.timeline] : []));
+    const publicBase = sink.callbackUrl().replace(/\/callbacks\/.*$/, "");
+    return callbackEvidence(stored, timelines, publicBase, masker);
+  } catch (error) {
+    errors.push(masker.text(`the webhook sink's callbacks could not be read: ${String(error)}`));
+    return [];
+  } finally {
+    await client.close();
+  }
 }
 
 /** The checks that need every exchange of the run at once. */
@@ -113,18 +151,29 @@ function runWideChecks(
   masker: Masker,
 ): CheckRecord[] {
   const where = (e: RecordedExchange) => `${e.request.method} ${new URL(e.request.url).pathname} (${e.id})`;
+  // Uniqueness is judged over the answers that are envelopes; the others fail envelope.shape.
+  const readable = exchanges.filter((e) => answerRootCause(e.response) === undefined);
+  const requestIds: CheckRecord =
+    readable.length >= 2
+      ? runCheck(
+          envelopeRequestIdUnique,
+          readable.map((e) => ({
+            requestId: (e.response.json as { result?: Record<string, unknown> } | undefined)?.result?.[
+              "x-request-id"
+            ],
+            where: e.id,
+          })),
+          profile,
+          masker,
+        )
+      : {
+          ...runCheck(envelopeRequestIdUnique, [], profile, masker),
+          status: "not evaluated",
+          detail: `not evaluated, because ${readable.length} of ${exchanges.length} answers were envelopes: uniqueness needs two`,
+          blockedBy: { check: "envelope.shape", reason: "the answers are not envelopes" },
+        };
   return [
-    runCheck(
-      envelopeRequestIdUnique,
-      exchanges.map((e) => ({
-        requestId: (e.response.json as { result?: Record<string, unknown> } | undefined)?.result?.[
-          "x-request-id"
-        ],
-        where: e.id,
-      })),
-      profile,
-      masker,
-    ),
+    requestIds,
     runCheck(
       noServerError,
       exchanges.map((e) => ({ status: e.response.status, where: where(e) })),
@@ -165,46 +214,9 @@ async function tryReachTarget(
   }
 }
 
-function printSummary(
-  report: RunReport,
-  paths: ReportPaths,
-  print: (line: string) => void,
-  cwd: string,
-): void {
-  const width = Math.max(24, ...report.summary.map((s) => s.endpoint.length));
-  print("");
-  print(`${"endpoint".padEnd(width)}  passed  failed  skipped  score`);
-  for (const s of report.summary) {
-    print(
-      `${s.endpoint.padEnd(width)}  ${String(s.passed).padStart(6)}  ${String(s.failed).padStart(6)}  ${String(s.skipped).padStart(7)}  ${
-        s.score === null ? "    –" : `${s.score.toFixed(1).padStart(5)}%`
-      }`,
-    );
-  }
-  const { totals } = report;
-  print(
-    `${"total".padEnd(width)}  ${String(totals.passed).padStart(6)}  ${String(totals.failed).padStart(6)}  ${String(totals.skipped).padStart(7)}`,
-  );
-  print("");
-  for (const error of report.errors) print(`error: ${error}`);
-  const skippedNames = [
-    ...new Set(
-      report.checks.filter((c) => c.status === "skipped").map((c) => `${c.check} (${c.reason ?? "skipped"})`),
-    ),
-  ];
-  for (const skipped of skippedNames) print(`skipped: ${skipped}`);
-  if (report.rateLimitWaits) print(rateLimitWaitsLine(report.rateLimitWaits)); // issue 12
-  print(
-    `verdict: ${report.verdict.toUpperCase()} — ${report.target.baseUrl} (profile ${report.target.profileName}), ` +
-      `${totals.failedRequired} required check(s) failed, ${(report.durationMs / 1000).toFixed(1)} s`,
-  );
-  print("reports:");
-  for (const path of Object.values(paths)) print(`  ${relative(cwd, path) || path}`);
-}
-
 export async function runCertification(options: CertifyOptions = {}): Promise<CertifyResult> {
   const env = options.env ?? process.env;
-  const cwd = options.cwd ?? process.cwd();
+  const cwd = options.cwd ?? userDirectory(env);
   const startedAt = new Date();
   const runId = `run-${startedAt.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "")}-${randomBytes(3).toString("hex")}`;
 
@@ -212,6 +224,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
   const initial = readSettings(env, cwd);
   const profile = await readProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
   const settings: Settings = withReferenceDefaults(initial, profile.name);
+  const probes = readProbeSettings(env, options.probes);
   const containerSettings = readTargetContainerSettings(env);
   const baseline = await loadBaseline(env, cwd);
   // issue 12: TLS files read and checked now (exit 64 naming the variable), before any request.
@@ -219,7 +232,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
   const tlsSummary: TlsSummary | undefined = tls ? summarizeTlsFiles(settings.tls, tls) : undefined;
   const targetEnvSecrets = secretEnvValues(containerSettings);
   const tlsPassphrase = settings.tls.passphrase;
-  let masker = runMasker({ ...settings, targetEnvSecrets, tlsPassphrase });
+  let masker = runMasker({ ...settings, targetEnvSecrets, tlsPassphrase, cardNumbers: profile.testCards });
   // issue 12: control characters from the target escaped, lines shortened (certify/console.ts).
   const print = (line: string) => (options.print ?? console.log)(consoleLine(masker.text(line)));
 
@@ -231,6 +244,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
   const runStop = watchRunStop(deadlineMs);
   let stoppedBecause: string | undefined;
 
+  const specClock = new SpecFileClock();
   let provider: RunningReferenceProvider | undefined;
   let sink: RunningSink | undefined;
   let container: RunningTargetContainer | undefined;
@@ -243,7 +257,13 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
       startRunSink(settings, profile, join(runDir, "sink")),
     );
     // The sink's token guards it against fake callbacks: it is masked like a secret.
-    masker = runMasker({ ...settings, sinkToken: sink.token, targetEnvSecrets, tlsPassphrase });
+    masker = runMasker({
+      ...settings,
+      sinkToken: sink.token,
+      targetEnvSecrets,
+      tlsPassphrase,
+      cardNumbers: profile.testCards,
+    });
     // H2H_TARGET_IMAGE: the target is a container started here; one that does not get ready
     // ends the run as "not run", with its logs in the report.
     let containerRecord: TargetContainerRecord | undefined;
@@ -265,6 +285,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
     print(
       `h2h-certify: certifying ${baseUrl}${provider ? " (bundled reference provider)" : containerSettings ? ` (container of ${containerSettings.image})` : ""} with profile "${profile.name}"`,
     );
+    print(`  ${describeProbeSettings(probes)}`);
     if (!settings.secondApiKey) print("  H2H_API_KEY_2 is not set: cross-merchant checks will be skipped");
     for (const line of tlsSummary ? tlsSummaryLines(tlsSummary) : []) print(`  TLS: ${line}`);
 
@@ -313,26 +334,32 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
         sink: { url: sink.url, token: sink.token, callbackUrl: sink.callbackUrl() },
         tls: tls ?? null,
         deadlineAt,
+        probes: {
+          seed: probes.seed,
+          depth: probes.depth,
+          merchantOrderIdPrefix: probes.merchantOrderIdPrefix,
+        },
       };
+      // A run-wide check judges every exchange: --only it, and every spec still runs to make them.
+      const runWide = [envelopeRequestIdUnique.name, noServerError.name];
+      const testNamePattern = onlyPattern(probes.only.some((c) => runWide.includes(c)) ? [] : probes.only);
       const previousExitCode = process.exitCode;
       try {
         // issue 12: the specs run until done, the deadline, SIGINT or SIGTERM (certify/deadline.ts).
-        const startVitest = stoppableStartVitest(runStop, startVitestUntilDone);
         const rateLimitAllowance = 3 * profile.limits.rateLimitRetries * profile.limits.retryAfterMaxMs;
-        const vitest = await startVitest("test", [], {
-          config: false,
-          root: PROJECT_ROOT,
-          include: [SPEC_GLOB],
-          reporters: [collector],
-          watch: false,
-          provide: { [RUN_CONTEXT_KEY]: runContext },
+        await (options.specRunner ?? runSpecsOnce)({
+          runContext,
+          specFiles: options.specFiles,
+          reporters: [collector, specClock],
+          runStop,
+          // --only: just the tests titled by those checks (the rest, and their setup, do not run).
+          testNamePattern,
           // A check may wait for a few requests in a row; the profile bounds each one.
           // issue 12: plus the waits for rate limits a few requests may take.
           testTimeout: profile.timeouts.requestMs * 3 + 5_000 + rateLimitAllowance,
           // Callback specs set their own, longer hook timeouts from the profile.
           hookTimeout: profile.timeouts.requestMs * 8 + 5_000 + rateLimitAllowance,
         });
-        await vitest.close();
         stoppedBecause = runStop.reason; // issue 12
       } finally {
         // Vitest sets a failing exit code for failed tests; the verdict decides ours.
@@ -340,22 +367,42 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
       }
       checks.push(...collector.records);
       errors.push(...collector.runErrors);
+      if (probes.only.length > 0) {
+        // The tests --only left out are not part of this run's report.
+        const kept = checks.filter((c) => probes.only.includes(c.check));
+        checks.splice(0, checks.length, ...kept);
+      }
       if (collector.records.length === 0 && errors.length === 0)
         errors.push(`no contract spec ran (looked for ${SPEC_GLOB})`);
+      else if (probes.only.length > 0 && checks.length === 0 && !probes.only.some((c) => runWide.includes(c)))
+        errors.push(`no test of ${probes.only.join(", ")} ran for this target and profile`);
     }
 
     const exchanges = readRecordedExchanges(runDir);
-    if (unreachable === undefined) checks.push(...runWideChecks(exchanges, profile, masker));
+    const onlyKept = (c: CheckRecord) => probes.only.length === 0 || probes.only.includes(c.check);
+    if (unreachable === undefined) checks.push(...runWideChecks(exchanges, profile, masker).filter(onlyKept));
     // Stopped before the reports are written, so that they hold its whole log and its exit code.
     if (container) containerRecord = await container.stop();
     // issue 12: every answer, the probe's too, against the profile's body limit.
-    if (unreachable === undefined) checks.push(...sizeLimitChecks(exchanges, profile, masker));
-    // issue 12: every answer a 401 is a refused key, not a non-conformant target.
+    if (unreachable === undefined)
+      checks.push(...sizeLimitChecks(exchanges, profile, masker).filter(onlyKept));
+    // issue 12: every answer a 401 is a refused key, not a non-conformant target; mostly 429s: rate limited.
     const refusedKey =
       unreachable === undefined
         ? (invalidApiKeyDiagnosis(exchanges) ?? rateLimitedDiagnosis(exchanges))
         : undefined;
     if (refusedKey !== undefined) errors.unshift(refusedKey);
+    // One cause per failure: each cause fails once per endpoint; the checks it blocked point at it.
+    const resolved = resolveRootCauses(checks, exchanges, profile.informationalChecks);
+    checks.splice(0, checks.length, ...resolved.records);
+    if (resolved.unexplained.length > 0 && errors.length === 0 && runStop.reason === undefined) {
+      const [first] = resolved.unexplained;
+      errors.push(
+        `${resolved.unexplained.length} check(s) could not be evaluated, first ${first?.endpoint} › ${first?.check}: ${first?.detail}`,
+      );
+    }
+    const callbacks = await collectCallbacks(sink, checks, masker, errors);
+    const warnings = readWarnings(runDir).map((warning) => masker.text(warning));
     sortChecks(checks);
     const { summary, totals } = summarize(checks);
     // issue 12: a stopped run is "incomplete", its reason first; its reports hold what ran.
@@ -383,14 +430,23 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
         profilePath: settings.profilePath,
         ...(tlsSummary ? { tls: tlsSummary } : {}),
       },
+      probes: {
+        seed: probes.seed,
+        depth: probes.depth,
+        merchantOrderIdPrefix: probes.merchantOrderIdPrefix,
+        only: [...probes.only],
+      },
       verdict,
       errors,
+      warnings,
       summary,
       totals,
       checks,
       exchanges,
       ...(containerRecord ? { targetContainer: containerRecord } : {}),
       ...(rateLimitWaits ? { rateLimitWaits } : {}),
+      callbacks,
+      timings: specClock.timings(startedAt.getTime()),
     };
     if (baseline) report.baseline = compareWithBaseline(baseline, report);
     const paths = await writeReports(report, settings.reportDir, masker);

@@ -53,7 +53,22 @@ function pathFrom(env: Env, name: string, fallback: string, cwd: string): string
   return isAbsolute(value) ? value : resolve(cwd, value);
 }
 
-export function readSettings(env: Env = process.env, cwd = process.cwd()): Settings {
+// --- the user's directory (issue 11 §7) -----------------------------------------------------------
+/**
+ * The directory the user ran the command in: relative paths (H2H_PROFILE, H2H_REPORT_DIR) resolve
+ * from it. `npm run` changes into the package root and says where it came from in INIT_CWD.
+ */
+export function userDirectory(env: Env = process.env): string {
+  return nonEmpty(env, "INIT_CWD") ?? process.cwd();
+}
+
+/** The profile file H2H_PROFILE names (from the user's directory), or the reference profile. */
+export function profilePathFrom(env: Env = process.env, cwd = userDirectory(env)): string {
+  return pathFrom(env, "H2H_PROFILE", REFERENCE_PROFILE_PATH, cwd);
+}
+// --- end of the user's directory ------------------------------------------------------------------
+
+export function readSettings(env: Env = process.env, cwd = userDirectory(env)): Settings {
   const baseUrl = nonEmpty(env, "H2H_BASE_URL");
   if (baseUrl !== undefined) {
     let url: URL;
@@ -66,7 +81,7 @@ export function readSettings(env: Env = process.env, cwd = process.cwd()): Setti
       throw new SettingsError(`H2H_BASE_URL "${baseUrl}" must start with http:// or https://`);
     }
   }
-  const profilePath = pathFrom(env, "H2H_PROFILE", REFERENCE_PROFILE_PATH, cwd);
+  const profilePath = profilePathFrom(env, cwd);
   const sinkPortText = nonEmpty(env, "H2H_SINK_PORT");
   const sinkPort = sinkPortText === undefined ? 0 : Number(sinkPortText);
   if (!Number.isInteger(sinkPort) || sinkPort < 0 || sinkPort > 65_535) {

@@ -93,8 +93,25 @@ export {
 } from "./names.ts";
 export * from "./negative-cases.ts";
 export { buildOpenApiDocument } from "./openapi.ts";
+// Schema problems in plain words (path, expected, actual), for checks, profiles and messages.
+export {
+  describeFinding,
+  describeValue,
+  type Finding,
+  nearestName,
+  type PlainIssueOptions,
+  plainFindings,
+} from "./plain-issues.ts";
 // Target profiles.
-export { type Profile, ProfileError, parseProfile, readProfile } from "./profile.ts";
+export {
+  type Profile,
+  ProfileError,
+  parseProfile,
+  profileJsonSchema,
+  readProfile,
+} from "./profile.ts";
+export { type JsonSchema, PROFILE_KEY_DOCS, profileKeyDoc, walkSchema } from "./profile-help.ts";
+export * from "./profile-probes.ts";
 export { ExchangeRecorder, type RecordedExchange, readRecordedExchanges } from "./recorder.ts";
 export { readRequestBody } from "./request-body.ts";
 export { requestFields, withField, wrongTypeValue } from "./request-fields.ts";

@@ -22,6 +22,17 @@ describe("masking", () => {
     expect(masker.text(`{"number":"${CARD}"}`)).toBe('{"number":"************1111"}');
   });
 
+  it("masks a card that runs on into more digits (a derived negative's card one digit too long), escaped too", () => {
+    const longer = `${CARD}1111`;
+    expect(masker.text(`{"x":"${longer}"}`)).toBe('{"x":"****************1111"}');
+    expect(masker.text(encodeURIComponent(`{"x":"${longer}"}`))).toBe(
+      `${encodeURIComponent('{"x":"')}****************1111${encodeURIComponent('"}')}`,
+    );
+    expect(masker.text(JSON.stringify(JSON.stringify({ x: longer })))).not.toContain(CARD);
+    // A fraction is still no card: its digits stay.
+    expect(masker.text(`rate 19.${longer}`)).toBe(`rate 19.${longer}`);
+  });
+
   it("masks a card number by its field, and leaves a card-like number elsewhere alone (no Luhn scan)", () => {
     expect(masker.text('{"requisites":{"number":"5555555555554444","cvc":"123"}}')).toBe(
       '{"requisites":{"number":"************4444","cvc":"***"}}',
@@ -62,6 +73,21 @@ describe("masking", () => {
     const masked = masker.text(report);
     expect(() => JSON.parse(masked)).not.toThrow();
     expect(JSON.parse(masked)).toEqual({ message: 'use "Authorization: Bearer ***"', body: '{"cvc":"***"}' });
+  });
+
+  it("leaves a reference to an environment variable after Bearer alone, quoted, HTML-escaped or bare", () => {
+    for (const line of [
+      '--oauth2-bearer "$H2H_API_KEY"',
+      "--oauth2-bearer &quot;$H2H_API_KEY&quot;",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell's ${NAME}, not a template
+      "Authorization: Bearer ${H2H_API_KEY_2}",
+    ])
+      expect(masker.text(line)).toBe(line);
+    // A token that merely starts like one is still masked.
+    expect(masker.text("Authorization: Bearer $H2H_API_KEYabc-secret-rest")).toBe(
+      "Authorization: Bearer ***",
+    );
+    expect(masker.text("Bearer $lower-case-token")).toBe("Bearer ***");
   });
 
   it("masks Authorization headers keeping the scheme, and secrets in any other header", () => {

@@ -150,7 +150,9 @@ function cardPattern(digits: string): string {
   // or fraction after. A digit that ends an escape (`%22`, `%2522`, `\u0022`: an encoded quote)
   // is not part of the number (issue 12: a URL-encoded JSON body kept the card whole).
   const start = String.raw`(?:(?<!\d)(?<!\d\.)|(?<=%(?:25)?[0-9A-Fa-f]\d)|(?<=\\u[0-9A-Fa-f]{3}\d))`;
-  return `${start}${[...digits].map(charPattern).join(separator)}(?!\\d|\\.\\d)`;
+  // Digits that run on after the card (a card one digit too long, as a derived negative sends it)
+  // are taken with it: the whole run is masked, so the card is not left whole inside it.
+  return `${start}${[...digits].map(charPattern).join(separator)}(?:\\d{1,12})?(?!\\d|\\.\\d)`;
 }
 
 /**
@@ -244,7 +246,10 @@ const QUOTED_CARD = new RegExp(
 /** `cvc=123` in a query string or form body. */
 const FORM_CVC = new RegExp(String.raw`((?:^|[?&;\s])${CVC_KEY}=)([^&#\s"'<]*)`, "gi");
 /** A bearer credential wherever it is written (never eating a quote or backslash). */
-const BEARER = /\b(Bearer)(\s+)(?!\*\*\*)(?:<[^\s<>"]*>|[^\s"'`,\\&<>]+)/gi;
+// A reference to an environment variable (`--oauth2-bearer "$H2H_API_KEY"` or `Bearer ${NAME}` in a
+// curl command, quoted, HTML-escaped or bare) is no secret: it stays, so the command runs as pasted.
+const BEARER =
+  /\b(Bearer)(\s+)(?!\*\*\*)(?!\$\{?[A-Z_][A-Z0-9_]*\}?(?![^\s"'`,\\&<>]))(?:<[^\s<>"]*>|[^\s"'`,\\&<>]+)/gi;
 /** A Basic credential: masked when it decodes to `user:password`, so "Basic checks" stays. */
 const BASIC = /\b(Basic)(\s+)([A-Za-z0-9+/]{6,}={0,2})(?![\w+/=])/gi;
 /** `scheme://userinfo@`. */

@@ -55,13 +55,21 @@ describe("target profiles", () => {
   });
 
   it.each([
-    ["a typo in a key", (p: Editable) => (p.timeouts.requestMS = 1), "timeouts.requestMS: unknown key"],
+    [
+      "a typo in a key",
+      (p: Editable) => (p.timeouts.requestMS = 1),
+      'timeouts.requestMS is not a known key (did you mean "requestMs"?)',
+    ],
     [
       "a wrong type",
       (p: Editable) => (p.methods.mobile_commerce.amount = "1500"),
-      "methods.mobile_commerce.amount: Invalid input",
+      'methods.mobile_commerce.amount is the string "1500": expected a number',
     ],
-    ["a missing section", (p: Editable) => delete p.confirmation, "confirmation: Invalid input"],
+    [
+      "a missing section",
+      (p: Editable) => delete p.confirmation,
+      "confirmation is missing: expected an object",
+    ],
     [
       "an unknown signature scheme",
       (p: Editable) => (p.callbacks.signature.scheme = "rsa"),

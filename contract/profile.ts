@@ -5,7 +5,9 @@
  */
 import { readFile } from "node:fs/promises";
 import * as z from "zod";
+import { ENDPOINTS } from "./endpoints.ts";
 import { ERROR_ANSWER_NAMES, type ErrorAnswerName } from "./error-answers.ts";
+import { luhnValid } from "./generated-orders.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "./h2h-client.ts"; // issue 12: the profile's body limit
 import {
   byOrderKind,
@@ -14,10 +16,15 @@ import {
   CLIENT_METADATA_FIELDS,
   OPERATION_NAMES,
   OPERATIONS,
+  OPERATIONS_BY_KIND,
   type OperationName,
+  ORDER_KINDS,
+  type OrderKind,
 } from "./names.ts";
+import { describeFinding, nearestName } from "./plain-issues.ts";
+import { type JsonSchema, jsonErrorLocation, profileFindings, profileJsonSchemaOf } from "./profile-help.ts";
+import { requestJsonSchema, schemaFields } from "./request-json-schema.ts";
 import { LENIENT_GAPS } from "./schemas.ts";
-import { describeZodIssues } from "./zod-issues.ts";
 
 /** A strict object (unknown keys are errors, so a typo is caught) that may carry a "$comment". */
 function annotated<T extends z.ZodRawShape>(shape: T) {
@@ -28,18 +35,95 @@ const positiveMs = z.int().positive().max(600_000);
 
 const ClientMetadataField = z.enum(CLIENT_METADATA_FIELDS);
 
-const MethodProfile = annotated({
-  methodID: z.int(),
-  /** The currency this method fixes (§1). */
-  currency: z.string().min(1),
-  /** The amount the suite orders with. */
-  amount: z.number().positive(),
-  /** Conditional fields this target requires for this method (§4.5 gap). */
-  requires: annotated({
-    clientID: z.boolean().default(false),
-    clientMetadata: z.array(ClientMetadataField).default([]),
-  }).default({ clientID: false, clientMetadata: [] }),
+// --- methods, limits, lifecycle, races: what the generated and stateful probes need (issue 10) ---
+
+/** A method's fields; `amount` is required where the fixed checks order with the method. */
+function methodShape<Amount extends z.ZodType>(amount: Amount) {
+  return {
+    methodID: z.int(),
+    /** The currency this method fixes (§1). */
+    currency: z.string().min(1),
+    /** The amount the fixed checks order with. */
+    amount,
+    /** Smallest amount the target accepts for this method (§8 gap); the contract's floor is amount > 0. */
+    minAmount: z.number().positive().optional(),
+    /** Largest amount the target accepts for this method (§8 gap); none: no ceiling is probed. */
+    maxAmount: z.number().positive().optional(),
+    /** Conditional fields this target requires for this method (§4.5 gap). */
+    requires: annotated({
+      clientID: z.boolean().default(false),
+      clientMetadata: z.array(ClientMetadataField).default([]),
+    }).default({ clientID: false, clientMetadata: [] }),
+  };
+}
+
+/** The amount limits of a method hold together, and its amount lies within them. */
+function checkAmountLimits(
+  method: { amount?: number | undefined; minAmount?: number | undefined; maxAmount?: number | undefined },
+  ctx: z.core.$RefinementCtx,
+): void {
+  const { amount, minAmount, maxAmount } = method;
+  if (minAmount !== undefined && maxAmount !== undefined && minAmount > maxAmount)
+    ctx.addIssue({
+      code: "custom",
+      path: ["minAmount"],
+      message: `at most maxAmount (${maxAmount})`,
+    });
+  if (amount !== undefined && minAmount !== undefined && amount < minAmount)
+    ctx.addIssue({ code: "custom", path: ["amount"], message: `at least minAmount (${minAmount})` });
+  if (amount !== undefined && maxAmount !== undefined && amount > maxAmount)
+    ctx.addIssue({ code: "custom", path: ["amount"], message: `at most maxAmount (${maxAmount})` });
+}
+
+const MethodProfile = annotated(methodShape(z.number().positive())).superRefine(checkAmountLimits);
+/** Another method of a flow: every method gets the generated orders and the conditional-field negatives. */
+const OtherMethodProfile = annotated(methodShape(z.number().positive().optional())).superRefine(
+  checkAmountLimits,
+);
+
+/** The refusals the lifecycle model names (contract/lifecycle-model.ts `LifecycleError`). */
+const LIFECYCLE_ERRORS = [
+  "invalidOrderState",
+  "invalidCode",
+  "orderNotFound",
+  "duplicateMerchantOrderId",
+] as const;
+
+const Lifecycle = annotated({
+  /**
+   * What each confirmation code leads to after processing, as the full sequence of statuses
+   * (`3333`: failed_by_terminal, then succeeded_by_appeal). Default: each `code` trigger of
+   * `callbackTriggers` leads to its status alone, and the success code to `succeeded`.
+   */
+  outcomes: z
+    .array(annotated({ code: z.string().min(1), statuses: z.array(z.string().min(1)).min(1) }))
+    .min(1)
+    .optional(),
+  /** What confirming through the other order kind's path answers. */
+  otherKindConfirm: z.enum(LIFECYCLE_ERRORS).default("invalidOrderState"),
+  /** Where merchantOrderID must be unique: per merchant account (the seed's wording) or across the service. */
+  merchantOrderIdScope: z.enum(["merchant", "service"]).default("merchant"),
+  /** The unit of `timer` (§2.3 gap). */
+  timerUnit: z.enum(["seconds", "milliseconds"]).default("seconds"),
+  /** How far `timer` may stray from the order's clock, in seconds. */
+  timerToleranceSeconds: z.number().min(0).max(3_600).default(2),
 });
+const LIFECYCLE_DEFAULTS = {
+  otherKindConfirm: "invalidOrderState",
+  merchantOrderIdScope: "merchant",
+  timerUnit: "seconds",
+  timerToleranceSeconds: 2,
+} as const;
+
+const Races = annotated({
+  /** How many identical requests the race probes send at once; keep it within the target's rate limit. */
+  concurrency: z.int().min(2).max(50).default(5),
+});
+
+/** A dotted request field path (`clientMetadata.email`). */
+const FieldPath = z.string().regex(/^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/, "must be a dotted field path");
+
+// --- end of the issue-10 method block --------------------------------------------------------------
 
 /** How to make an order enter a callback status. */
 const Trigger = z.union([
@@ -66,6 +150,91 @@ const Signature = z.discriminatedUnion("scheme", [
     encoding: z.enum(["hex", "base64"]).default("hex"),
   }),
 ]);
+
+/**
+ * What the parts of a profile the probes read must agree on (issue 10): a methodID listed once;
+ * a maximum length only for a string field some request has; Luhn-valid test cards; outcome codes
+ * that include the success code and not the wrong one.
+ */
+function checkProbeSettings(
+  profile: {
+    methods: Record<OrderKind, { methodID: number }>;
+    otherMethods: Record<OrderKind, { methodID: number }[]>;
+    maxLengths: Record<string, number>;
+    testCards?: string[] | undefined;
+    confirmation: { successCode: string; wrongCode: string };
+    lifecycle: { outcomes?: { code: string }[] | undefined };
+  },
+  ctx: z.core.$RefinementCtx,
+): void {
+  const seen = new Map<number, string>();
+  for (const kind of ORDER_KINDS) {
+    const listed: [PropertyKey[], number][] = [
+      [["methods", kind, "methodID"], profile.methods[kind].methodID],
+      ...profile.otherMethods[kind].map((m, i): [PropertyKey[], number] => [
+        ["otherMethods", kind, i, "methodID"],
+        m.methodID,
+      ]),
+    ];
+    for (const [path, methodID] of listed) {
+      const first = seen.get(methodID);
+      if (first !== undefined)
+        ctx.addIssue({
+          code: "custom",
+          path,
+          message: `a method not listed yet (${methodID} is at ${first})`,
+        });
+      else seen.set(methodID, path.join("."));
+    }
+  }
+  const stringFields = new Map<string, string | undefined>();
+  for (const kind of ORDER_KINDS) {
+    for (const field of schemaFields(requestJsonSchema(ENDPOINTS[OPERATIONS_BY_KIND[kind].create].request)))
+      stringFields.set(field.path, field.node.type);
+  }
+  for (const path of Object.keys(profile.maxLengths)) {
+    const type = stringFields.get(path);
+    if (type !== "string") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["maxLengths", path],
+        message:
+          type === undefined
+            ? `a string field of a create request (${[...stringFields]
+                .filter(([, t]) => t === "string")
+                .map(([p]) => p)
+                .join(", ")}); no create request has ${path}`
+            : `a string field; ${path} is a ${type}`,
+      });
+    }
+  }
+  // Never print a card number whole, even a bad one: the issue names the list, the index, the last 4 digits.
+  (profile.testCards ?? []).forEach((card, i) => {
+    if (!/^\d{12,19}$/.test(card) || !luhnValid(card))
+      ctx.addIssue({
+        code: "custom",
+        path: ["testCards"],
+        message: `card numbers of 12 to 19 digits passing the Luhn check; card ${i} (ending ${card.slice(-4)}) is not one`,
+      });
+  });
+  const codes = profile.lifecycle.outcomes?.map((o) => o.code);
+  if (codes !== undefined) {
+    if (!codes.includes(profile.confirmation.successCode))
+      ctx.addIssue({
+        code: "custom",
+        path: ["lifecycle", "outcomes"],
+        message: `an outcome for the success code ${profile.confirmation.successCode}`,
+      });
+    if (codes.includes(profile.confirmation.wrongCode))
+      ctx.addIssue({
+        code: "custom",
+        path: ["lifecycle", "outcomes"],
+        message: `no outcome for the wrong code ${profile.confirmation.wrongCode}`,
+      });
+    if (new Set(codes).size !== codes.length)
+      ctx.addIssue({ code: "custom", path: ["lifecycle", "outcomes"], message: "each code listed once" });
+  }
+}
 
 /** The status each operation answers with, as the seed observed it (§3): the profile's default. */
 const OBSERVED_STATUSES = Object.fromEntries(
@@ -113,8 +282,20 @@ export const ProfileSchema = annotated({
   }).default({ ...LENIENT_GAPS, orderTypes: [], currencies: [], requisiteTypeCodes: [], extraStatuses: [] }),
   /** Largest accepted absolute difference, in USDT, for usdtAmount ≈ amount / exchangeRate. */
   usdtTolerance: z.number().min(0).default(0.01),
-  /** Per order kind (the names table's order kinds), the method the suite orders with. */
+  /** Per order kind (the names table's order kinds), the method the fixed checks order with. */
   methods: annotated(byOrderKind(() => MethodProfile)),
+  /** Per order kind, every other method the merchant uses (issue 10: every method is probed). */
+  otherMethods: annotated(byOrderKind(() => z.array(OtherMethodProfile).default([]))).default(
+    byOrderKind(() => []),
+  ),
+  /** Per request field (dotted path), the maximum length the target documents instead of the suite's. */
+  maxLengths: z.record(FieldPath, z.int().min(1).max(1_000_000)).default({}),
+  /** Luhn-valid test card numbers the target's sandbox accepts (default: well-known public test cards). */
+  testCards: z.array(z.string()).min(1).optional(),
+  /** The order lifecycle beyond what the operations answer: outcomes per code, refusals, timer. */
+  lifecycle: Lifecycle.default(LIFECYCLE_DEFAULTS),
+  /** The race probes (concurrent creations and confirmations). */
+  races: Races.default({ concurrency: 5 }),
   /** The status each operation answers (default: what the seed observed, §3). */
   expectedStatus: annotated(
     Object.fromEntries(
@@ -137,8 +318,11 @@ export const ProfileSchema = annotated({
       typeof Trigger
     >,
   ),
-  /** Whether the target offers the sandbox clock extension (DESIGN §3). */
-  sandboxClock: z.boolean().default(false),
+  /**
+   * Whether the target offers the sandbox clock extension: false; true (if it fails, a warning,
+   * and the suite waits out the lifetime); or "required" (if it fails, a failure).
+   */
+  sandboxClock: z.union([z.boolean(), z.literal("required")]).default(false),
   /** Errors the target documents; an unset one accepts any refusal (any 4xx, a codeError other than the success marker). */
   errors: annotated(
     Object.fromEntries(ERROR_ANSWER_NAMES.map((name) => [name, PinnedError.optional()])) as Record<
@@ -153,6 +337,8 @@ export const ProfileSchema = annotated({
     amountPath: z.string().min(1).optional(),
     currencyPath: z.string().min(1).optional(),
     merchantOrderIdPath: z.string().min(1).optional(),
+    /** Where a callback says when its status was entered: orders callbacks that arrive out of order. */
+    dateUpdatedPath: z.string().min(1).optional(),
     signature: Signature.default({ scheme: "none" }),
     /** A documented retry policy turns the retry observation into a check. */
     retryPolicy: annotated({
@@ -168,10 +354,16 @@ export const ProfileSchema = annotated({
     .record(z.string().min(1), z.string().min(1))
     .default({})
     .transform(({ $comment: _comment, ...reasons }) => reasons),
-});
+}).superRefine(checkProbeSettings);
 
 export type Profile = z.output<typeof ProfileSchema>;
 export type MethodProfile = z.output<typeof MethodProfile>;
+export type OtherMethodProfile = z.output<typeof OtherMethodProfile>;
+
+/** The profile's JSON Schema, generated from the zod schema, every key described (issue 11 §7). */
+export function profileJsonSchema(): JsonSchema {
+  return profileJsonSchemaOf(ProfileSchema);
+}
 
 export class ProfileError extends Error {
   override name = "ProfileError";
@@ -181,14 +373,20 @@ export class ProfileError extends Error {
 export function parseProfile(value: unknown, source: string, knownChecks?: ReadonlySet<string>): Profile {
   const parsed = ProfileSchema.safeParse(value);
   if (!parsed.success) {
-    const lines = describeZodIssues(parsed.error, "(profile)");
+    // Plain words, the path first, and the fix: what a missing key is for, the nearest known key.
+    const lines = profileFindings(parsed.error, value, ProfileSchema).map(describeFinding);
     throw new ProfileError(`invalid profile ${source}:\n  ${lines.join("\n  ")}`);
   }
   if (knownChecks) {
     const unknown = Object.keys(parsed.data.informationalChecks).filter((name) => !knownChecks.has(name));
     if (unknown.length > 0) {
       throw new ProfileError(
-        `invalid profile ${source}:\n  ${unknown.map((name) => `informationalChecks.${name}: no check has this name`).join("\n  ")}`,
+        `invalid profile ${source}:\n  ${unknown
+          .map((name) => {
+            const nearest = nearestName(name, [...knownChecks]);
+            return `informationalChecks.${name}: no check has this name${nearest ? ` (did you mean "${nearest}"?)` : ""}`;
+          })
+          .join("\n  ")}`,
       );
     }
   }
@@ -208,9 +406,7 @@ export async function readProfile(path: string, knownChecks?: ReadonlySet<string
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new ProfileError(
-      `profile ${path} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw new ProfileError(`profile ${path} is not valid JSON: ${jsonErrorLocation(text, error)}`);
   }
   return parseProfile(json, path, knownChecks);
 }

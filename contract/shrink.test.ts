@@ -92,6 +92,17 @@ describe("a copy-paste curl command", () => {
     expect(curl).toContain("O'\\''Brien");
   });
 
+  it("takes the bearer token from an environment variable: no key, and a command that runs as pasted", () => {
+    const curl = toCurl(request, masker.text, { bearerFrom: "H2H_API_KEY" });
+    expect(curl).toContain('--oauth2-bearer "$H2H_API_KEY"');
+    expect(curl).not.toMatch(/authorization/i);
+    // Masking the command again (as every report does) leaves it intact.
+    expect(masker.text(curl)).toBe(curl);
+    expect(() => toCurl(request, masker.text, { bearerFrom: "$(rm -rf /)" })).toThrow(
+      "not an environment variable",
+    );
+  });
+
   it("quotes so that the shell hands curl the body byte for byte", () => {
     const tricky = `{"note":"it's $HOME \`id\` \\"q\\" \\\\ заказ 🛒"}`;
     const echoed = execFileSync("sh", ["-c", `printf %s ${shellQuote(tricky)}`], { encoding: "utf8" });

@@ -180,15 +180,33 @@ export function shellQuote(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
+export interface CurlOptions {
+  /**
+   * The environment variable that holds the bearer token (`H2H_API_KEY`): the Authorization header
+   * becomes `--oauth2-bearer "$H2H_API_KEY"`, so the command runs as pasted and carries no key.
+   */
+  bearerFrom?: string | undefined;
+}
+
 /**
  * A copy-paste `curl` command that sends the request again. `mask` is applied to the URL, every
  * header value and the body before quoting (pass the report's masker: no key, card number or CVC
  * may reach a report through a command line); the body is sent byte for byte with --data-binary.
  */
-export function toCurl(request: CurlRequest, mask: (text: string) => string): string {
+export function toCurl(
+  request: CurlRequest,
+  mask: (text: string) => string,
+  options: CurlOptions = {},
+): string {
   const lines = [`curl -sS -X ${request.method.toUpperCase()} ${shellQuote(mask(request.url))}`];
   for (const [name, value] of Object.entries(request.headers)) {
     if (SKIPPED_HEADERS.has(name.toLowerCase())) continue;
+    if (options.bearerFrom && name.toLowerCase() === "authorization" && /^Bearer\s/i.test(value)) {
+      if (!/^[A-Z_][A-Z0-9_]*$/.test(options.bearerFrom))
+        throw new Error(`bearerFrom: "${options.bearerFrom}" is not an environment variable name`);
+      lines.push(`--oauth2-bearer "$${options.bearerFrom}"`);
+      continue;
+    }
     lines.push(`-H ${shellQuote(`${name}: ${mask(value)}`)}`);
   }
   if (request.body !== undefined && request.body !== "")

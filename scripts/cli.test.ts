@@ -16,13 +16,13 @@ const PACKAGE = JSON.parse(readFileSync(new URL("../package.json", import.meta.u
 
 /** The npm scripts that are commands of scripts/ (the rest are tools: tsc, biome, vitest). */
 const COMMANDS = Object.entries(PACKAGE.scripts).flatMap(([name, line]) => {
-  const match = /^tsx (scripts\/[\w-]+\.ts)$/.exec(line);
+  const match = /^node --import \.\/scripts\/ts-loader\.mjs (scripts\/[\w-]+\.ts)$/.exec(line);
   return match?.[1] ? [{ name, file: match[1] }] : [];
 });
 
 function run(file: string, args: string[]) {
   return new Promise<{ exitCode: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", file, ...args], {
+    const child = spawn(process.execPath, ["--import", "./scripts/ts-loader.mjs", file, ...args], {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -60,6 +60,7 @@ async function commandOf(file: string): Promise<Command> {
 describe("every npm run command", () => {
   it("is a one-line bin file around runCli with the command of its npm script's name", async () => {
     expect(COMMANDS.map((c) => c.name).sort()).toEqual([
+      "bench:certify",
       "bench:generate",
       "bench:load-overhead",
       "bench:provider",
@@ -71,6 +72,7 @@ describe("every npm run command", () => {
       "load:build",
       "mutants",
       "openapi",
+      "profile:schema",
       "provider",
       "sink",
     ]);

@@ -100,6 +100,14 @@ export class SinkClient {
     );
   }
 
+  /**
+   * How late the sink may have stamped arrivals between `since` and `until` (ms since the
+   * epoch): the longest stall of its process then. `covered` is false when the sink started later.
+   */
+  async stalls(since: number, until: number): Promise<{ maxStallMs: number; covered: boolean }> {
+    return this.get("/api/stalls", { since, until }, 10_000);
+  }
+
   async stats(): Promise<{ stored: number; rejected: Record<string, number> }> {
     return this.get("/api/stats", {}, 10_000);
   }

@@ -16,6 +16,12 @@ import { SinkClient } from "./client.ts";
 import { type RunningSink, type SinkOptions, startWebhookSink } from "./server.ts";
 import { LOG_FILE } from "./store.ts";
 
+/** This process's environment without H2H_PROFILE (the reference profile): set but empty is refused (issue 12). */
+function withoutProfile(): NodeJS.ProcessEnv {
+  const { H2H_PROFILE: _profile, ...env } = process.env;
+  return env;
+}
+
 const SECRET = "test-callback-secret";
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -186,6 +192,20 @@ describe("webhook sink: queries", () => {
 });
 
 describe("webhook sink: retry observation", () => {
+  it("says how late it may have stamped arrivals: the longest stall of its process then", async () => {
+    const { client } = await sink();
+    const since = Date.now();
+    const busyUntil = Date.now() + 120;
+    while (Date.now() < busyUntil) {
+      // Hold the sink's event loop, as a loaded machine would.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const answer = await client.stalls(since, Date.now());
+    expect(answer.covered).toBe(true);
+    expect(answer.maxStallMs).toBeGreaterThanOrEqual(110);
+    expect((await client.stalls(0, Date.now())).covered).toBe(false);
+  });
+
   it("answers 503 to the first n deliveries of an order with /refuse/n, and records them", async () => {
     const { sink: s, client } = await sink();
     const url = s.callbackUrl({ refuse: 2 });
@@ -267,7 +287,7 @@ describe("webhook sink: durability", () => {
           ["--import", "tsx", script, "--data-dir", dir, "--token", token],
           {
             stdio: ["ignore", "pipe", "pipe"],
-            env: { ...process.env, H2H_PROFILE: "" },
+            env: withoutProfile(),
           },
         );
         let out = "";
@@ -443,7 +463,7 @@ describe.skipIf(OPENSSL_MISSING !== undefined)(
       const run = (args: string[]) =>
         spawn(process.execPath, ["--import", "tsx", script, "--data-dir", dataDir(), ...args], {
           stdio: ["ignore", "pipe", "pipe"],
-          env: { ...process.env, H2H_PROFILE: "" },
+          env: withoutProfile(),
         });
       const child = run([
         "--tls-cert",

@@ -31,6 +31,7 @@ import {
   readPath,
   sinkCallbackUrl,
 } from "../contract/names.ts";
+import { StallMonitor } from "./stall-monitor.ts";
 import { CallbackStore, type StoredCallback } from "./store.ts";
 import type { CallbackTally } from "./tally.ts";
 
@@ -135,6 +136,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
   const statusPath = options.statusPath ?? "status";
   const signature = options.signature ?? { scheme: "none" };
   const store = await CallbackStore.open({ dataDir: options.dataDir, sync: options.sync ?? true });
+  const stalls = new StallMonitor();
 
   const deliveriesByOrder = new Map<string, number>();
   for (const record of store.records) {
@@ -282,6 +284,12 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     const select = () => store.records.filter((record) => matches(record, filter));
     if (url.pathname === "/api/callbacks") return json(res, 200, { callbacks: select() });
     if (url.pathname === "/api/stats") return json(res, 200, { stored: store.records.length, rejected });
+    if (url.pathname === "/api/stalls") {
+      // How late the sink may have stamped the arrivals in [since, until].
+      const since = filter.since ?? 0;
+      const until = filter.until ?? Date.now();
+      return json(res, 200, { maxStallMs: stalls.maxStallMs(since, until), covered: stalls.covers(since) });
+    }
     if (url.pathname === "/api/callbacks/wait") {
       const minCount = Math.max(1, Number(url.searchParams.get("minCount") ?? 1) || 1);
       const timeoutMs = Math.min(
@@ -361,6 +369,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     callbackUrl: (variant = {}) => callbackUrlWith(sinkCallbackUrl(base, token), variant),
     stats: () => ({ stored: store.records.length, rejected: { ...rejected } }),
     async stop() {
+      stalls.stop();
       for (const timer of stalled) clearTimeout(timer);
       for (const waiter of waiters) waiter.wake();
       await new Promise<void>((resolve) => {

@@ -1,6 +1,8 @@
 /** Every exchange of the run as a HAR 1.2 file, to replay a failure or hand it to the provider. */
 import type { RecordedExchange } from "../../contract/index.ts";
+import { type CallbackEvidence, relativeToTrigger } from "../callback-evidence.ts";
 import type { RunReport } from "../run-model.ts";
+import { probeSettingsLine } from "./reproduction.ts";
 
 const STATUS_TEXT: Record<number, string> = {
   200: "OK",
@@ -12,6 +14,7 @@ const STATUS_TEXT: Record<number, string> = {
   413: "Payload Too Large",
   422: "Unprocessable Entity",
   500: "Internal Server Error",
+  503: "Service Unavailable",
 };
 
 const headerList = (headers: Record<string, string>) =>
@@ -63,14 +66,75 @@ function entry(exchange: RecordedExchange) {
   };
 }
 
+/**
+ * A callback as an entry of its own: the provider's request to the sink as received, and the
+ * sink's answer (its status; the sink's answer body is not kept). Its comment says which
+ * scenario it belongs to, when it arrived after the trigger, and the signature verdict.
+ */
+function callbackEntry(callback: CallbackEvidence) {
+  const mimeType = callback.headers["content-type"] ?? "application/octet-stream";
+  const query = (() => {
+    try {
+      return [...new URL(callback.url).searchParams].map(([name, value]) => ({ name, value }));
+    } catch {
+      return [];
+    }
+  })();
+  return {
+    startedDateTime: callback.receivedAt,
+    time: 0,
+    request: {
+      method: callback.method,
+      url: callback.url,
+      httpVersion: "HTTP/1.1",
+      cookies: [],
+      headers: headerList(callback.headers),
+      queryString: query,
+      postData: {
+        mimeType,
+        text: callback.body,
+        ...(callback.bodyEncoding === "base64" ? { comment: "not UTF-8: the raw bytes, base64" } : {}),
+      },
+      headersSize: -1,
+      bodySize: callback.bodyBytes,
+    },
+    response: {
+      status: callback.answeredWith,
+      statusText: STATUS_TEXT[callback.answeredWith] ?? "",
+      httpVersion: "HTTP/1.1",
+      cookies: [],
+      headers: [],
+      content: { size: -1, mimeType: "application/json", comment: "the sink's answer body is not recorded" },
+      redirectURL: "",
+      headersSize: -1,
+      bodySize: -1,
+    },
+    cache: {},
+    timings: { send: 0, wait: 0, receive: 0 },
+    comment: [
+      `callback ${callback.id} received by the webhook sink (delivery #${callback.delivery}`,
+      callback.status ? ` of status ${callback.status}` : "",
+      callback.orderId ? ` for order ${callback.orderId}` : "",
+      ")",
+      callback.trigger
+        ? `; ${callback.trigger.scenario}, ${relativeToTrigger(callback.trigger.arrivedAfterMs)}`
+        : "",
+      `; signature ${callback.signature}`,
+    ].join(""),
+  };
+}
+
 export function renderHar(report: RunReport): string {
   return `${JSON.stringify(
     {
       log: {
         version: "1.2",
         creator: { name: report.tool.name, version: report.tool.version },
-        comment: `h2h-certify run ${report.runId} against ${report.target.baseUrl}; secrets masked`,
-        entries: report.exchanges.map(entry),
+        comment: `h2h-certify run ${report.runId} against ${report.target.baseUrl}${report.probes ? `; ${probeSettingsLine(report)}` : ""}; secrets masked`,
+        // Exchanges the suite made, and callbacks the provider made, in the order they happened.
+        entries: [...report.exchanges.map(entry), ...report.callbacks.map(callbackEntry)].sort((a, b) =>
+          a.startedDateTime.localeCompare(b.startedDateTime),
+        ),
       },
     },
     null,

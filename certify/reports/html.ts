@@ -3,11 +3,14 @@
  * each check's result, and for each failure the rule, what was found and the request and
  * response as exchanged. No script, no external resource: it opens anywhere, offline.
  */
-import { type RecordedExchange, tlsSummaryLines } from "../../contract/index.ts";
+import { describeRuleSource, type RecordedExchange, tlsSummaryLines } from "../../contract/index.ts";
+import { type CallbackEvidence, relativeToTrigger } from "../callback-evidence.ts";
+import { failuresByRule, placeOf } from "../failures-by-rule.ts";
 import { rateLimitWaitsLine } from "../preflight.ts";
 import type { CheckRecord, RunReport } from "../run-model.ts";
 import { escapeHtml } from "./escape.ts";
 import { baselineSection, EXTRAS_CSS, targetContainerSection } from "./extras-html.ts";
+import { probeSettingsLine, reproductionHtml } from "./reproduction.ts";
 
 export { escapeHtml };
 
@@ -16,7 +19,7 @@ body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;
 main{max-width:1180px;margin:0 auto;padding:24px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px}
 .verdict{display:inline-block;padding:4px 12px;border-radius:4px;font-weight:600;color:#fff}
-.conformant{background:#1f7a3a}.not-conformant{background:#b3261e}.not-run{background:#7a5b00}
+.conformant{background:#1f7a3a}.not-conformant{background:#b3261e}.not-run{background:#7a5b00}.incomplete{background:#7a5b00}
 table{border-collapse:collapse;width:100%;background:#fff;border:1px solid #dde1e6}
 th,td{text-align:left;padding:6px 8px;border-top:1px solid #e6e9ee;vertical-align:top}
 th{background:#eef1f5;font-weight:600}
@@ -28,6 +31,10 @@ details{margin:6px 0}summary{cursor:pointer}
 .meta{color:#555}.bar{background:#e9ecef;height:8px;border-radius:4px;overflow:hidden;min-width:120px}
 .bar>span{display:block;height:100%;background:#1f7a3a}
 .errors{background:#fff4f2;border:1px solid #f0c4bd;padding:8px 12px}
+.warnings{background:#fff8e1;border:1px solid #f0dca0;padding:8px 12px;margin:8px 0}
+.noteval{color:#5a6270}
+table.findings{margin:6px 0;width:auto}table.findings td,table.findings th{padding:2px 8px}
+a{color:#1a5fb4}
 `;
 
 function pretty(body: string): string {
@@ -53,10 +60,10 @@ function rateLimitedLine(exchange: RecordedExchange): string {
   return `<p><b>Rate limited first</b>: ${escapeHtml(attempts.join("; "))}; the answer below is to the request sent again.</p>\n`;
 }
 
-function exchangeBlock(exchange: RecordedExchange): string {
+function exchangeBlock(exchange: RecordedExchange, open = true): string {
   const request = `${exchange.request.method} ${exchange.request.url}\n${headers(exchange.request.headers)}\n\n${pretty(exchange.request.body)}`;
   const response = `HTTP ${exchange.response.status}\n${headers(exchange.response.headers)}\n\n${pretty(exchange.response.body)}`;
-  return `<details open><summary>Exchange <code>${escapeHtml(exchange.id)}</code> · ${escapeHtml(exchange.request.method)} ${escapeHtml(
+  return `<details${open ? " open" : ""}><summary>Exchange <code>${escapeHtml(exchange.id)}</code> · ${escapeHtml(exchange.request.method)} ${escapeHtml(
     new URL(exchange.request.url).pathname,
   )} → HTTP ${exchange.response.status} · ${exchange.durationMs} ms · ${escapeHtml(exchange.startedAt)}</summary>
 ${rateLimitedLine(exchange)}<p><b>Request as sent</b></p><pre>${escapeHtml(request)}</pre>
@@ -65,57 +72,171 @@ ${rateLimitedLine(exchange)}<p><b>Request as sent</b></p><pre>${escapeHtml(reque
 
 function statusCell(record: CheckRecord): string {
   if (record.status === "failed" && !record.required) return `<td class="info">✗ failed (informational)</td>`;
+  if (record.status === "not evaluated") return `<td class="noteval">○ not evaluated</td>`;
   const mark = { passed: "✓ passed", failed: "✗ failed", skipped: "– skipped" }[record.status];
   return `<td class="${record.status}">${mark}</td>`;
 }
 
-function checkRow(record: CheckRecord, exchanges: Map<string, RecordedExchange>): string {
+/** Anchors: each check record, and each callback, can be linked to. */
+const recordAnchor = (index: number) => `check-${index}`;
+
+function findingsTable(record: CheckRecord): string {
+  if (!record.findings || record.findings.length === 0) return "";
+  const rows = record.findings
+    .map(
+      (f) =>
+        `<tr><td><code>${escapeHtml(f.path)}</code></td><td>${escapeHtml(f.expected)}</td><td>${escapeHtml(f.actual)}</td><td>${escapeHtml(f.hint ?? "")}</td></tr>`,
+    )
+    .join("");
+  return `<table class="findings"><thead><tr><th>Field</th><th>Expected</th><th>Found</th><th></th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+/** One callback as received: request line, headers and raw body, openable. */
+function callbackBlock(callback: CallbackEvidence, open = false): string {
+  const when = callback.trigger ? relativeToTrigger(callback.trigger.arrivedAfterMs) : callback.receivedAt;
+  const raw = `${callback.method} ${callback.url}\n${headers(callback.headers)}\n\n${
+    callback.bodyEncoding === "base64" ? `(not UTF-8; base64)\n${callback.body}` : callback.body
+  }`;
+  return `<details id="${escapeHtml(callback.id)}"${open ? " open" : ""}><summary>Callback <code>${escapeHtml(callback.id)}</code> · delivery #${callback.delivery} · <code>${escapeHtml(
+    callback.status ?? "(no status)",
+  )}</code> · ${escapeHtml(when)} · answered ${callback.answeredWith} · signature <span class="${
+    callback.signature === "valid" ? "passed" : callback.signature === "not-checked" ? "meta" : "failed"
+  }">${escapeHtml(callback.signature)}</span></summary>
+<p class="meta">Received ${escapeHtml(callback.receivedAt)}${callback.trigger ? ` for ${escapeHtml(callback.trigger.scenario)}, triggered ${escapeHtml(callback.trigger.triggeredAt)}` : ""} · ${callback.bodyBytes} bytes · the sink answered HTTP ${callback.answeredWith}</p>
+<p><b>Callback as received</b></p><pre>${escapeHtml(raw)}</pre></details>`;
+}
+
+interface Lookups {
+  exchanges: Map<string, RecordedExchange>;
+  callbacks: Map<string, CallbackEvidence>;
+  /** Where each failure sits, so a check that was not evaluated can link to its cause. */
+  anchors: Map<string, number>;
+}
+
+const causeKey = (endpoint: string, check: string, label?: string) =>
+  `${endpoint}\u0000${check}\u0000${label ?? ""}`;
+
+function checkRow(record: CheckRecord, index: number, lookups: Lookups): string {
   const name = `<code>${escapeHtml(record.check)}</code>${record.case ? ` › ${escapeHtml(record.case)}` : ""}`;
   const reason = record.reason
     ? `<div class="meta">${record.status === "skipped" ? "Skipped: " : "Informational: "}${escapeHtml(record.reason)}</div>`
     : "";
   let evidence = "";
   if (record.status === "failed") {
-    const blocks = record.exchanges.flatMap((id) => {
-      const exchange = exchanges.get(id);
-      return exchange ? [exchangeBlock(exchange)] : [];
+    // A callback check judges callbacks: they come first and open; the requests that made the
+    // order are there, closed, for context.
+    const callbacks = (record.callbacks ?? []).flatMap((id) => {
+      const callback = lookups.callbacks.get(id);
+      return callback ? [callbackBlock(callback, true)] : [];
     });
-    evidence = `<div class="meta">Rule: ${escapeHtml(record.rule || "(not a registered check)")}</div>${
-      blocks.length > 0 ? blocks.join("") : '<div class="meta">No exchange was recorded for this check.</div>'
+    const blocks = record.exchanges.flatMap((id) => {
+      const exchange = lookups.exchanges.get(id);
+      return exchange ? [exchangeBlock(exchange, callbacks.length === 0)] : [];
+    });
+    const source = record.ruleSource
+      ? `<div class="meta">Source: ${escapeHtml(describeRuleSource(record.ruleSource))}</div>`
+      : "";
+    evidence = `<div class="meta">Rule: ${escapeHtml(record.rule || "(not a registered check)")}</div>${source}${findingsTable(record)}${reproductionHtml(record, escapeHtml)}${
+      blocks.length + callbacks.length > 0
+        ? [...callbacks, ...blocks].join("")
+        : '<div class="meta">No exchange was recorded for this check.</div>'
     }`;
+  } else if (record.status === "not evaluated" && record.blockedBy) {
+    const cause = lookups.anchors.get(
+      causeKey(record.endpoint, record.blockedBy.check, record.blockedBy.case),
+    );
+    const link =
+      cause === undefined
+        ? ""
+        : ` <a href="#${recordAnchor(cause)}"><code>${escapeHtml(record.blockedBy.check)}</code>${record.blockedBy.case ? ` › ${escapeHtml(record.blockedBy.case)}` : ""}</a>`;
+    evidence = `<div class="meta">${link ? `The cause, reported once:${link}` : "The cause is reported once, on this endpoint."}</div>`;
   }
-  return `<tr>${statusCell(record)}<td>${name}${reason}</td><td>${escapeHtml(record.detail)}${evidence}</td></tr>`;
+  return `<tr id="${recordAnchor(index)}">${statusCell(record)}<td>${name}${reason}</td><td>${escapeHtml(record.detail)}${evidence}</td></tr>`;
 }
 
-function timelines(report: RunReport): string {
-  const withTimeline = report.checks.filter((c) => c.timeline !== undefined);
-  if (withTimeline.length === 0) return "";
-  const rows = withTimeline
-    .map((record) => {
-      const timeline = record.timeline as NonNullable<CheckRecord["timeline"]>;
-      const deliveries =
-        timeline.deliveries.length === 0
-          ? '<span class="failed">no callback arrived</span>'
-          : timeline.deliveries
-              .map(
-                (d) =>
-                  `#${d.delivery} <code>${escapeHtml(d.status)}</code> +${(d.arrivedAfterMs / 1000).toFixed(2)} s · answered ${d.answeredWith} · signature <span class="${
-                    d.signature === "valid" ? "passed" : d.signature === "not-checked" ? "meta" : "failed"
-                  }">${escapeHtml(d.signature)}</span>`,
-              )
-              .join("<br>");
-      return `<tr>${statusCell(record)}<td>${escapeHtml(timeline.scenario)}<div class="meta">triggered ${escapeHtml(timeline.triggeredAt)}</div></td><td><code>${escapeHtml(timeline.orderId)}</code></td><td>${deliveries}</td></tr>`;
+/** What the page opens with: each rule that failed, on which endpoints, how often, the first evidence. */
+function failuresSection(report: RunReport, indexOf: Map<CheckRecord, number>): string {
+  const failures = failuresByRule(report.checks);
+  if (failures.length === 0) return "";
+  const rows = failures
+    .map((failure) => {
+      const index = indexOf.get(failure.first);
+      const first = `<a href="#${index === undefined ? "" : recordAnchor(index)}">${escapeHtml(placeOf(failure.first))}</a>`;
+      return `<tr><td><code>${escapeHtml(failure.check)}</code>${failure.required ? "" : ' <span class="info">(informational)</span>'}<div class="meta">${escapeHtml(failure.rule)}</div>${
+        failure.first.ruleSource
+          ? `<div class="meta">Source: ${escapeHtml(describeRuleSource(failure.first.ruleSource))}</div>`
+          : ""
+      }</td><td>${failure.endpoints.map(escapeHtml).join("<br>")}</td><td class="num">${failure.count}</td><td>${first}<div>${escapeHtml(failure.first.detail)}</div></td></tr>`;
     })
     .join("\n");
-  return `<h2 id="callback-timelines">Callback timelines</h2>
-<p class="meta">Per order: each delivery that reached the sink, its status, its arrival after the triggering request, the sink's answer and the signature verdict.</p>
-<table><thead><tr><th style="width:140px">Arrived</th><th>Scenario</th><th>Order</th><th>Deliveries</th></tr></thead><tbody>
+  return `<h2 id="failures-by-rule">Failures by rule</h2>
+<p class="meta">Each rule that failed, once: the endpoints it failed on, how often, and the first failure as evidence. A check that depends on a failure (an answer that is not JSON, an order that could not be created) is "not evaluated" and points at it, so each cause is counted once.</p>
+<table><thead><tr><th style="width:340px">Rule</th><th style="width:220px">Endpoints</th><th>Count</th><th>First evidence</th></tr></thead><tbody>
 ${rows}
 </tbody></table>`;
 }
 
+/** The callbacks of one scenario: by the ids its timeline names, else by the scenario they were tied to. */
+function callbacksOf(timeline: NonNullable<CheckRecord["timeline"]>, lookups: Lookups): CallbackEvidence[] {
+  const named = timeline.deliveries.flatMap((d) => (d.callback ? [lookups.callbacks.get(d.callback)] : []));
+  if (named.length > 0) return named.filter((c): c is CallbackEvidence => c !== undefined);
+  return [...lookups.callbacks.values()].filter((c) => c.trigger?.scenario === timeline.scenario);
+}
+
+function timelines(report: RunReport, lookups: Lookups): string {
+  const withTimeline = report.checks.filter((c) => c.timeline !== undefined);
+  const shown = new Set<string>();
+  const rows = withTimeline
+    .map((record) => {
+      const timeline = record.timeline as NonNullable<CheckRecord["timeline"]>;
+      const callbacks = callbacksOf(timeline, lookups);
+      for (const callback of callbacks) shown.add(callback.id);
+      const deliveries =
+        callbacks.length > 0
+          ? callbacks.map((callback) => callbackBlock(callback)).join("")
+          : timeline.deliveries.length === 0
+            ? '<span class="failed">no callback arrived</span>'
+            : timeline.deliveries
+                .map(
+                  (d) =>
+                    `#${d.delivery} <code>${escapeHtml(d.status)}</code> ${escapeHtml(relativeToTrigger(d.arrivedAfterMs))} · answered ${d.answeredWith} · signature ${escapeHtml(d.signature)}`,
+                )
+                .join("<br>");
+      return `<tr>${statusCell(record)}<td>${escapeHtml(timeline.scenario)}<div class="meta">triggered ${escapeHtml(timeline.triggeredAt)}</div></td><td><code>${escapeHtml(timeline.orderId)}</code></td><td>${deliveries}</td></tr>`;
+    })
+    .join("\n");
+  const others = report.callbacks.filter((callback) => !shown.has(callback.id));
+  const otherSection =
+    others.length === 0
+      ? ""
+      : `<h3>Other callbacks received</h3>
+<p class="meta">Callbacks the sink received that belong to no scenario above (other probes' orders, or none the suite made).</p>
+${others.map((callback) => callbackBlock(callback)).join("\n")}`;
+  if (rows.length === 0 && otherSection === "") return "";
+  return `<h2 id="callback-timelines">Callback timelines</h2>
+<p class="meta">Per order: each delivery that reached the sink, its status, its arrival relative to the triggering request (a negative time is a callback that came before it), the sink's answer and the signature verdict. Open one for its headers and raw body as received.</p>
+${
+  rows.length === 0
+    ? ""
+    : `<table><thead><tr><th style="width:140px">Result</th><th>Scenario</th><th>Order</th><th>Deliveries</th></tr></thead><tbody>
+${rows}
+</tbody></table>`
+}
+${otherSection}`;
+}
+
 export function renderHtml(report: RunReport): string {
-  const exchanges = new Map(report.exchanges.map((e) => [e.id, e]));
+  const indexOf = new Map(report.checks.map((record, index) => [record, index]));
+  const anchors = new Map<string, number>();
+  report.checks.forEach((record, index) => {
+    const key = causeKey(record.endpoint, record.check, record.case);
+    if (record.status === "failed" && !anchors.has(key)) anchors.set(key, index);
+  });
+  const lookups: Lookups = {
+    exchanges: new Map(report.exchanges.map((e) => [e.id, e])),
+    callbacks: new Map(report.callbacks.map((c) => [c.id, c])),
+    anchors,
+  };
   const verdictClass = report.verdict.replace(" ", "-");
   const summaryRows = report.summary
     .map(
@@ -123,18 +244,26 @@ export function renderHtml(report: RunReport): string {
         entry,
       ) => `<tr><td><a href="#${encodeURIComponent(entry.endpoint)}">${escapeHtml(entry.endpoint)}</a></td>
 <td class="num">${entry.score === null ? "–" : `${entry.score}%`}</td><td><div class="bar"><span style="width:${entry.score ?? 0}%"></span></div></td>
-<td class="num passed">${entry.passed}</td><td class="num failed">${entry.failed}</td><td class="num skipped">${entry.skipped}</td></tr>`,
+<td class="num passed">${entry.passed}</td><td class="num failed">${entry.failed}</td><td class="num noteval">${entry.notEvaluated}</td><td class="num skipped">${entry.skipped}</td></tr>`,
     )
     .join("\n");
   const sections = report.summary
     .map((entry) => {
       // Failures first: they are what a reader came for.
       const rank = (c: CheckRecord) =>
-        c.status === "failed" ? (c.required ? 0 : 1) : c.status === "skipped" ? 2 : 3;
+        c.status === "failed"
+          ? c.required
+            ? 0
+            : 1
+          : c.status === "not evaluated"
+            ? 2
+            : c.status === "skipped"
+              ? 3
+              : 4;
       const rows = report.checks
         .filter((c) => c.endpoint === entry.endpoint)
         .sort((a, b) => rank(a) - rank(b))
-        .map((c) => checkRow(c, exchanges))
+        .map((c) => checkRow(c, indexOf.get(c) as number, lookups))
         .join("\n");
       return `<h2 id="${encodeURIComponent(entry.endpoint)}">${escapeHtml(entry.endpoint)} <span class="meta">· ${
         entry.score === null ? "no checks judged" : `${entry.score}% conformant`
@@ -150,6 +279,11 @@ ${rows}
     report.errors.length > 0
       ? `<div class="errors"><b>The run could not judge everything:</b><ul>${report.errors.map((e) => `<li>${escapeHtml(e)}</li>`).join("")}</ul></div>`
       : "";
+  const warnings =
+    report.warnings.length > 0
+      ? `<div class="warnings"><b>Warnings:</b><ul>${report.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join("")}</ul></div>`
+      : "";
+  const { totals } = report;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>h2h-certify: ${escapeHtml(report.verdict)} · ${escapeHtml(report.target.baseUrl)}</title>
@@ -165,16 +299,19 @@ profile <code>${escapeHtml(report.target.profileName)}</code> (${escapeHtml(repo
 ${escapeHtml(report.startedAt)} · ${(report.durationMs / 1000).toFixed(1)} s · ${escapeHtml(report.tool.name)} ${escapeHtml(report.tool.version)}</p>
 ${report.target.tls ? `<p class="meta">TLS: ${tlsSummaryLines(report.target.tls).map(escapeHtml).join(" · ")}</p>` : ""}
 ${report.rateLimitWaits ? `<p class="meta">${escapeHtml(rateLimitWaitsLine(report.rateLimitWaits))}</p>` : ""}
-<p>${report.totals.passed} passed, ${report.totals.failed} failed (${report.totals.failedRequired} required), ${report.totals.skipped} skipped,
-${report.exchanges.length} exchanges recorded. Card numbers (all but the last 4 digits), CVCs, API keys and callback secrets are masked.</p>
+${report.probes ? `<p class="meta">Generated inputs: ${escapeHtml(probeSettingsLine(report))}</p>` : ""}
+<p>${totals.passed} passed, ${totals.failed} failed (${totals.failedRequired} required), ${totals.notEvaluated} not evaluated, ${totals.skipped} skipped;
+${report.exchanges.length} exchanges and ${report.callbacks.length} callbacks recorded. Card numbers (all but the last 4 digits), CVCs, API keys, callback secrets, the client key's passphrase and the sink's token are masked.</p>
 ${errors}
+${warnings}
 ${containerFailed ? targetContainerSection(report.targetContainer) : ""}
+${failuresSection(report, indexOf)}
 ${baselineSection(report.baseline)}
 <h2>Conformance by endpoint</h2>
-<table><thead><tr><th>Endpoint</th><th>Score</th><th></th><th>Passed</th><th>Failed</th><th>Skipped</th></tr></thead><tbody>
+<table><thead><tr><th>Endpoint</th><th>Score</th><th></th><th>Passed</th><th>Failed</th><th>Not evaluated</th><th>Skipped</th></tr></thead><tbody>
 ${summaryRows}
 </tbody></table>
-${timelines(report)}
+${timelines(report, lookups)}
 ${sections}
 ${containerFailed ? "" : targetContainerSection(report.targetContainer)}
 </main></body></html>

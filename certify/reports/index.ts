@@ -7,6 +7,7 @@ import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Masker } from "../../contract/index.ts";
 import type { RunReport } from "../run-model.ts";
+import { collectGarbage } from "./collect-garbage.ts";
 import { renderHar } from "./har.ts";
 import { renderHtml } from "./html.ts";
 import { renderJunit } from "./junit.ts";
@@ -55,12 +56,19 @@ export async function writeReports(
     html: join(dir, REPORT_FILES.html),
     har: join(dir, REPORT_FILES.har),
   };
-  await Promise.all([
-    writeWhole(paths.junit, masker.text(renderJunit(report))),
-    writeWhole(paths.json, masker.text(`${JSON.stringify(report, null, 2)}\n`)),
-    writeWhole(paths.html, masker.text(renderHtml(report))),
-    writeWhole(paths.har, masker.text(renderHar(report))),
-  ]);
+  // One report at a time, each rendered just before it is written: a report holds every exchange
+  // (up to limits.maxBodyBytes each), so four rendered at once, and their masked copies, would
+  // hold all of them eight times over (issue 12: bounded memory).
+  const renders: [string, () => string][] = [
+    [paths.junit, () => renderJunit(report)],
+    [paths.json, () => `${JSON.stringify(report, null, 2)}\n`],
+    [paths.html, () => renderHtml(report)],
+    [paths.har, () => renderHar(report)],
+  ];
+  for (const [path, render] of renders) {
+    await writeWhole(path, masker.text(render()));
+    collectGarbage();
+  }
   if (report.targetContainer) {
     paths.targetLog = join(dir, TARGET_LOG_FILE);
     await writeWhole(paths.targetLog, masker.text(report.targetContainer.logs));

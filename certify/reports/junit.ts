@@ -4,6 +4,7 @@
  * for what makes the target not conformant.
  */
 import type { CheckRecord, RunReport } from "../run-model.ts";
+import { probeProperties, reproductionLines } from "./reproduction.ts";
 
 export function escapeXml(text: string): string {
   return (
@@ -28,13 +29,24 @@ function testcase(record: CheckRecord, report: RunReport): string {
   if (record.status === "skipped") {
     return `${open}>\n      <skipped message="${escapeXml(record.reason ?? "skipped")}"/>\n    </testcase>`;
   }
+  if (record.status === "not evaluated") {
+    // Its cause fails once, as a testcase of its own; this one waits on it.
+    return `${open}>\n      <skipped message="${escapeXml(record.detail)}"/>\n    </testcase>`;
+  }
   if (record.status === "failed" && record.required) {
     const evidence = record.exchanges
       .map((id) => report.exchanges.find((e) => e.id === id))
       .filter((e) => e !== undefined)
       .map((e) => `${e.request.method} ${e.request.url} -> HTTP ${e.response.status} (exchange ${e.id})`)
       .join("\n");
-    const body = [record.detail, record.rule && `rule: ${record.rule}`, evidence].filter(Boolean).join("\n");
+    const body = [
+      record.detail,
+      record.rule && `rule: ${record.rule}`,
+      evidence,
+      ...reproductionLines(record.reproduction),
+    ]
+      .filter(Boolean)
+      .join("\n");
     return `${open}>\n      <failure message="${escapeXml(record.detail)}" type="${escapeXml(record.check)}">${escapeXml(body)}</failure>\n    </testcase>`;
   }
   if (record.status === "failed") {
@@ -49,7 +61,8 @@ export function renderJunit(report: RunReport): string {
     const failures = records.filter((c) => c.status === "failed" && c.required).length;
     const time = records.reduce((sum, c) => sum + c.durationMs, 0);
     return [
-      `  <testsuite name="${escapeXml(entry.endpoint)}" tests="${records.length}" failures="${failures}" errors="0" skipped="${entry.skipped}" time="${junitTime(time)}" timestamp="${report.startedAt}">`,
+      `  <testsuite name="${escapeXml(entry.endpoint)}" tests="${records.length}" failures="${failures}" errors="0" skipped="${entry.skipped + entry.notEvaluated}" time="${junitTime(time)}" timestamp="${report.startedAt}">`,
+      ...probeProperties(report, escapeXml),
       ...records.map((r) => testcase(r, report)),
       "  </testsuite>",
     ].join("\n");
@@ -57,7 +70,7 @@ export function renderJunit(report: RunReport): string {
   const { totals } = report;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="h2h-certify ${escapeXml(report.target.baseUrl)}" tests="${report.checks.length}" failures="${totals.failedRequired}" errors="0" skipped="${totals.skipped}" time="${junitTime(report.durationMs)}">`,
+    `<testsuites name="h2h-certify ${escapeXml(report.target.baseUrl)}" tests="${report.checks.length}" failures="${totals.failedRequired}" errors="0" skipped="${totals.skipped + totals.notEvaluated}" time="${junitTime(report.durationMs)}">`,
     ...suites,
     "</testsuites>",
     "",

@@ -18,16 +18,22 @@ import {
   callbacksMatchesOrder,
   callbacksNamesOrder,
   callbacksNamesStatus,
+  callbacksNotBeforeTrigger,
   callbacksRetryPolicy,
+  callbacksSandboxClock,
   callbacksSignatureValid,
   ORDER_KINDS,
   SANDBOX_CLOCK_ADVANCE_PATH,
+  type SandboxClockAnswer,
   STATUS,
+  TransportError,
 } from "../../contract/index.ts";
 import { ORDER_KIND_TAGS } from "../../fixtures/index.ts";
 import type { StoredCallback } from "../../webhook-sink/index.ts";
-import type { CallbackTimeline } from "../run-context.ts";
-import { confirm, createOrder, orderIdOf } from "./support/orders.ts";
+import { callbackId } from "../callback-evidence.ts";
+import type { BlockedBy, CallbackTimeline } from "../run-context.ts";
+import { type CreatedOrder, confirm, createOrder, orderIdOf } from "./support/orders.ts";
+import { callbacksAfterQuiet, duplicateWindowMs, extraAttemptWindowMs } from "./support/settle-windows.ts";
 import { type Settled, settle, settledValue } from "./support/settled.ts";
 import { titled } from "./support/shared-specs.ts";
 import { loadSpecTarget } from "./support/target.ts";
@@ -35,36 +41,43 @@ import { verify } from "./support/verify.ts";
 
 const target = loadSpecTarget(import.meta.url);
 const { profile } = target;
-/** After the expected callbacks arrived, how long to keep listening for duplicates. */
-const SETTLE_MS = 500;
 
 interface Observed {
   scenario: CallbackScenario;
   timeline: CallbackTimeline;
   evidence: Exchange[];
+  /** Ids of the callbacks that arrived at the order's URL (`callback-<seq>`). */
+  callbacks: string[];
+  /** For an expiry through the sandbox clock: what the clock answered. */
+  clock?: SandboxClockAnswer & { exchange?: Exchange };
+  /** Why the scenario's checks cannot be evaluated (a required sandbox clock that failed). */
+  blockedBy?: BlockedBy;
 }
 
-/** How long after the scenario starts the status is entered at the latest, in ms. */
+/**
+ * How long after the scenario starts the status is entered at the latest, in ms. A declared
+ * (not required) sandbox clock may fail, and the suite then waits out the lifetime: that bounds it.
+ */
 function triggerDelayMs(status: CallbackStatus): number {
   const trigger = profile.callbackTriggers[status];
   if ("unconfirmedForSeconds" in trigger)
-    return profile.sandboxClock ? 0 : trigger.unconfirmedForSeconds * 1000;
+    return profile.sandboxClock === "required" ? 0 : trigger.unconfirmedForSeconds * 1000;
   if ("manual" in trigger) return trigger.waitSeconds * 1000;
   return 0;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** What arrived for one order, as the report's callback timeline shows it. */
 function timelineOf(
   orderId: string,
   scenario: string,
+  tag: string,
   triggeredAtMs: number,
   callbacks: StoredCallback[],
 ): CallbackTimeline {
   return {
     orderId,
     scenario,
+    tag,
     triggeredAt: new Date(triggeredAtMs).toISOString(),
     deliveries: callbacks.map((c) => ({
       status: c.status ?? "(none)",
@@ -72,8 +85,26 @@ function timelineOf(
       delivery: c.deliveryOfOrder,
       answeredWith: c.answeredWith,
       signature: c.signature,
+      callback: callbackId(c.seq),
     })),
   };
+}
+
+/** When a request was sent, in ms: the earliest the event it triggers can happen. */
+const sentAtMs = (exchange: Exchange) => Date.parse(exchange.startedAt);
+
+/** A lifetime counted on the target's own clock may end up to a tick early. */
+const LIFETIME_TOLERANCE_MS = 1_000;
+
+/** Asks the sandbox clock to move one order past its lifetime; a failure is kept, not thrown. */
+async function advanceClock(orderId: string, seconds: number): Promise<NonNullable<Observed["clock"]>> {
+  try {
+    const exchange = await target.client().post(SANDBOX_CLOCK_ADVANCE_PATH, { seconds, orderId });
+    return { response: exchange.response, exchange };
+  } catch (error) {
+    if (error instanceof TransportError) return { error: error.message };
+    throw error;
+  }
 }
 
 function toObserved(callback: StoredCallback) {
@@ -95,24 +126,48 @@ async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observe
   const trigger = profile.callbackTriggers[status];
   const evidence: Exchange[] = [order.exchange];
   let triggeredAtMs = Date.now();
+  let earlyToleranceMs = 0;
+  let clock: Observed["clock"];
 
   if ("code" in trigger) {
-    evidence.push(await confirm(client, kind, orderId, trigger.code));
-    triggeredAtMs = Date.now();
+    const confirmation = await confirm(client, kind, orderId, trigger.code);
+    evidence.push(confirmation);
+    triggeredAtMs = sentAtMs(confirmation);
   } else if ("unconfirmedForSeconds" in trigger) {
     let advanced = false;
     if (profile.sandboxClock) {
-      const clock = await client.post(SANDBOX_CLOCK_ADVANCE_PATH, {
-        seconds: trigger.unconfirmedForSeconds + 1,
-        orderId,
-      });
-      evidence.push(clock);
-      advanced = clock.response.status === 200;
+      clock = await advanceClock(orderId, trigger.unconfirmedForSeconds + 1);
+      if (clock.exchange) evidence.push(clock.exchange);
+      advanced = clock.response?.status === 200;
+      if (!advanced) {
+        const answer = clock.error ?? `HTTP ${clock.response?.status}`;
+        if (profile.sandboxClock === "required") {
+          return {
+            scenario: emptyScenario(kind, orderId, status, order),
+            timeline: timelineOf(orderId, `${kind} → ${status}`, tag, Date.now(), []),
+            evidence,
+            callbacks: [],
+            clock,
+            blockedBy: {
+              check: callbacksSandboxClock.name,
+              case: status,
+              reason: `the sandbox clock the profile requires did not move the order's clock (${answer})`,
+            },
+          };
+        }
+        target.warn(
+          `the profile declares a sandbox clock, but POST ${SANDBOX_CLOCK_ADVANCE_PATH} answered ${answer}: ` +
+            `the ${status} scenarios wait out the order's lifetime (${trigger.unconfirmedForSeconds} s) instead. ` +
+            `Set "sandboxClock": false if the target has none, or "required" to make this a failure.`,
+        );
+      }
     }
-    // Without the clock the order expires on its own; its lifetime counts from creation.
-    triggeredAtMs = advanced
-      ? Date.now()
-      : Date.parse(order.exchange.startedAt) + trigger.unconfirmedForSeconds * 1000;
+    if (advanced && clock?.exchange) triggeredAtMs = sentAtMs(clock.exchange);
+    else {
+      // Without the clock the order expires on its own; its lifetime counts from creation.
+      triggeredAtMs = sentAtMs(order.exchange) + trigger.unconfirmedForSeconds * 1000;
+      earlyToleranceMs = LIFETIME_TOLERANCE_MS;
+    }
   } else {
     console.log(
       `ACTION NEEDED for ${kind} order ${orderId} to enter ${status}: ${trigger.manual} (waiting ${trigger.waitSeconds} s)`,
@@ -128,16 +183,41 @@ async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observe
     // The appeal follows a failed_by_terminal callback, if the target sends one: wait for the appeal itself.
     await sink.client.waitFor({ runId: tag, status }, { timeoutMs: remaining() });
   }
-  if (!first.timedOut) await sleep(SETTLE_MS);
-  const callbacks = await sink.client.list({ runId: tag });
+  const callbacks = first.timedOut
+    ? await sink.client.list({ runId: tag })
+    : await callbacksAfterQuiet(sink, tag, duplicateWindowMs(profile));
 
-  const method = profile.methods[kind];
   const scenario: CallbackScenario = {
-    orderId,
-    statusEntered: status,
+    ...emptyScenario(kind, orderId, status, order),
     callbacks: callbacks.map(toObserved),
     triggeredAtMs,
     timeoutMs,
+    earlyToleranceMs,
+  };
+  const timeline = timelineOf(orderId, `${kind} → ${status}`, tag, triggeredAtMs, callbacks);
+  return {
+    scenario,
+    timeline,
+    evidence,
+    callbacks: callbacks.map((c) => callbackId(c.seq)),
+    ...(clock ? { clock } : {}),
+  };
+}
+
+/** What a scenario is judged against, before anything arrived. */
+function emptyScenario(
+  kind: OrderKind,
+  orderId: string,
+  status: CallbackStatus,
+  order: CreatedOrder,
+): CallbackScenario {
+  const method = profile.methods[kind];
+  return {
+    orderId,
+    statusEntered: status,
+    callbacks: [],
+    triggeredAtMs: Date.now(),
+    timeoutMs: profile.timeouts.callbackMs,
     paths: {
       id: profile.callbacks.idPath,
       status: profile.callbacks.statusPath,
@@ -146,6 +226,7 @@ async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observe
       ...(profile.callbacks.merchantOrderIdPath
         ? { merchantOrderId: profile.callbacks.merchantOrderIdPath }
         : {}),
+      ...(profile.callbacks.dateUpdatedPath ? { dateUpdated: profile.callbacks.dateUpdatedPath } : {}),
     },
     order: {
       amount: Number(order.request.amount),
@@ -155,13 +236,12 @@ async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observe
     },
     signed: profile.callbacks.signature.scheme !== "none",
   };
-  const timeline = timelineOf(orderId, `${kind} → ${status}`, triggeredAtMs, callbacks);
-  return { scenario, timeline, evidence };
 }
 
 const longestWaitMs = Math.max(...CALLBACK_STATUSES.map(triggerDelayMs)) + profile.timeouts.callbackMs;
 const SCENARIO_CHECKS: Check<CallbackScenario>[] = [
   callbacksArrives,
+  callbacksNotBeforeTrigger,
   callbacksBodyParses,
   callbacksNamesOrder,
   callbacksNamesStatus,
@@ -170,15 +250,36 @@ const SCENARIO_CHECKS: Check<CallbackScenario>[] = [
   callbacksExactlyOnce,
 ];
 
+/** The checks that read a callback's body: none can judge when no body is a JSON object. */
+const READS_THE_BODY: ReadonlySet<Check<CallbackScenario>> = new Set([
+  callbacksNamesOrder,
+  callbacksNamesStatus,
+  callbacksMatchesOrder,
+  callbacksExactlyOnce,
+  callbacksAppealAfterFailure,
+]);
+const isJsonObject = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value);
+
 interface RetryObserved {
   attemptsAtMs: number[];
+  /** How late the sink may have stamped those attempts (its own longest stall meanwhile). */
+  observerStallMs: number;
   evidence: Exchange[];
+  callbacks: string[];
   timeline: CallbackTimeline;
 }
 
 const retryPolicy = profile.callbacks.retryPolicy;
 const retryWaitMs =
   (retryPolicy ? retryPolicy.delaysMs.reduce((sum, d) => sum + d, 0) : 0) + profile.timeouts.callbackMs;
+
+/** The sink's own longest stall while these callbacks arrived: how late it may have stamped them. */
+async function observerStallMs(sink: ReturnType<typeof target.sink>, callbacks: StoredCallback[]) {
+  const first = callbacks[0];
+  const last = callbacks.at(-1);
+  if (!first || !last) return 0;
+  return (await sink.client.stalls(first.receivedAtMs, last.receivedAtMs)).maxStallMs;
+}
 
 /** One order whose every delivery the sink refuses (503), so every attempt the target makes shows. */
 async function observeRetries(): Promise<RetryObserved> {
@@ -193,19 +294,23 @@ async function observeRetries(): Promise<RetryObserved> {
     orderIdOf(order),
     profile.confirmation.successCode,
   );
-  const triggeredAtMs = Date.now();
+  const triggeredAtMs = sentAtMs(confirmed);
   const result = await sink.client.waitFor(
     { runId: tag },
     { timeoutMs: retryWaitMs, minCount: retryPolicy?.attempts ?? 2 },
   );
-  if (!result.timedOut) await sleep(SETTLE_MS);
-  const callbacks = await sink.client.list({ runId: tag });
+  const callbacks = result.timedOut
+    ? await sink.client.list({ runId: tag })
+    : await callbacksAfterQuiet(sink, tag, extraAttemptWindowMs(profile));
   return {
     attemptsAtMs: callbacks.map((c) => c.receivedAtMs),
+    observerStallMs: await observerStallMs(sink, callbacks),
     evidence: [order.exchange, confirmed],
+    callbacks: callbacks.map((c) => callbackId(c.seq)),
     timeline: timelineOf(
       orderIdOf(order),
       "mobile_commerce → succeeded, every delivery refused with 503",
+      tag,
       triggeredAtMs,
       callbacks,
     ),
@@ -239,17 +344,54 @@ for (const kind of ORDER_KINDS) {
         status === STATUS.succeeded_by_appeal
           ? [...SCENARIO_CHECKS, callbacksAppealAfterFailure]
           : SCENARIO_CHECKS;
-      for (const check of checks) {
-        it(titled(check, status), (ctx) => {
+      if (profile.sandboxClock && "unconfirmedForSeconds" in profile.callbackTriggers[status]) {
+        it(titled(callbacksSandboxClock, status), (ctx) => {
           const seen = settledValue(observed.get(`${kind}:${status}`), `the ${kind} → ${status} scenario`);
           verify(
             ctx,
             target,
-            check,
-            seen.scenario,
-            seen.evidence,
-            check === callbacksArrives ? { timeline: seen.timeline } : {},
+            callbacksSandboxClock,
+            seen.clock ?? {},
+            seen.clock?.exchange ? [seen.clock.exchange] : [],
+            {
+              subject: null,
+              ...(profile.sandboxClock === "required"
+                ? {}
+                : {
+                    informationalReason:
+                      'the profile declares the clock optional ("sandboxClock": true): when it fails, the suite warns and waits out the lifetime',
+                  }),
+            },
           );
+        });
+      }
+      for (const check of checks) {
+        it(titled(check, status), (ctx) => {
+          const seen = settledValue(observed.get(`${kind}:${status}`), `the ${kind} → ${status} scenario`);
+          // One cause per failure: with no callback at all, only callbacks.arrives judges; with no
+          // body that is a JSON object, only body-parses (and what reads no body) does.
+          const arrived = seen.scenario.callbacks;
+          const blockedBy =
+            seen.blockedBy ??
+            (check !== callbacksArrives && arrived.length === 0
+              ? {
+                  check: callbacksArrives.name,
+                  case: status,
+                  reason: `no callback arrived for the ${kind} order that entered ${status}`,
+                }
+              : READS_THE_BODY.has(check) && arrived.length > 0 && !arrived.some((c) => isJsonObject(c.json))
+                ? {
+                    check: callbacksBodyParses.name,
+                    case: status,
+                    reason: `no callback body for the ${kind} order that entered ${status} is a JSON object`,
+                  }
+                : undefined);
+          verify(ctx, target, check, seen.scenario, seen.evidence, {
+            subject: null,
+            callbacks: seen.callbacks,
+            ...(blockedBy ? { blockedBy } : {}),
+            ...(check === callbacksArrives ? { timeline: seen.timeline } : {}),
+          });
         });
       }
     }
@@ -263,9 +405,11 @@ describe("callbacks (retries)", () => {
       ctx,
       target,
       callbacksRetryPolicy,
-      { attemptsAtMs: seen.attemptsAtMs, policy: retryPolicy },
+      { attemptsAtMs: seen.attemptsAtMs, policy: retryPolicy, observerStallMs: seen.observerStallMs },
       seen.evidence,
       {
+        subject: null,
+        callbacks: seen.callbacks,
         ...(retryPolicy
           ? {}
           : { informationalReason: "the profile declares no retry policy: observed, not judged" }),

@@ -4,7 +4,7 @@
  * Where the profile pins the error (HTTP status and/or codeError), the refusal must match it.
  */
 import type { ExchangeResponse } from "../h2h-client.ts";
-import { defineCheck, fail, isRecord, pass, show } from "./check.ts";
+import { defineCheck, fail, isRecord, pass, type RuleSource, show } from "./check.ts";
 
 /** What a target documents for one kind of refusal; unset parts accept any value. */
 export interface PinnedError {
@@ -41,9 +41,18 @@ export function evaluateRejection({ response, pinned }: RejectionInput) {
   return pass(`refused: ${answer}`);
 }
 
-function rejection(name: string, rule: string) {
-  return defineCheck<RejectionInput>(`behaviour.${name}`, "behaviour", rule, evaluateRejection);
+function rejection(name: string, rule: string, source?: RuleSource) {
+  return defineCheck<RejectionInput>(
+    `behaviour.${name}`,
+    "behaviour",
+    rule,
+    evaluateRejection,
+    source ? { source } : {},
+  );
 }
+
+/** A rule the seed does not state: the suite's reading of it, with the reason. */
+const reading = (reason: string): RuleSource => ({ kind: "reading", reason });
 
 export const rejectsMissingApiKey = rejection(
   "rejects-missing-api-key",
@@ -68,6 +77,9 @@ export const rejectsTrafficTypeOutsideEnum = rejection(
 export const rejectsNonPositiveAmount = rejection(
   "rejects-non-positive-amount",
   "An amount of zero or less is refused: a payment amount is positive.",
+  reading(
+    "§4 types amount as float64 and §8 leaves its minimum open; a payment of zero or less moves no money",
+  ),
 );
 export const rejectsMalformedJson = rejection(
   "rejects-malformed-json",
@@ -75,7 +87,10 @@ export const rejectsMalformedJson = rejection(
 );
 export const rejectsUnknownOrder = rejection(
   "rejects-unknown-order",
-  "Confirming an order id the service never issued is refused.",
+  "Confirming an order id the service never issued is refused (the suite's reading).",
+  reading(
+    "§4.2 and §4.4 confirm an order by its id, and the seed shows no answer for an id the service never issued; confirming nothing cannot succeed",
+  ),
 );
 export const rejectsWrongCode = rejection(
   "rejects-wrong-code",
@@ -83,11 +98,17 @@ export const rejectsWrongCode = rejection(
 );
 export const rejectsConfirmingTwice = rejection(
   "rejects-confirming-twice",
-  "Confirming an already confirmed order is refused.",
+  "Confirming an already confirmed order is refused (the suite's reading).",
+  reading(
+    "the seed shows no answer to a second confirmation; an order confirmed once has moved on (§3), so a second one is read as refused. A target that documents idempotent confirmation can make this informational in its profile",
+  ),
 );
 export const rejectsOtherKindConfirmPath = rejection(
   "rejects-other-kind-confirm-path",
-  "An order cannot be confirmed through the other order kind's confirm path.",
+  "An order cannot be confirmed through the other order kind's confirm path (the suite's reading).",
+  reading(
+    "§4.2 and §4.4 give each order kind a confirm path of its own; the seed does not say what the other kind's path does with an order, so each path is read as confirming its own kind only",
+  ),
 );
 export const rejectsDuplicateMerchantOrderId = rejection(
   "rejects-duplicate-merchant-order-id",
@@ -95,18 +116,27 @@ export const rejectsDuplicateMerchantOrderId = rejection(
 );
 export const rejectsOtherMerchantsOrder = rejection(
   "rejects-other-merchants-order",
-  "A merchant cannot confirm another merchant's order.",
+  "A merchant cannot confirm another merchant's order (the suite's reading).",
+  reading(
+    "§5 authenticates each merchant by its own key and §8 scopes orders to one merchant account; the seed does not say so of confirmation, so another merchant's order is read as not the caller's to confirm",
+  ),
 );
 
-function acceptance(name: string, rule: string) {
-  return defineCheck<ExchangeResponse>(`behaviour.${name}`, "behaviour", rule, (response) => {
-    const codeError = codeErrorOf(response);
-    return response.status === 200
-      ? pass(`accepted: HTTP 200`)
-      : fail(
-          `refused: HTTP ${response.status}${codeError !== undefined ? ` codeError ${show(codeError)}` : ""}`,
-        );
-  });
+function acceptance(name: string, rule: string, source?: RuleSource) {
+  return defineCheck<ExchangeResponse>(
+    `behaviour.${name}`,
+    "behaviour",
+    rule,
+    (response) => {
+      const codeError = codeErrorOf(response);
+      return response.status === 200
+        ? pass(`accepted: HTTP 200`)
+        : fail(
+            `refused: HTTP ${response.status}${codeError !== undefined ? ` codeError ${show(codeError)}` : ""}`,
+          );
+    },
+    source ? { source } : {},
+  );
 }
 
 export const acceptsMerchantOrderIdOfOtherMerchant = acceptance(
@@ -116,6 +146,9 @@ export const acceptsMerchantOrderIdOfOtherMerchant = acceptance(
 export const confirmableAfterWrongCode = acceptance(
   "confirmable-after-wrong-code",
   "After a wrong code is refused, the order still accepts the right one.",
+  reading(
+    "§7 names a wrong confirmation code as a failure of that call; the seed shows no limit on attempts, so a wrong code is read as refusing the attempt, not the order",
+  ),
 );
 
 export interface ServerErrorSighting {
@@ -136,5 +169,10 @@ export const noServerError = defineCheck<ServerErrorSighting[]>(
         .map((e) => `HTTP ${e.status} for ${e.where}`)
         .join(", ")}${errors.length > 5 ? ", ..." : ""}`,
     );
+  },
+  {
+    source: reading(
+      "a 5xx is the service's own failure, not an answer: every request the suite sends, valid or not, deserves a success or a refusal with a reason (§7)",
+    ),
   },
 );

@@ -3,7 +3,9 @@
  * own callback URL. Where the id and status sit in the body, and the signature scheme, come from
  * the target's profile.
  */
+import type { ExchangeResponse } from "../h2h-client.ts";
 import { readPath, STATUS } from "../names.ts";
+import { SANDBOX_CLOCK_ADVANCE_PATH } from "../sandbox-clock.ts";
 import { defineCheck, fail, isRecord, pass, show } from "./check.ts";
 
 /** One delivery the sink recorded, as the checks see it. */
@@ -21,10 +23,26 @@ export interface CallbackScenario {
   statusEntered: string;
   /** Every delivery that arrived at this order's callback URL, in arrival order. */
   callbacks: ObservedCallback[];
-  /** When the triggering request was answered, and how long a callback may take after it. */
+  /**
+   * When the order entered the status at the earliest: the triggering request was sent, or the
+   * order's documented lifetime ran out; and how long a callback may take after it.
+   */
   triggeredAtMs: number;
   timeoutMs: number;
-  paths: { id: string; status: string; amount?: string; currency?: string; merchantOrderId?: string };
+  /**
+   * How much earlier than `triggeredAtMs` a callback may still come: 0 after a request; a clock
+   * tick after a lifetime the target counts on its own clock.
+   */
+  earlyToleranceMs?: number;
+  paths: {
+    id: string;
+    status: string;
+    amount?: string;
+    currency?: string;
+    merchantOrderId?: string;
+    /** Where a callback says when the order entered its status (the order of events, not of arrival). */
+    dateUpdated?: string;
+  };
   /** What the order was created with. */
   order: { amount: number; currency: string; merchantOrderID: string | null };
   signed: boolean;
@@ -36,6 +54,9 @@ const ofStatus = (scenario: CallbackScenario) =>
   scenario.callbacks.filter((callback) => statusOf(scenario, callback) === scenario.statusEntered);
 /** A duration in ms as a detail line shows it: "1.25 s". */
 const inSeconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+/** An arrival relative to the trigger in words: "0.25 s after the trigger", "9.61 s before the trigger". */
+const relative = (ms: number) =>
+  ms < 0 ? `${inSeconds(-ms)} before the trigger` : `${inSeconds(ms)} after the trigger`;
 
 export const callbacksArrives = defineCheck<CallbackScenario>(
   "callbacks.arrives",
@@ -53,8 +74,38 @@ export const callbacksArrives = defineCheck<CallbackScenario>(
     }
     const first = inTime[0] as ObservedCallback;
     return pass(
-      `${inTime.length} callback(s); the first ${inSeconds(first.receivedAtMs - scenario.triggeredAtMs)} after the trigger`,
+      `${inTime.length} callback(s); the first ${relative(first.receivedAtMs - scenario.triggeredAtMs)}`,
     );
+  },
+);
+
+export const callbacksNotBeforeTrigger = defineCheck<CallbackScenario>(
+  "callbacks.not-before-trigger",
+  "callbacks",
+  "No callback arrives before the event that makes the order enter its status: the triggering request was sent, or the order's documented lifetime ran out (within a clock tick).",
+  (scenario) => {
+    const tolerance = scenario.earlyToleranceMs ?? 0;
+    const early = scenario.callbacks.filter((c) => c.receivedAtMs < scenario.triggeredAtMs - tolerance);
+    if (early.length === 0) return pass(`${scenario.callbacks.length} callback(s), none before the trigger`);
+    const first = early[0] as ObservedCallback;
+    return fail(
+      `${early.length} of ${scenario.callbacks.length} callback(s) arrived before the trigger; the first ${relative(first.receivedAtMs - scenario.triggeredAtMs)}` +
+        ` (status ${show(statusOf(scenario, first))}): it cannot report a status the order had not entered`,
+      [
+        {
+          path: "(arrival)",
+          expected: `at or after the trigger${tolerance > 0 ? ` (less ${inSeconds(tolerance)})` : ""}`,
+          actual: relative(first.receivedAtMs - scenario.triggeredAtMs),
+        },
+      ],
+    );
+  },
+  {
+    source: {
+      kind: "reading",
+      reason:
+        "§6 sends a callback when an order moves into a status; one that comes before the move reports a status the order did not have",
+    },
   },
 );
 
@@ -68,6 +119,13 @@ export const callbacksBodyParses = defineCheck<CallbackScenario>(
     return bad.length === 0
       ? pass(`${scenario.callbacks.length} JSON object bodies`)
       : fail(`${bad.length} of ${scenario.callbacks.length} bodies are not JSON objects`);
+  },
+  {
+    source: {
+      kind: "reading",
+      reason:
+        "§6 shows no body; the order id and status the profile locates in it can only be read from a JSON object",
+    },
   },
 );
 
@@ -86,6 +144,7 @@ export const callbacksNamesOrder = defineCheck<CallbackScenario>(
           `${scenario.paths.id} is ${wrong.map(show).join(", ")} in ${wrong.length} callback(s), expected ${show(scenario.orderId)}`,
         );
   },
+  { source: { kind: "convention", where: "the profile's callbacks.idPath (§6 shows no body)" } },
 );
 
 export const callbacksNamesStatus = defineCheck<CallbackScenario>(
@@ -117,6 +176,7 @@ export const callbacksSignatureValid = defineCheck<CallbackScenario>(
           `${bad.length} of ${scenario.callbacks.length} signature(s) do not verify: ${bad.map((c) => c.signature).join(", ")}`,
         );
   },
+  { source: { kind: "convention", where: "the profile's callbacks.signature (§6 shows no signature)" } },
 );
 
 export const callbacksMatchesOrder = defineCheck<CallbackScenario>(
@@ -141,6 +201,12 @@ export const callbacksMatchesOrder = defineCheck<CallbackScenario>(
       ? pass(compared.map(([path]) => path).join(", "))
       : fail(problems.join("; "));
   },
+  {
+    source: {
+      kind: "convention",
+      where: "the profile's callbacks.amountPath, currencyPath and merchantOrderIdPath",
+    },
+  },
 );
 
 export const callbacksExactlyOnce = defineCheck<CallbackScenario>(
@@ -152,25 +218,62 @@ export const callbacksExactlyOnce = defineCheck<CallbackScenario>(
     if (acknowledged.length === 1) return pass(`one acknowledged ${show(scenario.statusEntered)} callback`);
     return fail(`${acknowledged.length} acknowledged ${show(scenario.statusEntered)} callbacks`);
   },
-  { warning: true },
+  {
+    warning: true,
+    source: {
+      kind: "reading",
+      reason:
+        "§6 sends a callback when an order enters a status; more than one acknowledged is read as a duplicate, a warning only (at-least-once delivery is not forbidden)",
+    },
+  },
 );
+
+/** When a callback says its status was entered, in ms since the epoch, if it says so readably. */
+function enteredAtMs(callback: ObservedCallback, path: string | undefined): number | undefined {
+  if (path === undefined) return undefined;
+  const value = readPath(callback.json, path);
+  const ms = typeof value === "string" ? Date.parse(value) : Number.NaN;
+  return Number.isNaN(ms) ? undefined : ms;
+}
 
 export const callbacksAppealAfterFailure = defineCheck<CallbackScenario>(
   "callbacks.appeal-after-failure",
   "callbacks",
-  "For succeeded_by_appeal, a failed_by_terminal callback, if sent, came first.",
+  "For succeeded_by_appeal, a failed_by_terminal callback, if sent, came first: by the time each callback says its status was entered (the profile's date path), else by arrival.",
   (scenario) => {
     const appeal = ofStatus(scenario)[0];
     if (!appeal) return fail("no succeeded_by_appeal callback arrived");
     const failure = scenario.callbacks.find((c) => statusOf(scenario, c) === STATUS.failed_by_terminal);
     if (!failure) return pass("no failed_by_terminal callback was sent (allowed)");
+    // Two deliveries sent moments apart may arrive in either order: HTTP keeps no order between
+    // them, and a merchant orders them by the time they carry. Only without one does arrival decide.
+    const path = scenario.paths.dateUpdated;
+    const failedAt = enteredAtMs(failure, path);
+    const appealedAt = enteredAtMs(appeal, path);
+    if (failedAt !== undefined && appealedAt !== undefined) {
+      return failedAt <= appealedAt
+        ? pass(
+            `failed_by_terminal entered ${inSeconds(appealedAt - failedAt)} before succeeded_by_appeal (${path}); arrived ${inSeconds(Math.abs(appeal.receivedAtMs - failure.receivedAtMs))} ${failure.receivedAtMs <= appeal.receivedAtMs ? "before" : "after"} it`,
+          )
+        : fail(
+            `failed_by_terminal says it was entered ${inSeconds(failedAt - appealedAt)} after succeeded_by_appeal (${path})`,
+          );
+    }
+    const by = path ? ` (by arrival: ${path} is not a readable date in both)` : " (by arrival)";
     return failure.receivedAtMs <= appeal.receivedAtMs
       ? pass(
-          `failed_by_terminal ${inSeconds(appeal.receivedAtMs - failure.receivedAtMs)} before succeeded_by_appeal`,
+          `failed_by_terminal ${inSeconds(appeal.receivedAtMs - failure.receivedAtMs)} before succeeded_by_appeal${by}`,
         )
       : fail(
-          `failed_by_terminal arrived ${inSeconds(failure.receivedAtMs - appeal.receivedAtMs)} after succeeded_by_appeal`,
+          `failed_by_terminal arrived ${inSeconds(failure.receivedAtMs - appeal.receivedAtMs)} after succeeded_by_appeal${by}`,
         );
+  },
+  {
+    source: {
+      kind: "reading",
+      reason:
+        "§3 names both statuses; an appeal reverses a failure, so it is read as coming after it (HTTP keeps no order between two deliveries: the times the callbacks carry decide)",
+    },
   },
 );
 
@@ -179,13 +282,18 @@ export interface RetryObservation {
   attemptsAtMs: number[];
   /** The target's documented policy, when the profile declares one. */
   policy?: { attempts: number; delaysMs: number[]; toleranceMs: number } | undefined;
+  /**
+   * How late the observer (the webhook sink) may have stamped these arrivals: the longest stall
+   * of its process meanwhile. Each interval is then known only to within that much more.
+   */
+  observerStallMs?: number | undefined;
 }
 
 export const callbacksRetryPolicy = defineCheck<RetryObservation>(
   "callbacks.retry-policy",
   "callbacks",
-  "A refused callback is retried: how often and after how long (the seed shows no policy; checked against the profile's when it declares one).",
-  ({ attemptsAtMs, policy }) => {
+  "A refused callback is retried: how often and after how long (the seed shows no policy; checked against the profile's when it declares one, within its tolerance and the sink's own measured lateness).",
+  ({ attemptsAtMs, policy, observerStallMs = 0 }) => {
     const gaps = attemptsAtMs.slice(1).map((at, i) => at - (attemptsAtMs[i] as number));
     const seen = `${attemptsAtMs.length} attempt(s)${gaps.length > 0 ? `, retried after ${gaps.map(inSeconds).join(", ")}` : ""}`;
     if (!policy)
@@ -195,16 +303,63 @@ export const callbacksRetryPolicy = defineCheck<RetryObservation>(
     const problems: string[] = [];
     if (attemptsAtMs.length !== policy.attempts)
       problems.push(`${attemptsAtMs.length} attempts, the policy says ${policy.attempts}`);
+    // The sink's own lateness is not the target's: an interval between two stamps is off by at
+    // most the longest stall of the sink meanwhile, and is judged with that much more room.
+    const slack = policy.toleranceMs + observerStallMs;
+    const within = `± ${inSeconds(policy.toleranceMs)}${observerStallMs > 0 ? ` (+ ${inSeconds(observerStallMs)}, the sink's own stall meanwhile)` : ""}`;
     gaps.forEach((gap, i) => {
       const expected = policy.delaysMs[i];
-      if (expected !== undefined && Math.abs(gap - expected) > policy.toleranceMs) {
+      if (expected !== undefined && Math.abs(gap - expected) > slack) {
         problems.push(
-          `retry ${i + 1} after ${inSeconds(gap)}, the policy says ${inSeconds(expected)} ± ${inSeconds(policy.toleranceMs)}`,
+          `retry ${i + 1} after ${inSeconds(gap)}, the policy says ${inSeconds(expected)} ${within}`,
         );
       }
     });
     return problems.length === 0
-      ? pass(`${seen}, as the policy says`)
+      ? pass(`${seen}, as the policy says (${within})`)
       : fail(`${seen}: ${problems.join("; ")}`);
+  },
+  {
+    source: {
+      kind: "convention",
+      where:
+        "the profile's callbacks.retryPolicy (§6 shows none; without one, retries are observed, not judged)",
+    },
+  },
+);
+
+/** What the sandbox clock answered, or why it could not be asked. */
+export interface SandboxClockAnswer {
+  response?: ExchangeResponse;
+  /** A transport failure (no answer). */
+  error?: string;
+}
+
+export const callbacksSandboxClock = defineCheck<SandboxClockAnswer>(
+  "callbacks.sandbox-clock",
+  "callbacks",
+  `The sandbox clock the profile declares moves an order's clock: POST ${SANDBOX_CLOCK_ADVANCE_PATH} answers HTTP 200 (an extension outside the API; without it the suite waits out the order's lifetime).`,
+  ({ response, error }) => {
+    if (error !== undefined) return fail(`the sandbox clock could not be asked: ${error}`);
+    if (!response) return fail("the sandbox clock was not asked");
+    if (response.status === 200) return pass("HTTP 200: the order's clock moved");
+    const codeError =
+      isRecord(response.json) && isRecord(response.json.result) ? response.json.result.codeError : undefined;
+    return fail(
+      `HTTP ${response.status}${codeError !== undefined ? ` codeError ${show(codeError)}` : ""}: the clock did not move`,
+      [
+        {
+          path: `POST ${SANDBOX_CLOCK_ADVANCE_PATH}`,
+          expected: "HTTP 200",
+          actual: `HTTP ${response.status}`,
+        },
+      ],
+    );
+  },
+  {
+    source: {
+      kind: "convention",
+      where: "the profile's sandboxClock (the target documents a sandbox clock)",
+    },
   },
 );

@@ -99,7 +99,96 @@ const scenario = (status: string, callbacks: ObservedCallback[], change: Record<
 });
 const succeeded = scenario("succeeded", [cb("succeeded", 200)]);
 
+// --- the checks of the generated and stateful probes (issue 10) --------------------------------------
+const refused = (codeError: string, status = 409) =>
+  response(status, { data: null, result: { ...errResult, codeError } });
+const PROBE_CASES: Record<string, Case> = {
+  ...Object.fromEntries(
+    [
+      "behaviour.rejects-value-outside-enum",
+      "behaviour.rejects-length-out-of-bounds",
+      "behaviour.rejects-malformed-value",
+      "behaviour.rejects-out-of-range",
+      "behaviour.rejects-missing-conditional-field",
+      "behaviour.rejects-method-of-other-kind",
+      "behaviour.rejects-confirm-after-expiry",
+    ].map((name) => [name, rejectionCases]),
+  ),
+  "callbacks.follow-lifecycle": {
+    good: [
+      { expected: ["succeeded"], received: [{ status: "succeeded", body: "a" }] },
+      { expected: [], received: [] },
+    ],
+    bad: [
+      [
+        {
+          expected: ["succeeded"],
+          received: [
+            { status: "succeeded", body: "a" },
+            { status: "expired", body: "b" },
+          ],
+        },
+        /"expired" 1 time\(s\), expected 0/,
+      ],
+      [{ expected: ["failed_by_terminal"], received: [] }, /"failed_by_terminal" 0 time\(s\), expected 1/],
+    ],
+  },
+  "semantics.timer-follows-clock": {
+    good: [{ stayed: 29.9, moved: 19.9, seconds: 10, how: "the sandbox clock", toleranceSeconds: 1 }],
+    bad: [
+      [
+        { stayed: 30, moved: 30, seconds: 10, how: "the sandbox clock", toleranceSeconds: 1 },
+        /lowered timer by 0\.000 s \(30 → 30\), expected 10 ± 1/,
+      ],
+      [{ stayed: null, moved: 20, seconds: 10, how: "real time", toleranceSeconds: 1 }, /not numbers/],
+    ],
+  },
+  ...Object.fromEntries(
+    ["behaviour.concurrent-creations-one-accepted", "behaviour.concurrent-confirmations-one-accepted"].map(
+      (name) => [
+        name,
+        {
+          good: [{ answers: [successResponse, refused("duplicate"), refused("duplicate")] }],
+          bad: [
+            [
+              { answers: [successResponse, successResponse, refused("duplicate")] },
+              /2 of 3 accepted, expected exactly one/,
+            ],
+            [{ answers: [refused("duplicate"), refused("duplicate")] }, /0 of 2 accepted/],
+          ],
+        } satisfies Case,
+      ],
+    ),
+  ),
+  "callbacks.one-final-after-concurrent-confirmations": {
+    good: [{ finalStatus: "succeeded", callbacks: [{ status: "succeeded", answeredWith: 200 }] }],
+    bad: [
+      [
+        {
+          finalStatus: "succeeded",
+          callbacks: [
+            { status: "succeeded", answeredWith: 200 },
+            { status: "succeeded", answeredWith: 200 },
+          ],
+        },
+        /2 acknowledged "succeeded" callbacks, expected exactly one/,
+      ],
+    ],
+  },
+  "callbacks.exact-url": {
+    good: [{ expected: "/callbacks/<token>/run/x?a=1", received: ["/callbacks/<token>/run/x?a=1"] }],
+    bad: [
+      [
+        { expected: "/callbacks/<token>/run/x?a=1", received: ["/callbacks/<token>/run/x"] },
+        /1 of 1 callback\(s\) at "\/callbacks\/<token>\/run\/x", the order's webHook is/,
+      ],
+    ],
+  },
+};
+// --- end of the issue-10 cases --------------------------------------------------------------------
+
 const CASES: Record<string, Case> = {
+  ...PROBE_CASES,
   "callbacks.arrives": {
     good: [succeeded],
     bad: [
@@ -110,6 +199,44 @@ const CASES: Record<string, Case> = {
       ],
     ],
   },
+  // --- issue 11 §2, §5: callbacks before their trigger, the sandbox clock ---
+  "callbacks.not-before-trigger": {
+    good: [
+      succeeded,
+      scenario("expired", []),
+      // A lifetime counted on the target's clock may end a tick early.
+      scenario("expired", [cb("expired", -400)], { earlyToleranceMs: 1_000 }),
+    ],
+    bad: [
+      [
+        scenario("expired", [cb("expired", -9_610)]),
+        /1 of 1 callback\(s\) arrived before the trigger; the first 9\.61 s before the trigger \(status "expired"\)/,
+      ],
+      [
+        scenario("succeeded", [cb("succeeded", -1), cb("succeeded", 300)]),
+        /1 of 2 callback\(s\) arrived before/,
+      ],
+      [
+        scenario("expired", [cb("expired", -1_500)], { earlyToleranceMs: 1_000 }),
+        /1\.50 s before the trigger/,
+      ],
+    ],
+  },
+  "callbacks.sandbox-clock": {
+    good: [{ response: successResponse }],
+    bad: [
+      [
+        { response: response(404, { data: null, result: { ...errResult, codeError: "not_found" } }) },
+        /^HTTP 404 codeError "not_found": the clock did not move$/,
+      ],
+      [
+        { error: "http://127.0.0.1:1/sandbox/v1/clock/advance: ECONNREFUSED" },
+        /could not be asked: .*ECONNREFUSED/,
+      ],
+      [{}, /was not asked/],
+    ],
+  },
+  // --- end of issue 11 cases ---
   "callbacks.body-parses": {
     good: [succeeded],
     bad: [
@@ -178,11 +305,39 @@ const CASES: Record<string, Case> = {
     good: [
       scenario("succeeded_by_appeal", [cb("failed_by_terminal", 1), cb("succeeded_by_appeal", 300)]),
       scenario("succeeded_by_appeal", [cb("succeeded_by_appeal", 300)]),
+      // Sent 50 ms apart, arrived the other way round: the times they carry decide.
+      scenario(
+        "succeeded_by_appeal",
+        [
+          cb("succeeded_by_appeal", 1, { dateUpdated: "2026-01-01T00:00:00.100Z" }),
+          cb("failed_by_terminal", 1, { dateUpdated: "2026-01-01T00:00:00.050Z" }),
+        ],
+        { paths: { id: "id", status: "status", dateUpdated: "dateUpdated" } },
+      ),
     ],
     bad: [
       [
         scenario("succeeded_by_appeal", [cb("succeeded_by_appeal", 1), cb("failed_by_terminal", 500)]),
-        /failed_by_terminal arrived 0\.50 s after succeeded_by_appeal/,
+        /failed_by_terminal arrived 0\.50 s after succeeded_by_appeal \(by arrival\)/,
+      ],
+      [
+        scenario(
+          "succeeded_by_appeal",
+          [
+            cb("failed_by_terminal", 1, { dateUpdated: "2026-01-01T00:00:00.300Z" }),
+            cb("succeeded_by_appeal", 2, { dateUpdated: "2026-01-01T00:00:00.100Z" }),
+          ],
+          { paths: { id: "id", status: "status", dateUpdated: "dateUpdated" } },
+        ),
+        /failed_by_terminal says it was entered 0\.20 s after succeeded_by_appeal \(dateUpdated\)/,
+      ],
+      [
+        scenario(
+          "succeeded_by_appeal",
+          [cb("succeeded_by_appeal", 1, { dateUpdated: "soon" }), cb("failed_by_terminal", 500)],
+          { paths: { id: "id", status: "status", dateUpdated: "dateUpdated" } },
+        ),
+        /arrived 0\.50 s after succeeded_by_appeal \(by arrival: dateUpdated is not a readable date in both\)/,
       ],
       [
         scenario("succeeded_by_appeal", [cb("failed_by_terminal", 1)]),
@@ -197,6 +352,12 @@ const CASES: Record<string, Case> = {
         policy: { attempts: 5, delaysMs: [500, 1000, 2000, 4000], toleranceMs: 300 },
       },
       { attemptsAtMs: [0, 800] },
+      // Late by 0.25 s with a tolerance of 0.15 s, while the sink itself stood still for 0.12 s.
+      {
+        attemptsAtMs: [0, 100, 300, 600, 1250],
+        policy: { attempts: 5, delaysMs: [100, 200, 300, 400], toleranceMs: 150 },
+        observerStallMs: 120,
+      },
     ],
     bad: [
       [{ attemptsAtMs: [0] }, /1 attempt\(s\): a refused callback was not retried/],
@@ -211,6 +372,15 @@ const CASES: Record<string, Case> = {
         { attemptsAtMs: [0, 100], policy: { attempts: 2, delaysMs: [500], toleranceMs: 300 } },
         /retry 1 after 0\.10 s, the policy says 0\.50 s ± 0\.30 s/,
       ],
+      // The sink's stall widens the room by its length, no more: 0.65 s is 0.25 s + 0.11 s late.
+      [
+        {
+          attemptsAtMs: [0, 100, 300, 600, 1250],
+          policy: { attempts: 5, delaysMs: [100, 200, 300, 400], toleranceMs: 150 },
+          observerStallMs: 90,
+        },
+        /retry 4 after 0\.65 s, the policy says 0\.40 s ± 0\.15 s \(\+ 0\.09 s, the sink's own stall meanwhile\)/,
+      ],
     ],
   },
   "envelope.json-content-type": {
@@ -223,8 +393,11 @@ const CASES: Record<string, Case> = {
   "envelope.shape": {
     good: [successResponse, errorResponse],
     bad: [
-      [response(200, { data: record }), /result: /],
-      [response(200, { data: record, result: { ...okResult, message: 5 } }), /result\.message/],
+      [response(200, { data: record }), /^result is missing: expected an object$/],
+      [
+        response(200, { data: record, result: { ...okResult, message: 5 } }),
+        /^result\.message is the number 5: expected a string$/,
+      ],
       [response(500, undefined), /body is not JSON \(HTTP 500/],
     ],
   },
@@ -328,9 +501,15 @@ const CASES: Record<string, Case> = {
   "fields.order-record": {
     good: [{ data: record, contract }],
     bad: [
-      [{ data: { ...record, amount: "1500" }, contract }, /data\.amount: /],
-      [{ data: { ...record, paymentDetailsData: undefined }, contract }, /data\.paymentDetailsData: /],
-      [{ data: { ...record, merchantID: null }, contract }, /data\.merchantID/],
+      [
+        { data: { ...record, amount: "1500" }, contract },
+        /^data\.amount is the string "1500": expected a number$/,
+      ],
+      [
+        { data: { ...record, paymentDetailsData: undefined }, contract },
+        /^data\.paymentDetailsData is missing: expected an object$/,
+      ],
+      [{ data: { ...record, merchantID: null }, contract }, /^data\.merchantID is null: expected a string$/],
       [{ data: null, contract }, /data is null: there is no order record/],
       [
         {
@@ -551,7 +730,16 @@ describe.each([...CHECK_REGISTRY.values()].map((check) => [check.name, check] as
         const outcome = (check as Check<unknown>).run(input);
         expect(outcome.ok).toBe(false);
         expect(outcome.detail).toMatch(detail);
+        // Plain words (issue 11 §3): the path, what was expected and found, never zod's own text.
+        expect(outcome.detail).not.toMatch(/Invalid input|received undefined|Unrecognized key/);
       }
+    });
+    it("names where its rule comes from (issue 11 §4)", () => {
+      expect(
+        check.source,
+        `${name} names no source: cite the seed's section (§) in its rule, or give defineCheck a { source }`,
+      ).toBeDefined();
+      if (check.source?.kind === "reading") expect(check.source.reason.length).toBeGreaterThan(20);
     });
   },
 );

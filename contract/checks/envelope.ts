@@ -2,8 +2,8 @@
 import * as z from "zod";
 import type { ExchangeResponse } from "../h2h-client.ts";
 import { ENVELOPE_MARKERS } from "../names.ts";
+import { describeFinding, plainFindings } from "../plain-issues.ts";
 import { ErrorEnvelope, ErrorResult, ResultMember, SuccessResult } from "../schemas.ts";
-import { describeZodIssues } from "../zod-issues.ts";
 import { defineCheck, fail, isRecord, pass, show } from "./check.ts";
 
 /** The envelope's shape, less the request id, which has a check of its own. */
@@ -38,7 +38,10 @@ export const envelopeShape = defineCheck<ExchangeResponse>(
   (response) => {
     if (response.json === undefined) return fail(notJson(response));
     const parsed = EnvelopeShape.safeParse(response.json);
-    if (!parsed.success) return fail(describeZodIssues(parsed.error, "(body)").join("; "));
+    if (!parsed.success) {
+      const findings = plainFindings(parsed.error, response.json, { rootName: "(body)" });
+      return fail(findings.map(describeFinding).join("; "), findings);
+    }
     return pass("data/result envelope with typed result members");
   },
 );
@@ -122,6 +125,13 @@ export const envelopeFailureMarkers = defineCheck<ExchangeResponse>(
     return problems.length > 0
       ? fail(problems.join("; "))
       : pass(`HTTP ${response.status}, codeError ${show(r.codeError)}, message ${show(r.message)}`);
+  },
+  {
+    source: {
+      kind: "reading",
+      reason:
+        "§7 shows no failure body or status; every response carries the §2.1 envelope, and a failure cannot carry the success markers none/success or a 2xx",
+    },
   },
 );
 

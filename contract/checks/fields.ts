@@ -1,7 +1,7 @@
 /** Field checks (seed §2.2–§2.4): every field with its type, required or nullable, and known statuses. */
 import type * as z from "zod";
+import { describeFinding, plainFindings } from "../plain-issues.ts";
 import type { Contract } from "../schemas.ts";
-import { describeZodIssues } from "../zod-issues.ts";
 import { defineCheck, fail, pass, show } from "./check.ts";
 
 export interface FieldsInput {
@@ -16,11 +16,8 @@ function conformsTo(schema: (c: Contract) => z.ZodType, what: string) {
       return fail(`data is ${show(data)}: there is no ${what} to check`);
     const parsed = schema(contract).safeParse(data);
     if (parsed.success) return pass(`${what} has every field with its type`);
-    return fail(
-      describeZodIssues(parsed.error, "data")
-        .map((line) => `data.${line}`)
-        .join("; "),
-    );
+    const findings = plainFindings(parsed.error, data, { root: "data" });
+    return fail(findings.map(describeFinding).join("; "), findings);
   };
 }
 

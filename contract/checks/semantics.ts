@@ -2,6 +2,7 @@
  * Semantic checks: what the values must mean, beyond their types. Each takes what it needs and
  * fails with a clear line, never a throw, on data of the wrong type.
  */
+import { describeValue } from "../plain-issues.ts";
 import { defineCheck, fail, isRecord, pass, show } from "./check.ts";
 
 type Data = Record<string, unknown>;
@@ -72,6 +73,12 @@ export const semanticsCommissionNonNegative = defineCheck<Data>(
       ? pass(`amountComission ${n.amountComission}, usdtAmountComission ${n.usdtAmountComission}`)
       : fail(negative.map(([k, v]) => `${k} is ${v}`).join("; "));
   },
+  {
+    source: {
+      kind: "reading",
+      reason: "§2.2 calls it the merchant's commission; a commission is charged, never paid out",
+    },
+  },
 );
 
 export const semanticsExchangeRatePositive = defineCheck<Data>(
@@ -95,7 +102,9 @@ function echo(what: string) {
   return ({ field, expected, received }: EchoInput) =>
     received === expected
       ? pass(`${field} ${show(received)}`)
-      : fail(`${field} is ${show(received)}, expected ${show(expected)} (${what})`);
+      : fail(`${field} is ${show(received)}, expected ${show(expected)} (${what})`, [
+          { path: field, expected: `${show(expected)} (${what})`, actual: describeValue(received) },
+        ]);
 }
 
 export const semanticsAmountEchoed = defineCheck<EchoInput>(
@@ -103,6 +112,7 @@ export const semanticsAmountEchoed = defineCheck<EchoInput>(
   "semantics",
   "amount is the amount of the request (or of the order, in a confirmation).",
   echo("the amount sent"),
+  { source: { kind: "seed", sections: ["§2.2", "§4.1"] } },
 );
 
 export const semanticsCurrencyOfMethod = defineCheck<EchoInput>(
@@ -117,6 +127,7 @@ export const semanticsMethodEchoed = defineCheck<EchoInput>(
   "semantics",
   "paymentDetailsData.methodID is the methodID of the request.",
   echo("the methodID sent"),
+  { source: { kind: "seed", sections: ["§2.2", "§4.1"] } },
 );
 
 export const semanticsMerchantOrderIdEchoed = defineCheck<EchoInput>(
@@ -165,6 +176,7 @@ export const semanticsDatesOrdered = defineCheck<DatesInput>(
           `dateUpdated ${show(record.dateUpdated)} is ${(dateAdded - dateUpdated) / 1000} s before dateAdded ${show(record.dateAdded)}`,
         );
   },
+  { source: { kind: "seed", sections: ["§2.2"] } },
 );
 
 export const semanticsRoutingAttemptsEmpty = defineCheck<Data>(
@@ -235,7 +247,9 @@ export const semanticsStatusAfterOperation = defineCheck<StatusAfterInput>(
   ({ operation, expected, received }) =>
     received === expected
       ? pass(`${operation} answered status ${show(received)}`)
-      : fail(`${operation} answered status ${show(received)}, expected ${show(expected)}`),
+      : fail(`${operation} answered status ${show(received)}, expected ${show(expected)}`, [
+          { path: "data.status", expected: show(expected), actual: describeValue(received) },
+        ]),
 );
 
 /** `data` of a parsed envelope, when it is an object. */

@@ -1,5 +1,5 @@
 /** `npm run certify`: certifies the target against the contract and writes the reports. */
-import { runCertification, type Verdict } from "../../certify/index.ts";
+import { checkProfile, runCertification, type Verdict } from "../../certify/index.ts";
 import { defineCommand, EXIT, type ExitCode, UsageError } from "../cli.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
 
@@ -16,6 +16,27 @@ export const certify = defineCommand({
     "Certifies the target at H2H_BASE_URL, a container of the image H2H_TARGET_IMAGE, or the bundled\n" +
     "reference provider against the contract and writes the JUnit, JSON, HTML and HAR reports.",
   options: {
+    "check-profile": {
+      type: "boolean",
+      description:
+        "validate the profile (H2H_PROFILE), print it with every default filled in, and exit; sends nothing",
+    },
+    seed: {
+      type: "number",
+      value: "N",
+      description: "seed of the generated inputs (default: H2H_SEED, else drawn and printed)",
+    },
+    depth: {
+      type: "string",
+      choices: ["quick", "thorough"],
+      description: "how many generated orders and probes: quick (default) or thorough (nightly)",
+    },
+    only: {
+      type: "string",
+      multiple: true,
+      value: "CHECK",
+      description: "run only this check (repeatable), e.g. --seed N --only semantics.amount-echoed",
+    },
     // issue 12: the whole run's deadline; then the reports of what ran, verdict "incomplete", exit 2.
     deadline: {
       type: "number",
@@ -32,6 +53,8 @@ export const certify = defineCommand({
     "H2H_PROFILE          target profile file (default: fixtures/profiles/reference.json)",
     "H2H_SINK_PORT, H2H_SINK_PUBLIC_URL  where the webhook sink listens / the URL in metadata.webHook",
     "H2H_REPORT_DIR       where reports go (default: reports/)",
+    "H2H_SEED             seed of the generated inputs (--seed wins)",
+    "H2H_DEPTH            quick (default) or thorough (--depth wins)",
     "H2H_TARGET_IMAGE     a provider image to start (listening on $PORT, host network) and certify",
     "H2H_TARGET_ENV       its extra environment, NAME=value,NAME2=value2",
     "H2H_TARGET_READY     when it is ready: an HTTP path answering below 500, or log:TEXT (default: any answer on /)",
@@ -50,10 +73,16 @@ export const certify = defineCommand({
   },
   // issue 12: anything else that escapes (a crash, a setup failure) means "not judged", never "not conformant".
   knownErrors: [...BAD_SETTINGS, [Error, EXIT.notJudged]],
-  async run({ deadline }) {
+  async run(options) {
+    if (options["check-profile"]) {
+      await checkProfile();
+      return EXIT.ok;
+    }
+    const { deadline } = options;
     if (deadline !== undefined && !(deadline > 0))
       throw new UsageError(`--deadline ${deadline}: must be a positive number of seconds`);
-    const options = deadline === undefined ? {} : { deadlineMs: Math.round(deadline * 1000) };
-    return EXIT_OF_VERDICT[(await runCertification(options)).report.verdict];
+    const probes = { seed: options.seed, depth: options.depth, only: options.only };
+    const limits = deadline === undefined ? {} : { deadlineMs: Math.round(deadline * 1000) };
+    return EXIT_OF_VERDICT[(await runCertification({ probes, ...limits })).report.verdict];
   },
 });

@@ -1,7 +1,7 @@
 /** `npm run load:build`: bundles the k6 scripts into load/dist/ and prints their sizes. */
-import { resolve } from "node:path";
+
+import { profilePathFrom } from "../../certify/index.ts";
 import { CHECK_REGISTRY, readProfile } from "../../contract/index.ts";
-import { REFERENCE_PROFILE_PATH } from "../../fixtures/profiles/index.ts";
 import { buildLoadBundles } from "../../load/index.ts";
 import { defineCommand, EXIT } from "../cli.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
@@ -14,7 +14,7 @@ export const loadBuild = defineCommand({
   exitCodes: BAD_SETTINGS_EXIT,
   knownErrors: BAD_SETTINGS,
   async run() {
-    const profilePath = process.env.H2H_PROFILE ? resolve(process.env.H2H_PROFILE) : REFERENCE_PROFILE_PATH;
+    const profilePath = profilePathFrom(process.env);
     const profile = await readProfile(profilePath, new Set(CHECK_REGISTRY.keys()));
     const bundles = await buildLoadBundles(profile);
     console.log(`k6 bundles for profile "${profile.name}":`);

@@ -1,5 +1,9 @@
 /** `npm run provider`: the reference provider alone, until Ctrl-C. */
 import {
+  DEFAULT_CALLBACK_ATTEMPT_TIMEOUT_MS,
+  DEFAULT_CALLBACK_RETRY_DELAYS_MS,
+  DEFAULT_LIFETIME_SECONDS,
+  DEFAULT_PROCESSING_DELAY_MS,
   FAULTS,
   ProviderOptionsError,
   serveUntilSignal,
@@ -19,22 +23,22 @@ export const provider = defineCommand({
     lifetime: {
       type: "number",
       value: "SECONDS",
-      description: "how long an order awaits confirmation (default: 30)",
+      description: `how long an order awaits confirmation (default: ${DEFAULT_LIFETIME_SECONDS})`,
     },
     "processing-delay": {
       type: "number",
       value: "MS",
-      description: "delay before each status change after confirmation (default: 200)",
+      description: `delay before each status change after confirmation (default: ${DEFAULT_PROCESSING_DELAY_MS})`,
     },
     "callback-retries": {
       type: "string",
       value: "LIST",
-      description: "comma-separated waits between callback attempts, in ms (default: 500,1000,2000,4000)",
+      description: `comma-separated waits between callback attempts, in ms (default: ${DEFAULT_CALLBACK_RETRY_DELAYS_MS.join(",")})`,
     },
     "callback-timeout": {
       type: "number",
       value: "MS",
-      description: "timeout of one callback attempt (default: 5000)",
+      description: `timeout of one callback attempt (default: ${DEFAULT_CALLBACK_ATTEMPT_TIMEOUT_MS})`,
     },
     fault: {
       type: "string",

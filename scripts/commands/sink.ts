@@ -1,7 +1,7 @@
 /** `npm run sink`: the webhook sink alone, e.g. behind a tunnel for a provider that must reach a public URL. */
 import { resolve } from "node:path";
+import { profilePathFrom, userDirectory } from "../../certify/index.ts";
 import { readProfile, readTlsFiles, TlsConfigError } from "../../contract/index.ts";
-import { REFERENCE_PROFILE_PATH } from "../../fixtures/profiles/index.ts";
 import { REFERENCE_CALLBACK_SECRET } from "../../fixtures/reference-provider/index.ts";
 import { startWebhookSink } from "../../webhook-sink/index.ts";
 import { defineCommand, EXIT, numberFlag, UsageError } from "../cli.ts";
@@ -54,7 +54,7 @@ export const sink = defineCommand({
   knownErrors: [...BAD_SETTINGS, [TlsConfigError, EXIT.usage]],
   async run(options) {
     const env = process.env;
-    const profile = await readProfile(env.H2H_PROFILE ? resolve(env.H2H_PROFILE) : REFERENCE_PROFILE_PATH);
+    const profile = await readProfile(profilePathFrom(env));
     const secret =
       env.H2H_CALLBACK_SECRET || (profile.name === "reference" ? REFERENCE_CALLBACK_SECRET : undefined);
     const publicUrl = options["public-url"] ?? env.H2H_SINK_PUBLIC_URL;
@@ -62,15 +62,16 @@ export const sink = defineCommand({
       throw new UsageError(`--public-url / H2H_SINK_PUBLIC_URL "${publicUrl}" is not an http(s) URL`);
     }
     const port = options.port ?? env.H2H_SINK_PORT;
-    const dataDir = resolve(options["data-dir"] ?? env.H2H_SINK_DATA_DIR ?? ".sink-data");
+    const cwd = userDirectory(env);
+    const dataDir = resolve(cwd, options["data-dir"] ?? env.H2H_SINK_DATA_DIR ?? ".sink-data");
     const certFile = options["tls-cert"] ?? (env.H2H_SINK_TLS_CERT || undefined);
     const keyFile = options["tls-key"] ?? (env.H2H_SINK_TLS_KEY || undefined);
     const tls =
       certFile !== undefined || keyFile !== undefined
         ? readTlsFiles(
             {
-              ...(certFile ? { certFile: resolve(certFile) } : {}),
-              ...(keyFile ? { keyFile: resolve(keyFile) } : {}),
+              ...(certFile ? { certFile: resolve(cwd, certFile) } : {}),
+              ...(keyFile ? { keyFile: resolve(cwd, keyFile) } : {}),
             },
             { certFile: "--tls-cert", keyFile: "--tls-key" },
           )

@@ -1,6 +1,7 @@
 /** Orders as the target's profile says to make them: its method, amount and required fields. */
 import { dataOf, type Exchange, type H2hClient, type OrderKind } from "../../../contract/index.ts";
 import { buildOrderRequest, ORDER_KIND_TAGS, uniqueMerchantOrderId } from "../../../fixtures/index.ts";
+import { PrerequisiteError } from "../../run-context.ts";
 import type { SpecTarget } from "./target.ts";
 
 export interface OrderExtras {
@@ -50,11 +51,15 @@ export async function createOrder(
   return { request, exchange, id: typeof id === "string" ? id : undefined };
 }
 
-/** The id of a created order, or an error that says creation failed and why. */
+/**
+ * The id of a created order, or a PrerequisiteError that says creation failed and names the
+ * exchange: the checks waiting on the order are then "not evaluated", and its answer the cause.
+ */
 export function orderIdOf(order: CreatedOrder): string {
   if (order.id !== undefined) return order.id;
-  throw new Error(
-    `the order could not be created (HTTP ${order.exchange.response.status}): ${order.exchange.response.body.slice(0, 200)}`,
+  throw new PrerequisiteError(
+    `the order these checks need could not be created (${order.exchange.request.method} ${new URL(order.exchange.request.url).pathname} answered HTTP ${order.exchange.response.status}${order.exchange.response.status === 200 ? " with no order id" : ""})`,
+    order.exchange.id,
   );
 }
 

@@ -18,6 +18,7 @@ import {
 import { SinkClient } from "../../../webhook-sink/index.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "../../run-context.ts";
 import { rateLimitRetryOf, runMasker } from "../../run-setup.ts";
+import { recordWarning } from "../../run-warnings.ts";
 
 export interface SpecTarget {
   baseUrl: string;
@@ -26,6 +27,8 @@ export interface SpecTarget {
   /** The seven statuses of the seed plus the profile's own. */
   knownStatuses: readonly string[];
   runId: string;
+  /** The generated and stateful probes' seed, depth and merchantOrderID prefix. */
+  probes: RunContext["probes"];
   /** The second merchant's key, or undefined: cross-merchant checks are then skipped. */
   secondApiKey: string | undefined;
   masker: Masker;
@@ -36,6 +39,8 @@ export interface SpecTarget {
   secondClient(): H2hClient;
   /** The webhook sink certify started; throws when there is none. */
   sink(): SpecSink;
+  /** Says something the reader must know although no check failed: on the console and in every report. */
+  warn(text: string): void;
 }
 
 export interface SpecSink {
@@ -64,6 +69,7 @@ export function loadSpecTarget(specFile: string): SpecTarget {
     ...context,
     sinkToken: context.sink.token,
     tlsPassphrase: context.tls?.passphrase,
+    cardNumbers: profile.testCards,
   });
   const source = basename(new URL(specFile).pathname).replace(/\.spec\.ts$/, "");
   const recorder = new ExchangeRecorder(source, masker, context.runDir);
@@ -89,6 +95,7 @@ export function loadSpecTarget(specFile: string): SpecTarget {
     contract: buildContract(profile.gaps),
     knownStatuses: [...ORDER_STATUSES, ...profile.gaps.extraStatuses],
     runId: context.runId,
+    probes: context.probes,
     secondApiKey,
     masker,
     recorder,
@@ -96,6 +103,11 @@ export function loadSpecTarget(specFile: string): SpecTarget {
     secondClient: () => {
       if (!second) throw new Error("no second merchant's API key (H2H_API_KEY_2) was given");
       return second;
+    },
+    warn: (text) => {
+      const masked = masker.text(text);
+      console.log(`warning: ${masked}`);
+      recordWarning(context.runDir, masked);
     },
     sink: () => {
       sink ??= {

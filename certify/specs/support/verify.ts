@@ -4,8 +4,15 @@
  * A check judged informational (contract/checks `requirementOf`) is recorded as failed but does
  * not fail the test.
  */
-import { type Check, type Exchange, type RejectionInput, requirementOf } from "../../../contract/index.ts";
-import type { CallbackTimeline, CheckMeta } from "../../run-context.ts";
+import {
+  answerRootCause,
+  type Check,
+  type Exchange,
+  envelopeShape,
+  type RejectionInput,
+  requirementOf,
+} from "../../../contract/index.ts";
+import type { BlockedBy, CallbackTimeline, CheckMeta, Reproduction } from "../../run-context.ts";
 import type { SpecTarget } from "./target.ts";
 
 /** The minimum of Vitest's test context that verify needs. */
@@ -17,27 +24,98 @@ export class CheckFailure extends Error {
   override name = "CheckFailure";
 }
 
+export interface VerifyExtra {
+  informationalReason?: string;
+  timeline?: CallbackTimeline;
+  /** How to reproduce the failure of a generated or stateful probe; recorded only when the check fails. */
+  reproduction?: Reproduction;
+  /**
+   * The exchange whose answer the check judges (default: the last of `evidence`); null when it
+   * judges none (callbacks). When that answer is not JSON or not an envelope, the check is not
+   * evaluated: `envelope.shape` fails for it instead, once (one cause per failure).
+   */
+  subject?: Exchange | null;
+  /** Ids of the callbacks the check looks at (`callback-<seq>`). */
+  callbacks?: string[];
+  /** A failure this check depends on, known to the spec (no callback arrived): not evaluated. */
+  blockedBy?: BlockedBy;
+}
+
 export function verify<Input>(
   context: TaskLike,
   target: SpecTarget,
   check: Check<Input>,
   input: Input,
   evidence: readonly (Exchange | undefined)[] = [],
-  extra: { informationalReason?: string; timeline?: CallbackTimeline } = {},
+  extra: VerifyExtra = {},
 ): void {
-  const outcome = check.run(input);
   const requirement = requirementOf(check, target.profile.informationalChecks, extra.informationalReason);
-  const detail = target.masker.text(outcome.detail);
-  context.task.meta.h2h = {
+  const subject = extra.subject === undefined ? evidence.at(-1) : (extra.subject ?? undefined);
+  const cause = subject ? answerRootCause(subject.response) : undefined;
+  const common = {
     check: check.name,
-    outcome: outcome.ok ? "passed" : "failed",
-    detail,
     required: requirement.required,
     ...(requirement.required ? {} : { informationalReason: requirement.reason }),
     exchanges: evidence.flatMap((e) => (e?.id ? [e.id] : [])),
+    ...(subject?.id ? { subject: subject.id } : {}),
     ...(extra.timeline ? { timeline: extra.timeline } : {}),
+    ...(extra.callbacks ? { callbacks: extra.callbacks } : {}),
+  };
+  if (extra.blockedBy) {
+    const reason = target.masker.text(extra.blockedBy.reason);
+    context.task.meta.h2h = {
+      ...common,
+      outcome: "not evaluated",
+      detail: `not evaluated, because ${reason}`,
+      blockedBy: { ...extra.blockedBy, reason },
+    };
+    return;
+  }
+  if (cause && check.name !== envelopeShape.name) {
+    const reason = target.masker.text(cause.reason);
+    context.task.meta.h2h = {
+      ...common,
+      outcome: "not evaluated",
+      detail: `not evaluated, because ${reason}`,
+      blockedBy: {
+        check: cause.check,
+        reason,
+        signature: cause.signature,
+        ...(subject?.id ? { exchange: subject.id } : {}),
+      },
+    };
+    return;
+  }
+  const outcome = check.run(input);
+  const detail = target.masker.text(outcome.detail);
+  const findings = outcome.findings?.map((finding) => ({
+    ...finding,
+    expected: target.masker.text(finding.expected),
+    actual: target.masker.text(finding.actual),
+  }));
+  context.task.meta.h2h = {
+    ...common,
+    outcome: outcome.ok ? "passed" : "failed",
+    detail,
+    ...(findings ? { findings } : {}),
+    ...(!outcome.ok && extra.reproduction
+      ? { reproduction: maskedReproduction(target, extra.reproduction) }
+      : {}),
   };
   if (!outcome.ok && requirement.required) throw new CheckFailure(`${check.name}: ${detail}`);
+}
+
+/** A reproduction with every text passed through the run's masker (the curl, the request, the steps). */
+function maskedReproduction(target: SpecTarget, reproduction: Reproduction): Reproduction {
+  const mask = (text: string) => target.masker.text(text);
+  return {
+    ...reproduction,
+    command: mask(reproduction.command),
+    ...(reproduction.request !== undefined ? { request: mask(reproduction.request) } : {}),
+    ...(reproduction.curl !== undefined ? { curl: mask(reproduction.curl) } : {}),
+    ...(reproduction.shrunk ? { shrunk: reproduction.shrunk.map(mask) } : {}),
+    ...(reproduction.steps ? { steps: reproduction.steps.map(mask) } : {}),
+  };
 }
 
 /**

@@ -1,0 +1,97 @@
+/**
+ * Callbacks as evidence (issue 11 §2): every callback the webhook sink received during a run,
+ * as the provider sent it (method, path and query, headers, raw body), with the sink's verdict
+ * on its signature, its answer, and when it arrived after the request that triggered it. The
+ * reports show them like exchanges: the JSON report lists them, the HAR holds each as an entry
+ * of its own, and the HTML timeline opens each one's raw body.
+ */
+import type { Masker } from "../contract/index.ts";
+import type { StoredCallback } from "../webhook-sink/index.ts";
+import type { CallbackTimeline } from "./run-context.ts";
+
+export interface CallbackEvidence {
+  /** Unique in the run: `callback-<n>`, n the sink's arrival number. */
+  id: string;
+  receivedAt: string;
+  method: string;
+  /** The URL the provider called: the sink's public base, then path and query as received. */
+  url: string;
+  headers: Record<string, string>;
+  /** The raw body as received: UTF-8 text, or base64 when it is not valid UTF-8. */
+  body: string;
+  bodyEncoding: "utf8" | "base64";
+  bodyBytes: number;
+  /** The order id and status read at the profile's paths, when present. */
+  orderId: string | null;
+  status: string | null;
+  /** Deliveries of this order seen so far, this one included. */
+  delivery: number;
+  /** The sink's verdict on the signature under the callback secret and the profile's scheme. */
+  signature: StoredCallback["signature"];
+  /** The HTTP status the sink answered with (503 when it was told to refuse, to observe retries). */
+  answeredWith: number;
+  /** The scenario whose callback URL it arrived at, and when, relative to its trigger. */
+  trigger?: { scenario: string; triggeredAt: string; arrivedAfterMs: number };
+}
+
+export const callbackId = (seq: number) => `callback-${seq}`;
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+function bodyOf(raw: Buffer): { body: string; bodyEncoding: "utf8" | "base64" } {
+  try {
+    return { body: strictUtf8.decode(raw), bodyEncoding: "utf8" };
+  } catch {
+    return { body: raw.toString("base64"), bodyEncoding: "base64" };
+  }
+}
+
+/**
+ * The run's callbacks as evidence, masked. `publicBase` is the origin the provider was given
+ * (the sink's public URL); `timelines` tie a callback URL's tag to the scenario and its trigger.
+ */
+export function callbackEvidence(
+  stored: readonly StoredCallback[],
+  timelines: readonly CallbackTimeline[],
+  publicBase: string,
+  masker: Masker,
+): CallbackEvidence[] {
+  const byTag = new Map(timelines.filter((t) => t.tag).map((t) => [t.tag as string, t]));
+  return [...stored]
+    .sort((a, b) => a.seq - b.seq)
+    .map((callback) => {
+      const raw = Buffer.from(callback.bodyBase64, "base64");
+      const { body, bodyEncoding } = bodyOf(raw);
+      const timeline = callback.runId === null ? undefined : byTag.get(callback.runId);
+      const triggeredAtMs = timeline ? Date.parse(timeline.triggeredAt) : Number.NaN;
+      return {
+        id: callbackId(callback.seq),
+        receivedAt: callback.receivedAt,
+        method: callback.method,
+        url: masker.text(`${publicBase.replace(/\/+$/, "")}${callback.path}`),
+        headers: masker.headers(callback.headers),
+        body: bodyEncoding === "utf8" ? masker.text(body) : body,
+        bodyEncoding,
+        bodyBytes: raw.length,
+        orderId: callback.orderId === null ? null : masker.text(callback.orderId),
+        status: callback.status === null ? null : masker.text(callback.status),
+        delivery: callback.deliveryOfOrder,
+        signature: callback.signature,
+        answeredWith: callback.answeredWith,
+        ...(timeline && Number.isFinite(triggeredAtMs)
+          ? {
+              trigger: {
+                scenario: timeline.scenario,
+                triggeredAt: timeline.triggeredAt,
+                arrivedAfterMs: callback.receivedAtMs - triggeredAtMs,
+              },
+            }
+          : {}),
+      };
+    });
+}
+
+/** A signed duration as a person reads it: "+1.25 s after", "9.61 s before". */
+export function relativeToTrigger(ms: number): string {
+  return ms < 0 ? `${(-ms / 1000).toFixed(2)} s before the trigger` : `+${(ms / 1000).toFixed(2)} s`;
+}

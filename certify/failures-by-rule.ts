@@ -1,0 +1,47 @@
+/**
+ * The failures of a run grouped by rule: what the HTML report opens with and the console ends
+ * with. One line per rule: its check, the endpoints it failed on, how often, and the first
+ * failure as evidence. Required rules first, then by how often they failed.
+ */
+import type { CheckRecord } from "./run-model.ts";
+
+export interface RuleFailures {
+  check: string;
+  rule: string;
+  /** Whether a failure of this rule makes the target not conformant. */
+  required: boolean;
+  endpoints: string[];
+  count: number;
+  /** The first failure, as evidence. */
+  first: CheckRecord;
+}
+
+export function failuresByRule(checks: readonly CheckRecord[]): RuleFailures[] {
+  const byRule = new Map<string, RuleFailures>();
+  for (const record of checks) {
+    if (record.status !== "failed") continue;
+    const key = `${record.check}\u0000${record.required}`;
+    const entry = byRule.get(key);
+    if (entry) {
+      entry.count += 1;
+      if (!entry.endpoints.includes(record.endpoint)) entry.endpoints.push(record.endpoint);
+    } else {
+      byRule.set(key, {
+        check: record.check,
+        rule: record.rule,
+        required: record.required,
+        endpoints: [record.endpoint],
+        count: 1,
+        first: record,
+      });
+    }
+  }
+  return [...byRule.values()].sort(
+    (a, b) => Number(b.required) - Number(a.required) || b.count - a.count || a.check.localeCompare(b.check),
+  );
+}
+
+/** Where a check record sits, as a reader finds it: `endpoint › check › case`. */
+export function placeOf(record: CheckRecord): string {
+  return `${record.endpoint} › ${record.check}${record.case ? ` › ${record.case}` : ""}`;
+}

@@ -1,0 +1,128 @@
+/**
+ * The generated and stateful probes as a user meets them (issue 10 §7), through `npm run certify`
+ * (a child process): a failing generated order is reported with its seed, the command that re-runs
+ * just that check, the minimal request and a curl; `--only` runs just that check; the same seed
+ * sends the same requests; no test card is left whole in any report.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_CARD_NUMBERS } from "../contract/index.ts";
+import {
+  type RunningReferenceProvider,
+  startReferenceProvider,
+} from "../fixtures/reference-provider/index.ts";
+import { childEnv } from "../fixtures/testing/index.ts";
+import { REPORT_FILES } from "./reports/index.ts";
+import type { RunReport } from "./run-model.ts";
+
+const script = fileURLToPath(new URL("../scripts/certify.ts", import.meta.url));
+const CHECK = "semantics.method-echoed";
+
+function certify(baseUrl: string, args: string[]) {
+  const reportDir = mkdtempSync(join(tmpdir(), "h2h-probes-test-"));
+  return new Promise<{ exitCode: number | null; output: string; reportDir: string; report: RunReport }>(
+    (resolve) => {
+      const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+        // An empty value unsets the variable: a set-but-empty H2H_* variable is refused (issue 12).
+        env: childEnv({
+          H2H_BASE_URL: baseUrl,
+          H2H_REPORT_DIR: reportDir,
+          H2H_API_KEY: "",
+          H2H_API_KEY_2: "",
+          H2H_PROFILE: "",
+          H2H_SEED: "",
+          H2H_DEPTH: "",
+        }),
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      child.stdout.on("data", (c: Buffer) => (output += c.toString()));
+      child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+      child.once("exit", (exitCode) => {
+        const report = JSON.parse(readFileSync(join(reportDir, REPORT_FILES.json), "utf8")) as RunReport;
+        resolve({ exitCode, output, reportDir, report });
+      });
+    },
+  );
+}
+
+/** The generated orders' create requests of a run, with what differs from run to run made neutral (the prefix, the sink's callback URL). */
+function generatedCreations(report: RunReport): string[] {
+  const prefix = report.probes?.merchantOrderIdPrefix as string;
+  return report.exchanges
+    .filter((e) => e.source === "generated-orders" && e.operation?.startsWith("create"))
+    .map((e) =>
+      e.request.body
+        .replaceAll(prefix, "<prefix>")
+        .replace(/127\.0\.0\.1(?::|%3A)\d+/g, "<sink>")
+        .replace(/run-\d{8}T\d{6}-[0-9a-f]{6}/g, "<run>"),
+    )
+    .sort();
+}
+
+let clean: RunningReferenceProvider;
+let faulty: RunningReferenceProvider;
+beforeAll(async () => {
+  [clean, faulty] = await Promise.all([
+    startReferenceProvider({ port: 0 }),
+    startReferenceProvider({ port: 0, faults: ["method-echo-default"] }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([clean?.stop(), faulty?.stop()]);
+});
+
+describe("a failing generated probe", () => {
+  it("is reported with its seed, the --only command, the shrunk request and a curl, and --only runs just that check", async () => {
+    const run = await certify(faulty.url, ["--seed", "11", "--only", CHECK]);
+    expect(run.exitCode, run.output).toBe(1);
+    expect(run.output).toContain("seed 11 (from --seed)");
+    expect(run.output).toContain(`reproduce: npm run certify -- --seed 11 --only ${CHECK}`);
+    expect(new Set(run.report.checks.map((c) => c.check))).toEqual(new Set([CHECK]));
+    expect(run.report.probes).toMatchObject({ seed: 11, depth: "quick", only: [CHECK] });
+
+    const failed = run.report.checks.find((c) => c.status === "failed" && c.case?.startsWith("method 102"));
+    expect(failed?.detail).toMatch(/paymentDetailsData\.methodID is 101, expected 102/);
+    const reproduction = failed?.reproduction;
+    expect(reproduction).toMatchObject({ seed: 11, command: `npm run certify -- --seed 11 --only ${CHECK}` });
+    // Shrunk: what the failure does not need is gone, the method's required phone stays.
+    const minimal = JSON.parse(reproduction?.request ?? "{}") as Record<string, unknown>;
+    expect(minimal).toMatchObject({ methodID: 102, clientMetadata: { phone: expect.any(String) } });
+    expect(Object.keys(minimal).length).toBeLessThan(5);
+    expect(reproduction?.shrunk?.some((step) => step.startsWith("removed "))).toBe(true);
+    expect(reproduction?.curl).toContain('--oauth2-bearer "$H2H_API_KEY"');
+    expect(reproduction?.curl).toContain("/api/v1/payin/mobile-commerce/h2h");
+
+    const html = readFileSync(join(run.reportDir, REPORT_FILES.html), "utf8");
+    expect(html).toContain("seed 11");
+    expect(html).toContain(`--only ${CHECK}`);
+    expect(readFileSync(join(run.reportDir, REPORT_FILES.junit), "utf8")).toContain(
+      '<property name="h2h.seed" value="11"/>',
+    );
+    for (const file of readdirSync(run.reportDir)) {
+      const text = readFileSync(join(run.reportDir, file), "utf8");
+      for (const card of TEST_CARD_NUMBERS)
+        expect(text.includes(card), `${file} holds a card number`).toBe(false);
+    }
+  }, 120_000);
+
+  it("passes on the clean provider, and the same seed sends the same requests (but for the run's prefix)", async () => {
+    const [first, second] = await Promise.all([
+      certify(clean.url, ["--seed", "11", "--only", CHECK]),
+      certify(clean.url, ["--seed", "11", "--only", CHECK]),
+    ]);
+    expect(first.exitCode, first.output).toBe(0);
+    expect(second.exitCode, second.output).toBe(0);
+    expect(first.report.probes?.merchantOrderIdPrefix).not.toBe(second.report.probes?.merchantOrderIdPrefix);
+    const requests = generatedCreations(first.report);
+    // Six orders per method at the quick depth, four methods.
+    expect(requests.length).toBe(24);
+    expect(generatedCreations(second.report)).toEqual(requests);
+    const other = await certify(clean.url, ["--seed", "12", "--only", CHECK]);
+    expect(generatedCreations(other.report)).not.toEqual(requests);
+  }, 180_000);
+});

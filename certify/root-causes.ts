@@ -1,0 +1,188 @@
+/**
+ * One cause per failure (issue 11 §3), across the whole run. The specs mark a check "not
+ * evaluated" when the answer it judges is not JSON or not an envelope, or when what it needed
+ * (an order) could not be made; here, after the run, every such cause is reported once per
+ * endpoint, as the failure of the check that judges it, and every check waiting on it points
+ * there:
+ *
+ * - the answers of one endpoint that fail `envelope.shape` for the same reason (same kind,
+ *   HTTP status and media type) are one failure; the others are "not evaluated" and point at it;
+ * - a cause no check of the endpoint reported yet (an answer only a rejection check read, a
+ *   setup request) becomes a failure of its own: `envelope.shape` when the answer cannot be
+ *   read, `envelope.success-markers` when the setup request was refused.
+ *
+ * So a target whose every answer is an HTML error page shows one failure per endpoint, with the
+ * count of checks it kept from being evaluated, never a failure per check.
+ */
+import {
+  answerRootCause,
+  type Check,
+  dataOf,
+  envelopeShape,
+  envelopeSuccessMarkers,
+  fieldsOrderRecord,
+  fieldsQuasiEcomCreationResult,
+  OPERATION,
+  type RecordedExchange,
+  requirementOf,
+  show,
+} from "../contract/index.ts";
+import type { BlockedBy, CheckRecord } from "./run-model.ts";
+
+/** The endpoint of the checks that judge the whole run. */
+const RUN_WIDE = "(all endpoints)";
+
+interface Cause {
+  check: string;
+  signature: string;
+  reason: string;
+  exchange: RecordedExchange | undefined;
+}
+
+/** What a blocked check waits on, judged from the recorded exchange where there is one. */
+function causeOf(blockedBy: BlockedBy, exchanges: ReadonlyMap<string, RecordedExchange>): Cause | undefined {
+  const exchange = blockedBy.exchange ? exchanges.get(blockedBy.exchange) : undefined;
+  if (!exchange) return undefined;
+  const unreadable = answerRootCause(exchange.response);
+  if (unreadable) return { ...unreadable, exchange };
+  // A readable answer that is not the success the setup needed: the success markers say why.
+  const outcome = envelopeSuccessMarkers.run(exchange.response);
+  if (outcome.ok) return missingOrderId(blockedBy, exchange);
+  const codeError = (exchange.response.json as { result?: { codeError?: unknown } }).result?.codeError;
+  return {
+    check: envelopeSuccessMarkers.name,
+    signature: `refused · HTTP ${exchange.response.status} · ${String(codeError)}`,
+    reason: `${blockedBy.reason}: ${outcome.detail}`,
+    exchange,
+  };
+}
+
+/** The field check of each creation answer: the one that fails when it names no order id. */
+const CREATION_FIELDS: Partial<Record<string, Check<never>>> = {
+  [OPERATION.createMobileCommerceOrder]: fieldsOrderRecord as Check<never>,
+  [OPERATION.createQuasiEcomOrder]: fieldsQuasiEcomCreationResult as Check<never>,
+};
+
+/** A creation that succeeded but names no order id: its field check is the cause. */
+function missingOrderId(blockedBy: BlockedBy, exchange: RecordedExchange): Cause | undefined {
+  const check = exchange.operation ? CREATION_FIELDS[exchange.operation] : undefined;
+  const id = dataOf(exchange.response.json)?.id;
+  if (!check || (typeof id === "string" && id !== "")) return undefined;
+  return {
+    check: check.name,
+    signature: `no order id · HTTP ${exchange.response.status}`,
+    reason: `${blockedBy.reason}: data.id is ${id === undefined ? "missing" : show(id)}, so there is no order to go on with`,
+    exchange,
+  };
+}
+
+function where(exchange: RecordedExchange | undefined): string {
+  if (!exchange) return "";
+  const path = (() => {
+    try {
+      return new URL(exchange.request.url).pathname;
+    } catch {
+      return exchange.request.url;
+    }
+  })();
+  return `${exchange.request.method} ${path}`;
+}
+
+export interface ResolvedChecks {
+  /** The records in their order, each cause's failure before the first check it blocks. */
+  records: CheckRecord[];
+  /** Checks not evaluated for a cause no failure reports (a setup that failed without an answer). */
+  unexplained: CheckRecord[];
+}
+
+/** Rewrites the records so each cause fails once per endpoint (see the file comment). */
+export function resolveRootCauses(
+  records: readonly CheckRecord[],
+  exchanges: readonly RecordedExchange[],
+  informationalChecks: Readonly<Record<string, string>>,
+): ResolvedChecks {
+  const byId = new Map(exchanges.map((exchange) => [exchange.id, exchange]));
+  const roots = new Map<string, CheckRecord>();
+  const blockedCount = new Map<CheckRecord, number>();
+  const key = (endpoint: string, signature: string) => `${endpoint}\u0000${signature}`;
+  const pointAt = (record: CheckRecord, root: CheckRecord, reason: string) => {
+    record.status = "not evaluated";
+    record.blockedBy = {
+      check: root.check,
+      ...(root.case ? { case: root.case } : {}),
+      ...(root.subject ? { exchange: root.subject } : {}),
+      reason,
+    };
+    record.detail = `not evaluated, because ${reason}`;
+    delete record.findings;
+    blockedCount.set(root, (blockedCount.get(root) ?? 0) + 1);
+  };
+
+  // The answers envelope.shape itself failed on: the first per endpoint and cause stays.
+  for (const record of records) {
+    if (record.check !== envelopeShape.name || record.status !== "failed" || !record.subject) continue;
+    const exchange = byId.get(record.subject);
+    const cause = exchange ? answerRootCause(exchange.response) : undefined;
+    if (!cause) continue;
+    const root = roots.get(key(record.endpoint, cause.signature));
+    if (root) pointAt(record, root, `${cause.reason}, as for ${root.case ?? root.check}`);
+    else roots.set(key(record.endpoint, cause.signature), record);
+  }
+
+  const out: CheckRecord[] = [];
+  for (const record of records) {
+    if (record.status === "not evaluated" && record.blockedBy) {
+      const cause = causeOf(record.blockedBy, byId);
+      if (cause) {
+        const rootKey = key(record.endpoint, cause.signature);
+        let root = roots.get(rootKey);
+        if (!root) {
+          const check =
+            [envelopeShape, envelopeSuccessMarkers, ...Object.values(CREATION_FIELDS)].find(
+              (candidate) => candidate?.name === cause.check,
+            ) ?? envelopeSuccessMarkers;
+          const requirement = requirementOf(check, informationalChecks);
+          root = {
+            endpoint: record.endpoint,
+            check: check.name,
+            case: `answer to ${where(cause.exchange)}`,
+            rule: check.rule,
+            status: "failed",
+            required: requirement.required,
+            detail: cause.reason,
+            ...(requirement.required ? {} : { reason: requirement.reason }),
+            durationMs: 0,
+            exchanges: cause.exchange ? [cause.exchange.id] : [],
+            source: record.source,
+            ...(check.source ? { ruleSource: check.source } : {}),
+            ...(cause.exchange ? { subject: cause.exchange.id } : {}),
+          };
+          roots.set(rootKey, root);
+          out.push(root);
+        }
+        pointAt(record, root, cause.reason);
+      }
+    }
+    out.push(record);
+  }
+  for (const [root, count] of blockedCount) {
+    root.detail = `${root.detail} — the cause of ${count} check(s) not evaluated on ${root.endpoint}`;
+  }
+  // A check is explained when the failure it points at is in the report: by the answer that is
+  // its cause, or by the check (and case) that failed for it on the same endpoint.
+  const explained = new Set([...roots.values()].map((root) => root.subject));
+  const failed = new Set(
+    out.filter((r) => r.status === "failed").map((r) => key(r.endpoint, `${r.check}\u0000${r.case ?? ""}`)),
+  );
+  // A run-wide check waits on a rule that failed on any endpoint.
+  const failedAnywhere = new Set(out.filter((r) => r.status === "failed").map((r) => r.check));
+  const unexplained = out.filter((record) => {
+    if (record.status !== "not evaluated") return false;
+    const blockedBy = record.blockedBy;
+    if (!blockedBy) return true;
+    if (blockedBy.exchange && explained.has(blockedBy.exchange)) return false;
+    if (record.endpoint === RUN_WIDE && failedAnywhere.has(blockedBy.check)) return false;
+    return !failed.has(key(record.endpoint, `${blockedBy.check}\u0000${blockedBy.case ?? ""}`));
+  });
+  return { records: out, unexplained };
+}

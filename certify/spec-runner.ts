@@ -1,0 +1,171 @@
+/**
+ * How the contract specs of one certification run under Vitest. `npm run certify` starts one
+ * Vitest for its run; the mutation self-test, which certifies dozens of times in a row, keeps one
+ * Vitest per process for all its runs (`ReusedSpecRunner`), so that the specs' transforms, worker
+ * threads and imported modules are paid for once, not per run.
+ */
+
+import { availableParallelism } from "node:os";
+import { isAbsolute, resolve } from "node:path";
+import { createVitest, type Reporter, startVitest, type Vitest } from "vitest/node";
+import { type RunStop, stoppableStartVitest } from "./deadline.ts";
+import { RUN_CONTEXT_KEY, type RunContext } from "./run-context.ts";
+import { PROJECT_ROOT } from "./settings.ts";
+
+export const SPEC_GLOB = "certify/specs/**/*.spec.ts";
+
+export interface SpecRun {
+  runContext: RunContext;
+  /** Spec files (paths from the project root), or none: every contract spec. */
+  specFiles?: readonly string[] | undefined;
+  reporters: Reporter[];
+  /** Only the tests whose title matches (`--only`). */
+  testNamePattern?: RegExp | undefined;
+  testTimeout: number;
+  hookTimeout: number;
+  /**
+   * issue 12: what ends the run early (the deadline, SIGINT, SIGTERM): the specs stop, Vitest's
+   * workers close, and the run writes the reports of what ran.
+   */
+  runStop?: RunStop | undefined;
+}
+
+/** Runs the contract specs of one certification, reporting to `run.reporters`. */
+export type SpecRunner = (run: SpecRun) => Promise<void>;
+
+/**
+ * The spec files run side by side (they mostly wait on the target and the sink), in worker
+ * threads that each import the contract once for all the files they run. No isolation: a spec
+ * file keeps its state in what `loadSpecTarget` builds for it, not in shared modules.
+ */
+const POOL = { pool: "threads", isolate: false, fileParallelism: true } as const;
+/** Workers of one run: two at least, so that one file's waiting overlaps another's work. */
+const RUN_WORKERS = Math.max(2, availableParallelism());
+
+function baseOptions(run: Pick<SpecRun, "testTimeout" | "hookTimeout">, maxWorkers: number) {
+  return {
+    config: false as const,
+    root: PROJECT_ROOT,
+    watch: false,
+    ...POOL,
+    maxWorkers,
+    testTimeout: run.testTimeout,
+    hookTimeout: run.hookTimeout,
+    // Transformed spec modules are kept on disk between runs, keyed by their content: a run
+    // transforms only what changed since the last one (most of a run's start-up otherwise).
+    experimental: { fsModuleCache: true, fsModuleCachePath: "node_modules/.cache/h2h-certify/vitest" },
+  };
+}
+
+/** One Vitest for one run. */
+export const runSpecsOnce: SpecRunner = async (run) => {
+  const start = run.runStop ? stoppableStartVitest(run.runStop, startVitest) : startVitest;
+  const vitest = await start("test", [], {
+    ...baseOptions(run, RUN_WORKERS),
+    include: run.specFiles ? [...run.specFiles] : [SPEC_GLOB],
+    reporters: run.reporters,
+    provide: { [RUN_CONTEXT_KEY]: run.runContext },
+    ...(run.testNamePattern ? { testNamePattern: run.testNamePattern } : {}),
+  });
+  await vitest.close();
+};
+
+const REPORTER_HOOKS = [
+  "onInit",
+  "onTestRemoved",
+  "onUserConsoleLog",
+  "onProcessTimeout",
+  "onTestRunStart",
+  "onTestRunEnd",
+  "onTestModuleQueued",
+  "onTestModuleCollected",
+  "onTestModuleStart",
+  "onTestModuleEnd",
+  "onTestCaseReady",
+  "onTestCaseResult",
+  "onTestCaseAnnotate",
+  "onTestCaseArtifactRecord",
+  "onTestSuiteReady",
+  "onTestSuiteResult",
+  "onHookStart",
+  "onHookEnd",
+] as const satisfies readonly (keyof Reporter)[];
+
+/** A reporter that hands every event to the reporters of the run under way. */
+function forwardingReporter(current: () => readonly Reporter[]): Reporter {
+  const reporter: Record<string, (...args: unknown[]) => unknown> = {};
+  for (const hook of REPORTER_HOOKS) {
+    reporter[hook] = (...args: unknown[]) =>
+      Promise.all(
+        current().map((target) =>
+          (target[hook] as ((...a: unknown[]) => unknown) | undefined)?.apply(target, args),
+        ),
+      );
+  }
+  return reporter as Reporter;
+}
+
+/**
+ * One Vitest kept for many runs, one at a time, each with its own run context and reporters.
+ * Runs that need other timeouts, or `--only`, get a Vitest of their own.
+ */
+export class ReusedSpecRunner {
+  private vitest: Promise<Vitest> | undefined;
+  private timeouts: { testTimeout: number; hookTimeout: number } | undefined;
+  private reporters: readonly Reporter[] = [];
+  private initialised = new WeakSet<Reporter>();
+
+  readonly run: SpecRunner = async (run) => {
+    const sameTimeouts =
+      this.timeouts === undefined ||
+      (this.timeouts.testTimeout === run.testTimeout && this.timeouts.hookTimeout === run.hookTimeout);
+    if (run.testNamePattern || !sameTimeouts) return runSpecsOnce(run);
+    this.timeouts = { testTimeout: run.testTimeout, hookTimeout: run.hookTimeout };
+    this.vitest ??= this.create(run);
+    const vitest = await this.vitest;
+    vitest.provide(RUN_CONTEXT_KEY, run.runContext);
+    this.reporters = run.reporters;
+    for (const reporter of run.reporters) {
+      if (this.initialised.has(reporter)) continue;
+      this.initialised.add(reporter);
+      await reporter.onInit?.(vitest);
+    }
+    try {
+      const files = (run.specFiles ?? []).map((file) =>
+        isAbsolute(file) ? file : resolve(PROJECT_ROOT, file),
+      );
+      const running =
+        files.length > 0
+          ? vitest.runTestFiles(files)
+          : vitest.globTestSpecifications().then((specs) => vitest.runTestSpecifications(specs));
+      // issue 12: a stopped run cancels the files under way and keeps what ran.
+      const stopped = run.runStop?.stopped.then(() => "stopped" as const);
+      if ((await Promise.race([running, ...(stopped ? [stopped] : [])])) === "stopped") {
+        running.catch(() => undefined);
+        await vitest.cancelCurrentRun("keyboard-input");
+        await running.catch(() => undefined);
+      }
+    } finally {
+      this.reporters = [];
+    }
+  };
+
+  private async create(run: SpecRun): Promise<Vitest> {
+    const vitest = await createVitest("test", {
+      // One worker, which takes all of a run's files: Vitest starts a run's workers afresh, and
+      // each imports the contract; where runs go on one after another on every core (the
+      // mutation self-test), a second worker per run costs more CPU than its overlap saves.
+      ...baseOptions(run, 1),
+      include: [SPEC_GLOB],
+      reporters: [forwardingReporter(() => this.reporters)],
+    });
+    await vitest.standalone();
+    return vitest;
+  }
+
+  async close(): Promise<void> {
+    const vitest = await this.vitest;
+    this.vitest = undefined;
+    await vitest?.close();
+  }
+}

@@ -1,0 +1,555 @@
+/**
+ * The order lifecycle as a model (issue 10 §4): the statuses and transitions of the profile become
+ * one state machine (contract/lifecycle-model.ts), and every operation is tried in every reachable
+ * state, on an order of its own: before and after expiry, after each final status, after a wrong
+ * code, through the other flow's path, by the other merchant, again with the same merchantOrderID.
+ * The model says what each answer must be, and which callbacks the order's moves cause (none for a
+ * move that changes nothing). Then `timer`: an order whose clock is N seconds ahead (the sandbox
+ * clock, or real time without one) answers a timer N seconds lower.
+ *
+ * States an order leaves by itself (processing) are probed before they settle, with answers that
+ * hold in the state they settle to as well; a move is made on a state only once the callbacks of
+ * the moves before it arrived; the sandbox clock is never moved in a state that is still settling.
+ */
+import { beforeAll, describe, it } from "vitest";
+import {
+  AFTER_WRONG_CODE,
+  acceptsMerchantOrderIdOfOtherMerchant,
+  buildLifecycleModel,
+  type Check,
+  callbacksFollowLifecycle,
+  confirmableAfterWrongCode,
+  dataOf,
+  type Exchange,
+  type LifecycleError,
+  type LifecycleModel,
+  type LifecycleOperation,
+  type LifecycleTransition,
+  lifecycleConventionsOf,
+  lifetimeSecondsOf,
+  OPERATIONS_BY_KIND,
+  ORDER_KINDS,
+  type OrderKind,
+  otherOrderKind,
+  type ReachablePair,
+  type RejectionInput,
+  reachablePairs,
+  rejectsConfirmAfterExpiry,
+  rejectsConfirmingTwice,
+  rejectsDuplicateMerchantOrderId,
+  rejectsOtherKindConfirmPath,
+  rejectsOtherMerchantsOrder,
+  rejectsWrongCode,
+  SANDBOX_CLOCK_ADVANCE_PATH,
+  semanticsStatusAfterOperation,
+  semanticsTimerFollowsClock,
+  transitionOf,
+} from "../../contract/index.ts";
+import { ORDER_KIND_TAGS } from "../../fixtures/index.ts";
+import type { StoredCallback } from "../../webhook-sink/index.ts";
+import { callbackId } from "../callback-evidence.ts";
+import { PrerequisiteError } from "../run-context.ts";
+import { orderRequest } from "./support/orders.ts";
+import { curlOf, Limiter, mapLimit, reproductionOf, sleep } from "./support/probes.ts";
+import { type Settled, settle, settledValue } from "./support/settled.ts";
+import { titled } from "./support/shared-specs.ts";
+import { loadSpecTarget } from "./support/target.ts";
+import { verify } from "./support/verify.ts";
+
+const target = loadSpecTarget(import.meta.url);
+const { profile } = target;
+const { depth, merchantOrderIdPrefix } = target.probes;
+const conventions = lifecycleConventionsOf(profile);
+const lifetimeSeconds = lifetimeSecondsOf(profile);
+/** Lifecycle probes in flight at once, both kinds together: each mostly waits (processing, callbacks). */
+const LIFECYCLE_CONCURRENCY = 48;
+const inFlight = new Limiter(LIFECYCLE_CONCURRENCY);
+/** After the expected callbacks arrived, how long to listen for ones the model forbids. */
+const QUIET_MS = 400;
+/** How long a status change that sends no callback is given to happen. */
+const SETTLE_WITHOUT_CALLBACK_MS = 1_000;
+/** Without a sandbox clock, how long "part of the lifetime" is (real time). */
+const REAL_PART_OF_LIFETIME_S = 1;
+
+const KIND_TITLES: Record<OrderKind, string> = {
+  mobile_commerce: "mobile commerce",
+  quasi_ecom: "quasi-ecom",
+};
+
+/**
+ * The sandbox clock as this run found it (asked once, before any probe): it moves an order's
+ * clock, or the profile declares none, or it failed (an order's clock is then waited out instead,
+ * as without one).
+ */
+let clock: { works: true } | { works: false; failure?: string } = { works: false };
+
+/** Why a target cannot have this operation tried, or undefined when it can. */
+function unavailable(op: LifecycleOperation): string | undefined {
+  if (op.needs.includes("second-merchant") && !target.secondApiKey)
+    return "H2H_API_KEY_2 is not set: moves by the other merchant need a second merchant's API key";
+  if (op.needs.includes("expiry")) {
+    if (lifetimeSeconds === undefined)
+      return "the profile provokes expiry manually: the suite cannot make an order expire";
+    if (!clock.works && depth !== "thorough") {
+      const why = profile.sandboxClock
+        ? `the sandbox clock failed (${"failure" in clock ? clock.failure : "not asked"})`
+        : "no sandbox clock";
+      return `${why}: expiry means waiting out the ${lifetimeSeconds} s lifetime, done at --depth thorough`;
+    }
+  }
+  return undefined;
+}
+
+/** Asks the sandbox clock to move a new order's clock by one second, when the profile declares one. */
+async function askClock(): Promise<typeof clock> {
+  if (!profile.sandboxClock) return { works: false };
+  const client = target.client();
+  const created = await client.createOrder("mobile_commerce", orderRequest(target, "mobile_commerce"));
+  const orderId = dataOf(created.response.json)?.id;
+  if (typeof orderId !== "string")
+    return { works: false, failure: `no order to move: creation answered HTTP ${created.response.status}` };
+  const moved = await client.post(SANDBOX_CLOCK_ADVANCE_PATH, { seconds: 1, orderId });
+  return moved.response.status === 200
+    ? { works: true }
+    : { works: false, failure: `HTTP ${moved.response.status} from ${SANDBOX_CLOCK_ADVANCE_PATH}` };
+}
+
+/** One order's probe: a path replayed, then one operation, or several that leave its state as it is. */
+interface OrderRun {
+  /** The pairs probed on this order, in the order they were tried. */
+  pairs: ReachablePair[];
+  /** The answer to each pair's operation, when it is a request. */
+  answers: Map<ReachablePair, Exchange>;
+  /** Every exchange of the probe, in order (the path, then the operations). */
+  exchanges: Exchange[];
+  steps: string[];
+  expectedCallbacks: string[];
+  /** Whether the order ends awaiting its confirmation: in real time, it expires after its lifetime. */
+  endsAwaiting: boolean;
+  /** When its creation was sent, ms since the epoch. */
+  createdAtMs: number;
+  /** How far the sandbox clock moved its clock ahead, in seconds (part of its lifetime). */
+  movedAheadS: number;
+  /** When its callbacks were collected. */
+  collectedAtMs: number;
+  tag: string;
+  callbacks: StoredCallback[];
+}
+
+/** The callback statuses a state's own settling causes, until it rests. */
+function settleChain(model: LifecycleModel, stateId: string): string[] {
+  const out: string[] = [];
+  let state = model.states.find((s) => s.id === stateId);
+  while (state?.settlesTo !== undefined) {
+    const next = model.states.find((s) => s.id === state?.settlesTo);
+    if (next?.status !== undefined && conventions.callbackStatuses.includes(next.status))
+      out.push(next.status);
+    state = next;
+  }
+  return out;
+}
+
+async function waitForCallbacks(tag: string, count: number): Promise<void> {
+  if (count === 0) return;
+  await target
+    .sink()
+    .client.waitFor({ runId: tag }, { timeoutMs: profile.timeouts.callbackMs, minCount: count });
+}
+
+/**
+ * On a fresh order: replays `path` (awaiting the settlement of each move before the next), then
+ * tries each pair's operation in turn. Several pairs share an order only when each leaves the
+ * state as it is; a clock move among them goes last.
+ */
+async function runOrder(
+  model: LifecycleModel,
+  path: readonly string[],
+  pairs: ReachablePair[],
+  key: string,
+): Promise<OrderRun> {
+  const kind = model.kind;
+  const tag = `${target.runId}.lc.${ORDER_KIND_TAGS[kind]}.${key}`;
+  const merchantOrderID = `${merchantOrderIdPrefix}-lc-${ORDER_KIND_TAGS[kind]}-${key}`;
+  const client = target.client();
+  const run: OrderRun = {
+    pairs,
+    answers: new Map(),
+    exchanges: [],
+    steps: [],
+    expectedCallbacks: [],
+    endsAwaiting: false,
+    createdAtMs: Date.now(),
+    movedAheadS: 0,
+    collectedAtMs: 0,
+    tag,
+    callbacks: [],
+  };
+  let orderId: string | undefined;
+  let creation: Exchange | undefined;
+  let state = model.initial;
+  const moves: [string, ReachablePair | undefined][] = [
+    ...path.map((id): [string, undefined] => [id, undefined]),
+    ...pairs.map((pair): [string, ReachablePair] => [pair.operation, pair]),
+  ];
+
+  for (const [opId, pair] of moves) {
+    const op = model.operations.find((o) => o.id === opId) as LifecycleOperation;
+    const transition = transitionOf(model, state, opId) as LifecycleTransition;
+    let exchange: Exchange | undefined;
+    const needId = () => {
+      if (orderId === undefined)
+        throw new PrerequisiteError(
+          `the order "${opId}" needs could not be created (${creation ? `HTTP ${creation.response.status}` : "no answer"})`,
+          creation?.id,
+        );
+      return orderId;
+    };
+    switch (op.action) {
+      case "create": {
+        const by = op.merchant === "other" ? target.secondClient() : client;
+        const body =
+          op.merchantOrderId === "fresh"
+            ? orderRequest(target, kind, { merchantOrderID, webHook: target.sink().callbackUrl(tag) })
+            : // A second order with the same merchantOrderID names no webHook: its callbacks are not this order's.
+              orderRequest(target, kind, { merchantOrderID });
+        exchange = await by.createOrder(kind, body);
+        if (op.merchantOrderId === "fresh") {
+          creation = exchange;
+          const id = dataOf(exchange.response.json)?.id;
+          orderId = typeof id === "string" ? id : undefined;
+        }
+        break;
+      }
+      case "confirm": {
+        const by = op.merchant === "other" ? target.secondClient() : client;
+        exchange = await by.confirmOrder(
+          op.path === "other-kind" ? otherOrderKind(kind) : kind,
+          needId(),
+          op.code as string,
+        );
+        break;
+      }
+      case "advance-clock": {
+        const seconds =
+          op.clock === "past-lifetime"
+            ? (lifetimeSeconds ?? 0) + 1
+            : clock.works
+              ? Math.max(1, Math.floor((lifetimeSeconds ?? 30) / 3))
+              : REAL_PART_OF_LIFETIME_S;
+        if (clock.works && op.clock === "part-of-lifetime") run.movedAheadS += seconds;
+        if (clock.works)
+          exchange = await client.post(SANDBOX_CLOCK_ADVANCE_PATH, { seconds, orderId: needId() });
+        else await sleep(seconds * 1000);
+        break;
+      }
+      case "await-processing":
+        break;
+    }
+    if (exchange) run.exchanges.push(exchange);
+    run.steps.push(
+      `${opId}${exchange ? ` → HTTP ${exchange.response.status}` : ""}${pair ? " (probed)" : ""}`,
+    );
+    if (pair && exchange && op.action !== "advance-clock") run.answers.set(pair, exchange);
+    run.expectedCallbacks.push(...transition.callbacks);
+    state = transition.next;
+    if (!pair) {
+      // Await settlement before the next move: the callbacks so far, or a status change that sends none.
+      const next = model.states.find((s) => s.id === state);
+      if (transition.callbacks.length > 0) await waitForCallbacks(tag, run.expectedCallbacks.length);
+      else if (op.action === "await-processing" && next?.status !== undefined)
+        await sleep(SETTLE_WITHOUT_CALLBACK_MS);
+    }
+  }
+  run.expectedCallbacks.push(...settleChain(model, state));
+  run.endsAwaiting = model.states.find((s) => s.id === state)?.awaitsConfirmation === true;
+  return run;
+}
+
+/** Runs orders side by side, then collects each one's callbacks after one quiet period for all. */
+async function runOrders(
+  model: LifecycleModel,
+  jobs: readonly { path: readonly string[]; pairs: ReachablePair[]; key: string }[],
+): Promise<Settled<OrderRun>[]> {
+  const done = await mapLimit(jobs, inFlight, (job) => settle(runOrder(model, job.path, job.pairs, job.key)));
+  // Every order's expected callbacks, then one quiet period for any the model forbids.
+  await Promise.all(
+    done.map((run) =>
+      run.ok ? waitForCallbacks(run.value.tag, run.value.expectedCallbacks.length) : undefined,
+    ),
+  );
+  await sleep(QUIET_MS);
+  const byTag = new Map<string, StoredCallback[]>();
+  for (const callback of await target.sink().client.list({})) {
+    if (callback.runId !== null) byTag.set(callback.runId, [...(byTag.get(callback.runId) ?? []), callback]);
+  }
+  const collectedAtMs = Date.now();
+  for (const run of done) {
+    if (!run.ok) continue;
+    run.value.callbacks = byTag.get(run.value.tag) ?? [];
+    run.value.collectedAtMs = collectedAtMs;
+  }
+  return done;
+}
+
+/** The named check that judges the answer to a probed operation, and the error it expects. */
+function answerCheck(
+  model: LifecycleModel,
+  pair: ReachablePair,
+): { check: Check<never>; input: (answer: Exchange) => unknown } | undefined {
+  const op = model.operations.find((o) => o.id === pair.operation) as LifecycleOperation;
+  const expect = pair.transition.expect;
+  if (expect.outcome === "no-request") return undefined;
+  const kind = model.kind;
+  if (expect.outcome === "accepted") {
+    if (op.action === "create" && op.merchantOrderId === "same")
+      return { check: acceptsMerchantOrderIdOfOtherMerchant as Check<never>, input: (a) => a.response };
+    if (pair.state === AFTER_WRONG_CODE)
+      return { check: confirmableAfterWrongCode as Check<never>, input: (a) => a.response };
+    const operation = OPERATIONS_BY_KIND[kind][op.action === "create" ? "create" : "confirm"];
+    return {
+      check: semanticsStatusAfterOperation as Check<never>,
+      input: (a) => ({ operation, expected: expect.status, received: dataOf(a.response.json)?.status }),
+    };
+  }
+  const pinned = { httpStatus: expect.httpStatus, codeError: expect.codeError };
+  const rejection = (check: Check<RejectionInput>) => ({
+    check: check as Check<never>,
+    input: (a: Exchange): RejectionInput => ({ response: a.response, pinned }),
+  });
+  if (op.action === "confirm" && op.path === "other-kind") return rejection(rejectsOtherKindConfirmPath);
+  if (op.merchant === "other" && op.action === "confirm") return rejection(rejectsOtherMerchantsOrder);
+  const byError: Record<LifecycleError, Check<RejectionInput>> = {
+    invalidCode: rejectsWrongCode,
+    orderNotFound: rejectsOtherMerchantsOrder,
+    duplicateMerchantOrderId: rejectsDuplicateMerchantOrderId,
+    invalidOrderState:
+      pair.state === conventions.expiredStatus ? rejectsConfirmAfterExpiry : rejectsConfirmingTwice,
+  };
+  return rejection(byError[expect.error]);
+}
+
+const caseLabel = (pair: ReachablePair) => `${pair.state}: ${pair.operation}`;
+
+/** Each order kind's probes; run side by side with the timer probes, before any test of the file. */
+const probeKind = new Map<OrderKind, () => Promise<void>>();
+
+for (const kind of ORDER_KINDS) {
+  const model = buildLifecycleModel(kind, conventions);
+  const everyPair = reachablePairs(model);
+  const opOf = (id: string) => model.operations.find((o) => o.id === id) as LifecycleOperation;
+  /** Why a pair is not tried (a move of its path or itself is unavailable), as the run found the target. */
+  const reasonOf = (pair: ReachablePair) =>
+    [...pair.path, pair.operation].map((id) => unavailable(opOf(id))).find((r) => r !== undefined);
+
+  /** Probes that leave the order's state as it is share one order per state (a clock move last). */
+  const stays = (pair: ReachablePair) =>
+    pair.transition.next === pair.state && opOf(pair.operation).action !== "await-processing";
+  const jobsOf = (tried: readonly ReachablePair[]) => {
+    const jobs: { path: readonly string[]; pairs: ReachablePair[]; key: string }[] = [];
+    const byState = new Map<string, ReachablePair[]>();
+    for (const pair of tried) {
+      if (stays(pair)) byState.set(pair.state, [...(byState.get(pair.state) ?? []), pair]);
+      else jobs.push({ path: pair.path, pairs: [pair], key: String(jobs.length) });
+    }
+    for (const pairs of byState.values()) {
+      const ordered = [
+        ...pairs.filter((p) => opOf(p.operation).action !== "advance-clock"),
+        ...pairs.filter((p) => opOf(p.operation).action === "advance-clock"),
+      ];
+      jobs.push({ path: (ordered[0] as ReachablePair).path, pairs: ordered, key: String(jobs.length) });
+    }
+    return jobs;
+  };
+
+  /** Whether every answer and the callbacks of a shared order are as the model says. */
+  const asModelled = (run: OrderRun) =>
+    callbacksFollowLifecycle.run(callbacksInput(run)).ok &&
+    run.pairs.every((pair) => {
+      const judge = answerCheck(model, pair);
+      const answer = run.answers.get(pair);
+      return !judge || (answer !== undefined && judge.check.run(judge.input(answer) as never).ok);
+    });
+  /** The order each pair was judged on, or why its probe could not run. */
+  const runs = new Map<ReachablePair, Settled<OrderRun>>();
+  probeKind.set(kind, async () => {
+    const jobs = jobsOf(everyPair.filter((pair) => reasonOf(pair) === undefined));
+    const done = await runOrders(model, jobs);
+    // A shared order on which anything went other than modelled cannot say which move caused it:
+    // each of its pairs is tried again on an order of its own (one cause per failure).
+    const again: { path: readonly string[]; pairs: ReachablePair[]; key: string }[] = [];
+    done.forEach((run, i) => {
+      const job = jobs[i] as (typeof jobs)[number];
+      if (job.pairs.length > 1 && (!run.ok || !asModelled(run.value))) {
+        for (const pair of job.pairs)
+          again.push({ path: pair.path, pairs: [pair], key: `${job.key}-${again.length}` });
+      } else {
+        for (const pair of job.pairs) runs.set(pair, run);
+      }
+    });
+    if (again.length > 0) {
+      const redone = await runOrders(model, again);
+      for (const [i, run] of redone.entries()) {
+        runs.set((again[i] as (typeof again)[number]).pairs[0] as ReachablePair, run);
+      }
+    }
+  });
+
+  describe(`lifecycle (${KIND_TITLES[kind]})`, () => {
+    const runOf = (pair: ReachablePair) => settledValue(runs.get(pair), `the probe of ${caseLabel(pair)}`);
+    const reproduction = (check: string, run: OrderRun, pair: ReachablePair) => {
+      const answer = run.answers.get(pair);
+      return reproductionOf(target, check, {
+        steps: [
+          `a new ${kind} order: ${pair.path.join(", then ") || "(none)"}; then ${run.pairs.map((p) => p.operation).join(", then ")}`,
+          ...run.steps,
+        ],
+        ...(answer ? { request: answer.request.body, curl: curlOf(target, answer) } : {}),
+      });
+    };
+
+    for (const pair of everyPair) {
+      const judge = answerCheck(model, pair);
+      if (judge) {
+        it(titled(judge.check, caseLabel(pair)), (ctx) => {
+          const reason = reasonOf(pair);
+          if (reason) return ctx.skip(reason);
+          const run = runOf(pair);
+          const answer = run.answers.get(pair);
+          if (!answer) throw new Error(`${caseLabel(pair)} sent no request to judge`);
+          verify(ctx, target, judge.check, judge.input(answer) as never, run.exchanges, {
+            subject: answer,
+            reproduction: reproduction(judge.check.name, run, pair),
+          });
+        });
+      }
+      it(titled(callbacksFollowLifecycle, caseLabel(pair)), (ctx) => {
+        const reason = reasonOf(pair);
+        if (reason) return ctx.skip(reason);
+        const run = runOf(pair);
+        verify(ctx, target, callbacksFollowLifecycle, callbacksInput(run), run.exchanges, {
+          subject: null,
+          callbacks: run.callbacks.map((c) => callbackId(c.seq)),
+          reproduction: reproduction(callbacksFollowLifecycle.name, run, pair),
+        });
+      });
+    }
+  });
+}
+
+function callbacksInput(run: OrderRun) {
+  // In real time (no sandbox clock moved it), an order left awaiting its confirmation expires once
+  // its lifetime has passed; a slow run may outlast it. A second of margin for the clocks' skew.
+  const outlived =
+    run.endsAwaiting &&
+    conventions.expiredStatus !== null &&
+    lifetimeSeconds !== undefined &&
+    run.collectedAtMs - run.createdAtMs >= (lifetimeSeconds - run.movedAheadS) * 1000 - 1_000;
+  return {
+    expected: run.expectedCallbacks,
+    received: run.callbacks.map((c) => ({ status: c.status, body: c.bodyBase64 })),
+    ...(outlived ? { mayAlsoArrive: [conventions.expiredStatus as string] } : {}),
+  };
+}
+
+// --- timer ----------------------------------------------------------------------------------------------
+
+interface TimerRun {
+  stayed: unknown;
+  moved: unknown;
+  seconds: number;
+  evidence: Exchange[];
+}
+
+/** Two orders, one of them `seconds` ahead on its clock, confirmed at the same moment. */
+async function timerRun(kind: OrderKind): Promise<TimerRun> {
+  const client = target.client();
+  const create = () => client.createOrder(kind, orderRequest(target, kind));
+  const idOf = (e: Exchange) => {
+    const id = dataOf(e.response.json)?.id;
+    if (typeof id !== "string")
+      throw new PrerequisiteError(
+        `the timer probe's order could not be created (HTTP ${e.response.status})`,
+        e.id,
+      );
+    return id;
+  };
+  const evidence: Exchange[] = [];
+  let seconds: number;
+  let older: Exchange;
+  let younger: Exchange;
+  if (clock.works) {
+    seconds = Math.max(1, Math.floor((lifetimeSeconds ?? 30) / 3));
+    [younger, older] = await Promise.all([create(), create()]);
+    evidence.push(younger, older);
+    evidence.push(await client.post(SANDBOX_CLOCK_ADVANCE_PATH, { seconds, orderId: idOf(older) }));
+  } else {
+    seconds = 2;
+    older = await create();
+    await sleep(seconds * 1000);
+    younger = await create();
+    evidence.push(older, younger);
+  }
+  const [stayedAnswer, movedAnswer] = await Promise.all([
+    client.confirmOrder(kind, idOf(younger), profile.confirmation.successCode),
+    client.confirmOrder(kind, idOf(older), profile.confirmation.successCode),
+  ]);
+  evidence.push(stayedAnswer, movedAnswer);
+  const inSeconds = (value: unknown) =>
+    typeof value === "number" && profile.lifecycle.timerUnit === "milliseconds" ? value / 1000 : value;
+  return {
+    stayed: inSeconds(dataOf(stayedAnswer.response.json)?.timer),
+    moved: inSeconds(dataOf(movedAnswer.response.json)?.timer),
+    seconds,
+    evidence,
+  };
+}
+
+const timers = new Map<OrderKind, Settled<TimerRun>>();
+
+// Both kinds' probes and the timer probes side by side: the file takes as long as the slowest.
+beforeAll(
+  async () => {
+    clock = await askClock().catch((error: unknown) => ({
+      works: false,
+      failure: error instanceof Error ? error.message : String(error),
+    }));
+    await Promise.all([
+      ...[...probeKind.values()].map((probe) => probe()),
+      ...ORDER_KINDS.map(async (kind) => timers.set(kind, await settle(timerRun(kind)))),
+    ]);
+  },
+  // The longest path waits for two processing steps and their callbacks, twice when retried alone;
+  // without a clock, expiry is waited out.
+  profile.timeouts.callbackMs * 6 + (depth === "thorough" ? (lifetimeSeconds ?? 0) * 2000 : 0) + 30_000,
+);
+
+describe("lifecycle (timer)", () => {
+  for (const kind of ORDER_KINDS) {
+    it(titled(semanticsTimerFollowsClock, KIND_TITLES[kind]), (ctx) => {
+      const run = settledValue(timers.get(kind), `the ${KIND_TITLES[kind]} timer probe`);
+      verify(
+        ctx,
+        target,
+        semanticsTimerFollowsClock,
+        {
+          stayed: run.stayed,
+          moved: run.moved,
+          seconds: run.seconds,
+          how: clock.works ? "the sandbox clock" : "real time",
+          toleranceSeconds: profile.lifecycle.timerToleranceSeconds,
+          lifetimeSeconds,
+        },
+        run.evidence,
+        {
+          reproduction: reproductionOf(target, semanticsTimerFollowsClock.name, {
+            steps: [
+              clock.works
+                ? `create two ${kind} orders; move the second one's clock ${run.seconds} s ahead (${SANDBOX_CLOCK_ADVANCE_PATH}); confirm both at once`
+                : `create a ${kind} order; wait ${run.seconds} s; create another; confirm both at once`,
+            ],
+          }),
+        },
+      );
+    });
+  }
+});

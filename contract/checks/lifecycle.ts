@@ -1,0 +1,195 @@
+/**
+ * Checks of the stateful probes (issue 10): the lifecycle as a model (contract/lifecycle-model.ts),
+ * `timer` against the order's clock, races of identical requests, and callbacks delivered exactly
+ * where the order says.
+ */
+import type { ExchangeResponse } from "../h2h-client.ts";
+import { evaluateRejection, type PinnedError, type RejectionInput } from "./behaviour.ts";
+import { defineCheck, fail, isRecord, pass, show } from "./check.ts";
+
+// --- the lifecycle ---------------------------------------------------------------------------------
+
+export const rejectsConfirmAfterExpiry = defineCheck<RejectionInput>(
+  "behaviour.rejects-confirm-after-expiry",
+  "behaviour",
+  "An order that expired unconfirmed cannot be confirmed any more, with any code: expired is a final status (§3, §6).",
+  evaluateRejection,
+);
+
+export interface LifecycleCallbacksInput {
+  /** The callback statuses the model says this order's moves cause, in order. */
+  expected: readonly string[];
+  /** Each callback that arrived for the order: its status, and its raw body (to tell a redelivery). */
+  received: readonly { status: unknown; body: string }[];
+  /**
+   * Statuses that may arrive once more without a move causing them: `expired` for an order left
+   * awaiting its confirmation longer than its lifetime in real time.
+   */
+  mayAlsoArrive?: readonly string[];
+}
+
+/** How many times each status occurs. */
+function counts(statuses: readonly unknown[]): Map<unknown, number> {
+  const out = new Map<unknown, number>();
+  for (const status of statuses) out.set(status, (out.get(status) ?? 0) + 1);
+  return out;
+}
+
+const listed = (statuses: readonly unknown[]) =>
+  statuses.length === 0 ? "none" : statuses.map((s) => show(s)).join(", ");
+
+export const callbacksFollowLifecycle = defineCheck<LifecycleCallbacksInput>(
+  "callbacks.follow-lifecycle",
+  "callbacks",
+  "An order gets one callback for each status it enters and none for a move that changes nothing (§6; the transitions: the profile's lifecycle). The same body delivered again counts once (at-least-once delivery); their order is callbacks.appeal-after-failure's to judge.",
+  ({ expected, received, mayAlsoArrive = [] }) => {
+    // One event per distinct body: a redelivery of the same callback is not a second status change.
+    const events = [...new Map(received.map((c) => [c.body, c.status])).values()];
+    const want = counts(expected);
+    const got = counts(events);
+    const allowed = (status: unknown) =>
+      typeof status === "string" && mayAlsoArrive.includes(status) ? 1 : 0;
+    const problems = [...new Set([...want.keys(), ...got.keys()])]
+      .filter((status) => {
+        const wanted = want.get(status) ?? 0;
+        const gotten = got.get(status) ?? 0;
+        return gotten < wanted || gotten > wanted + allowed(status);
+      })
+      .map((status) => `${show(status)} ${got.get(status) ?? 0} time(s), expected ${want.get(status) ?? 0}`);
+    return problems.length === 0
+      ? pass(`callbacks ${listed(events)}, as the lifecycle says`)
+      : fail(`callbacks ${listed(events)}, the lifecycle says ${listed(expected)}: ${problems.join("; ")}`);
+  },
+);
+
+// --- timer -------------------------------------------------------------------------------------------
+
+export interface TimerClockInput {
+  /** `timer` (seconds) of the order whose clock stayed. */
+  stayed: unknown;
+  /** `timer` (seconds) of the order whose clock moved `seconds` ahead (or that is `seconds` older). */
+  moved: unknown;
+  /** How far the second order's clock is ahead: a sandbox clock move, or real seconds waited. */
+  seconds: number;
+  /** How the clock moved, for the detail line. */
+  how: "the sandbox clock" | "real time";
+  toleranceSeconds: number;
+  /** The order lifetime, when the profile states one: a fresh order's timer is at most that. */
+  lifetimeSeconds?: number | undefined;
+}
+
+export const semanticsTimerFollowsClock = defineCheck<TimerClockInput>(
+  "semantics.timer-follows-clock",
+  "semantics",
+  "timer counts down the order's lifetime on the order's clock: an order whose clock is N seconds ahead answers a timer N seconds lower, within the profile's tolerance (§2.3; the unit is the profile's).",
+  ({ stayed, moved, seconds, how, toleranceSeconds, lifetimeSeconds }) => {
+    if (typeof stayed !== "number" || typeof moved !== "number")
+      return fail(`timer is ${show(stayed)} and ${show(moved)}: not numbers to compare`);
+    const problems: string[] = [];
+    const lowered = stayed - moved;
+    if (Math.abs(lowered - seconds) > toleranceSeconds)
+      problems.push(
+        `${seconds} s ahead on ${how} lowered timer by ${lowered.toFixed(3)} s (${stayed} → ${moved}), expected ${seconds} ± ${toleranceSeconds}`,
+      );
+    if (lifetimeSeconds !== undefined && stayed > lifetimeSeconds + toleranceSeconds)
+      problems.push(`a fresh order's timer ${stayed} exceeds the lifetime ${lifetimeSeconds} s`);
+    return problems.length > 0
+      ? fail(problems.join("; "))
+      : pass(`${seconds} s ahead on ${how}: timer ${stayed} → ${moved} (lower by ${lowered.toFixed(3)} s)`);
+  },
+);
+
+// --- races -------------------------------------------------------------------------------------------
+
+export interface RaceInput {
+  /** The answers to the identical requests sent at once. */
+  answers: readonly ExchangeResponse[];
+  /** The error the losers must get, where the profile pins it. */
+  pinned?: PinnedError | undefined;
+}
+
+function codeErrorOf(response: ExchangeResponse): unknown {
+  return isRecord(response.json) && isRecord(response.json.result)
+    ? response.json.result.codeError
+    : undefined;
+}
+
+function exactlyOneAccepted({ answers, pinned }: RaceInput) {
+  const accepted = answers.filter((a) => a.status >= 200 && a.status < 300);
+  const losers = answers.filter((a) => a.status < 200 || a.status >= 300);
+  const wrongRefusals = losers
+    .map((response) => ({ response, outcome: evaluateRejection({ response, pinned }) }))
+    .filter(({ outcome }) => !outcome.ok);
+  const answered = answers
+    .map((a) => `HTTP ${a.status}${codeErrorOf(a) !== undefined ? ` ${show(codeErrorOf(a))}` : ""}`)
+    .join(", ");
+  if (accepted.length === 1 && wrongRefusals.length === 0)
+    return pass(`${answers.length} at once: exactly one accepted, the others refused (${answered})`);
+  const problems: string[] = [];
+  if (accepted.length !== 1)
+    problems.push(`${accepted.length} of ${answers.length} accepted, expected exactly one`);
+  for (const { outcome } of wrongRefusals.slice(0, 3)) problems.push(outcome.detail);
+  return fail(`${problems.join("; ")} (${answered})`);
+}
+
+export const concurrentCreationsOneAccepted = defineCheck<RaceInput>(
+  "behaviour.concurrent-creations-one-accepted",
+  "behaviour",
+  "Of N creations sent at once with one merchantOrderID, exactly one is accepted and the others are refused as duplicates (§4.1, §8: unique within the merchant account, also under concurrency).",
+  exactlyOneAccepted,
+);
+
+export const concurrentConfirmationsOneAccepted = defineCheck<RaceInput>(
+  "behaviour.concurrent-confirmations-one-accepted",
+  "behaviour",
+  "Of N confirmations of one order sent at once, exactly one is accepted and the others are refused: an order is confirmed once (§4.2, §4.4).",
+  exactlyOneAccepted,
+);
+
+export interface RaceCallbacksInput {
+  /** The final status the accepted confirmation leads to. */
+  finalStatus: string;
+  /** Each callback that arrived for the order: its status and the sink's answer. */
+  callbacks: readonly { status: unknown; answeredWith: number }[];
+}
+
+export const callbacksOneFinalAfterConcurrentConfirmations = defineCheck<RaceCallbacksInput>(
+  "callbacks.one-final-after-concurrent-confirmations",
+  "callbacks",
+  "After N confirmations of one order sent at once, exactly one final callback arrives: the order entered its final status once (§6).",
+  ({ finalStatus, callbacks }) => {
+    const acknowledged = callbacks.filter(
+      (c) => c.status === finalStatus && c.answeredWith >= 200 && c.answeredWith < 300,
+    );
+    const finals = callbacks.map((c) => show(c.status)).join(", ") || "none";
+    return acknowledged.length === 1
+      ? pass(`one acknowledged ${show(finalStatus)} callback (callbacks: ${finals})`)
+      : fail(
+          `${acknowledged.length} acknowledged ${show(finalStatus)} callbacks, expected exactly one (callbacks: ${finals})`,
+        );
+  },
+);
+
+// --- callbacks delivered exactly where the order says --------------------------------------------------
+
+export interface ExactUrlInput {
+  /** The path and query of the order's metadata.webHook, as the merchant wrote it. */
+  expected: string;
+  /** The request target (path and query) of each callback that arrived for the order. */
+  received: readonly string[];
+}
+
+export const callbacksExactUrl = defineCheck<ExactUrlInput>(
+  "callbacks.exact-url",
+  "callbacks",
+  "Every callback is sent to exactly the metadata.webHook URL the order was created with: path and query preserved byte for byte (§6).",
+  ({ expected, received }) => {
+    if (received.length === 0) return fail("no callback arrived to compare its URL");
+    const wrong = received.filter((target) => target !== expected);
+    return wrong.length === 0
+      ? pass(`${received.length} callback(s) at ${show(expected)}`)
+      : fail(
+          `${wrong.length} of ${received.length} callback(s) at ${show(wrong[0])}, the order's webHook is ${show(expected)}`,
+        );
+  },
+);

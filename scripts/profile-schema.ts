@@ -1,0 +1,4 @@
+import { runCli } from "./cli.ts";
+import { profileSchema } from "./commands/profile-schema.ts";
+
+await runCli(profileSchema);
