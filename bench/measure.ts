@@ -11,7 +11,7 @@ export interface ChildServer {
   /** Further words of the LISTENING line (the sink's callback URL and token). */
   extra: string[];
   /** RSS samples the server printed (with BENCH_RSS_EVERY_MS), in ms since it listened. */
-  rssSamples: { atMs: number; bytes: number }[];
+  rssSamples: { atMs: number; bytes: number; heapUsedBytes: number }[];
   /** Stops the server; resolves with its peak RSS, when it said it. */
   stop(): Promise<{ peakRssBytes: number | undefined }>;
 }
@@ -27,16 +27,21 @@ export async function startChildServer(
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, ...env },
   });
-  const rssSamples: { atMs: number; bytes: number }[] = [];
+  const rssSamples: ChildServer["rssSamples"] = [];
   let listenedAt = 0;
   let peakRssBytes: number | undefined;
   let lines = "";
   child.stdout?.on("data", (chunk: Buffer) => {
     lines += chunk.toString();
     for (let end = lines.indexOf("\n"); end !== -1; end = lines.indexOf("\n")) {
-      const [word, value] = lines.slice(0, end).split(" ");
+      const [word, value, heap] = lines.slice(0, end).split(" ");
       lines = lines.slice(end + 1);
-      if (word === "RSS") rssSamples.push({ atMs: performance.now() - listenedAt, bytes: Number(value) });
+      if (word === "RSS")
+        rssSamples.push({
+          atMs: performance.now() - listenedAt,
+          bytes: Number(value),
+          heapUsedBytes: Number(heap),
+        });
       else if (word === "PEAK_RSS") peakRssBytes = Number(value);
     }
   });

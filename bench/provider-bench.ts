@@ -128,9 +128,9 @@ export interface ProviderSoakOptions {
 export interface ProviderSoakResult {
   throughput: Throughput;
   /** RSS samples, in seconds since the provider listened. */
-  samples: { atSeconds: number; bytes: number }[];
+  samples: { atSeconds: number; bytes: number; heapUsedBytes: number }[];
   /** The first sample at or after a minute: what the rest is compared with. */
-  afterFirstMinute: { atSeconds: number; bytes: number } | undefined;
+  afterFirstMinute: { atSeconds: number; bytes: number; heapUsedBytes: number } | undefined;
   /** The largest sample after the first minute, relative to it (0.2 = 20 % more). */
   growthAfterFirstMinute: number | undefined;
   peakRssBytes: number | undefined;
@@ -139,7 +139,7 @@ export interface ProviderSoakResult {
 /**
  * The provider at its capacity for a long time (as many creations as the connections get
  * answered), with its RSS sampled: whether the order book stays bounded once orders expire and
- * are evicted after their retention (lifetime 30 s + retention 60 s by default).
+ * are evicted after their retention (lifetime 30 s + retention 10 s by default).
  */
 export async function runProviderSoak(options: ProviderSoakOptions): Promise<ProviderSoakResult> {
   const server = await startChildServer("provider", 20_000, {
@@ -158,7 +158,11 @@ export async function runProviderSoak(options: ProviderSoakOptions): Promise<Pro
     });
     assertValidRuns({ provider: throughput });
     const { peakRssBytes } = await server.stop();
-    const samples = server.rssSamples.map((s) => ({ atSeconds: Math.round(s.atMs / 1000), bytes: s.bytes }));
+    const samples = server.rssSamples.map((s) => ({
+      atSeconds: Math.round(s.atMs / 1000),
+      bytes: s.bytes,
+      heapUsedBytes: s.heapUsedBytes,
+    }));
     const afterFirstMinute = samples.find((s) => s.atSeconds >= 60);
     const later = samples.filter((s) => afterFirstMinute && s.atSeconds > afterFirstMinute.atSeconds);
     const growthAfterFirstMinute =
