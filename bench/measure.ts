@@ -10,14 +10,40 @@ export interface ChildServer {
   url: string;
   /** Further words of the LISTENING line (the sink's callback URL and token). */
   extra: string[];
-  stop(): Promise<void>;
+  /** RSS samples the server printed (with BENCH_RSS_EVERY_MS), in ms since it listened. */
+  rssSamples: { atMs: number; bytes: number; heapUsedBytes: number }[];
+  /** Stops the server; resolves with its peak RSS, when it said it. */
+  stop(): Promise<{ peakRssBytes: number | undefined }>;
 }
 
 /** Runs `bench/serve.ts <kind>` under tsx and waits for its `LISTENING <url>` line. */
-export async function startChildServer(kind: string, timeoutMs = 20_000): Promise<ChildServer> {
+export async function startChildServer(
+  kind: string,
+  timeoutMs = 20_000,
+  env: Record<string, string> = {},
+): Promise<ChildServer> {
   const script = fileURLToPath(new URL("./serve.ts", import.meta.url));
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", script, kind], {
     stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, ...env },
+  });
+  const rssSamples: ChildServer["rssSamples"] = [];
+  let listenedAt = 0;
+  let peakRssBytes: number | undefined;
+  let lines = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    lines += chunk.toString();
+    for (let end = lines.indexOf("\n"); end !== -1; end = lines.indexOf("\n")) {
+      const [word, value, heap] = lines.slice(0, end).split(" ");
+      lines = lines.slice(end + 1);
+      if (word === "RSS")
+        rssSamples.push({
+          atMs: performance.now() - listenedAt,
+          bytes: Number(value),
+          heapUsedBytes: Number(heap),
+        });
+      else if (word === "PEAK_RSS") peakRssBytes = Number(value);
+    }
   });
   const words = await new Promise<string[]>((resolve, reject) => {
     const timer = setTimeout(
@@ -38,14 +64,16 @@ export async function startChildServer(kind: string, timeoutMs = 20_000): Promis
       reject(new Error(`${kind} server exited with code ${code} before listening`));
     });
   });
+  listenedAt = performance.now();
   const [url, ...extra] = words as [string, ...string[]];
   return {
     url,
     extra,
+    rssSamples,
     stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve({ peakRssBytes });
+        child.once("exit", () => resolve({ peakRssBytes }));
         child.kill("SIGTERM");
       }),
   };
@@ -68,6 +96,8 @@ export interface LoadShape {
   body: string;
   headers: Record<string, string>;
   connections: number;
+  /** Replace `[<id>]` in the body with a fresh id in every request. */
+  uniqueIds?: boolean;
   /** Run for this long, or (when `requests` is set) until that many requests were answered. */
   durationSeconds: number;
   requests?: number;
@@ -82,6 +112,8 @@ export async function measureThroughput(baseUrl: string, shape: LoadShape): Prom
     connections: shape.connections,
     ...(shape.requests !== undefined ? { amount: shape.requests } : { duration: shape.durationSeconds }),
     pipelining: 1,
+    // autocannon writes a fresh id wherever the body says [<id>] (unique merchantOrderIDs).
+    ...(shape.uniqueIds ? { idReplacement: true } : {}),
   });
   return {
     // Over the whole run (autocannon's per-second samples miss a last partial second).

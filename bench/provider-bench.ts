@@ -29,36 +29,63 @@ export interface ProviderBenchResult {
   provider: Throughput;
   /** Per round: bare and provider requests per second. */
   rounds: { bare: number; provider: number }[];
+  /** The median of the rounds' ratios (provider / bare): one disturbed round does not move it. */
   ratio: number;
+  /** The most RSS the provider's process held in any round. */
+  providerPeakRssBytes: number | undefined;
 }
 
 async function measureOnce(
   kind: "bare" | "provider",
   shape: Omit<LoadShape, "durationSeconds">,
   options: ProviderBenchOptions,
-) {
+): Promise<{ throughput: Throughput; peakRssBytes: number | undefined }> {
   const server = await startChildServer(kind);
   try {
     if (options.warmupSeconds > 0)
       await measureThroughput(server.url, { ...shape, durationSeconds: options.warmupSeconds });
-    return await measureThroughput(server.url, { ...shape, durationSeconds: options.durationSeconds });
+    const throughput = await measureThroughput(server.url, {
+      ...shape,
+      durationSeconds: options.durationSeconds,
+    });
+    return { throughput, ...(await server.stop()) };
   } finally {
     await server.stop();
   }
 }
 
-export async function runProviderBench(options: ProviderBenchOptions): Promise<ProviderBenchResult> {
-  const shape = {
+/** The creation every bench request sends: one mobile-commerce order, the same body each time. */
+function creationShape(
+  connections: number,
+  body = buildMobileCommerceOrderRequest({ methodID: 101, amount: 1500 }),
+) {
+  return {
     path: endpointPath(OPERATION.createMobileCommerceOrder),
-    body: JSON.stringify(buildMobileCommerceOrderRequest({ methodID: 101, amount: 1500 })),
+    body: JSON.stringify(body),
     headers: { "content-type": "application/json", authorization: `Bearer ${REFERENCE_API_KEYS.merchant1}` },
-    connections: options.connections,
+    connections,
   };
+}
+
+const median = (values: readonly number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+};
+
+export async function runProviderBench(options: ProviderBenchOptions): Promise<ProviderBenchResult> {
+  const shape = creationShape(options.connections);
   // Alternating rounds spread whatever else the machine does over both servers alike.
   const rounds: { bare: Throughput; provider: Throughput }[] = [];
+  let providerPeakRssBytes: number | undefined;
   for (let round = 0; round < options.rounds; round++) {
-    const bare = await measureOnce("bare", shape, options);
-    const provider = await measureOnce("provider", shape, options);
+    const bare = (await measureOnce("bare", shape, options)).throughput;
+    const measured = await measureOnce("provider", shape, options);
+    const provider = measured.throughput;
+    if (measured.peakRssBytes !== undefined)
+      providerPeakRssBytes = Math.max(providerPeakRssBytes ?? 0, measured.peakRssBytes);
     assertValidRuns({ bare, provider });
     rounds.push({ bare, provider });
   }
@@ -82,6 +109,68 @@ export async function runProviderBench(options: ProviderBenchOptions): Promise<P
     bare,
     provider,
     rounds: rounds.map((r) => ({ bare: r.bare.requestsPerSecond, provider: r.provider.requestsPerSecond })),
-    ratio: Math.round((provider.requestsPerSecond / bare.requestsPerSecond) * 1000) / 1000,
+    ratio:
+      Math.round(median(rounds.map((r) => r.provider.requestsPerSecond / r.bare.requestsPerSecond)) * 1000) /
+      1000,
+    providerPeakRssBytes,
   };
+}
+
+export interface ProviderSoakOptions {
+  durationSeconds: number;
+  connections: number;
+  /** Send a fresh merchantOrderID with every order (each one is remembered for good). */
+  uniqueMerchantOrderIds: boolean;
+  /** Sampling of the provider's RSS. */
+  sampleEverySeconds: number;
+}
+
+export interface ProviderSoakResult {
+  throughput: Throughput;
+  /** RSS samples, in seconds since the provider listened. */
+  samples: { atSeconds: number; bytes: number; heapUsedBytes: number }[];
+  /** The first sample at or after a minute: what the rest is compared with. */
+  afterFirstMinute: { atSeconds: number; bytes: number; heapUsedBytes: number } | undefined;
+  /** The largest sample after the first minute, relative to it (0.2 = 20 % more). */
+  growthAfterFirstMinute: number | undefined;
+  peakRssBytes: number | undefined;
+}
+
+/**
+ * The provider at its capacity for a long time (as many creations as the connections get
+ * answered), with its RSS sampled: whether the order book stays bounded once orders expire and
+ * are evicted after their retention (lifetime 30 s + retention 10 s by default).
+ */
+export async function runProviderSoak(options: ProviderSoakOptions): Promise<ProviderSoakResult> {
+  const server = await startChildServer("provider", 20_000, {
+    BENCH_RSS_EVERY_MS: String(options.sampleEverySeconds * 1000),
+  });
+  try {
+    const body = buildMobileCommerceOrderRequest({
+      methodID: 101,
+      amount: 1500,
+      ...(options.uniqueMerchantOrderIds ? { merchantOrderID: "soak-[<id>]" } : {}),
+    });
+    const throughput = await measureThroughput(server.url, {
+      ...creationShape(options.connections, body),
+      durationSeconds: options.durationSeconds,
+      uniqueIds: options.uniqueMerchantOrderIds,
+    });
+    assertValidRuns({ provider: throughput });
+    const { peakRssBytes } = await server.stop();
+    const samples = server.rssSamples.map((s) => ({
+      atSeconds: Math.round(s.atMs / 1000),
+      bytes: s.bytes,
+      heapUsedBytes: s.heapUsedBytes,
+    }));
+    const afterFirstMinute = samples.find((s) => s.atSeconds >= 60);
+    const later = samples.filter((s) => afterFirstMinute && s.atSeconds > afterFirstMinute.atSeconds);
+    const growthAfterFirstMinute =
+      afterFirstMinute && later.length > 0
+        ? Math.max(...later.map((s) => s.bytes)) / afterFirstMinute.bytes - 1
+        : undefined;
+    return { throughput, samples, afterFirstMinute, growthAfterFirstMinute, peakRssBytes };
+  } finally {
+    await server.stop();
+  }
 }

@@ -7,7 +7,8 @@
  *   bare-ack   a bare node:http server answering 200 {"stored":1} without storing anything
  *   canned     a bare node:http server answering the reference provider's own mobile-commerce
  *              creation and confirmation answers, by path (for k6's cost without a provider's)
- * Prints `LISTENING <url> [<callback url> <token>]` once ready and stops on SIGTERM.
+ * Prints `LISTENING <url> [<callback url> <token>]` once ready, `RSS <bytes> <heap used>`
+ * every BENCH_RSS_EVERY_MS ms when that is set, and `PEAK_RSS <bytes>` when it stops on SIGTERM.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
@@ -142,6 +143,17 @@ if (!start) {
 }
 const server = await start();
 console.log(`LISTENING ${server.url}`);
+const rssEvery = Number(process.env.BENCH_RSS_EVERY_MS ?? 0);
+const sampler =
+  rssEvery > 0
+    ? setInterval(
+        () => console.log(`RSS ${process.memoryUsage.rss()} ${process.memoryUsage().heapUsed}`),
+        rssEvery,
+      )
+    : undefined;
 process.once("SIGTERM", () => {
+  if (sampler) clearInterval(sampler);
+  // maxRSS is in KiB: the most this process ever held, whatever the samples missed.
+  console.log(`PEAK_RSS ${process.resourceUsage().maxRSS * 1024}`);
   void server.stop().then(() => process.exit(0));
 });

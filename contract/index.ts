@@ -113,7 +113,7 @@ export {
 export { type JsonSchema, PROFILE_KEY_DOCS, profileKeyDoc, walkSchema } from "./profile-help.ts";
 export * from "./profile-probes.ts";
 export { ExchangeRecorder, type RecordedExchange, readRecordedExchanges } from "./recorder.ts";
-export { readRequestBody } from "./request-body.ts";
+export { onRequestBody, readRequestBody } from "./request-body.ts";
 export { requestFields, withField, wrongTypeValue } from "./request-fields.ts";
 export * from "./request-json-schema.ts";
 // The sandbox clock extension and callback signatures.

@@ -4,6 +4,7 @@ import {
   DEFAULT_CALLBACK_RETRY_DELAYS_MS,
   DEFAULT_LIFETIME_SECONDS,
   DEFAULT_PROCESSING_DELAY_MS,
+  DEFAULT_RETENTION_SECONDS,
   FAULTS,
   ProviderOptionsError,
   serveUntilSignal,
@@ -24,6 +25,11 @@ export const provider = defineCommand({
       type: "number",
       value: "SECONDS",
       description: `how long an order awaits confirmation (default: ${DEFAULT_LIFETIME_SECONDS})`,
+    },
+    retention: {
+      type: "number",
+      value: "SECONDS",
+      description: `how long an order is kept once final; then its id is unknown, its merchantOrderID stays used (default: ${DEFAULT_RETENTION_SECONDS})`,
     },
     "processing-delay": {
       type: "number",
@@ -60,6 +66,7 @@ export const provider = defineCommand({
       port: options.port ?? 0,
       host: options.host ?? "127.0.0.1",
       lifetimeSeconds: options.lifetime,
+      retentionSeconds: options.retention,
       processingDelayMs: options["processing-delay"],
       callbackRetryDelaysMs:
         retries === undefined
