@@ -26,9 +26,13 @@ export const PROFILE_KEY_DOCS: Readonly<Record<string, string>> = {
   "timeouts.callbackMs":
     "How long a callback may take to arrive after the request (or lifetime) that triggers it (default 15000).",
   limits:
-    "Bounds of a run against this target (issue 12): how much of each answer is kept, and the run's deadline.",
+    "Bounds of a run against this target (issue 12): how much of each answer is kept, how long a rate limit is waited out, and the run's deadline.",
   "limits.maxBodyBytes":
     "Bytes of each answer read and kept, after decoding (default 262144, 256 KiB); a larger answer fails envelope.within-size-limit and is kept cut.",
+  "limits.retryAfterMaxMs":
+    "A 429 whose Retry-After is at most this many milliseconds is waited out and the request sent again (default 5000); a longer one, or none, stands.",
+  "limits.rateLimitRetries":
+    "How many times one request is sent again after a 429 it waited out (default 2).",
   "limits.deadlineMs":
     "The whole run's deadline in milliseconds; then the reports of what ran, verdict incomplete (default: 60 × requestMs + 10 × callbackMs + 60 s).",
   gaps: "How strict to be where the API description leaves a gap. An empty list accepts anything.",
