@@ -155,7 +155,7 @@ function prepareKind(kind: OrderKind, config: LoadConfig, digest: ContractDigest
       operation: name,
       fieldRules: undefined,
       params: { headers, tags: { name }, timeout: config.profile.requestTimeoutMs },
-      rules: compileAnswerRules(digest.responses[name]),
+      rules: compileAnswerRules(digest.responses[name], config.profile.expectedStatus[name]),
       expectedStatus: config.profile.expectedStatus[name],
       names,
       results: { [names.envelope]: false, [names.data]: false },
@@ -255,18 +255,14 @@ export function createOrderFlow(config: LoadConfig, digestJson: string, runtime:
   /** Checks an answer; returns whether it is a success envelope. */
   function checkAnswer(operation: PreparedOperation, answer: HttpAnswer): boolean {
     const verdict = operation.verdict;
-    if (answer.status === 0 || answer.body === null || answer.body === "") {
+    // A success is an HTTP 200 with a body; anything else is judged, and explained, the detailed way.
+    if (answer.status === 200 && answer.body !== null && answer.body !== "")
+      judgeSelection(answer.json(operation.rules.selector), operation.rules, verdict);
+    else {
       verdict.envelope = false;
       verdict.data = false;
-      verdict.complete = true;
+      verdict.complete = false;
       verdict.id = undefined;
-    } else {
-      judgeSelection(
-        answer.json(operation.rules.selector),
-        operation.rules,
-        operation.expectedStatus,
-        verdict,
-      );
     }
     if (!verdict.data) explain(operation, answer, verdict);
     operation.results[operation.names.envelope] = verdict.envelope;
