@@ -134,6 +134,6 @@ export function judgeSelection(text: unknown, rules: AnswerRules, verdict: Answe
   verdict.complete = ok;
   const id = ok ? (match[1] as string) : undefined;
   // The id as JSON text: only an id with escapes (never a UUID) needs decoding.
-  verdict.id = id !== undefined && id.includes("\\") ? (JSON.parse(`"${id}"`) as string) : id;
+  verdict.id = id?.includes("\\") ? (JSON.parse(`"${id}"`) as string) : id;
   return verdict;
 }
