@@ -7,12 +7,7 @@
  * GJSON's array multipath over a body, for runtimes without k6 (the project's own tests): the
  * values at each dotted path, missing ones left out, undefined when the body is not JSON.
  */
-export function selectPaths(body: string | null, selector: string): unknown[] | string | undefined {
-  // `|@tostr`: the selection as one string of JSON text.
-  if (selector.endsWith("|@tostr")) {
-    const values = selectPaths(body, selector.slice(0, -"|@tostr".length));
-    return values === undefined ? undefined : JSON.stringify(values);
-  }
+export function selectPaths(body: string | null, selector: string): unknown[] | undefined {
   let json: unknown;
   try {
     json = JSON.parse(body ?? "");
