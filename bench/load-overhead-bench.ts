@@ -11,9 +11,9 @@
  *
  * For each run: k6's CPU seconds (user + sys, from the shell that waited for it) per iteration
  * (k6's own count) and its peak RSS (VmHWM, sampled from /proc). Rounds alternate the order of
- * the scripts; the figures are the medians over rounds. A run counts only if k6 kept the rate
- * (started ≥ 95 % of the iterations): k6 has fixed costs per second, so scripts compared at
- * different achieved rates would not compare. Needs a local k6 on Linux.
+ * the scripts; the figures are the medians over rounds. k6 has fixed costs per second, so the
+ * scripts compare only when they ran at about the same achieved rate (MAX_ACHIEVED_SPREAD).
+ * Needs a local k6 on Linux.
  */
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -42,7 +42,7 @@ export interface OverheadOptions {
 export interface OverheadRun {
   script: OverheadScript;
   iterations: number;
-  /** Iterations started / iterations the rate asked for: below 0.95, k6 could not keep the rate. */
+  /** Iterations started / iterations the rate asked for (below 1: k6 could not keep the rate). */
   achieved: number;
   cpuSeconds: number;
   cpuPerIterationUs: number;
@@ -51,16 +51,25 @@ export interface OverheadRun {
 
 export interface OverheadResult {
   runs: OverheadRun[];
-  median: Record<OverheadScript, { cpuPerIterationUs: number; peakRssMiB: number; iterations: number }>;
+  median: Record<
+    OverheadScript,
+    { cpuPerIterationUs: number; peakRssMiB: number; iterations: number; achieved: number }
+  >;
   cpuRatio: number;
   rssRatio: number;
   bundleBytes: number;
-  /** Runs where k6 could not keep the rate: their CPU per iteration carries k6's fixed costs unevenly. */
-  invalid: OverheadRun[];
+  /** Highest / lowest median achieved rate of the three scripts. */
+  achievedSpread: number;
+  /** Whether the scripts ran at about the same rate (see MAX_ACHIEVED_SPREAD). */
+  comparable: boolean;
 }
 
-/** A run compares only when k6 started this share of the iterations the rate asked for. */
-export const MIN_ACHIEVED = 0.95;
+/**
+ * k6 has fixed costs per second (its scheduler, metrics, thresholds): CPU per iteration compares
+ * only between runs at about the same achieved rate. On a busy machine k6 may not keep the rate
+ * asked for; the scripts still compare when their median achieved rates are within 10 %.
+ */
+export const MAX_ACHIEVED_SPREAD = 1.1;
 
 /** Targets the bundle must meet against the hand-written script. */
 export const TARGET = { cpuRatio: 1.15, rssRatio: 1.25 } as const;
@@ -300,11 +309,14 @@ export async function runLoadOverheadBench(
         cpuPerIterationUs: median(mine.map((r) => r.cpuPerIterationUs)),
         peakRssMiB: median(mine.map((r) => r.peakRssMiB)),
         iterations: median(mine.map((r) => r.iterations)),
+        achieved: median(mine.map((r) => r.achieved)),
       };
     };
     const medians = Object.fromEntries(
       OVERHEAD_SCRIPTS.map((s) => [s, medianOf(s)]),
     ) as OverheadResult["median"];
+    const achieved = OVERHEAD_SCRIPTS.map((s) => medians[s].achieved);
+    const spread = Math.max(...achieved) / Math.max(1e-9, Math.min(...achieved));
     return {
       runs,
       median: medians,
@@ -313,7 +325,8 @@ export async function runLoadOverheadBench(
         1000,
       rssRatio: Math.round((medians.bundle.peakRssMiB / medians["hand-written"].peakRssMiB) * 1000) / 1000,
       bundleBytes: bundle.bytes,
-      invalid: runs.filter((r) => r.achieved < MIN_ACHIEVED),
+      achievedSpread: Math.round(spread * 1000) / 1000,
+      comparable: spread <= MAX_ACHIEVED_SPREAD,
     };
   } finally {
     await server.stop();

@@ -24,7 +24,9 @@ describe("load reports", () => {
     const junit = renderLoadJunit(passed);
     expect(junit).toContain('failures="0"');
     expect(junit).toContain('name="http_req_duration{name:createMobileCommerceOrder} p(95)&lt;500"');
-    expect(junit).toContain('classname="checks" name="createMobileCommerceOrder: success envelope"');
+    expect(junit).toContain(
+      'classname="checks" name="createMobileCommerceOrder: success with the expected status"',
+    );
     const html = renderLoadHtml(passed);
     expect(html).toContain("PASSED");
     expect(html).toContain("No check failed.");
@@ -62,12 +64,14 @@ describe("load reports", () => {
     expect(failed.passed).toBe(false);
     expect(failed.failures).toContain("threshold checks rate>0.99 was crossed");
     expect(failed.checks.failing.map((c) => c.name)).toEqual([
-      "createMobileCommerceOrder: data as the contract says",
+      "createMobileCommerceOrder: every required field of the right type",
     ]);
     expect(renderLoadJunit(failed)).toMatch(
-      /<testcase classname="checks" name="createMobileCommerceOrder: data as the contract says">\n\s+<failure message="\d+ of \d+ failed \(100\.00 %\)"/,
+      /<testcase classname="checks" name="createMobileCommerceOrder: every required field of the right type">\n\s+<failure message="\d+ of \d+ failed \(100\.00 %\)"/,
     );
-    expect(renderLoadHtml(failed)).toContain("✗ createMobileCommerceOrder: data as the contract says");
+    expect(renderLoadHtml(failed)).toContain(
+      "✗ createMobileCommerceOrder: every required field of the right type",
+    );
   });
 
   it("fail when a final callback is missing, saying how many of how many", () => {

@@ -73,6 +73,7 @@ export interface LoadOptions {
   p95Ms?: number;
   thinkSeconds?: number;
   vus?: number;
+  fieldCheckEvery?: number;
 }
 
 export class NoK6Error extends Error {}
@@ -154,6 +155,7 @@ export async function runLoad(
       ["H2H_FAILURE_SHARE", options.failureShare],
       ["H2H_APPEAL_SHARE", options.appealShare],
       ["H2H_P95_MS", options.p95Ms],
+      ["H2H_FIELD_CHECK_EVERY", options.fieldCheckEvery],
     ];
     for (const [name, value] of optional) if (value !== undefined) scriptEnv[name] = String(value);
     // issue 12: the TLS folder k6 gets (CA bundle for SSL_CERT_FILE, client certificate and key).

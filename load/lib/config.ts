@@ -55,6 +55,8 @@ export interface LoadConfig {
   appealShare: number;
   /** p95 threshold per endpoint, ms. */
   p95Ms: number;
+  /** Every answer is checked for success and status; every n-th (and a VU's first few) for every field. */
+  fieldCheckEvery: number;
   profile: BundledProfile;
   /**
    * issue 12: the client certificate for mTLS (H2H_CLIENT_CERT, H2H_CLIENT_KEY: PEM files the
@@ -65,6 +67,12 @@ export interface LoadConfig {
 }
 
 export class LoadConfigError extends Error {}
+
+/**
+ * Every n-th answer (and a VU's first few) is checked field by field; every answer for success and
+ * status. 10 keeps the scripts' cost near a hand-written script's (bench:load-overhead).
+ */
+export const DEFAULT_FIELD_CHECK_EVERY = 10;
 
 /** smoke is a few orders, never a load: at most this many per second. */
 export const SMOKE_MAX_RATE = 2;
@@ -195,6 +203,13 @@ export function parseLoadConfig(env: Env, profile: BundledProfile): LoadConfig {
     failureShare,
     appealShare,
     p95Ms: numberFrom(env, "H2H_P95_MS", 500, (n) => n > 0, "must be a number of milliseconds > 0"),
+    fieldCheckEvery: numberFrom(
+      env,
+      "H2H_FIELD_CHECK_EVERY",
+      DEFAULT_FIELD_CHECK_EVERY,
+      (n) => Number.isInteger(n) && n >= 1,
+      "must be a whole number ≥ 1 (1: every answer)",
+    ),
     profile,
   };
 }

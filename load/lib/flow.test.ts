@@ -20,7 +20,7 @@ import {
   MAX_WARNINGS_PER_VU,
   type RequestParams,
 } from "./flow.ts";
-import { compileAnswerRules, escapeGjson, judgeSelection } from "./response-rules.ts";
+import { compileAnswerRules, escapeGjson, fieldsMatch, judgeBasic } from "./response-rules.ts";
 
 const profile = bundledProfileOf(REFERENCE_PROFILE);
 const digest = buildContractDigest(buildContract(REFERENCE_PROFILE.gaps));
@@ -140,16 +140,52 @@ describe("load flow", () => {
     createOrderFlow(config(), JSON.stringify(digest), rt)("mobile_commerce");
     expect(recorded.checks).toEqual([
       {
-        "createMobileCommerceOrder: success envelope": true,
-        "createMobileCommerceOrder: data as the contract says": true,
+        "createMobileCommerceOrder: success with the expected status": true,
+        "createMobileCommerceOrder: every required field of the right type": true,
       },
       {
-        "confirmMobileCommerceOrder: success envelope": true,
-        "confirmMobileCommerceOrder: data as the contract says": true,
+        "confirmMobileCommerceOrder: success with the expected status": true,
+        "confirmMobileCommerceOrder: every required field of the right type": true,
       },
     ]);
     expect(recorded.errors).toEqual([]);
     expect(recorded.warnings).toEqual([]);
+  });
+
+  it("checks every field of a VU's first answers, then of every n-th; success and status on every answer", () => {
+    const { runtime: rt, recorded } = runtime("");
+    const flow = createOrderFlow(config({ H2H_FIELD_CHECK_EVERY: "5" }), JSON.stringify(digest), rt);
+    for (let i = 0; i < 12; i++) flow("mobile_commerce");
+    const creates = recorded.checks.filter(
+      (c) => "createMobileCommerceOrder: success with the expected status" in c,
+    );
+    expect(creates).toHaveLength(12);
+    const withFields = creates.map(
+      (c) => "createMobileCommerceOrder: every required field of the right type" in c,
+    );
+    // Answers 1-3 (a VU's first), 5 and 10 (every 5th).
+    expect(withFields).toEqual([
+      true,
+      true,
+      true,
+      false,
+      true,
+      false,
+      false,
+      false,
+      false,
+      true,
+      false,
+      false,
+    ]);
+    const every = runtime("");
+    const all = createOrderFlow(
+      config({ H2H_FIELD_CHECK_EVERY: "1" }),
+      JSON.stringify(digest),
+      every.runtime,
+    );
+    for (let i = 0; i < 6; i++) all("mobile_commerce");
+    expect(every.recorded.checks.every((c) => Object.keys(c).length === 2)).toBe(true);
   });
 
   it("fails the data check on a wrong type and names the field on k6's log, once per VU", () => {
@@ -157,8 +193,8 @@ describe("load flow", () => {
     const flow = createOrderFlow(config(), JSON.stringify(digest), rt);
     for (let i = 0; i < 5; i++) flow("mobile_commerce");
     expect(recorded.checks[0]).toEqual({
-      "createMobileCommerceOrder: success envelope": true,
-      "createMobileCommerceOrder: data as the contract says": false,
+      "createMobileCommerceOrder: success with the expected status": true,
+      "createMobileCommerceOrder: every required field of the right type": false,
     });
     expect(recorded.warnings).toEqual([
       "h2h-certify check failed: createMobileCommerceOrder: data.amount is string, expected number (each problem is logged once per VU)",
@@ -167,12 +203,12 @@ describe("load flow", () => {
     expect(recorded.confirmed).toHaveLength(5);
   });
 
-  it("fails the envelope check without an x-request-id, and counts a business error by code on an error answer", () => {
+  it("fails the success check without an x-request-id, and counts a business error by code on an error answer", () => {
     const missing = runtime("missing-request-id");
     createOrderFlow(config(), JSON.stringify(digest), missing.runtime)("mobile_commerce");
     expect(missing.recorded.checks[0]).toEqual({
-      "createMobileCommerceOrder: success envelope": false,
-      "createMobileCommerceOrder: data as the contract says": false,
+      "createMobileCommerceOrder: success with the expected status": false,
+      "createMobileCommerceOrder: every required field of the right type": false,
     });
     expect(missing.recorded.warnings[0]).toContain("no result.x-request-id");
 
@@ -209,73 +245,58 @@ describe("load flow", () => {
 });
 
 describe("answer rules", () => {
-  it("select the envelope markers and every required field in one GJSON multipath", () => {
-    const rules = compileAnswerRules(digest.responses.createMobileCommerceOrder);
-    expect(
-      rules.selector.startsWith("[result.codeError,result.message,result.status,result.x-request-id,data."),
-    ).toBe(true);
-    expect(rules.selector).toContain("data.paymentDetailsData.methodID");
+  const verdict = () => ({
+    envelope: false,
+    status: false,
+    complete: false,
+    id: undefined as string | undefined,
+  });
+  const rules = () => compileAnswerRules(digest.responses.createMobileCommerceOrder);
+
+  it("select the envelope markers, status and id for every answer, and every required field for a sample", () => {
+    const { basic, fields } = rules();
+    expect(basic).toBe(
+      "[result.codeError,result.message,result.status,result.x-request-id,data.status,data.id]",
+    );
+    expect(fields).toContain("data.paymentDetailsData.methodID");
     // An object whose fields are checked is not selected whole; an array is selected as its length.
-    expect(rules.selector).not.toMatch(/data\.paymentDetailsData[,\]]/);
-    expect(rules.selector).toContain("data.routingAttempts.#");
-    expect(rules.count).toBe(4 + digest.responses.createMobileCommerceOrder.length - 1);
+    expect(fields).not.toMatch(/data\.paymentDetailsData[,\]]/);
+    expect(fields).toContain("data.routingAttempts.#");
     expect(escapeGjson("x-request-id")).toBe("x-request-id");
     expect(escapeGjson("a.b*c")).toBe("a\\.b\\*c");
   });
 
-  it.each([
-    ["", true, true],
-    ["amount-as-string", true, false],
-    ["missing-request-id", false, false],
-    ["wrong-key", false, false],
-  ])("judge the %s answer: envelope %s, data %s", (fault, envelope, data) => {
-    const rules = compileAnswerRules(digest.responses.createMobileCommerceOrder);
-    const answer =
-      fault === "wrong-key"
-        ? answerOf("", "createMobileCommerceOrder", "wrong")
-        : answerOf(fault, "createMobileCommerceOrder");
-    const verdict = judgeSelection(answer.json(rules.selector), rules, "payment_pending", {
-      envelope: false,
-      data: false,
-      complete: false,
-      id: undefined,
-    });
-    expect(verdict.envelope).toBe(envelope);
-    expect(verdict.data).toBe(data);
-  });
-
-  it("leave the verdict to the detailed check when values are missing (GJSON leaves them out)", () => {
-    const rules = compileAnswerRules(digest.responses.createMobileCommerceOrder);
-    const answer = answerOf("missing-payment-details", "createMobileCommerceOrder");
-    expect(
-      judgeSelection(answer.json(rules.selector), rules, "payment_pending", {
-        envelope: true,
-        data: true,
-        complete: true,
-        id: undefined,
-      }),
-    ).toMatchObject({ envelope: false, data: false, complete: false });
-    // The flow then finds the envelope fine and names the missing field.
-    const { runtime: rt, recorded } = runtime("missing-payment-details");
-    createOrderFlow(config(), JSON.stringify(digest), rt)("mobile_commerce");
-    expect(recorded.checks[0]).toEqual({
-      "createMobileCommerceOrder: success envelope": true,
-      "createMobileCommerceOrder: data as the contract says": false,
-    });
-    expect(recorded.warnings.join("\n")).toContain("data.paymentDetailsData is undefined, expected object");
-    expect(recorded.confirmed).toHaveLength(1);
-  });
-
-  it("fail the data check on a status other than the profile expects", () => {
-    const rules = compileAnswerRules(digest.responses.createMobileCommerceOrder);
+  it("judge the reference provider's answer a success with every field, and read the order id", () => {
     const answer = answerOf("", "createMobileCommerceOrder");
-    const verdict = judgeSelection(answer.json(rules.selector), rules, "created", {
-      envelope: false,
-      data: false,
-      complete: false,
-      id: undefined,
+    const judged = judgeBasic(answer.json(rules().basic), "payment_pending", verdict());
+    expect(judged).toMatchObject({ envelope: true, status: true, complete: true });
+    expect(judged.id).toBe((JSON.parse(answer.body ?? "") as { data: { id: string } }).data.id);
+    expect(fieldsMatch(answer.json(rules().fields), rules())).toBe(true);
+  });
+
+  it.each([
+    ["amount-as-string", true],
+    ["missing-payment-details", true],
+    ["null-currency", true],
+    ["missing-request-id", false],
+  ])("find the %s answer's fault (success envelope: %s)", (fault, envelope) => {
+    const answer = answerOf(fault, "createMobileCommerceOrder");
+    const basic = judgeBasic(answer.json(rules().basic), "payment_pending", verdict());
+    expect(basic.envelope && basic.complete).toBe(envelope);
+    expect(basic.envelope && fieldsMatch(answer.json(rules().fields), rules())).toBe(false);
+  });
+
+  it("fail a status other than the profile expects, and tell a missing value from a wrong one", () => {
+    const answer = answerOf("", "createMobileCommerceOrder");
+    expect(judgeBasic(answer.json(rules().basic), "created", verdict())).toMatchObject({
+      envelope: true,
+      status: false,
     });
-    expect(verdict).toMatchObject({ envelope: true, data: false, complete: true });
-    expect(verdict.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(judgeBasic(["none", null, "success", "r-1", "created"], "created", verdict()).complete).toBe(
+      false,
+    );
+    expect(judgeBasic(["none", null, "success", "", "created", "id"], "created", verdict()).envelope).toBe(
+      false,
+    );
   });
 });

@@ -30,9 +30,10 @@ import {
 } from "./contract-digest.ts";
 import {
   type AnswerRules,
-  type AnswerVerdict,
+  type BasicVerdict,
   compileAnswerRules,
-  judgeSelection,
+  fieldsMatch,
+  judgeBasic,
 } from "./response-rules.ts";
 
 /** An answer as k6's http.post returns it (k6's Response has exactly these members). */
@@ -85,13 +86,20 @@ export function pickConfirmedStatus(config: LoadConfig, random: number): Confirm
   return STATUS.succeeded;
 }
 
-/** The check names, two per answer, aggregated by k6 across iterations. */
+/**
+ * The check names, aggregated by k6 across iterations: every answer is checked for a success with
+ * the status the profile expects; a sample of answers (the first few of each VU, then every
+ * `fieldCheckEvery`-th) also for every required field with a type the contract accepts.
+ */
 export function checkNames(operation: OperationName) {
   return {
-    envelope: `${operation}: success envelope`,
-    data: `${operation}: data as the contract says`,
+    success: `${operation}: success with the expected status`,
+    fields: `${operation}: every required field of the right type`,
   };
 }
+
+/** A VU checks every field of its first answers to each operation, whatever the sampling. */
+export const FIRST_ANSWERS_CHECKED_IN_FULL = 3;
 
 /** Distinct problems a VU writes to k6's log, at most: enough to name the field, never a flood. */
 export const MAX_WARNINGS_PER_VU = 5;
@@ -110,9 +118,12 @@ interface PreparedOperation {
   rules: AnswerRules;
   expectedStatus: string;
   names: ReturnType<typeof checkNames>;
-  /** The object handed to runtime.check, and the verdict, reused. */
-  results: Record<string, boolean>;
-  verdict: AnswerVerdict;
+  /** The objects handed to runtime.check (with and without the field check), and the verdict, reused. */
+  withFields: Record<string, boolean>;
+  successOnly: Record<string, boolean>;
+  verdict: BasicVerdict;
+  /** Answers to this operation so far, in this VU. */
+  answers: number;
 }
 
 interface PreparedKind {
@@ -158,8 +169,10 @@ function prepareKind(kind: OrderKind, config: LoadConfig, digest: ContractDigest
       rules: compileAnswerRules(digest.responses[name]),
       expectedStatus: config.profile.expectedStatus[name],
       names,
-      results: { [names.envelope]: false, [names.data]: false },
-      verdict: { envelope: false, data: false, complete: false, id: undefined },
+      withFields: { [names.success]: false, [names.fields]: false },
+      successOnly: { [names.success]: false },
+      verdict: { envelope: false, status: false, complete: false, id: undefined },
+      answers: 0,
     };
   };
   const operations = OPERATIONS_BY_KIND[kind];
@@ -230,48 +243,51 @@ export function createOrderFlow(config: LoadConfig, digestJson: string, runtime:
     return operation.fieldRules;
   };
 
-  /** Checks an answer the slow, detailed way: which rule failed, for the log and the verdict. */
-  function explain(operation: PreparedOperation, answer: HttpAnswer, verdict: AnswerVerdict): void {
+  /**
+   * Checks an answer the slow, detailed way (JSON.parse, the digest's rules): the verdict when the
+   * fast one found a problem or could not tell, and the problems, named on k6's log.
+   */
+  function explain(operation: PreparedOperation, answer: HttpAnswer, withFields: boolean): boolean {
+    const verdict = operation.verdict;
     const envelope = checkSuccessEnvelope(answer.status, answer.body);
-    const data = envelope.json?.data as { status?: unknown } | undefined;
-    const problems =
-      envelope.problems.length > 0 ? envelope.problems : checkDataFields(data, fieldRulesOf(operation));
-    if (envelope.problems.length === 0 && data?.status !== operation.expectedStatus)
+    const data = envelope.json?.data as { status?: unknown; id?: unknown } | undefined;
+    const problems = [...envelope.problems];
+    const fieldProblems =
+      problems.length === 0 && withFields ? checkDataFields(data, fieldRulesOf(operation)) : [];
+    if (problems.length === 0 && data?.status !== operation.expectedStatus)
       problems.push(`data.status is ${JSON.stringify(data?.status)}, expected "${operation.expectedStatus}"`);
-    if (!verdict.complete) {
-      verdict.envelope = envelope.problems.length === 0;
-      verdict.data = verdict.envelope && problems.length === 0;
-      const id = (data as { id?: unknown } | undefined)?.id;
-      verdict.id = typeof id === "string" ? id : undefined;
-    }
+    problems.push(...fieldProblems);
+    verdict.envelope = envelope.problems.length === 0;
+    verdict.status = verdict.envelope && data?.status === operation.expectedStatus;
+    verdict.complete = true;
+    verdict.id = typeof data?.id === "string" ? data.id : undefined;
     for (const problem of problems) {
       const line = `${operation.operation}: ${problem}`;
       if (warned.has(line) || warned.size >= MAX_WARNINGS_PER_VU) continue;
       warned.add(line);
       runtime.warn(`h2h-certify check failed: ${line} (each problem is logged once per VU)`);
     }
+    return verdict.envelope && fieldProblems.length === 0;
   }
 
   /** Checks an answer; returns whether it is a success envelope. */
   function checkAnswer(operation: PreparedOperation, answer: HttpAnswer): boolean {
     const verdict = operation.verdict;
-    if (answer.status === 0 || answer.body === null || answer.body === "") {
-      verdict.envelope = false;
-      verdict.data = false;
-      verdict.complete = true;
-      verdict.id = undefined;
-    } else {
-      judgeSelection(
-        answer.json(operation.rules.selector),
-        operation.rules,
-        operation.expectedStatus,
-        verdict,
-      );
-    }
-    if (!verdict.data) explain(operation, answer, verdict);
-    operation.results[operation.names.envelope] = verdict.envelope;
-    operation.results[operation.names.data] = verdict.data;
-    runtime.check(operation.results);
+    operation.answers += 1;
+    const withFields =
+      operation.answers <= FIRST_ANSWERS_CHECKED_IN_FULL || operation.answers % config.fieldCheckEvery === 0;
+    let fields = true;
+    // A success is an HTTP 200 with a body; anything else is judged, and explained, the detailed way.
+    if (answer.status === 200 && answer.body !== null && answer.body !== "") {
+      judgeBasic(answer.json(operation.rules.basic), operation.expectedStatus, verdict);
+      if (withFields && verdict.envelope)
+        fields = fieldsMatch(answer.json(operation.rules.fields), operation.rules);
+    } else verdict.complete = false;
+    if (!verdict.complete || !verdict.status || !fields) fields = explain(operation, answer, withFields);
+    const results = withFields ? operation.withFields : operation.successOnly;
+    results[operation.names.success] = verdict.envelope && verdict.status;
+    if (withFields) results[operation.names.fields] = fields;
+    runtime.check(results);
     if (!verdict.envelope) {
       runtime.businessError(
         codeErrorOf(answer) ?? (answer.status === 0 ? "no_answer" : `http_${answer.status}`),

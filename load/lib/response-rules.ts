@@ -1,15 +1,19 @@
 /**
- * The contract digest's rules, compiled once per VU into the cheapest form a check can take on
- * every answer. k6 runs JavaScript in an interpreter, where JSON.parse of an order record and a
- * loop over its fields cost more than k6's HTTP request itself; so the values a check needs are
- * picked out of the body by k6's own (Go) JSON selector, `response.json(selector)`, in one call
- * with a GJSON array multipath: the envelope markers first, then each required `data` field. A
- * check is then a length comparison and one `typeof` per field against a bit mask of the JSON
- * types the contract accepts. The wording of a failure (which field, which type) comes from
- * contract-digest.ts, on the failure path only.
+ * The contract digest's rules, compiled once per VU into the cheapest form a check can take. k6
+ * runs JavaScript in an interpreter, where JSON.parse of an order record and a loop over its
+ * fields cost more than k6's HTTP request itself; so the values a check needs are picked out of
+ * the body by k6's own (Go) JSON selector, `response.json(selector)`, with a GJSON array multipath
+ * (GJSON leaves a missing value out, so a shorter array means something is missing):
  *
- * k6-safe: no Node.js API, no import but types.
+ *   basic   every answer: the envelope markers, data.status and data.id (six values, compared)
+ *   fields  a sample of answers (see the flow): every required `data` field, each checked for a
+ *           JSON type the contract accepts against a bit mask
+ *
+ * Which part of an answer failed, and why, comes from contract-digest.ts, on the failure path only.
+ *
+ * k6-safe: no Node.js API, no import but types and the names table.
  */
+import { ENVELOPE_MARKERS } from "../../contract/names.ts";
 import type { FieldRule, JsonType } from "./contract-digest.ts";
 
 const STRING = 1;
@@ -29,9 +33,9 @@ const BIT: Record<JsonType, number> = {
   null: NULL,
 };
 
-/** The envelope markers, in the order they lead the selection (§2.1, §7). */
-const ENVELOPE_PATHS = ["result.codeError", "result.message", "result.status", "result.x-request-id"];
-const ENVELOPE_COUNT = ENVELOPE_PATHS.length;
+/** §2.1, §7: the envelope markers, then the status and the order id: what every answer is checked for. */
+const BASIC_SELECTOR =
+  "[result.codeError,result.message,result.status,result.x-request-id,data.status,data.id]";
 
 /** One GJSON path component, escaped as GJSON's own Escape does. */
 export function escapeGjson(component: string): string {
@@ -44,32 +48,27 @@ export function escapeGjson(component: string): string {
 }
 
 export interface AnswerRules {
-  /** GJSON array multipath: the envelope markers, then every required data field. */
-  selector: string;
-  /** Accepted JSON types of each data field, in selector order; "number" accepts integers too. */
+  /** GJSON array multipath of the basic values (the same for every operation). */
+  basic: string;
+  /** GJSON array multipath of every required data field. */
+  fields: string;
+  /** Accepted JSON types of each field, in `fields` order; "number" accepts integers too. */
   masks: number[];
-  /** Index of data.status and data.id among the selected values. */
-  statusIndex: number;
-  idIndex: number;
-  /** How many values a conforming answer yields (GJSON leaves missing ones out). */
-  count: number;
 }
 
+/**
+ * Compiles an operation's field rules. Selecting a whole object or array would make k6 build it
+ * in Go and hand it to JavaScript: an object whose own required fields are checked is not selected
+ * (GJSON finds them only inside an object), and an array is selected as its length (`.#`, which
+ * GJSON gives only for an array).
+ */
 export function compileAnswerRules(rules: readonly FieldRule[]): AnswerRules {
-  const paths = [...ENVELOPE_PATHS];
+  const paths: string[] = [];
   const masks: number[] = [];
-  let statusIndex = -1;
-  let idIndex = -1;
   for (const rule of rules) {
     const only = rule.types.length === 1 ? rule.types[0] : undefined;
     const path = `data.${rule.path.split(".").map(escapeGjson).join(".")}`;
-    // Selecting a whole object or array makes k6 build it in Go and hand it to JavaScript, the
-    // dearest part of a check. An object whose own required fields are checked needs no selection
-    // (GJSON finds them only inside an object); an array is selected as its length (`.#`, which
-    // GJSON gives only for an array).
     if (only === "object" && rules.some((other) => other.path.startsWith(`${rule.path}.`))) continue;
-    if (rule.path === "status") statusIndex = paths.length;
-    if (rule.path === "id") idIndex = paths.length;
     if (only === "array") {
       paths.push(`${path}.#`);
       masks.push(INTEGER);
@@ -80,65 +79,54 @@ export function compileAnswerRules(rules: readonly FieldRule[]): AnswerRules {
       rule.types.reduce((mask, type) => mask | BIT[type] | (type === "number" ? BIT.integer : 0), 0),
     );
   }
-  // The status is checked against the profile's expectation, and the id read, even where the
-  // digest does not require them.
-  if (statusIndex === -1) {
-    statusIndex = paths.length;
-    paths.push("data.status");
-    masks.push(BIT.string);
-  }
-  if (idIndex === -1) {
-    idIndex = paths.length;
-    paths.push("data.id");
-    masks.push(BIT.string);
-  }
-  return { selector: `[${paths.join(",")}]`, masks, statusIndex, idIndex, count: paths.length };
+  return { basic: BASIC_SELECTOR, fields: `[${paths.join(",")}]`, masks };
 }
 
-/** What a check concludes from the selected values. */
-export interface AnswerVerdict {
-  /** A success envelope; false also when it cannot be told from the selection (see `complete`). */
+/** What the basic check concludes. */
+export interface BasicVerdict {
+  /** A success envelope (the markers and a request id). */
   envelope: boolean;
-  /** Every required field present with an accepted type, and data.status as expected. */
-  data: boolean;
-  /** False when values are missing: which part failed then needs the detailed check. */
+  /** And data.status is the one the profile expects. */
+  status: boolean;
+  /** False when values were missing: which part failed then needs the detailed check. */
   complete: boolean;
-  /** data.id, when the selection had it as a string. */
+  /** data.id, when a string. */
   id: string | undefined;
 }
 
-/**
- * Judges the values `response.json(rules.selector)` returned. Indexed loops only: an iterator
- * per loop is measurable at thousands of answers a second.
- */
-export function judgeSelection(
-  values: unknown,
-  rules: AnswerRules,
-  expectedStatus: string,
-  verdict: AnswerVerdict,
-): AnswerVerdict {
-  if (!Array.isArray(values) || values.length !== rules.count) {
+/** Judges the values `response.json(rules.basic)` returned. */
+export function judgeBasic(values: unknown, expectedStatus: string, verdict: BasicVerdict): BasicVerdict {
+  if (!Array.isArray(values) || values.length !== 6) {
     verdict.envelope = false;
-    verdict.data = false;
+    verdict.status = false;
     verdict.complete = false;
     verdict.id = undefined;
     return verdict;
   }
   const requestId = values[3];
-  const id = values[rules.idIndex];
-  verdict.id = typeof id === "string" ? id : undefined;
+  const id = values[5];
   verdict.complete = true;
   verdict.envelope =
-    values[0] === "none" &&
+    values[0] === ENVELOPE_MARKERS.successCodeError &&
     values[1] === null &&
-    values[2] === "success" &&
+    values[2] === ENVELOPE_MARKERS.successStatus &&
     typeof requestId === "string" &&
     requestId !== "";
-  let data = verdict.envelope && values[rules.statusIndex] === expectedStatus;
+  verdict.status = verdict.envelope && values[4] === expectedStatus;
+  verdict.id = typeof id === "string" ? id : undefined;
+  return verdict;
+}
+
+/**
+ * Whether the values `response.json(rules.fields)` returned have every field, each of a type the
+ * contract accepts. Indexed loop, type tests inlined: at thousands of answers a second, a call or
+ * an iterator per field is measurable.
+ */
+export function fieldsMatch(values: unknown, rules: AnswerRules): boolean {
   const masks = rules.masks;
-  // typeBit inlined: a call per field is measurable in k6's interpreter.
-  for (let i = 0; data && i < masks.length; i++) {
-    const value = values[ENVELOPE_COUNT + i];
+  if (!Array.isArray(values) || values.length !== masks.length) return false;
+  for (let i = 0; i < masks.length; i++) {
+    const value = values[i];
     const kind = typeof value;
     const bit =
       kind === "string"
@@ -156,8 +144,7 @@ export function judgeSelection(
                   ? ARRAY
                   : OBJECT
               : 0;
-    if ((bit & (masks[i] as number)) === 0) data = false;
+    if ((bit & (masks[i] as number)) === 0) return false;
   }
-  verdict.data = data;
-  return verdict;
+  return true;
 }

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseLoadConfig } from "./config.ts";
+import { type BundledProfile, parseLoadConfig } from "./config.ts";
 import {
   businessErrorCount,
   checksOf,
@@ -15,6 +15,22 @@ import {
   textSummary,
   thresholdsOf,
 } from "./summary.ts";
+
+/** What the bundle knows of the reference profile, for the stress steps. */
+const PROFILE: BundledProfile = {
+  methods: {
+    mobile_commerce: { methodID: 101, amount: 1500, requires: { clientID: false, clientMetadata: [] } },
+    quasi_ecom: { methodID: 201, amount: 2500.5, requires: { clientID: false, clientMetadata: [] } },
+  },
+  codes: { succeeded: "1111" },
+  expectedStatus: {
+    createMobileCommerceOrder: "payment_pending",
+    confirmMobileCommerceOrder: "waiting_for_terminal",
+    createQuasiEcomOrder: "created",
+    confirmQuasiEcomOrder: "created",
+  },
+  requestTimeoutMs: 5000,
+};
 
 const fixture = (name: string) =>
   JSON.parse(
@@ -30,14 +46,14 @@ describe("k6 summary readers, on real k6 output", () => {
     // Two checks per answer, four operations.
     expect(checks.map((c) => c.name).sort()).toEqual(
       [
-        "confirmMobileCommerceOrder: data as the contract says",
-        "confirmMobileCommerceOrder: success envelope",
-        "confirmQuasiEcomOrder: data as the contract says",
-        "confirmQuasiEcomOrder: success envelope",
-        "createMobileCommerceOrder: data as the contract says",
-        "createMobileCommerceOrder: success envelope",
-        "createQuasiEcomOrder: data as the contract says",
-        "createQuasiEcomOrder: success envelope",
+        "confirmMobileCommerceOrder: every required field of the right type",
+        "confirmMobileCommerceOrder: success with the expected status",
+        "confirmQuasiEcomOrder: every required field of the right type",
+        "confirmQuasiEcomOrder: success with the expected status",
+        "createMobileCommerceOrder: every required field of the right type",
+        "createMobileCommerceOrder: success with the expected status",
+        "createQuasiEcomOrder: every required field of the right type",
+        "createQuasiEcomOrder: success with the expected status",
       ].sort(),
     );
     expect(failingChecks(summary)).toEqual([]);
@@ -53,7 +69,11 @@ describe("k6 summary readers, on real k6 output", () => {
   it("name the failing check of a target that breaks the contract, with its counts", () => {
     const summary = fixture("mixed-amount-as-string");
     expect(failingChecks(summary)).toEqual([
-      { name: "createMobileCommerceOrder: data as the contract says", passes: 0, fails: expect.any(Number) },
+      {
+        name: "createMobileCommerceOrder: every required field of the right type",
+        passes: 0,
+        fails: expect.any(Number),
+      },
     ]);
     expect(thresholdsOf(summary).find((t) => t.metric === "checks")).toEqual({
       metric: "checks",
@@ -63,16 +83,17 @@ describe("k6 summary readers, on real k6 output", () => {
     const text = textSummary(summary);
     expect(text).toContain("✗ checks rate>0.99");
     expect(text).toMatch(
-      /failing checks:\n {2}✗ createMobileCommerceOrder: data as the contract says — \d+ of \d+ failed/,
+      /failing checks:\n {2}✗ createMobileCommerceOrder: every required field of the right type — \d+ of \d+ failed/,
     );
   });
 
   it("count business errors, and no endpoint line for an endpoint never reached", () => {
     const summary = fixture("quasi-ecom-wrong-key");
     expect(businessErrorCount(summary)).toBe(summary.metrics.iterations?.values.count);
+    // Most failures first: success is checked on every answer, the fields on a sample.
     expect(failingChecks(summary).map((c) => c.name)).toEqual([
-      "createQuasiEcomOrder: data as the contract says",
-      "createQuasiEcomOrder: success envelope",
+      "createQuasiEcomOrder: success with the expected status",
+      "createQuasiEcomOrder: every required field of the right type",
     ]);
     const text = textSummary(summary);
     expect(text).toContain("createQuasiEcomOrder: p50");
@@ -105,20 +126,7 @@ describe("k6 summary readers, on real k6 output", () => {
         H2H_RATE: "40",
         H2H_P95_MS: "60",
       },
-      {
-        methods: {
-          mobile_commerce: { methodID: 101, amount: 1500, requires: { clientID: false, clientMetadata: [] } },
-          quasi_ecom: { methodID: 201, amount: 2500.5, requires: { clientID: false, clientMetadata: [] } },
-        },
-        codes: { succeeded: "1111" },
-        expectedStatus: {
-          createMobileCommerceOrder: "payment_pending",
-          confirmMobileCommerceOrder: "waiting_for_terminal",
-          createQuasiEcomOrder: "created",
-          confirmQuasiEcomOrder: "created",
-        },
-        requestTimeoutMs: 5000,
-      },
+      PROFILE,
     );
     const text = textSummary(summary, config);
     expect(text).toContain("stress steps:");
@@ -126,5 +134,23 @@ describe("k6 summary readers, on real k6 output", () => {
     expect(text).toMatch(/^ {2}✗ 90 orders\/s \(started [\d.]+\/s\): createMobileCommerceOrder p95/m);
     // The per-step thresholds are in the step lines, not the threshold list.
     expect(text).not.toMatch(/step:\d/);
+  });
+
+  it("print ≥ the last step's rate when no stress step broke", () => {
+    const config = parseLoadConfig(
+      {
+        H2H_BASE_URL: "http://127.0.0.1:1",
+        H2H_API_KEY: "k",
+        H2H_RUN_ID: "r",
+        H2H_SCENARIO: "stress",
+        H2H_DURATION: "45s",
+        H2H_RATE: "20",
+        H2H_P95_MS: "150",
+      },
+      PROFILE,
+    );
+    expect(textSummary(fixture("mixed-stress-held"), config)).toMatch(
+      /^capacity: ≥ 45 orders\/s \(no threshold broke up to the last step\)$/m,
+    );
   });
 });

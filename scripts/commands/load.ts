@@ -57,6 +57,12 @@ export const load = defineCommand({
       description: "share of orders failed then won on appeal (default: 0)",
     },
     p95: { type: "number", value: "MS", description: "p95 latency threshold per endpoint (default: 500)" },
+    "field-check-every": {
+      type: "number",
+      value: "N",
+      description:
+        "check every field of every N-th answer and a VU's first 3; 1: of every answer (default: 10)",
+    },
   },
   environment: [
     "H2H_BASE_URL, H2H_API_KEY, H2H_PROFILE, H2H_REPORT_DIR  as for certify",
@@ -86,6 +92,7 @@ export const load = defineCommand({
       failureShare: options["failure-share"],
       appealShare: options["appeal-share"],
       p95Ms: options.p95,
+      fieldCheckEvery: options["field-check-every"],
     };
     // Only what was given: the script's own defaults stand for the rest.
     try {
@@ -114,6 +121,7 @@ const FLAGS: Record<string, string> = {
   H2H_FAILURE_SHARE: "--failure-share",
   H2H_APPEAL_SHARE: "--appeal-share",
   H2H_P95_MS: "--p95",
+  H2H_FIELD_CHECK_EVERY: "--field-check-every",
 };
 
 function flagNames(message: string): string {
