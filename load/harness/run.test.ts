@@ -92,7 +92,8 @@ describe("npm run load", () => {
       H2H_REPORT_DIR: reportDir,
     });
     expect(exitCode, output).toBe(0);
-    expect(output).toMatch(/got their final callback within 10s \(100\.00 %\)/);
+    // The wait window is the profile's callback timeout; what matters is that every callback came.
+    expect(output).toMatch(/got their final callback within \d+s \(100\.00 %\)/);
     const folder = join(reportDir, "load");
     expect(readdirSync(folder).sort()).toEqual(Object.values(LOAD_FILES).sort());
     const report = JSON.parse(readFileSync(join(folder, LOAD_FILES.reportJson), "utf8")) as {
