@@ -275,6 +275,8 @@ describe("certify a provider image (H2H_TARGET_IMAGE)", () => {
       H2H_TARGET_IMAGE: FOREIGN_IMAGE,
       H2H_PROFILE: join(root, "fixtures/profiles/example-foreign.json"),
       H2H_API_KEY: "acme-test-key-0001",
+      // The profile says callbacks are signed: a foreign target is not certified without the secret.
+      H2H_CALLBACK_SECRET: "acme-callback-secret-0001",
       H2H_REPORT_DIR: reports,
     });
     expect(exitCode, output).toBe(1);
@@ -289,7 +291,8 @@ describe("certify a provider image (H2H_TARGET_IMAGE)", () => {
     expect(report.targetContainer?.logs).toContain("url:/api/v1/payin/mobile-commerce/h2h");
     expect(report.targetContainer?.logs).toMatch(/response:50\d/);
     for (const file of readdirSync(reports))
-      expect(readFileSync(join(reports, file), "utf8")).not.toContain("acme-test-key-0001");
+      for (const secret of ["acme-test-key-0001", "acme-callback-secret-0001"])
+        expect(readFileSync(join(reports, file), "utf8")).not.toContain(secret);
     expect(await goneWithin(report.targetContainer?.containerId as string, 1_000)).toBe(true);
   }, 180_000);
 

@@ -84,6 +84,7 @@ describe("one cause per failure", () => {
     const { exitCode, output } = await certify({
       H2H_BASE_URL: baseUrl,
       H2H_API_KEY: "merchant-key-0001",
+      H2H_CALLBACK_SECRET: "gateway-callback-secret",
       H2H_PROFILE: profileWith(dir, (p) => {
         p.name = "gateway-down";
       }),

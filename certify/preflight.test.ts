@@ -61,6 +61,33 @@ describe("certify before the first request", () => {
     }
   }, 30_000);
 
+  it("refuses a foreign target whose profile signs callbacks when H2H_CALLBACK_SECRET is not set, before any request", async () => {
+    // A target that counts what reaches it: nothing may, when the run is refused.
+    let requests = 0;
+    const target = createHttpServer((_request, response) => {
+      requests += 1;
+      response.end();
+    });
+    await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+      const { exitCode, output } = await spawnCertify({
+        H2H_BASE_URL: url,
+        H2H_API_KEY: "acme-test-key-0001",
+        H2H_PROFILE: join(process.cwd(), "fixtures/profiles/example-foreign.json"),
+        H2H_REPORT_DIR: reportDir(),
+      });
+      expect(exitCode, output).toBe(64);
+      expect(output).toMatch(
+        /H2H_CALLBACK_SECRET is not set: the profile "acme-payments-sandbox" says the callbacks of http:\/\/127\.0\.0\.1:\d+ are signed \(hmac-sha256\)/,
+      );
+      expect(output).toContain('set callbacks.signature.scheme to "none" in the profile');
+      expect(requests).toBe(0);
+    } finally {
+      target.close();
+    }
+  }, 30_000);
+
   it("says 'invalid API key' and exits 2 (not judged) when the target answers 401", async () => {
     const provider = await startReferenceProvider({ port: 0 });
     const dir = reportDir();

@@ -223,7 +223,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
   // Everything the user gave is checked before a request is sent or a server started.
   const initial = readSettings(env, cwd);
   const profile = await readProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
-  const settings: Settings = withReferenceDefaults(initial, profile.name);
+  const settings: Settings = withReferenceDefaults(initial, profile.name, profile.callbacks.signature.scheme);
   const probes = readProbeSettings(env, options.probes);
   const containerSettings = readTargetContainerSettings(env);
   const baseline = await loadBaseline(env, cwd);

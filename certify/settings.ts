@@ -147,16 +147,29 @@ export function readTlsSettings(settings: Pick<Settings, "tls">): TlsMaterial | 
 /**
  * Fills in the reference provider's sandbox keys where the target is the reference provider:
  * started by certify, or named so by its profile (`"name": "reference"`). A foreign target
- * (an image too) gets no default key: its own must be given.
+ * (an image too) gets no default key: its own must be given, and so must its callback secret when
+ * its profile says callbacks are signed (`signatureScheme` other than "none"): without it every
+ * signature check would fail and blame the target for a secret the run was not given.
  */
-export function withReferenceDefaults(settings: Settings, profileName: string): Settings {
+export function withReferenceDefaults(
+  settings: Settings,
+  profileName: string,
+  signatureScheme = "none",
+): Settings {
   const started = settings.baseUrl === undefined && settings.targetImage === undefined;
   const isReference = started || profileName === "reference";
   if (!isReference) {
+    const target = settings.baseUrl ?? `image ${settings.targetImage}`;
     if (settings.apiKey === undefined) {
-      const target = settings.baseUrl ?? `image ${settings.targetImage}`;
       throw new SettingsError(
         `H2H_API_KEY is not set: the target ${target} (profile "${profileName}") needs its merchant API key`,
+      );
+    }
+    if (settings.callbackSecret === undefined && signatureScheme !== "none") {
+      throw new SettingsError(
+        `H2H_CALLBACK_SECRET is not set: the profile "${profileName}" says the callbacks of ${target} are signed ` +
+          `(${signatureScheme}), and they cannot be checked without the secret. Set it, or set ` +
+          `callbacks.signature.scheme to "none" in the profile if the target does not sign its callbacks`,
       );
     }
     return settings;

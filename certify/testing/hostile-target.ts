@@ -47,6 +47,8 @@ export function writeHostileProfile(dir: string, overrides: Record<string, unkno
       ...profile,
       name: "hostile",
       timeouts: { requestMs: 3_000, callbackMs: 1_000 },
+      // A hostile target sends no callback worth a secret: nothing to sign, none to give.
+      callbacks: { ...(profile.callbacks as object), signature: { scheme: "none" } },
       ...overrides,
     }),
   );

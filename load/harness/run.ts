@@ -123,7 +123,7 @@ export async function runLoad(
 
   const initial = readSettings(env);
   const profile = await readProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
-  const settings = withReferenceDefaults(initial, profile.name);
+  const settings = withReferenceDefaults(initial, profile.name, profile.callbacks.signature.scheme);
   const containerSettings = readTargetContainerSettings(env);
   // issue 12: the TLS files checked before anything starts (exit 64 naming the variable).
   const tlsMaterial = readTlsSettings(settings);
