@@ -86,6 +86,11 @@ describe("target profiles", () => {
       "callbackTriggers.expired",
     ],
     [
+      "a callback retry policy with fewer delays than its attempts need",
+      (p: Editable) => (p.callbacks.retryPolicy = { attempts: 5, delaysMs: [100], toleranceMs: 50 }),
+      "callbacks.retryPolicy.delaysMs is an array of 1: one wait between each two attempts: 5 attempts need 4 delays, not 1",
+    ],
+    [
       "a negative Retry-After bound",
       (p: Editable) => (p.limits = { retryAfterMaxMs: -1 }),
       "limits.retryAfterMaxMs",

@@ -345,7 +345,17 @@ export const ProfileSchema = annotated({
       attempts: z.int().min(1).max(50),
       delaysMs: z.array(z.int().min(0)),
       toleranceMs: z.int().min(0).default(500),
-    }).optional(),
+    })
+      // One wait between each two attempts: a shorter list would leave attempts the check cannot time.
+      .superRefine((policy, ctx) => {
+        if (policy.delaysMs.length !== policy.attempts - 1)
+          ctx.addIssue({
+            code: "custom",
+            path: ["delaysMs"],
+            message: `one wait between each two attempts: ${policy.attempts} attempts need ${policy.attempts - 1} delays, not ${policy.delaysMs.length} (fix attempts or delaysMs)`,
+          });
+      })
+      .optional(),
   }).default({ idPath: "id", statusPath: "status", signature: { scheme: "none" } }),
   /** Load runs: the share of confirmed orders whose final callback must arrive (1 = every one). */
   loadDeliveryTarget: z.number().min(0).max(1).default(1),
