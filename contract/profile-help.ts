@@ -26,7 +26,7 @@ export const PROFILE_KEY_DOCS: Readonly<Record<string, string>> = {
   "timeouts.callbackMs":
     "How long a callback may take to arrive after the request (or lifetime) that triggers it (default 15000).",
   limits:
-    "Bounds of a run against this target (issue 12): how much of each answer is kept, how long a rate limit is waited out, and the run's deadline.",
+    "Bounds of a run against this target: how much of each answer is kept, how long a rate limit is waited out, and the run's deadline.",
   "limits.maxBodyBytes":
     "Bytes of each answer read and kept, after decoding (default 262144, 256 KiB); a larger answer fails envelope.within-size-limit and is kept cut.",
   "limits.retryAfterMaxMs":
