@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { startReferenceProvider } from "../fixtures/reference-provider/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
@@ -50,8 +51,11 @@ describe("a run that is stopped", () => {
 
   it("by --deadline: reports marked incomplete with the deadline as the reason, exit 2", async () => {
     const reportDir = join(mkdtempSync(join(tmpdir(), "h2h-deadline-")), "reports");
+    // A provider whose status changes take 3 s: its callback checks cannot be done within 4 s, however
+    // fast the machine (the bundled provider's whole run now takes about that long).
+    await using slow = await startReferenceProvider({ port: 0, processingDelayMs: 3_000 });
     const { exitCode, output } = await spawnCertify(
-      { H2H_REPORT_DIR: reportDir },
+      { H2H_REPORT_DIR: reportDir, H2H_BASE_URL: slow.url },
       { args: ["--deadline", "4"] },
     );
     expect(exitCode, output).toBe(2);
