@@ -53,8 +53,17 @@ export const benchProvider = defineCommand({
         uniqueMerchantOrderIds: unique,
         sampleEverySeconds: 10,
       });
+      // Heap used shows V8's sawtooth under RSS: orders die old (after lifetime + retention), and old
+      // space is collected late; its lows show whether the live set stays bounded.
       for (const sample of soak.samples)
-        console.log(`  ${String(sample.atSeconds).padStart(5)} s  RSS ${mib(sample.bytes)}`);
+        console.log(
+          `  ${String(sample.atSeconds).padStart(5)} s  RSS ${mib(sample.bytes)}  (heap used ${mib(sample.heapUsedBytes)})`,
+        );
+      const lows = soak.samples.filter((s) => s.atSeconds >= 60).map((s) => s.heapUsedBytes);
+      if (lows.length > 0)
+        console.log(
+          `heap used after the first minute: lowest ${mib(Math.min(...lows))}, highest ${mib(Math.max(...lows))}`,
+        );
       console.log(
         `reference provider ${soak.throughput.requestsPerSecond} req/s (${soak.throughput.requests} orders), peak RSS ${mib(soak.peakRssBytes)}`,
       );
