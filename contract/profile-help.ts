@@ -28,7 +28,7 @@ export const PROFILE_KEY_DOCS: Readonly<Record<string, string>> = {
   limits:
     "Bounds of a run against this target: how much of each answer is kept, how long a rate limit is waited out, and the run's deadline.",
   "limits.maxBodyBytes":
-    "Bytes of each answer read and kept, after decoding (default 262144, 256 KiB); a larger answer fails envelope.within-size-limit and is kept cut.",
+    "Bytes of each answer read and kept, after decoding (default 65536, 64 KiB); a larger answer fails envelope.within-size-limit and is kept cut.",
   "limits.retryAfterMaxMs":
     "A 429 whose Retry-After is at most this many milliseconds is waited out and the request sent again (default 5000); a longer one, or none, stands.",
   "limits.rateLimitRetries":

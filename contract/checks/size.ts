@@ -7,7 +7,7 @@ const bytes = (n: number) => `${n.toLocaleString("en-US")} bytes`;
 export const envelopeWithinSizeLimit = defineCheck<ExchangeResponse>(
   "envelope.within-size-limit",
   "envelope",
-  "Every answer fits the suite's response size limit (256 KiB unless configured): a larger one is cut, and only its first part is kept as evidence.",
+  "Every answer fits the suite's response size limit (64 KiB unless configured): a larger one is cut, and only its first part is kept as evidence.",
   (response) => {
     if (!response.truncated) {
       const size = response.size?.bytes ?? Buffer.byteLength(response.body);
