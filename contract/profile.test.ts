@@ -46,7 +46,7 @@ describe("target profiles", () => {
     expect(profile.errors).toEqual({});
     expect(profile.callbacks.signature).toEqual({ scheme: "none" });
     // issue 12: a 429's Retry-After is waited out up to 5 s, twice per request.
-    expect(profile.limits).toEqual({ maxBodyBytes: 262_144, retryAfterMaxMs: 5_000, rateLimitRetries: 2 });
+    expect(profile.limits).toEqual({ maxBodyBytes: 65_536, retryAfterMaxMs: 5_000, rateLimitRetries: 2 });
   });
 
   it("fills the rate-limit defaults inside a limits section that leaves them out", () => {
