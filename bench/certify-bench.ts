@@ -10,6 +10,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PROJECT_ROOT, phasesOf, REPORT_FILES, type RunReport } from "../certify/index.ts";
+import { median } from "./measure.ts";
 
 export interface CertifyBenchOptions {
   runs: number;
@@ -47,16 +48,6 @@ function run(command: readonly string[], env: NodeJS.ProcessEnv): Promise<number
     child.once("error", reject);
     child.once("exit", (code) => resolve(code));
   });
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return Math.round(
-    sorted.length % 2 === 1
-      ? (sorted[mid] as number)
-      : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2,
-  );
 }
 
 async function timeOneRun(command: readonly string[]): Promise<CertifyRunTiming> {
@@ -100,7 +91,7 @@ export async function runCertifyBench(
     runs.push(timing);
     onRun?.(timing, i);
   }
-  const of = (key: keyof CertifyBenchResult["median"]) => median(runs.map((r) => r[key]));
+  const of = (key: keyof CertifyBenchResult["median"]) => Math.round(median(runs.map((r) => r[key])));
   return {
     runs,
     median: {

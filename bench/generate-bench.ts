@@ -11,6 +11,7 @@ import {
   generateOrders,
 } from "../contract/index.ts";
 import { REFERENCE_ORDER_METHODS } from "../fixtures/reference-provider/index.ts";
+import { median } from "./measure.ts";
 
 export interface Timing {
   /** The first run in this process, ms. */
@@ -26,14 +27,6 @@ export interface GenerateBenchResult {
   thorough: Timing;
   negatives: Timing;
   rounds: number;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 function time(run: () => number, rounds: number): Timing {

@@ -24,7 +24,7 @@ import { ENDPOINT_PATHS } from "../contract/index.ts";
 import { REFERENCE_PROFILE } from "../fixtures/profiles/index.ts";
 import { REFERENCE_API_KEYS } from "../fixtures/reference-provider/index.ts";
 import { buildLoadBundles, durationSeconds } from "../load/index.ts";
-import { startChildServer } from "./measure.ts";
+import { median, startChildServer } from "./measure.ts";
 
 export const OVERHEAD_SCRIPTS = ["bundle", "hand-written", "bare"] as const;
 export type OverheadScript = (typeof OVERHEAD_SCRIPTS)[number];
@@ -230,14 +230,6 @@ export async function runMeasured(
   const lines = control.trim().split("\n");
   return { cpuSeconds: childCpuSeconds(lines.slice(1).join("\n")), peakKiB: peak };
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-};
 
 export async function runLoadOverheadBench(
   k6: string,

@@ -137,3 +137,12 @@ export function assertValidRuns(runs: Record<string, Throughput>): void {
     }
   }
 }
+
+/** The middle value (the mean of the two middle ones for an even count): one disturbed run does not move it. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}

@@ -12,6 +12,7 @@ import {
   assertValidRuns,
   type LoadShape,
   measureThroughput,
+  median,
   startChildServer,
   type Throughput,
 } from "./measure.ts";
@@ -50,6 +51,7 @@ async function measureOnce(
     });
     return { throughput, ...(await server.stop()) };
   } finally {
+    // A no-op after the stop above (the child has exited); here for a measure that threw.
     await server.stop();
   }
 }
@@ -66,14 +68,6 @@ function creationShape(
     connections,
   };
 }
-
-const median = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-};
 
 export async function runProviderBench(options: ProviderBenchOptions): Promise<ProviderBenchResult> {
   const shape = creationShape(options.connections);
