@@ -33,8 +33,12 @@ import { startWebhookSink } from "../webhook-sink/index.ts";
 /** A body of the size and shape of a mobile-commerce creation answer, so both servers write alike. */
 export const FIXED_BODY = JSON.stringify(sampleSuccessEnvelope(SAMPLE_ORDER_RECORD));
 
-async function startBare(body: string): Promise<{ url: string; stop(): Promise<unknown> }> {
+/** A bare node:http server answering each request with `answer(its URL)`, a fixed body per path. */
+async function startBare(
+  answer: string | ((url: string) => string),
+): Promise<{ url: string; stop(): Promise<unknown> }> {
   const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
+    const body = typeof answer === "string" ? answer : answer(req.url ?? "/");
     // Consume the body like any real handler must before answering on a keep-alive connection.
     req.resume();
     req.on("end", () => {
@@ -103,29 +107,9 @@ function cannedOrderAnswers(): { create: string; confirm: string } {
   }
 }
 
-async function startCanned(): Promise<{ url: string; stop(): Promise<unknown> }> {
+function startCanned(): Promise<{ url: string; stop(): Promise<unknown> }> {
   const answers = cannedOrderAnswers();
-  const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
-    const body = req.url?.includes("-confirm/") ? answers.confirm : answers.create;
-    req.resume();
-    req.on("end", () => {
-      res.writeHead(200, {
-        "content-type": "application/json; charset=utf-8",
-        "content-length": Buffer.byteLength(body),
-      });
-      res.end(body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(resolve);
-      }),
-  };
+  return startBare((url) => (url.includes("-confirm/") ? answers.confirm : answers.create));
 }
 
 const kind = process.argv[2];
