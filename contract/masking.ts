@@ -25,6 +25,16 @@ const MASK = "***";
 const MIN_SECRET_LENGTH = 4;
 /** Nested spellings (JSON in a JSON string in base64 ...) are followed this deep. */
 const MAX_DEPTH = 6;
+/**
+ * Every spelling of a character but the literal one holds one of these (a percent escape, a `\`
+ * escape, an HTML entity, `+` for a space). A text without them can hold a secret only as it is
+ * written, and a card only as a run of its digits with single spaces or dashes between: the cheap
+ * tests that let most texts skip the patterns of every spelling (most of a report's strings are
+ * short words and ids).
+ */
+const ESCAPING = /[%\\&+]/;
+/** What a credential after an auth scheme needs: the scheme's name. */
+const AUTH_SCHEME = /bearer|basic/i;
 
 export interface MaskerSecrets {
   /** API keys, callback secrets, tokens: replaced entirely, in every spelling. */
@@ -233,8 +243,10 @@ const COLON = String.raw`\s*(?::|%(?:25)?3[aA])\s*`;
 const CVC_KEY = "(?:cvc2?|cvv2?|csc|security_?code)";
 const CARD_KEY = "(?:pan|card_?number|card_?no)";
 /** `"cvc": "123"` in any escaping: the value's quotes are captured to write them back alike. */
+// A value that is empty or masked already is left out: replacing it would change nothing, but copy
+// the whole text (a report of every exchange, once more).
 const QUOTED_CVC = new RegExp(
-  String.raw`(${QUOTE}${CVC_KEY}${QUOTE}${COLON})(${QUOTE})((?:(?!${QUOTE})[^\n])*?)(${QUOTE})`,
+  String.raw`(${QUOTE}${CVC_KEY}${QUOTE}${COLON})(${QUOTE})(?!(?:\*\*\*)?${QUOTE})((?:(?!${QUOTE})[^\n])*?)(${QUOTE})`,
   "gi",
 );
 /** `"cvc": 123`: a number where a CVC goes, masked as a string (quoted like its key). */
@@ -244,7 +256,10 @@ const QUOTED_CARD = new RegExp(
   "gi",
 );
 /** `cvc=123` in a query string or form body. */
-const FORM_CVC = new RegExp(String.raw`((?:^|[?&;\s])${CVC_KEY}=)([^&#\s"'<]*)`, "gi");
+const FORM_CVC = new RegExp(
+  String.raw`((?:^|[?&;\s])${CVC_KEY}=)(?!(?:\*\*\*)?(?:[&#\s"'<]|$))([^&#\s"'<]*)`,
+  "gi",
+);
 /** A bearer credential wherever it is written (never eating a quote or backslash). */
 // A reference to an environment variable (`--oauth2-bearer "$H2H_API_KEY"` or `Bearer ${NAME}` in a
 // curl command, quoted, HTML-escaped or bare) is no secret: it stays, so the command runs as pasted.
@@ -311,6 +326,11 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
   const secretRegex =
     known.length > 0 ? new RegExp(known.map((s) => `(?:${secretPattern(s)})`).join("|"), "g") : undefined;
   const cardRegexes = cards.map((digits) => ({ digits, regex: new RegExp(cardPattern(digits), "g") }));
+  /** The shortest card's digits in a row, single spaces or dashes allowed between (unescaped text). */
+  const cardDigitRun =
+    cards.length > 0
+      ? new RegExp(String.raw`\d(?:[ -]?\d){${Math.min(...cards.map((c) => c.length)) - 1}}`)
+      : undefined;
   const fragments = [...known, ...cards].flatMap((s) => base64Fragments(Buffer.from(s, "utf8")));
   const fragmentRegex =
     fragments.length > 0
@@ -327,18 +347,25 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
   function plain(text: string, depth: number): string {
     if (text.length < 3) return text;
     let out = text;
-    if (secretRegex) out = out.replace(secretRegex, MASK);
-    for (const { digits, regex } of cardRegexes) {
-      out = out.replace(regex, (match) =>
-        /^[\d -]+$/.test(match) ? maskCardDigits(match) : maskCardNumber(digits),
+    // The masks below put in no escaping: whether the text has any is known once.
+    const escaped = ESCAPING.test(text);
+    if (secretRegex && (escaped || known.some((secret) => text.includes(secret))))
+      out = out.replace(secretRegex, MASK);
+    if (cardDigitRun && (escaped ? /\d/.test(out) : cardDigitRun.test(out))) {
+      for (const { digits, regex } of cardRegexes) {
+        out = out.replace(regex, (match) =>
+          /^[\d -]+$/.test(match) ? maskCardDigits(match) : maskCardNumber(digits),
+        );
+      }
+    }
+    if (out.includes("://")) out = maskUrlCredentials(out);
+    if (out.includes("/callbacks/")) out = out.replace(SINK_TOKEN_SEGMENT, `$1${MASK}`);
+    if (AUTH_SCHEME.test(out)) {
+      out = out.replace(BEARER, `$1$2${MASK}`);
+      out = out.replace(BASIC, (whole, scheme: string, space: string, encoded: string) =>
+        Buffer.from(encoded, "base64").toString("latin1").includes(":") ? `${scheme}${space}${MASK}` : whole,
       );
     }
-    out = maskUrlCredentials(out);
-    out = out.replace(SINK_TOKEN_SEGMENT, `$1${MASK}`);
-    out = out.replace(BEARER, `$1$2${MASK}`);
-    out = out.replace(BASIC, (whole, scheme: string, space: string, encoded: string) =>
-      Buffer.from(encoded, "base64").toString("latin1").includes(":") ? `${scheme}${space}${MASK}` : whole,
-    );
     if (/cvc|cvv|csc|security_?code/i.test(out)) {
       out = out.replace(QUOTED_CVC, (_w, head: string, open: string, value: string, close: string) =>
         value === "" ? `${head}${open}${close}` : `${head}${open}${MASK}${close}`,
@@ -419,11 +446,22 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
   function json(text: string, depth: number): string {
     const stack: Frame[] = [];
     const parts: string[] = [];
+    /**
+     * Whether any part differs from the text it came from. Mostly none does (a report's values
+     * were masked as they were recorded), and then the text itself is the answer: no copy of a
+     * report of every exchange is built only to be thrown away (issue 12: bounded memory).
+     */
+    let changed = false;
     let junkStart = -1;
     /** The last significant character: a number or literal is a value after `:`, `[`, `,` or nothing. */
     let previous = "";
     const flushJunk = (end: number) => {
-      if (junkStart !== -1) parts.push(plain(text.slice(junkStart, end), depth));
+      if (junkStart !== -1) {
+        const junk = text.slice(junkStart, end);
+        const masked = plain(junk, depth);
+        if (masked !== junk) changed = true;
+        parts.push(masked);
+      }
       junkStart = -1;
     };
     let i = 0;
@@ -447,7 +485,10 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
         }
         if (decoded === undefined) {
           // Cut short or badly escaped: masked as free text, which adds no quote.
-          parts.push(`"${plain(raw.slice(1, end === -1 ? undefined : -1), depth)}${end === -1 ? "" : '"'}`);
+          const inner = raw.slice(1, end === -1 ? undefined : -1);
+          const masked = plain(inner, depth);
+          if (masked !== inner) changed = true;
+          parts.push(`"${masked}${end === -1 ? "" : '"'}`);
         } else {
           let masked: string;
           if (frame?.kind === "object" && frame.expectingKey) {
@@ -457,7 +498,11 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
             const [key, parent] = valueContext(stack);
             masked = maskStringAt(decoded, key, parent, depth);
           }
-          parts.push(masked === decoded ? raw : JSON.stringify(masked));
+          if (masked === decoded) parts.push(raw);
+          else {
+            changed = true;
+            parts.push(JSON.stringify(masked));
+          }
         }
         previous = '"';
         i += raw.length;
@@ -509,7 +554,10 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
           const [key, parent] = valueContext(stack);
           const kind = /\d/.test(token) ? fieldKind(key, parent) : undefined;
           // A CVC or card number written as a number is still a secret: masked, as a string.
-          parts.push(kind === "cvc" || kind === "card" ? JSON.stringify(maskField(kind, token)) : token);
+          if (kind === "cvc" || kind === "card") {
+            changed = true;
+            parts.push(JSON.stringify(maskField(kind, token)));
+          } else parts.push(token);
           previous = "0";
           i += token.length;
           continue;
@@ -520,7 +568,7 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
       i++;
     }
     flushJunk(text.length);
-    return parts.join("");
+    return changed ? parts.join("") : text;
   }
 
   function text(value: string): string {
