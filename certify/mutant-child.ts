@@ -8,6 +8,7 @@
  * the parent reads each run's JSON report.
  */
 import { startReferenceProvider } from "../fixtures/reference-provider/index.ts";
+import type { ReportKind } from "./reports/index.ts";
 import { runCertification } from "./runner.ts";
 import { ReusedSpecRunner } from "./spec-runner.ts";
 
@@ -18,6 +19,8 @@ export interface MutantJob {
   reportDir: string;
   /** Only these spec files (paths from the project root); none: every spec file. */
   specFiles: string[];
+  /** Which reports the run writes (the JSON, which the parent reads, always). */
+  reports: ReportKind[];
 }
 
 /** How the run ended, and the CPU time the process spent on it (all its threads, ms). */
@@ -42,6 +45,7 @@ async function certify(job: MutantJob): Promise<MutantReply> {
       env: { ...process.env, H2H_BASE_URL: provider.url, H2H_REPORT_DIR: job.reportDir },
       print: () => {},
       specRunner: specRunner.run,
+      reports: job.reports,
       ...(job.specFiles.length > 0 ? { specFiles: job.specFiles } : {}),
     });
     await provider.stop();

@@ -3,7 +3,7 @@
  * checks the fault names, and passes the clean provider three times in a row. Each mutant runs
  * only the spec files holding the checks its fault names (`npm run mutants` runs them all).
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -16,6 +16,7 @@ import {
   renderMutationTable,
   runMutationSuite,
 } from "./mutation.ts";
+import { REPORT_FILES } from "./reports/index.ts";
 
 describe("mutation self-test", () => {
   it("every fault names checks that exist", () => {
@@ -30,10 +31,13 @@ describe("mutation self-test", () => {
     "kills every fault by its named checks, with no false positive in three clean runs",
     async () => {
       process.stderr.write(`mutation self-test: ${FAULTS.size} faults and 3 clean runs\n`);
+      const reportDir = mkdtempSync(join(tmpdir(), "h2h-mutants-test-"));
       const results = await runMutationSuite({
         cleanRuns: 3,
         targeted: true,
-        reportDir: mkdtempSync(join(tmpdir(), "h2h-mutants-test-")),
+        reportDir,
+        // The outcome is read from the JSON; the other reports are tested where they are made.
+        reports: ["json"],
         // Straight to stderr: Vitest shows it as it comes, so a long self-test is never silent.
         onResult: (result, progress) => process.stderr.write(`  ${progressLine(result, progress)}\n`),
       });
@@ -51,6 +55,8 @@ describe("mutation self-test", () => {
       ).toEqual([]);
       expect(killRate(results)).toEqual({ killed: FAULTS.size, total: FAULTS.size, percent: 100 });
       expect(results.filter((r) => r.fault === undefined)).toHaveLength(3);
+      // Each run wrote the JSON report alone.
+      for (const result of results) expect(readdirSync(result.reportDir)).toEqual([REPORT_FILES.json]);
     },
     15 * 60_000,
   );

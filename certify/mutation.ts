@@ -24,7 +24,7 @@ import {
   specFilesByCheck,
   targetOf,
 } from "./mutation-targets.ts";
-import { REPORT_FILES } from "./reports/index.ts";
+import { REPORT_FILES, REPORT_KINDS, type ReportKind } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 import { PROJECT_ROOT } from "./settings.ts";
 
@@ -69,6 +69,11 @@ export interface MutationOptions {
   targeted?: boolean;
   /** Where each run's reports go (one folder per run). */
   reportDir: string;
+  /**
+   * Which reports each run writes besides the JSON the outcome is read from (default: all of
+   * them, to look into a run; the self-test in npm test writes the JSON alone).
+   */
+  reports?: readonly ReportKind[];
   /** Called as each run ends; `done` of `total` runs have ended. */
   onResult?: (result: MutantResult, progress: { done: number; total: number }) => void;
 }
@@ -149,6 +154,7 @@ async function runOne(
   job: Job,
   reportDir: string,
   specPaths: ReadonlyMap<string, string>,
+  reports: readonly ReportKind[],
 ): Promise<{
   result: MutantResult;
   report: RunReport | undefined;
@@ -170,7 +176,12 @@ async function runOne(
     target.kind === "files" ? target.files.map((file) => specPaths.get(file) ?? join(SPEC_DIR, file)) : [];
   await mkdir(reportDir, { recursive: true });
   // The provider's own timings are the reference profile's: the run judges it by that profile.
-  const { reply, output } = await child.run({ faults: fault ? [fault.name] : [], reportDir, specFiles });
+  const { reply, output } = await child.run({
+    faults: fault ? [fault.name] : [],
+    reportDir,
+    specFiles,
+    reports: [...reports],
+  });
   const exitCode = "exitCode" in reply ? reply.exitCode : null;
   base.cpuMs = reply.cpuMs;
   let report: RunReport;
@@ -321,7 +332,13 @@ export async function runMutationSuite(options: MutationOptions): Promise<Mutant
       const folder = job.subject.replace(/[^a-z0-9-]+/gi, "-").replace(/^-|-$/g, "");
       let ran: Awaited<ReturnType<typeof runOne>>;
       try {
-        ran = await runOne(child, job, join(options.reportDir, folder), specPaths);
+        ran = await runOne(
+          child,
+          job,
+          join(options.reportDir, folder),
+          specPaths,
+          options.reports ?? REPORT_KINDS,
+        );
       } catch (error) {
         if (job === clean[0]) learnt(undefined);
         throw error;

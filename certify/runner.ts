@@ -54,7 +54,7 @@ import {
   type ProbeOverrides,
   readProbeSettings,
 } from "./probe-settings.ts";
-import { type ReportPaths, writeReports } from "./reports/index.ts";
+import { type ReportKind, type ReportPaths, writeReports } from "./reports/index.ts";
 import { resolveRootCauses } from "./root-causes.ts";
 import type { RunContext } from "./run-context.ts";
 import { type CheckRecord, type RunReport, sortChecks, summarize, type Verdict } from "./run-model.ts";
@@ -93,6 +93,8 @@ export interface CertifyOptions {
   specFiles?: readonly string[];
   /** How the specs run under Vitest (default: a Vitest of its own for this run). */
   specRunner?: SpecRunner;
+  /** Which reports are written (default: all four); the JSON always is. */
+  reports?: readonly ReportKind[];
 }
 
 export interface CertifyResult {
@@ -449,7 +451,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
       timings: specClock.timings(startedAt.getTime()),
     };
     if (baseline) report.baseline = compareWithBaseline(baseline, report);
-    const paths = await writeReports(report, settings.reportDir, masker);
+    const paths = await writeReports(report, settings.reportDir, masker, options.reports);
     printSummary(report, paths, print, cwd);
     if (report.baseline) for (const line of baselineLines(report.baseline)) print(line);
     return { report, paths };

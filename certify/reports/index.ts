@@ -12,11 +12,12 @@ import { renderHar } from "./har.ts";
 import { renderHtml } from "./html.ts";
 import { renderJunit } from "./junit.ts";
 
+/** The reports written (absent: not written this run; the JSON always is). */
 export interface ReportPaths {
-  junit: string;
+  junit?: string;
   json: string;
-  html: string;
-  har: string;
+  html?: string;
+  har?: string;
   /** H2H_TARGET_IMAGE runs only: the target container's log. */
   targetLog?: string;
 }
@@ -27,6 +28,9 @@ export const REPORT_FILES = {
   html: "h2h-certify.html",
   har: "h2h-certify.har",
 } as const;
+
+export type ReportKind = keyof typeof REPORT_FILES;
+export const REPORT_KINDS: readonly ReportKind[] = ["junit", "json", "html", "har"];
 
 /** Written beside the others when the target ran in a container (H2H_TARGET_IMAGE). */
 export const TARGET_LOG_FILE = "h2h-certify.target-container.log";
@@ -42,7 +46,10 @@ const LARGE_REPORT_CHARS = 16 * 1024 * 1024;
 
 /** Renders, masks and writes one report; returns its length, keeping no reference to its text. */
 async function writeRendered(path: string, render: () => string, masker: Masker): Promise<number> {
-  const text = masker.text(render());
+  const rendered = render();
+  // Building a report this large leaves as much garbage as the report; freed before masking adds its own.
+  if (rendered.length > LARGE_REPORT_CHARS) collectGarbage();
+  const text = masker.text(rendered);
   await writeWhole(path, text);
   return text.length;
 }
@@ -51,6 +58,8 @@ export async function writeReports(
   report: RunReport,
   directory: string,
   masker: Masker,
+  /** Which reports to write (default: all four); the JSON always is. */
+  kinds: readonly ReportKind[] = REPORT_KINDS,
 ): Promise<ReportPaths> {
   const dir = resolve(directory);
   try {
@@ -60,25 +69,27 @@ export async function writeReports(
       `H2H_REPORT_DIR ${dir} cannot be created: ${(error as { code?: string }).code ?? String(error)}`,
     );
   }
-  const paths: ReportPaths = {
-    junit: join(dir, REPORT_FILES.junit),
-    json: join(dir, REPORT_FILES.json),
-    html: join(dir, REPORT_FILES.html),
-    har: join(dir, REPORT_FILES.har),
+  const renderers: Record<ReportKind, () => string> = {
+    junit: () => renderJunit(report),
+    json: () => `${JSON.stringify(report, null, 2)}\n`,
+    html: () => renderHtml(report),
+    har: () => renderHar(report),
   };
+  const paths: ReportPaths = { json: join(dir, REPORT_FILES.json) };
   // One report at a time, each rendered just before it is written: a report holds every exchange
   // (up to limits.maxBodyBytes each), so four rendered at once, and their masked copies, would
   // hold all of them eight times over (issue 12: bounded memory).
-  const renders: [string, () => string][] = [
-    [paths.junit, () => renderJunit(report)],
-    [paths.json, () => `${JSON.stringify(report, null, 2)}\n`],
-    [paths.html, () => renderHtml(report)],
-    [paths.har, () => renderHar(report)],
-  ];
-  for (const [path, render] of renders) {
+  for (const kind of REPORT_KINDS) {
+    const path = join(dir, REPORT_FILES[kind]);
+    if (kind !== "json" && !kinds.includes(kind)) {
+      // A report left from an earlier run in the same folder would not be this run's.
+      await rm(path, { force: true });
+      continue;
+    }
+    paths[kind] = path;
     // The report's text is gone once written (nothing here keeps it), so a collection frees it. Only
     // after a large one: on a usual run each costs more time than the little memory it frees.
-    if ((await writeRendered(path, render, masker)) > LARGE_REPORT_CHARS) collectGarbage();
+    if ((await writeRendered(path, renderers[kind], masker)) > LARGE_REPORT_CHARS) collectGarbage();
   }
   if (report.targetContainer) {
     paths.targetLog = join(dir, TARGET_LOG_FILE);
