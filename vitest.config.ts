@@ -7,6 +7,9 @@ export default defineConfig({
     exclude: ["node_modules/**", "load/dist/**"],
     // The watchdog names a file that runs too long and ends a run over its budget (see its header).
     reporters: ["default", "./vitest.closing-reporter.ts", "./vitest.watchdog-reporter.ts"],
+    // Both cores (Vitest's default leaves one to itself): most files wait on child processes,
+    // sockets and timers, so two side by side use the machine instead of queueing.
+    maxWorkers: 2,
     testTimeout: 20_000,
     hookTimeout: 20_000,
   },

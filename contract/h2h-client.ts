@@ -375,7 +375,10 @@ export class H2hClient {
     this.sizeProbeBytes = options.sizeProbeBytes ?? DEFAULT_SIZE_PROBE_BYTES;
     if (!Number.isInteger(this.maxBodyBytes) || this.maxBodyBytes < 1)
       throw new Error(`maxBodyBytes ${this.maxBodyBytes} must be a positive integer`);
-    this.connector = tlsAwareConnector({ timeout: options.timeoutMs, ...tlsConnectOptions(options.tls) });
+    this.connector = tlsAwareConnector(
+      { timeout: options.timeoutMs, ...tlsConnectOptions(options.tls) },
+      options.tls?.cert !== undefined,
+    );
     this.agent = new Agent({ connect: this.connector.connect, keepAliveTimeout: 4_000 });
   }
 

@@ -15,7 +15,7 @@ import {
   OPENSSL_MISSING,
 } from "../fixtures/testing/certificates.ts";
 import { H2hClient, TransportError } from "./h2h-client.ts";
-import { readTlsFiles, TlsConfigError, type TlsMaterial } from "./tls.ts";
+import { readTlsFiles, TlsConfigError, type TlsMaterial, tlsConnectOptions } from "./tls.ts";
 
 const title = `TLS and mTLS against a local HTTPS target${OPENSSL_MISSING ? ` (skipped: ${OPENSSL_MISSING})` : ""}`;
 let certs: CertificateFactory;
@@ -112,6 +112,22 @@ describe.skipIf(OPENSSL_MISSING !== undefined)(title, () => {
       passphrase: "hunter2",
     });
     expect((await call(mtlsUrl, tls)).response.status).toBe(200);
+  });
+
+  it("makes one secure context per TLS material, shared by every client and connection", () => {
+    const tls = readTlsFiles({
+      caFiles: [file("ca.pem")],
+      certFile: file("client.pem"),
+      keyFile: file("client.key"),
+    });
+    const first = tlsConnectOptions(tls);
+    expect(first.secureContext).toBeDefined();
+    expect(first).toMatchObject({ rejectUnauthorized: true });
+    expect(tlsConnectOptions(tls).secureContext).toBe(first.secureContext);
+    // The CA and key go into the context, not into each connection's options.
+    expect(first).not.toHaveProperty("ca");
+    expect(first).not.toHaveProperty("key");
+    expect(tlsConnectOptions({ ...tls }).secureContext).not.toBe(first.secureContext);
   });
 
   it("names a missing client certificate, with the URL", async () => {

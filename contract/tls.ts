@@ -6,7 +6,13 @@
  */
 import { createPrivateKey, type KeyObject, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { rootCertificates, type TLSSocket } from "node:tls";
+import {
+  createSecureContext,
+  rootCertificates,
+  type SecureContext,
+  type SecureContextOptions,
+  type TLSSocket,
+} from "node:tls";
 import { buildConnector } from "undici";
 
 /** PEM text, read and checked: what the HTTP client's TLS connection is given. */
@@ -219,17 +225,31 @@ function nodeExtraCaCertificates(): string[] {
   }
 }
 
+/**
+ * One secure context per material, made on first use: making one parses every trusted root CA
+ * (and decrypts the client key), which per connection cost a burst of new connections seconds of
+ * CPU on a busy machine, enough to time requests out.
+ */
+const secureContexts = new WeakMap<TlsMaterial, SecureContext>();
+
 /** The `connect` options of an undici Agent (Node's tls.connect options) for this material. */
 export function tlsConnectOptions(material: TlsMaterial | undefined): Record<string, unknown> {
   const options: Record<string, unknown> = { rejectUnauthorized: true };
   if (!material) return options;
-  if (material.ca && material.ca.length > 0) {
-    // An explicit `ca` replaces Node's trust store: keep its root CAs (and NODE_EXTRA_CA_CERTS).
-    options.ca = [...rootCertificates, ...nodeExtraCaCertificates(), ...material.ca];
+  let context = secureContexts.get(material);
+  if (!context) {
+    const contextOptions: SecureContextOptions = {};
+    if (material.ca && material.ca.length > 0) {
+      // An explicit `ca` replaces Node's trust store: keep its root CAs (and NODE_EXTRA_CA_CERTS).
+      contextOptions.ca = [...rootCertificates, ...nodeExtraCaCertificates(), ...material.ca];
+    }
+    if (material.cert !== undefined) contextOptions.cert = material.cert;
+    if (material.key !== undefined) contextOptions.key = material.key;
+    if (material.passphrase !== undefined) contextOptions.passphrase = material.passphrase;
+    context = createSecureContext(contextOptions);
+    secureContexts.set(material, context);
   }
-  if (material.cert !== undefined) options.cert = material.cert;
-  if (material.key !== undefined) options.key = material.key;
-  if (material.passphrase !== undefined) options.passphrase = material.passphrase;
+  options.secureContext = context;
   return options;
 }
 
@@ -361,9 +381,12 @@ export interface TlsAwareConnector {
 }
 
 /** An undici connector that keeps what each TLS connection saw, to name its failure precisely. */
-export function tlsAwareConnector(options: buildConnector.BuildOptions): TlsAwareConnector {
+export function tlsAwareConnector(
+  options: buildConnector.BuildOptions,
+  /** Whether a client certificate is presented (it may sit inside `options.secureContext`). */
+  presentsCertificate = (options as { cert?: unknown }).cert !== undefined,
+): TlsAwareConnector {
   const connector = buildConnector(options);
-  const presentsCertificate = (options as { cert?: unknown }).cert !== undefined;
   const notes = new Map<number, SocketNote>();
   const connect: buildConnector.connector = (connectOptions, callback) => {
     connector(connectOptions, (...args) => {
