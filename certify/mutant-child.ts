@@ -21,6 +21,8 @@ export interface MutantJob {
   specFiles: string[];
   /** Which reports the run writes (the JSON, which the parent reads, always). */
   reports: ReportKind[];
+  /** Only the tests of these checks (`--only`); none: every test of the spec files. */
+  only: string[];
 }
 
 /** How the run ended, and the CPU time the process spent on it (all its threads, ms). */
@@ -46,6 +48,7 @@ async function certify(job: MutantJob): Promise<MutantReply> {
       print: () => {},
       specRunner: specRunner.run,
       reports: job.reports,
+      ...(job.only.length > 0 ? { probes: { only: job.only } } : {}),
       ...(job.specFiles.length > 0 ? { specFiles: job.specFiles } : {}),
     });
     await provider.stop();

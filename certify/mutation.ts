@@ -174,6 +174,10 @@ async function runOne(
   };
   const specFiles =
     target.kind === "files" ? target.files.map((file) => specPaths.get(file) ?? join(SPEC_DIR, file)) : [];
+  // Targeted, a fault runs only the tests of the checks it names (`--only`): in those files, the
+  // rest cannot fail them. Not a fault one probe alone must kill: whether another file's tests fail
+  // its checks too is what that fault's run has to show.
+  const only = target.kind === "files" && fault && !fault.probe ? [...fault.detectedBy] : [];
   await mkdir(reportDir, { recursive: true });
   // The provider's own timings are the reference profile's: the run judges it by that profile.
   const { reply, output } = await child.run({
@@ -181,6 +185,7 @@ async function runOne(
     reportDir,
     specFiles,
     reports: [...reports],
+    only,
   });
   const exitCode = "exitCode" in reply ? reply.exitCode : null;
   base.cpuMs = reply.cpuMs;

@@ -106,8 +106,8 @@ function forwardingReporter(current: () => readonly Reporter[]): Reporter {
 }
 
 /**
- * One Vitest kept for many runs, one at a time, each with its own run context and reporters.
- * Runs that need other timeouts, or `--only`, get a Vitest of their own.
+ * One Vitest kept for many runs, one at a time, each with its own run context, reporters and
+ * test name pattern (`--only`). Runs that need other timeouts get a Vitest of their own.
  */
 export class ReusedSpecRunner {
   private vitest: Promise<Vitest> | undefined;
@@ -119,11 +119,14 @@ export class ReusedSpecRunner {
     const sameTimeouts =
       this.timeouts === undefined ||
       (this.timeouts.testTimeout === run.testTimeout && this.timeouts.hookTimeout === run.hookTimeout);
-    if (run.testNamePattern || !sameTimeouts) return runSpecsOnce(run);
+    if (!sameTimeouts) return runSpecsOnce(run);
     this.timeouts = { testTimeout: run.testTimeout, hookTimeout: run.hookTimeout };
     this.vitest ??= this.create(run);
     const vitest = await this.vitest;
     vitest.provide(RUN_CONTEXT_KEY, run.runContext);
+    // `--only`: this run's tests alone; the next run sets its own, or none.
+    if (run.testNamePattern) vitest.setGlobalTestNamePattern(run.testNamePattern);
+    else vitest.resetGlobalTestNamePattern();
     this.reporters = run.reporters;
     for (const reporter of run.reporters) {
       if (this.initialised.has(reporter)) continue;
