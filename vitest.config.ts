@@ -10,6 +10,10 @@ export default defineConfig({
     // Both cores (Vitest's default leaves one to itself): most files wait on child processes,
     // sockets and timers, so two side by side use the machine instead of queueing.
     maxWorkers: 2,
+    // A worker runs file after file without a fresh module graph each time: importing zod, undici
+    // and the contract again for each of some 70 files was a sixth of the run's CPU. No test keeps
+    // state in a shared module; the few that set a variable of process.env put it back.
+    isolate: false,
     testTimeout: 20_000,
     hookTimeout: 20_000,
   },

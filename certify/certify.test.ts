@@ -3,6 +3,7 @@
  * provider with every report written and no secret anywhere; one clear failure, fast, against a
  * target that is not there; a bad profile refused before any request, naming the key.
  */
+
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +16,7 @@ import {
   REFERENCE_CALLBACK_SECRET,
   startReferenceProvider,
 } from "../fixtures/reference-provider/index.ts";
+import { TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 
@@ -22,7 +24,7 @@ const script = fileURLToPath(new URL("../scripts/certify.ts", import.meta.url));
 
 function certify(env: Record<string, string>): Promise<{ exitCode: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", script], {
+    const child = spawn(process.execPath, [...TS_NODE_ARGS, script], {
       // Set-but-empty H2H_* variables are refused (exit 64): the outer ones are dropped instead.
       env: {
         ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("H2H_"))),

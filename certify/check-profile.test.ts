@@ -3,6 +3,7 @@
  * into the package root and says where the user was in INIT_CWD), with a relative H2H_PROFILE.
  * It validates, prints the effective profile with its defaults, and sends no request.
  */
+
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -12,12 +13,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { EXAMPLE_FOREIGN_PROFILE_PATH } from "../fixtures/profiles/index.ts";
+import { TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
 function checkProfile(env: Record<string, string>): Promise<{ exitCode: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/certify.ts", "--check-profile"], {
+    const child = spawn(process.execPath, [...TS_NODE_ARGS, "scripts/certify.ts", "--check-profile"], {
       cwd: root,
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],

@@ -201,10 +201,13 @@ describe("comparing two real certification runs", () => {
   let faultyRun: { exitCode: number | null; output: string };
 
   beforeAll(async () => {
-    const cleanRun = await child("scripts/certify.ts", [], { H2H_REPORT_DIR: clean });
+    // The checks a wrong signature fails, and the arrival of the same callbacks (unchanged): the
+    // comparison is what is under test here, so the rest of a certification is left out.
+    const only = ["--only", "callbacks.signature-valid", "--only", "callbacks.arrives"];
+    const cleanRun = await child("scripts/certify.ts", only, { H2H_REPORT_DIR: clean });
     expect(cleanRun.exitCode, cleanRun.output).toBe(0);
     provider = await startReferenceProvider({ port: 0, faults: ["bad-callback-signature"] });
-    faultyRun = await child("scripts/certify.ts", [], {
+    faultyRun = await child("scripts/certify.ts", only, {
       H2H_BASE_URL: provider.url,
       H2H_PROFILE: fileURLToPath(new URL("../fixtures/profiles/reference.json", import.meta.url)),
       H2H_REPORT_DIR: faulty,
@@ -239,7 +242,7 @@ describe("comparing two real certification runs", () => {
     expect(forward.output).toContain("regressions (passed → failed): 12");
     for (const key of SIGNATURE_CASES) expect(forward.output).toContain(`  ✗ ${key}: `);
     expect(forward.output).toMatch(
-      /12 regression\(s\), 0 fix\(es\), 0 new, 0 removed, 0 other change\(s\), 0 flaky, \d+ unchanged/,
+      /12 regression\(s\), 0 fix\(es\), 0 new, 0 removed, 0 other change\(s\), 0 flaky, [1-9]\d* unchanged/,
     );
 
     // Any order on the command line: the reports' start times say which run came first.

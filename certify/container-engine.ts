@@ -118,7 +118,9 @@ export interface ContainerWatch {
  * terminal's Ctrl-C.
  */
 export function watchContainer(containerId: string): ContainerWatch {
-  const child = spawn(process.execPath, ["--import", "tsx", WATCHDOG, containerId], {
+  // The project's own loader, as `npm run` uses (half the start-up CPU of tsx).
+  const loader = fileURLToPath(new URL("../scripts/ts-loader.mjs", import.meta.url));
+  const child = spawn(process.execPath, ["--import", loader, WATCHDOG, containerId], {
     cwd: PROJECT_ROOT,
     detached: true,
     stdio: ["pipe", "ignore", "ignore"],

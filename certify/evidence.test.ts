@@ -25,7 +25,7 @@ import {
   REFERENCE_CALLBACK_SECRET,
   startReferenceProvider,
 } from "../fixtures/reference-provider/index.ts";
-import { childEnv } from "../fixtures/testing/index.ts";
+import { childEnv, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 
@@ -36,7 +36,7 @@ function certify(
   args: readonly string[] = [],
 ): Promise<{ exitCode: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+    const child = spawn(process.execPath, [...TS_NODE_ARGS, script, ...args], {
       // An empty value unsets the variable: a set-but-empty H2H_* variable is refused (issue 12).
       env: childEnv({ H2H_API_KEY_2: "", H2H_SEED: "11", ...env }),
       stdio: ["ignore", "pipe", "pipe"],

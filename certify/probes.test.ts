@@ -15,7 +15,7 @@ import {
   type RunningReferenceProvider,
   startReferenceProvider,
 } from "../fixtures/reference-provider/index.ts";
-import { childEnv } from "../fixtures/testing/index.ts";
+import { childEnv, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 
@@ -26,7 +26,7 @@ function certify(baseUrl: string, args: string[]) {
   const reportDir = mkdtempSync(join(tmpdir(), "h2h-probes-test-"));
   return new Promise<{ exitCode: number | null; output: string; reportDir: string; report: RunReport }>(
     (resolve) => {
-      const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+      const child = spawn(process.execPath, [...TS_NODE_ARGS, script, ...args], {
         // An empty value unsets the variable: a set-but-empty H2H_* variable is refused (issue 12).
         env: childEnv({
           H2H_BASE_URL: baseUrl,

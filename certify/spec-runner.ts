@@ -7,7 +7,7 @@
 
 import { availableParallelism } from "node:os";
 import { isAbsolute, resolve } from "node:path";
-import { createVitest, type Reporter, startVitest, type Vitest } from "vitest/node";
+import type { Reporter, Vitest } from "vitest/node";
 import { type RunStop, stoppableStartVitest } from "./deadline.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "./run-context.ts";
 import { PROJECT_ROOT } from "./settings.ts";
@@ -57,8 +57,15 @@ function baseOptions(run: Pick<SpecRun, "testTimeout" | "hookTimeout">, maxWorke
   };
 }
 
+/**
+ * Vitest's node API, imported when specs are to run: it is most of certify's start-up, and a run
+ * refused for its settings, or a target that cannot be reached, never needs it.
+ */
+const loadVitest = () => import("vitest/node");
+
 /** One Vitest for one run. */
 export const runSpecsOnce: SpecRunner = async (run) => {
+  const { startVitest } = await loadVitest();
   const start = run.runStop ? stoppableStartVitest(run.runStop, startVitest) : startVitest;
   const vitest = await start("test", [], {
     ...baseOptions(run, RUN_WORKERS),
@@ -154,6 +161,7 @@ export class ReusedSpecRunner {
   };
 
   private async create(run: SpecRun): Promise<Vitest> {
+    const { createVitest } = await loadVitest();
     const vitest = await createVitest("test", {
       // One worker, which takes all of a run's files: Vitest starts a run's workers afresh, and
       // each imports the contract; where runs go on one after another on every core (the

@@ -12,6 +12,7 @@ import {
   certificateFactory,
   OPENSSL_MISSING,
 } from "../fixtures/testing/certificates.ts";
+import { TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 import { SinkClient } from "./client.ts";
 import { type RunningSink, type SinkOptions, startWebhookSink } from "./server.ts";
 import { LOG_FILE } from "./store.ts";
@@ -284,7 +285,7 @@ describe("webhook sink: durability", () => {
       new Promise<{ child: ChildProcess; url: string }>((resolve, reject) => {
         const child = spawn(
           process.execPath,
-          ["--import", "tsx", script, "--data-dir", dir, "--token", token],
+          [...TS_NODE_ARGS, script, "--data-dir", dir, "--token", token],
           {
             stdio: ["ignore", "pipe", "pipe"],
             env: withoutProfile(),
@@ -461,7 +462,7 @@ describe.skipIf(OPENSSL_MISSING !== undefined)(
     it("npm run sink -- --tls-cert --tls-key serves HTTPS; a bad file is a usage error naming the option", async () => {
       const script = fileURLToPath(new URL("../scripts/sink.ts", import.meta.url));
       const run = (args: string[]) =>
-        spawn(process.execPath, ["--import", "tsx", script, "--data-dir", dataDir(), ...args], {
+        spawn(process.execPath, [...TS_NODE_ARGS, script, "--data-dir", dataDir(), ...args], {
           stdio: ["ignore", "pipe", "pipe"],
           env: withoutProfile(),
         });

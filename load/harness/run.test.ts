@@ -5,12 +5,14 @@
  * stress run prints a capacity; a run three times longer writes no more. Without k6 those tests
  * are skipped, by name, with the reason.
  */
+
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { TS_NODE_ARGS } from "../../fixtures/testing/index.ts";
 import { failingChecks, type K6Summary } from "../lib/summary.ts";
 import { dockerAvailable, findLocalK6 } from "./k6-runner.ts";
 import { loadSeriesOf, parseK6Timeline } from "./k6-timeline.ts";
@@ -20,7 +22,7 @@ const script = fileURLToPath(new URL("../../scripts/load.ts", import.meta.url));
 
 function load(args: string[], env: Record<string, string>) {
   return new Promise<{ exitCode: number | null; output: string }>((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+    const child = spawn(process.execPath, [...TS_NODE_ARGS, script, ...args], {
       // Set-but-empty H2H_* variables are refused (exit 64): the outer ones are dropped instead.
       env: {
         ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("H2H_"))),
