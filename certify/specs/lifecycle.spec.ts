@@ -457,6 +457,8 @@ interface TimerRun {
   stayed: unknown;
   moved: unknown;
   seconds: number;
+  /** How old the stayed order was, at most, when its timer was read (seconds). */
+  stayedAgeSeconds: number;
   evidence: Exchange[];
 }
 
@@ -496,10 +498,12 @@ async function timerRun(kind: OrderKind): Promise<TimerRun> {
   evidence.push(stayedAnswer, movedAnswer);
   const inSeconds = (value: unknown) =>
     typeof value === "number" && profile.lifecycle.timerUnit === "milliseconds" ? value / 1000 : value;
+  const endOf = (e: Exchange) => Date.parse(e.startedAt) + e.durationMs;
   return {
     stayed: inSeconds(dataOf(stayedAnswer.response.json)?.timer),
     moved: inSeconds(dataOf(movedAnswer.response.json)?.timer),
     seconds,
+    stayedAgeSeconds: (endOf(stayedAnswer) - Date.parse(younger.startedAt)) / 1000,
     evidence,
   };
 }
@@ -538,6 +542,7 @@ describe("lifecycle (timer)", () => {
           how: clock.works ? "the sandbox clock" : "real time",
           toleranceSeconds: profile.lifecycle.timerToleranceSeconds,
           lifetimeSeconds,
+          stayedAgeSeconds: run.stayedAgeSeconds,
         },
         run.evidence,
         {

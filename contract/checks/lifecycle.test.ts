@@ -85,6 +85,19 @@ describe("lifecycle checks", () => {
       detail: expect.stringContaining("exceeds the lifetime"),
     });
     expect(semanticsTimerFollowsClock.run({ ...base, stayed: "30", moved: 20 }).ok).toBe(false);
+    // A lifetime shorter than declared: the timers still differ by the move, but start too low.
+    expect(
+      semanticsTimerFollowsClock.run({ ...base, stayed: 20, moved: 10, stayedAgeSeconds: 0.4 }),
+    ).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining(
+        "below the declared lifetime 30 s less the order's age (at most 0.400 s)",
+      ),
+    });
+    // An order read a few seconds after its creation request started may show that much less.
+    expect(semanticsTimerFollowsClock.run({ ...base, stayed: 26, moved: 16, stayedAgeSeconds: 3.2 }).ok).toBe(
+      true,
+    );
   });
 
   it("the race checks want exactly one accepted, the others refused as the profile pins", () => {

@@ -76,13 +76,19 @@ export interface TimerClockInput {
   toleranceSeconds: number;
   /** The order lifetime, when the profile states one: a fresh order's timer is at most that. */
   lifetimeSeconds?: number | undefined;
+  /**
+   * How old the order whose clock stayed was, at most, when its timer was read (from the start of
+   * its creation request to the answer carrying the timer): its timer is at least the lifetime
+   * less that, so a target whose orders live shorter than the profile declares fails.
+   */
+  stayedAgeSeconds?: number | undefined;
 }
 
 export const semanticsTimerFollowsClock = defineCheck<TimerClockInput>(
   "semantics.timer-follows-clock",
   "semantics",
-  "timer counts down the order's lifetime on the order's clock: an order whose clock is N seconds ahead answers a timer N seconds lower, within the profile's tolerance (§2.3; the unit is the profile's).",
-  ({ stayed, moved, seconds, how, toleranceSeconds, lifetimeSeconds }) => {
+  "timer counts down the order's lifetime on the order's clock: a fresh order's timer is the lifetime the profile declares less the order's age, and an order whose clock is N seconds ahead answers a timer N seconds lower, within the profile's tolerance (§2.3; the unit is the profile's).",
+  ({ stayed, moved, seconds, how, toleranceSeconds, lifetimeSeconds, stayedAgeSeconds }) => {
     if (typeof stayed !== "number" || typeof moved !== "number")
       return fail(`timer is ${show(stayed)} and ${show(moved)}: not numbers to compare`);
     const problems: string[] = [];
@@ -93,6 +99,14 @@ export const semanticsTimerFollowsClock = defineCheck<TimerClockInput>(
       );
     if (lifetimeSeconds !== undefined && stayed > lifetimeSeconds + toleranceSeconds)
       problems.push(`a fresh order's timer ${stayed} exceeds the lifetime ${lifetimeSeconds} s`);
+    if (
+      lifetimeSeconds !== undefined &&
+      stayedAgeSeconds !== undefined &&
+      stayed < lifetimeSeconds - stayedAgeSeconds - toleranceSeconds
+    )
+      problems.push(
+        `a fresh order's timer ${stayed} is below the declared lifetime ${lifetimeSeconds} s less the order's age (at most ${stayedAgeSeconds.toFixed(3)} s), beyond the tolerance ${toleranceSeconds}: its orders live shorter than the profile says`,
+      );
     return problems.length > 0
       ? fail(problems.join("; "))
       : pass(`${seconds} s ahead on ${how}: timer ${stayed} → ${moved} (lower by ${lowered.toFixed(3)} s)`);
