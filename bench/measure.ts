@@ -16,14 +16,19 @@ export interface ChildServer {
   stop(): Promise<{ peakRssBytes: number | undefined }>;
 }
 
-/** Runs `bench/serve.ts <kind>` under tsx and waits for its `LISTENING <url>` line. */
+/**
+ * Runs `bench/serve.ts <kind>` with the project's loader (as `npm run provider` runs the provider:
+ * what is measured is what users run; tsx's transform keeps every function's name, at a cost per
+ * closure made) and waits for its `LISTENING <url>` line.
+ */
 export async function startChildServer(
   kind: string,
   timeoutMs = 20_000,
   env: Record<string, string> = {},
 ): Promise<ChildServer> {
   const script = fileURLToPath(new URL("./serve.ts", import.meta.url));
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", script, kind], {
+  const loader = fileURLToPath(new URL("../scripts/ts-loader.mjs", import.meta.url));
+  const child: ChildProcess = spawn(process.execPath, ["--import", loader, script, kind], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, ...env },
   });
