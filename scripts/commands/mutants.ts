@@ -25,8 +25,9 @@ export const mutants = defineCommand({
     targeted: {
       type: "boolean",
       description:
-        "each mutant runs only the spec files holding the checks its fault names, as the first\n" +
-        "clean run's records show them (what npm test does; faster, and as strict on those checks)",
+        "each mutant runs only the tests of the checks its fault names, in the spec files the first\n" +
+        "clean run's records show them in (a fault one probe alone must kill: those files whole);\n" +
+        "what npm test does, writing each run's JSON report alone; faster, as strict on those checks",
     },
   },
   environment: ["H2H_REPORT_DIR  where the reports go (default: reports/)"],
