@@ -266,6 +266,21 @@ describe("comparing two real certification runs", () => {
     );
     expect(back.exitCode, back.output).toBe(0);
     expect(back.output).toContain("fixes (failed → passed): 12");
+
+    // A later run stopped before its end passes no comparison, even with no regression.
+    const stopped = {
+      ...later,
+      verdict: "incomplete",
+      startedAt: new Date(Date.now() + 120_000).toISOString(),
+    };
+    writeFileSync(join(dir, "stopped.json"), JSON.stringify(stopped));
+    const partial = await child(
+      "scripts/compare.ts",
+      [join(clean, REPORT_FILES.json), join(dir, "stopped.json")],
+      {},
+    );
+    expect(partial.exitCode, partial.output).toBe(2);
+    expect(partial.output).toContain('did not finish (verdict "incomplete")');
   }, 60_000);
 
   it("refuses what is not a report, naming the file, with exit 64", async () => {

@@ -29,7 +29,7 @@ export const compare = defineCommand({
     [EXIT.ok]: "no regression",
     [EXIT.failed]: "a regression: a check that passed in the previous run fails in the current one",
     [EXIT.notJudged]:
-      'the current run could not judge its target (verdict "not run"): no comparison passes it',
+      'the current run could not judge its target (verdict "not run") or did not finish (verdict "incomplete"): no comparison passes it',
     [EXIT.usage]: "bad usage, or a file that is not a certify report",
   },
   knownErrors: [[ReportReadError, EXIT.usage]],
@@ -49,6 +49,13 @@ export const compare = defineCommand({
     if (comparison.current.verdict === "not run") {
       console.error(
         `compare: the current run (${comparison.current.runId}) could not judge its target (verdict "not run"): no comparison passes it`,
+      );
+      return EXIT.notJudged;
+    }
+    if (comparison.current.verdict === "incomplete") {
+      // Stopped by its deadline or a signal: what it did not reach is neither passed nor compared.
+      console.error(
+        `compare: the current run (${comparison.current.runId}) did not finish (verdict "incomplete"): the checks it did not reach are not compared, so no comparison passes it`,
       );
       return EXIT.notJudged;
     }
