@@ -255,30 +255,24 @@ describe("comparing two real certification runs", () => {
     expect(markdown.output).toContain("### Regressions");
     expect(markdown.output).toContain(`| ${SIGNATURE_CASES[0]} | passed | failed |`);
 
-    // Fixed: a copy of the clean report as a later run.
-    const later = JSON.parse(readFileSync(join(clean, REPORT_FILES.json), "utf8")) as RunReport;
-    later.startedAt = new Date(Date.now() + 60_000).toISOString();
-    writeFileSync(join(dir, "later.json"), JSON.stringify(later));
-    const back = await child(
-      "scripts/compare.ts",
-      [join(faulty, REPORT_FILES.json), join(dir, "later.json")],
-      {},
-    );
+    // A copy of the clean report as a run after both, with `changes`, compared with `previous`.
+    const compareWithLaterCopy = (previous: string, name: string, changes: Partial<RunReport> = {}) => {
+      const later = JSON.parse(readFileSync(join(clean, REPORT_FILES.json), "utf8")) as RunReport;
+      writeFileSync(
+        join(dir, name),
+        JSON.stringify({ ...later, startedAt: new Date(Date.now() + 60_000).toISOString(), ...changes }),
+      );
+      return child("scripts/compare.ts", [previous, join(dir, name)], {});
+    };
+    // Fixed: the clean run again, after the faulty one.
+    const back = await compareWithLaterCopy(join(faulty, REPORT_FILES.json), "later.json");
     expect(back.exitCode, back.output).toBe(0);
     expect(back.output).toContain("fixes (failed → passed): 12");
 
     // A later run stopped before its end passes no comparison, even with no regression.
-    const stopped = {
-      ...later,
+    const partial = await compareWithLaterCopy(join(clean, REPORT_FILES.json), "stopped.json", {
       verdict: "incomplete",
-      startedAt: new Date(Date.now() + 120_000).toISOString(),
-    };
-    writeFileSync(join(dir, "stopped.json"), JSON.stringify(stopped));
-    const partial = await child(
-      "scripts/compare.ts",
-      [join(clean, REPORT_FILES.json), join(dir, "stopped.json")],
-      {},
-    );
+    });
     expect(partial.exitCode, partial.output).toBe(2);
     expect(partial.output).toContain('did not finish (verdict "incomplete")');
   }, 60_000);
