@@ -126,3 +126,20 @@ describe("a failing generated probe", () => {
     expect(generatedCreations(other.report)).not.toEqual(requests);
   }, 180_000);
 });
+
+describe("--only", () => {
+  it("runs a check without the tests around it: the envelope checks of refusals alone pass on the clean provider", async () => {
+    // The targeted mutation self-test runs faults this way: a check that needs another test's
+    // answer would fail on its own, and kill any fault.
+    const envelope = ["envelope.failure-markers", "envelope.shape", "envelope.json-content-type"];
+    const run = await certify(
+      clean.url,
+      envelope.flatMap((check) => ["--only", check]),
+    );
+    expect(run.exitCode, run.output).toBe(0);
+    const refusals = run.report.checks.filter((c) => c.source === "auth-and-validation.spec.ts");
+    expect(refusals.length).toBeGreaterThanOrEqual(24);
+    expect(refusals.filter((c) => c.status !== "passed").map((c) => `${c.check}: ${c.detail}`)).toEqual([]);
+    expect(new Set(run.report.checks.map((c) => c.check))).toEqual(new Set(envelope));
+  }, 120_000);
+});
