@@ -57,6 +57,9 @@ describe("masking", () => {
       encodeURIComponent(encodeURIComponent('{"cvc":"***","n":1}')),
     );
     expect(masker.text(encodeURIComponent('{"cvc":123}'))).toBe(encodeURIComponent('{"cvc":"***"}'));
+    // A CVC masked already is left as it is, and does not hide the next one (in free text).
+    expect(masker.text('x "cvc":"***"cvc":"a"cvc":"123" y')).toBe('x "cvc":"***"cvc":"a"cvc":"***" y');
+    expect(masker.text("a cvc=*** then cvc=456")).toBe("a cvc=*** then cvc=***");
   });
 
   it("masks API keys and the callback secret anywhere, and bearer tokens", () => {

@@ -243,10 +243,8 @@ const COLON = String.raw`\s*(?::|%(?:25)?3[aA])\s*`;
 const CVC_KEY = "(?:cvc2?|cvv2?|csc|security_?code)";
 const CARD_KEY = "(?:pan|card_?number|card_?no)";
 /** `"cvc": "123"` in any escaping: the value's quotes are captured to write them back alike. */
-// A value that is empty or masked already is left out: replacing it would change nothing, but copy
-// the whole text (a report of every exchange, once more).
 const QUOTED_CVC = new RegExp(
-  String.raw`(${QUOTE}${CVC_KEY}${QUOTE}${COLON})(${QUOTE})(?!(?:\*\*\*)?${QUOTE})((?:(?!${QUOTE})[^\n])*?)(${QUOTE})`,
+  String.raw`(${QUOTE}${CVC_KEY}${QUOTE}${COLON})(${QUOTE})((?:(?!${QUOTE})[^\n])*?)(${QUOTE})`,
   "gi",
 );
 /** `"cvc": 123`: a number where a CVC goes, masked as a string (quoted like its key). */
@@ -256,10 +254,7 @@ const QUOTED_CARD = new RegExp(
   "gi",
 );
 /** `cvc=123` in a query string or form body. */
-const FORM_CVC = new RegExp(
-  String.raw`((?:^|[?&;\s])${CVC_KEY}=)(?!(?:\*\*\*)?(?:[&#\s"'<]|$))([^&#\s"'<]*)`,
-  "gi",
-);
+const FORM_CVC = new RegExp(String.raw`((?:^|[?&;\s])${CVC_KEY}=)([^&#\s"'<]*)`, "gi");
 /** A bearer credential wherever it is written (never eating a quote or backslash). */
 // A reference to an environment variable (`--oauth2-bearer "$H2H_API_KEY"` or `Bearer ${NAME}` in a
 // curl command, quoted, HTML-escaped or bare) is no secret: it stays, so the command runs as pasted.
@@ -271,6 +266,22 @@ const BASIC = /\b(Basic)(\s+)([A-Za-z0-9+/]{6,}={0,2})(?![\w+/=])/gi;
 const URL_USERINFO = /(?<![a-zA-Z0-9+.-])([a-zA-Z][a-zA-Z0-9+.-]{0,30}:\/\/)([^\s/?#@"'<>\\]{1,512})@/g;
 /** The token segment of a webhook-sink callback URL. */
 const SINK_TOKEN_SEGMENT = /(\/callbacks\/)(?!\*\*\*)([A-Za-z0-9_-]{16,128})(?=[/?#"'\s<\\]|$)/g;
+
+/**
+ * `text.replace(regex, replace)`, or `text` itself when no match would change: a replace copies
+ * the whole text, and a report's CVCs were masked when they were recorded (`***` stays `***`).
+ */
+function replaceChanging(
+  text: string,
+  regex: RegExp,
+  replace: (whole: string, ...groups: string[]) => string,
+): string {
+  for (const match of text.matchAll(regex)) {
+    const [whole, ...groups] = match as unknown as [string, ...string[]];
+    if (replace(whole, ...groups) !== whole) return text.replace(regex, replace);
+  }
+  return text;
+}
 
 // --- JSON tokenising ---------------------------------------------------------------------------
 
@@ -367,15 +378,13 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
       );
     }
     if (/cvc|cvv|csc|security_?code/i.test(out)) {
-      out = out.replace(QUOTED_CVC, (_w, head: string, open: string, value: string, close: string) =>
+      out = replaceChanging(out, QUOTED_CVC, (_w, head, open, value, close) =>
         value === "" ? `${head}${open}${close}` : `${head}${open}${MASK}${close}`,
       );
       out = out.replace(NUMERIC_CVC, (_w, q1: string, key: string, q2: string, colon: string) => {
         return `${q1}${key}${q2}${colon}${q1}${MASK}${q1}`;
       });
-      out = out.replace(FORM_CVC, (_w, head: string, value: string) =>
-        value === "" ? head : `${head}${MASK}`,
-      );
+      out = replaceChanging(out, FORM_CVC, (_w, head, value) => (value === "" ? head : `${head}${MASK}`));
     }
     if (/pan|card_?n/i.test(out))
       out = out.replace(QUOTED_CARD, (_w, head: string, value: string) => head + maskCardDigits(value));
