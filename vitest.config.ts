@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -9,7 +10,7 @@ export default defineConfig({
     reporters: ["default", "./vitest.closing-reporter.ts", "./vitest.watchdog-reporter.ts"],
     // Both cores (Vitest's default leaves one to itself): most files wait on child processes,
     // sockets and timers, so two side by side use the machine instead of queueing.
-    maxWorkers: 2,
+    maxWorkers: Math.min(2, availableParallelism()),
     // A worker runs file after file without a fresh module graph each time: importing zod, undici
     // and the contract again for each of some 70 files was a sixth of the run's CPU. No test keeps
     // state in a shared module; the few that set a variable of process.env put it back.

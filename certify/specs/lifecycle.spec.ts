@@ -543,6 +543,7 @@ describe("lifecycle (timer)", () => {
           toleranceSeconds: profile.lifecycle.timerToleranceSeconds,
           lifetimeSeconds,
           stayedAgeSeconds: run.stayedAgeSeconds,
+          timerStepSeconds: profile.lifecycle.timerUnit === "milliseconds" ? 0.001 : 1,
         },
         run.evidence,
         {

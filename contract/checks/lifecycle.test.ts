@@ -94,10 +94,20 @@ describe("lifecycle checks", () => {
         "below the declared lifetime 30 s less the order's age (at most 0.400 s)",
       ),
     });
-    // An order read a few seconds after its creation request started may show that much less.
-    expect(semanticsTimerFollowsClock.run({ ...base, stayed: 26, moved: 16, stayedAgeSeconds: 3.2 }).ok).toBe(
+    // An order read a few seconds after its creation request started may show that much less,
+    // and one step of the timer less again (whole seconds, rounded down).
+    expect(semanticsTimerFollowsClock.run({ ...base, stayed: 25, moved: 15, stayedAgeSeconds: 3.2 }).ok).toBe(
       true,
     );
+    expect(
+      semanticsTimerFollowsClock.run({
+        ...base,
+        stayed: 27.7,
+        moved: 17.7,
+        stayedAgeSeconds: 0.3,
+        timerStepSeconds: 0.001,
+      }).ok,
+    ).toBe(false);
   });
 
   it("the race checks want exactly one accepted, the others refused as the profile pins", () => {

@@ -82,13 +82,27 @@ export interface TimerClockInput {
    * less that, so a target whose orders live shorter than the profile declares fails.
    */
   stayedAgeSeconds?: number | undefined;
+  /**
+   * The timer's step (1 s for a timer in whole seconds, 0.001 s in milliseconds): a target that
+   * rounds down, or counts from a creation time kept at that precision, is up to one step lower.
+   */
+  timerStepSeconds?: number | undefined;
 }
 
 export const semanticsTimerFollowsClock = defineCheck<TimerClockInput>(
   "semantics.timer-follows-clock",
   "semantics",
   "timer counts down the order's lifetime on the order's clock: a fresh order's timer is the lifetime the profile declares less the order's age, and an order whose clock is N seconds ahead answers a timer N seconds lower, within the profile's tolerance (§2.3; the unit is the profile's).",
-  ({ stayed, moved, seconds, how, toleranceSeconds, lifetimeSeconds, stayedAgeSeconds }) => {
+  ({
+    stayed,
+    moved,
+    seconds,
+    how,
+    toleranceSeconds,
+    lifetimeSeconds,
+    stayedAgeSeconds,
+    timerStepSeconds = 1,
+  }) => {
     if (typeof stayed !== "number" || typeof moved !== "number")
       return fail(`timer is ${show(stayed)} and ${show(moved)}: not numbers to compare`);
     const problems: string[] = [];
@@ -102,10 +116,10 @@ export const semanticsTimerFollowsClock = defineCheck<TimerClockInput>(
     if (
       lifetimeSeconds !== undefined &&
       stayedAgeSeconds !== undefined &&
-      stayed < lifetimeSeconds - stayedAgeSeconds - toleranceSeconds
+      stayed < lifetimeSeconds - stayedAgeSeconds - toleranceSeconds - timerStepSeconds
     )
       problems.push(
-        `a fresh order's timer ${stayed} is below the declared lifetime ${lifetimeSeconds} s less the order's age (at most ${stayedAgeSeconds.toFixed(3)} s), beyond the tolerance ${toleranceSeconds}: its orders live shorter than the profile says`,
+        `a fresh order's timer ${stayed} is below the declared lifetime ${lifetimeSeconds} s less the order's age (at most ${stayedAgeSeconds.toFixed(3)} s), beyond the tolerance ${toleranceSeconds} and one step of the timer (${timerStepSeconds} s): its orders live shorter than the profile says`,
       );
     return problems.length > 0
       ? fail(problems.join("; "))
