@@ -28,7 +28,8 @@ export function onRequestBody(
     chunks = [];
     onBody(undefined);
   });
-  req.once("end", () => {
+  // on, not once: "end" comes once, and once wraps the listener in two more objects per request.
+  req.on("end", () => {
     if (size <= limit) onBody(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
   });
   req.once("error", onError);
