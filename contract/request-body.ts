@@ -15,18 +15,21 @@ export function onRequestBody(
   onBody: (body: Buffer | undefined) => void,
   onError: (error: Error) => void,
 ): void {
-  const chunks: Buffer[] = [];
+  let chunks: Buffer[] = [];
   let size = 0;
-  const onData = (chunk: Buffer) => {
+  // An anonymous listener, not a named closure: under tsx (bench:provider's children) each named
+  // closure costs an Object.defineProperty of its name, on every request. Past the limit it stays
+  // on and drops what it gets, which drains the rest as taking it off and resuming would.
+  req.on("data", (chunk: Buffer) => {
+    if (size > limit) return;
     size += chunk.length;
     if (size <= limit) return void chunks.push(chunk);
     // Over the limit: answer now, while the rest is drained and dropped.
-    req.off("data", onData);
-    req.resume();
+    chunks = [];
     onBody(undefined);
-  };
-  req.on("data", onData);
-  req.once("end", () => {
+  });
+  // on, not once: "end" comes once, and once wraps the listener in two more objects per request.
+  req.on("end", () => {
     if (size <= limit) onBody(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
   });
   req.once("error", onError);
