@@ -22,6 +22,7 @@ import {
   sampleSuccessEnvelope,
 } from "../fixtures/index.ts";
 import {
+  boundHeapGrowth,
   createReferenceProvider,
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
@@ -114,7 +115,11 @@ function startCanned(): Promise<{ url: string; stop(): Promise<unknown> }> {
 
 const kind = process.argv[2];
 const starters: Record<string, () => Promise<{ url: string; stop(): Promise<unknown> }>> = {
-  provider: () => startReferenceProvider({ port: 0 }),
+  // As `npm run provider` serves it: with its heap kept near what it holds.
+  provider: () => {
+    boundHeapGrowth();
+    return startReferenceProvider({ port: 0 });
+  },
   bare: () => startBare(FIXED_BODY),
   "bare-ack": () => startBare('{"stored":1}'),
   canned: startCanned,

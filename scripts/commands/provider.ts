@@ -1,5 +1,6 @@
 /** `npm run provider`: the reference provider alone, until Ctrl-C. */
 import {
+  boundHeapGrowth,
   DEFAULT_CALLBACK_ATTEMPT_TIMEOUT_MS,
   DEFAULT_CALLBACK_RETRY_DELAYS_MS,
   DEFAULT_LIFETIME_SECONDS,
@@ -62,6 +63,8 @@ export const provider = defineCommand({
       return EXIT.ok;
     }
     const retries = options["callback-retries"];
+    // A server of its own: its heap stays near what it holds (fixtures/reference-provider/heap.ts).
+    boundHeapGrowth();
     const running = await startReferenceProvider({
       port: options.port ?? 0,
       host: options.host ?? "127.0.0.1",
