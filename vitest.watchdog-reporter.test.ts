@@ -69,13 +69,14 @@ describe.skipIf(process.platform !== "linux")("the watchdog reporter", () => {
     const started = Date.now();
     const { code, output } = await vitestIn(dir, {
       H2H_TEST_SLOW_FILE_S: "1",
-      H2H_TEST_BUDGET_MIN: "0.1",
+      // 15 s: long enough for the stuck test to have started and said so on a busy machine.
+      H2H_TEST_BUDGET_MIN: "0.25",
       H2H_WATCHDOG_RUN: dir,
     });
     expect(code, output).toBe(1);
     expect(output).toMatch(/watchdog: stuck\.test\.mjs has run for \d+ s/);
     expect(output).toMatch(
-      /over its budget of H2H_TEST_BUDGET_MIN=0\.1 min; ending it with exit code 1\. Still running:\n {2}stuck\.test\.mjs has run for \d+ s/,
+      /over its budget of H2H_TEST_BUDGET_MIN=0\.25 min; ending it with exit code 1\. Still running:\n {2}stuck\.test\.mjs has run for \d+ s/,
     );
     expect(output).toMatch(/running for \d+ s: spins forever/);
     // No worker is left spinning after the run (it would hold a core until the machine stops).
