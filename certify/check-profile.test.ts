@@ -6,14 +6,13 @@
 
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { EXAMPLE_FOREIGN_PROFILE_PATH } from "../fixtures/profiles/index.ts";
 import { TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+import { startHostileTarget } from "./testing/hostile-target.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -33,12 +32,8 @@ function checkProfile(env: Record<string, string>): Promise<{ exitCode: number |
 
 describe("npm run certify -- --check-profile", () => {
   it("validates a profile named relative to the user's directory and prints it with its defaults, sending nothing", async () => {
-    let requests = 0;
-    const target = createServer((_req, res) => {
-      requests += 1;
-      res.end();
-    });
-    await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve));
+    // A target that counts what reaches it: nothing may.
+    const target = await startHostileTarget((_request, _body, response) => response.end());
     try {
       const userDir = mkdtempSync(join(tmpdir(), "h2h-user-"));
       const profile = JSON.parse(readFileSync(EXAMPLE_FOREIGN_PROFILE_PATH, "utf8"));
@@ -47,7 +42,7 @@ describe("npm run certify -- --check-profile", () => {
       const { exitCode, output } = await checkProfile({
         INIT_CWD: userDir,
         H2H_PROFILE: "acme.json",
-        H2H_BASE_URL: `http://127.0.0.1:${(target.address() as AddressInfo).port}`,
+        H2H_BASE_URL: target.url,
         H2H_API_KEY: "key-of-acme-0001",
       });
       expect(exitCode, output).toBe(0);
@@ -55,9 +50,9 @@ describe("npm run certify -- --check-profile", () => {
       const printed = JSON.parse(output.slice(output.indexOf("{"))) as Record<string, unknown>;
       expect(printed.timeouts).toEqual({ requestMs: 5000, callbackMs: 15000 });
       expect(printed.expectedStatus).toMatchObject({ createMobileCommerceOrder: "payment_pending" });
-      expect(requests).toBe(0);
+      expect(target.requests).toBe(0);
     } finally {
-      await new Promise((resolve) => target.close(resolve));
+      await target.stop();
     }
   }, 30_000);
 

@@ -63,16 +63,10 @@ describe("certify before the first request", () => {
 
   it("refuses a foreign target whose profile signs callbacks when H2H_CALLBACK_SECRET is not set, before any request", async () => {
     // A target that counts what reaches it: nothing may, when the run is refused.
-    let requests = 0;
-    const target = createHttpServer((_request, response) => {
-      requests += 1;
-      response.end();
-    });
-    await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve));
+    const target = await startHostileTarget((_request, _body, response) => response.end());
     try {
-      const url = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
       const { exitCode, output } = await spawnCertify({
-        H2H_BASE_URL: url,
+        H2H_BASE_URL: target.url,
         H2H_API_KEY: "acme-test-key-0001",
         H2H_PROFILE: join(process.cwd(), "fixtures/profiles/example-foreign.json"),
         H2H_REPORT_DIR: reportDir(),
@@ -82,9 +76,9 @@ describe("certify before the first request", () => {
         /H2H_CALLBACK_SECRET is not set: the profile "acme-payments-sandbox" says the callbacks of http:\/\/127\.0\.0\.1:\d+ are signed \(hmac-sha256\)/,
       );
       expect(output).toContain('set callbacks.signature.scheme to "none" in the profile');
-      expect(requests).toBe(0);
+      expect(target.requests).toBe(0);
     } finally {
-      target.close();
+      await target.stop();
     }
   }, 30_000);
 
