@@ -17,9 +17,8 @@ export function onRequestBody(
 ): void {
   let chunks: Buffer[] = [];
   let size = 0;
-  // An anonymous listener, not a named closure: under tsx (bench:provider's children) each named
-  // closure costs an Object.defineProperty of its name, on every request. Past the limit it stays
-  // on and drops what it gets, which drains the rest as taking it off and resuming would.
+  // Past the limit the listener stays on and drops what it gets, which drains the rest as taking
+  // it off and resuming would.
   req.on("data", (chunk: Buffer) => {
     if (size > limit) return;
     size += chunk.length;
