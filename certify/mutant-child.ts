@@ -20,7 +20,7 @@ export interface MutantJob {
   /** Only these spec files (paths from the project root); none: every spec file. */
   specFiles: string[];
   /** Which reports the run writes (the JSON, which the parent reads, always). */
-  reports: ReportKind[];
+  reports: readonly ReportKind[];
   /** Only the tests of these checks (`--only`); none: every test of the spec files. */
   only: string[];
 }

@@ -184,7 +184,7 @@ async function runOne(
     faults: fault ? [fault.name] : [],
     reportDir,
     specFiles,
-    reports: [...reports],
+    reports,
     only,
   });
   const exitCode = "exitCode" in reply ? reply.exitCode : null;
