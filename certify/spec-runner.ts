@@ -9,6 +9,7 @@ import { availableParallelism } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import type { Reporter, Vitest } from "vitest/node";
 import { type RunStop, stoppableStartVitest } from "./deadline.ts";
+import { type KeptThreadPool, keptThreadPool } from "./kept-thread-pool.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "./run-context.ts";
 import { PROJECT_ROOT } from "./settings.ts";
 
@@ -118,6 +119,7 @@ function forwardingReporter(current: () => readonly Reporter[]): Reporter {
  */
 export class ReusedSpecRunner {
   private vitest: Promise<Vitest> | undefined;
+  private pool: KeptThreadPool | undefined;
   private timeouts: { testTimeout: number; hookTimeout: number } | undefined;
   private reporters: readonly Reporter[] = [];
   private initialised = new WeakSet<Reporter>();
@@ -162,11 +164,13 @@ export class ReusedSpecRunner {
 
   private async create(run: SpecRun): Promise<Vitest> {
     const { createVitest } = await loadVitest();
+    this.pool = keptThreadPool();
     const vitest = await createVitest("test", {
-      // One worker, which takes all of a run's files: Vitest starts a run's workers afresh, and
-      // each imports the contract; where runs go on one after another on every core (the
-      // mutation self-test), a second worker per run costs more CPU than its overlap saves.
+      // One worker, which takes all of a run's files: where runs go on one after another on every
+      // core (the mutation self-test), a second worker per run costs more CPU than its overlap
+      // saves. Its thread is kept from run to run, with the contract loaded (kept-thread-pool.ts).
       ...baseOptions(run, 1),
+      pool: this.pool,
       include: [SPEC_GLOB],
       reporters: [forwardingReporter(() => this.reporters)],
     });
@@ -178,5 +182,12 @@ export class ReusedSpecRunner {
     const vitest = await this.vitest;
     this.vitest = undefined;
     await vitest?.close();
+    await this.pool?.close();
+    this.pool = undefined;
+  }
+
+  /** Worker threads started so far: one for all the runs, while none was cancelled. */
+  get threadsStarted(): number {
+    return this.pool?.threadsStarted ?? 0;
   }
 }

@@ -1,0 +1,118 @@
+/**
+ * A Vitest pool whose worker threads outlive a run, for a Vitest that runs one certification after
+ * another (ReusedSpecRunner: the mutation self-test). Vitest's own thread pool ends each run's
+ * threads, so every run started a thread that imported zod, undici, json-schema-faker and the
+ * contract again: about 0.45 s of CPU, most of a targeted mutant's run. A thread here is handed
+ * back when its run has ended in order (Vitest sent it "stop" and it answered "stopped"), and the
+ * next run starts it again; its module cache keeps the contract (Vitest's worker keeps evaluated
+ * modules across runs of a non-isolated project, and evaluates the spec files of each run anew).
+ * A thread stopped otherwise (a cancelled run) is ended, as Vitest's own would be.
+ */
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { PoolOptions, PoolRunnerInitializer, PoolWorker, WorkerRequest } from "vitest/node";
+
+const ENTRY = fileURLToPath(new URL("./kept-thread-entry.mjs", import.meta.url));
+
+export interface KeptThreadPool extends PoolRunnerInitializer {
+  /** How many threads were started so far (a test sees that runs reuse them). */
+  readonly threadsStarted: number;
+  /** Ends the threads kept between runs. */
+  close(): Promise<void>;
+}
+
+export function keptThreadPool(): KeptThreadPool {
+  const idle: Worker[] = [];
+  const live = new Set<Worker>();
+  let threadsStarted = 0;
+  const take = (options: PoolOptions): Worker => {
+    const kept = idle.pop();
+    if (kept) return kept;
+    const thread = new Worker(ENTRY, { env: options.env, execArgv: options.execArgv });
+    threadsStarted += 1;
+    live.add(thread);
+    thread.once("exit", () => {
+      live.delete(thread);
+      const at = idle.indexOf(thread);
+      if (at >= 0) idle.splice(at, 1);
+    });
+    return thread;
+  };
+  return {
+    name: "kept-threads",
+    get threadsStarted() {
+      return threadsStarted;
+    },
+    createPoolWorker: (options) =>
+      new KeptThreadWorker(
+        () => take(options),
+        (thread) => idle.push(thread),
+      ),
+    async close() {
+      idle.length = 0;
+      await Promise.all([...live].map((thread) => thread.terminate()));
+    },
+  };
+}
+
+type Listener = (arg: unknown) => void;
+
+/** One run's hold on a thread: the listeners Vitest put on it are its own, and go with it. */
+class KeptThreadWorker implements PoolWorker {
+  readonly name = "kept-threads";
+  private thread: Worker | undefined;
+  private listeners: [string, Listener][] = [];
+  /** Vitest asked the thread to stop and it answered: its run is over, it may serve another. */
+  private stoppedInOrder = false;
+  private stopRequested = false;
+
+  constructor(
+    private readonly take: () => Worker,
+    private readonly giveBack: (thread: Worker) => void,
+  ) {}
+
+  private get current(): Worker {
+    if (!this.thread) throw new Error("kept-thread pool: the thread was handed back or never started");
+    return this.thread;
+  }
+
+  async start(): Promise<void> {
+    this.thread ??= this.take();
+    this.stoppedInOrder = false;
+    this.stopRequested = false;
+    this.on("message", (message) => {
+      const response = message as { __vitest_worker_response__?: boolean; type?: string; error?: unknown };
+      if (this.stopRequested && response?.__vitest_worker_response__ && response.type === "stopped")
+        this.stoppedInOrder = response.error === undefined;
+    });
+  }
+
+  on(event: string, callback: Listener): void {
+    this.current.on(event, callback);
+    this.listeners.push([event, callback]);
+  }
+
+  off(event: string, callback: Listener): void {
+    this.current.off(event, callback);
+    this.listeners = this.listeners.filter(([e, c]) => e !== event || c !== callback);
+  }
+
+  send(message: WorkerRequest): void {
+    if ((message as { type?: string }).type === "stop") this.stopRequested = true;
+    this.current.postMessage(message);
+  }
+
+  deserialize(data: unknown): unknown {
+    return data;
+  }
+
+  async stop(): Promise<void> {
+    const thread = this.thread;
+    this.thread = undefined;
+    if (!thread) return;
+    for (const [event, callback] of this.listeners) thread.off(event, callback);
+    this.listeners = [];
+    if (this.stoppedInOrder) this.giveBack(thread);
+    else await thread.terminate();
+  }
+}
