@@ -69,7 +69,9 @@ export const runSpecsOnce: SpecRunner = async (run) => {
   const { startVitest } = await loadVitest();
   const start = run.runStop ? stoppableStartVitest(run.runStop, startVitest) : startVitest;
   const vitest = await start("test", [], {
-    ...baseOptions(run, RUN_WORKERS),
+    // `--only`: a few tests, whose files load in one worker for less than a second one's start-up
+    // (it imports the contract anew) costs; a whole run keeps its files side by side.
+    ...baseOptions(run, run.testNamePattern ? 1 : RUN_WORKERS),
     include: run.specFiles ? [...run.specFiles] : [SPEC_GLOB],
     reporters: run.reporters,
     provide: { [RUN_CONTEXT_KEY]: run.runContext },
