@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Agent, request } from "undici";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { readTlsFiles, signCallbackBody } from "../contract/index.ts";
 import { REFERENCE_SIGNATURE } from "../fixtures/reference-provider/index.ts";
 import {
@@ -15,7 +15,7 @@ import {
 import { TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 import { SinkClient } from "./client.ts";
 import { type RunningSink, type SinkOptions, startWebhookSink } from "./server.ts";
-import { LOG_FILE } from "./store.ts";
+import { CallbackStore, LOG_FILE } from "./store.ts";
 
 /** This process's environment without H2H_PROFILE (the reference profile): set but empty is refused (issue 12). */
 function withoutProfile(): NodeJS.ProcessEnv {
@@ -219,6 +219,37 @@ describe("webhook sink: retry observation", () => {
       [2, 503],
       [3, 200],
     ]);
+  });
+
+  it("answers a refusal without waiting for the disk, and still records it; an acceptance waits", async () => {
+    const { sink: s, client } = await sink();
+    // A disk that takes 400 ms per group commit, as a busy machine's fdatasync may.
+    const append = CallbackStore.prototype.append;
+    const slow = vi.spyOn(CallbackStore.prototype, "append").mockImplementation(async function (
+      this: CallbackStore,
+      ...args: Parameters<CallbackStore["append"]>
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      return append.apply(this, args);
+    });
+    try {
+      const url = s.callbackUrl({ refuse: 1 });
+      const timed = async () => {
+        const started = performance.now();
+        const { status } = await post(url, callbackBody("slow-1"));
+        return { status, ms: performance.now() - started };
+      };
+      const refusal = await timed();
+      const acceptance = await timed();
+      expect(refusal.status).toBe(503);
+      // The provider's retry timer starts from this answer: the disk is not in its interval.
+      expect(refusal.ms).toBeLessThan(300);
+      expect(acceptance).toMatchObject({ status: 200 });
+      expect(acceptance.ms).toBeGreaterThanOrEqual(390);
+    } finally {
+      slow.mockRestore();
+    }
+    expect((await client.list({ orderId: "slow-1" })).map((c) => c.answeredWith)).toEqual([503, 200]);
   });
 
   it("records when the order was made and the status the sender expects, from /at and /expect", async () => {

@@ -228,6 +228,11 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       signature: checkSignature(raw, headers),
       answeredWith: refused || stall ? 503 : 200,
     };
+    // A refusal is answered before the disk: the provider retries it whatever happens to the
+    // record, and its retry timer starts from this answer. Waiting for the group commit here put
+    // the disk's latency (hundreds of ms on a busy machine) into every retry interval the
+    // callbacks.retry-policy check measures, as if the provider had retried late.
+    if (refused) json(res, 503, { stored: record.seq });
     if (options.tally) options.tally.add(record, performance.now() - began);
     else {
       try {
@@ -235,7 +240,8 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       } catch (error) {
         // Not on disk, so not acknowledged: the provider will deliver it again.
         rejected["not-stored"] = (rejected["not-stored"] ?? 0) + 1;
-        return json(res, 500, { error: "not-stored", detail: String(error) });
+        if (!refused) json(res, 500, { error: "not-stored", detail: String(error) });
+        return;
       }
       for (const waiter of waiters) {
         if (matches(record, waiter.filter)) {
@@ -252,7 +258,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       stalled.add(timer);
       return;
     }
-    json(res, record.answeredWith, { stored: record.seq });
+    if (!refused) json(res, record.answeredWith, { stored: record.seq });
   }
 
   function filterFrom(params: URLSearchParams): CallbackFilter {
