@@ -1,9 +1,9 @@
 /**
  * The suite checks itself: `certify` is run against the reference provider switched into each
  * fault of the catalogue (a mutant), and must fail at least the checks the fault names; against
- * the clean provider it must pass, run after run. Certifications run in child processes, one per
- * core, each running one certification (with a Vitest of its own) after another; the providers
- * run here.
+ * the clean provider it must pass, run after run. Certifications run in child processes
+ * (certify/mutant-child.ts), one per core, each running one certification after another, with the
+ * faulty provider beside it and one Vitest, whose worker thread it keeps for all its runs.
  *
  * Targeted (npm test): the clean runs go first, and the first one's records say which spec file
  * holds each check; each mutant then runs only the spec files holding the checks its fault
