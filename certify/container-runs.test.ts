@@ -331,7 +331,7 @@ describe("certify a provider image (H2H_TARGET_IMAGE)", () => {
         }
       });
       expect(sent, ended.output).toBe(true);
-      expect(ended.exitCode === 0).toBe(false);
+      expect(ended.exitCode === 0, ended.output).toBe(false);
       expect(await goneWithin(containerIdIn(ended.output), 30_000)).toBe(true);
     }, 120_000);
   }
