@@ -102,9 +102,14 @@ export class SinkClient {
 
   /**
    * How late the sink may have stamped arrivals between `since` and `until` (ms since the
-   * epoch): the longest stall of its process then. `covered` is false when the sink started later.
+   * epoch): the longest stall of its process then (`maxStallMs`), and how long it was held up in
+   * all (`heldUpMs`, which bounds the error of an interval between two of those stamps).
+   * `covered` is false when the sink started later.
    */
-  async stalls(since: number, until: number): Promise<{ maxStallMs: number; covered: boolean }> {
+  async stalls(
+    since: number,
+    until: number,
+  ): Promise<{ maxStallMs: number; heldUpMs: number; covered: boolean }> {
     return this.get("/api/stalls", { since, until }, 10_000);
   }
 

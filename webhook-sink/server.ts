@@ -294,7 +294,11 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       // How late the sink may have stamped the arrivals in [since, until].
       const since = filter.since ?? 0;
       const until = filter.until ?? Date.now();
-      return json(res, 200, { maxStallMs: stalls.maxStallMs(since, until), covered: stalls.covers(since) });
+      return json(res, 200, {
+        maxStallMs: stalls.maxStallMs(since, until),
+        heldUpMs: stalls.heldUpMs(since, until),
+        covered: stalls.covers(since),
+      });
     }
     if (url.pathname === "/api/callbacks/wait") {
       const minCount = Math.max(1, Number(url.searchParams.get("minCount") ?? 1) || 1);

@@ -23,6 +23,26 @@ describe("stall monitor", () => {
     expect(monitor.maxStallMs(Date.now() + 1_000, Date.now() + 2_000)).toBe(5);
   });
 
+  it("adds up a process slowed in many short holds, none of them a stall, to how long it was held up", async () => {
+    const monitor = new StallMonitor({ intervalMs: 10, thresholdMs: 8 });
+    monitors.push(monitor);
+    await tick(30);
+    const before = Date.now();
+    // Twenty holds of 6 ms, each under the threshold: a machine with more work than cores.
+    for (let i = 0; i < 20; i++) {
+      const busyUntil = performance.now() + 16;
+      while (performance.now() < busyUntil) {
+        // Hold the event loop a little past the next tick.
+      }
+      await tick(1);
+    }
+    await tick(30);
+    const after = Date.now();
+    // Held up well over 60 ms in all, far more than its longest stall says.
+    expect(monitor.heldUpMs(before, after)).toBeGreaterThanOrEqual(60);
+    expect(monitor.heldUpMs(before, after)).toBeGreaterThan(monitor.maxStallMs(before, after) + 30);
+  });
+
   it("never answers less than its own resolution, and knows when it started", () => {
     const monitor = new StallMonitor({ intervalMs: 10, thresholdMs: 7 });
     monitors.push(monitor);

@@ -21,11 +21,20 @@ export interface StallMonitorOptions {
   capacity?: number;
 }
 
+/** How late a timer tick may be on an idle machine (ms): below this, lateness is not summed. */
+const TIMER_JITTER_MS = 2;
+
 export class StallMonitor {
   private readonly intervalMs: number;
   private readonly thresholdMs: number;
   private readonly capacity: number;
   private readonly stalls: Stall[] = [];
+  /**
+   * All the lateness of its ticks, summed per second of the clock (the last hour): a process that is
+   * slowed rather than stopped (a machine with more work than cores) shows as many ticks a little
+   * late each, none of them a stall, which add up.
+   */
+  private readonly lateBySecond = new Map<number, number>();
   private timer: NodeJS.Timeout | undefined;
   private lastTickMs = 0;
   private readonly startedAtMs: number;
@@ -45,6 +54,13 @@ export class StallMonitor {
     const now = performance.now();
     const lateMs = now - this.lastTickMs - this.intervalMs;
     this.lastTickMs = now;
+    // A tick a millisecond or two late is the timer's own jitter, on any machine: not a hold.
+    if (lateMs > TIMER_JITTER_MS) {
+      const second = Math.floor(Date.now() / 1000);
+      this.lateBySecond.set(second, (this.lateBySecond.get(second) ?? 0) + lateMs);
+      if (this.lateBySecond.size > 3600)
+        this.lateBySecond.delete(this.lateBySecond.keys().next().value as number);
+    }
     if (lateMs <= this.thresholdMs) return;
     this.stalls.push({ endedAtMs: Date.now(), lateMs: Math.round(lateMs) });
     if (this.stalls.length > this.capacity) this.stalls.splice(0, this.stalls.length - this.capacity);
@@ -62,6 +78,20 @@ export class StallMonitor {
       if (stall.endedAtMs >= sinceMs && stall.endedAtMs <= until) longest = Math.max(longest, stall.lateMs);
     }
     return longest + this.thresholdMs;
+  }
+
+  /**
+   * How long the process was held up in all, from `sinceMs` to `untilMs` (whole seconds around
+   * them, and one tick after): the sum of every tick's lateness, plus the monitor's resolution. An
+   * interval between two stamps taken then is off by at most this much, however the holding up
+   * was spread; at least {@link maxStallMs}.
+   */
+  heldUpMs(sinceMs: number, untilMs: number): number {
+    const last = Math.floor((untilMs + this.intervalMs + this.thresholdMs) / 1000);
+    let total = 0;
+    for (let second = Math.floor(sinceMs / 1000); second <= last; second++)
+      total += this.lateBySecond.get(second) ?? 0;
+    return Math.max(Math.round(total) + this.thresholdMs, this.maxStallMs(sinceMs, untilMs));
   }
 
   /** Whether the monitor ran over the whole span (a stall before it started is unknown). */

@@ -283,8 +283,8 @@ export interface RetryObservation {
   /** The target's documented policy, when the profile declares one. */
   policy?: { attempts: number; delaysMs: number[]; toleranceMs: number } | undefined;
   /**
-   * How late the observer (the webhook sink) may have stamped these arrivals: the longest stall
-   * of its process meanwhile. Each interval is then known only to within that much more.
+   * How late the observer (the webhook sink) may have stamped these arrivals: how long its process
+   * was held up meanwhile. Each interval is then known only to within that much more.
    */
   observerStallMs?: number | undefined;
 }
@@ -304,9 +304,9 @@ export const callbacksRetryPolicy = defineCheck<RetryObservation>(
     if (attemptsAtMs.length !== policy.attempts)
       problems.push(`${attemptsAtMs.length} attempts, the policy says ${policy.attempts}`);
     // The sink's own lateness is not the target's: an interval between two stamps is off by at
-    // most the longest stall of the sink meanwhile, and is judged with that much more room.
+    // most the time the sink was held up meanwhile, and is judged with that much more room.
     const slack = policy.toleranceMs + observerStallMs;
-    const within = `± ${inSeconds(policy.toleranceMs)}${observerStallMs > 0 ? ` (+ ${inSeconds(observerStallMs)}, the sink's own stall meanwhile)` : ""}`;
+    const within = `± ${inSeconds(policy.toleranceMs)}${observerStallMs > 0 ? ` (+ ${inSeconds(observerStallMs)}, the sink's own stalls meanwhile)` : ""}`;
     gaps.forEach((gap, i) => {
       const expected = policy.delaysMs[i];
       if (expected !== undefined && Math.abs(gap - expected) > slack) {

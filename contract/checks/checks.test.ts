@@ -379,7 +379,7 @@ const CASES: Record<string, Case> = {
           policy: { attempts: 5, delaysMs: [100, 200, 300, 400], toleranceMs: 150 },
           observerStallMs: 90,
         },
-        /retry 4 after 0\.65 s, the policy says 0\.40 s ± 0\.15 s \(\+ 0\.09 s, the sink's own stall meanwhile\)/,
+        /retry 4 after 0\.65 s, the policy says 0\.40 s ± 0\.15 s \(\+ 0\.09 s, the sink's own stalls meanwhile\)/,
       ],
     ],
   },
