@@ -87,10 +87,11 @@ export class StallMonitor {
    * was spread; at least {@link maxStallMs}.
    */
   heldUpMs(sinceMs: number, untilMs: number): number {
+    const first = Math.floor(sinceMs / 1000);
     const last = Math.floor((untilMs + this.intervalMs + this.thresholdMs) / 1000);
     let total = 0;
-    for (let second = Math.floor(sinceMs / 1000); second <= last; second++)
-      total += this.lateBySecond.get(second) ?? 0;
+    // Over the seconds kept (an hour at most), not the span asked about: `since` may be 0.
+    for (const [second, lateMs] of this.lateBySecond) if (second >= first && second <= last) total += lateMs;
     return Math.max(Math.round(total) + this.thresholdMs, this.maxStallMs(sinceMs, untilMs));
   }
 
