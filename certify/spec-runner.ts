@@ -187,9 +187,4 @@ export class ReusedSpecRunner {
     await this.pool?.close();
     this.pool = undefined;
   }
-
-  /** Worker threads started so far: one for all the runs, while none was cancelled. */
-  get threadsStarted(): number {
-    return this.pool?.threadsStarted ?? 0;
-  }
 }
