@@ -4,9 +4,12 @@
  * ways it goes wrong (no client certificate, one from another CA, an untrusted server, a name
  * mismatch, an expired certificate).
  */
-import { readFileSync } from "node:fs";
+import { createPrivateKey } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { TLSSocket } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -201,5 +204,51 @@ describe.skipIf(OPENSSL_MISSING !== undefined)(title, () => {
       attempt({ certFile: file("client.pem"), keyFile: file("client.enc.key"), passphrase: "wrong" }),
     ).toMatch(/passphrase \(H2H_CLIENT_KEY_PASSPHRASE\) is wrong/);
     expect(attempt({ certFile: file("expired.pem"), keyFile: file("expired.key") })).toMatch(/expired on/);
+  });
+
+  it("names a wrong passphrase even when OpenSSL reports an undecodable key instead of a bad decrypt", () => {
+    // A throwaway P-256 key encrypted with "right-one" (AES-256-CBC), picked out of a few hundred
+    // because "wrong-one" decrypts it to bytes whose padding happens to be valid. OpenSSL then
+    // says "DECODER routines::unsupported", not "bad decrypt": CI once met this by chance.
+    const pem = [
+      "-----BEGIN ENCRYPTED PRIVATE KEY-----",
+      "MIHsMFcGCSqGSIb3DQEFDTBKMCkGCSqGSIb3DQEFDDAcBAjYydfGGGbnWwICCAAw",
+      "DAYIKoZIhvcNAgkFADAdBglghkgBZQMEASoEEEOQY5ulX98NCOqQ0edemtcEgZDd",
+      "R9KsIymwua/oj5vEOELKtW3KDj5BNKWzJwiPFkfB/qxzfyVi867jMF6UY/IGJBqT",
+      "tT2vThnLV/tWAnaHwYmTiU2dQVVPpA9D4VuuHf1dwganWJomHjMqc1sIB2W2LK0e",
+      "k7aj9aBQZzl/JoEjjVkG8f8cpr/qB2pWvh0fAJ8c2Tlxwq4R+Om27Y+txR47V5M=",
+      "-----END ENCRYPTED PRIVATE KEY-----",
+      "",
+    ].join("\n");
+    const dir = mkdtempSync(join(tmpdir(), "h2h-tls-key-"));
+    try {
+      const keyFile = join(dir, "unlucky.enc.key");
+      writeFileSync(keyFile, pem);
+      // The premise: OpenSSL's own message for this pair does not say "decrypt".
+      expect(() => createPrivateKey({ key: pem, passphrase: "wrong-one" })).toThrow(
+        /DECODER routines::unsupported/,
+      );
+      expect(() => createPrivateKey({ key: pem, passphrase: "right-one" })).not.toThrow();
+      const message = (() => {
+        try {
+          readTlsFiles({ certFile: file("client.pem"), keyFile, passphrase: "wrong-one" });
+        } catch (error) {
+          expect(error).toBeInstanceOf(TlsConfigError);
+          return (error as Error).message;
+        }
+        throw new Error("expected a TlsConfigError");
+      })();
+      expect(message).toMatch(
+        /unlucky\.enc\.key: the client key passphrase \(H2H_CLIENT_KEY_PASSPHRASE\) is wrong/,
+      );
+      expect(message).not.toContain("wrong-one");
+      // An unencrypted file that does not parse stays "not a PEM private key", passphrase or not.
+      writeFileSync(keyFile, "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n");
+      expect(() => readTlsFiles({ certFile: file("client.pem"), keyFile, passphrase: "wrong-one" })).toThrow(
+        /is not a PEM private key/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -84,9 +84,12 @@ function certificatesIn(pem: string, path: string, label: string): X509Certifica
   });
 }
 
+/** PKCS#8 (`ENCRYPTED PRIVATE KEY`) and traditional OpenSSL (`Proc-Type: 4,ENCRYPTED`) encryption. */
+const ENCRYPTED_PEM = /-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type: 4,ENCRYPTED/;
+
 function readKey(path: string, passphrase: string | undefined, labels: TlsFileLabels): KeyObject {
   const pem = readPem(path, labels.keyFile);
-  if (passphrase === undefined && /-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type: 4,ENCRYPTED/.test(pem))
+  if (passphrase === undefined && ENCRYPTED_PEM.test(pem))
     throw new TlsConfigError(`${labels.keyFile} ${path} is encrypted: set the ${labels.passphrase}`);
   try {
     return createPrivateKey(passphrase === undefined ? pem : { key: pem, passphrase });
@@ -95,8 +98,14 @@ function readKey(path: string, passphrase: string | undefined, labels: TlsFileLa
     const message = error instanceof Error ? error.message : String(error);
     if (code === "ERR_MISSING_PASSPHRASE")
       throw new TlsConfigError(`${labels.keyFile} ${path} is encrypted: set the ${labels.passphrase}`);
-    if (passphrase !== undefined && /bad decrypt|decrypt/i.test(message))
-      throw new TlsConfigError(`${labels.keyFile} ${path}: the ${labels.passphrase} is wrong (${message})`);
+    // A wrong passphrase usually fails AES's padding check ("bad decrypt"), but about one time in
+    // 220 the garbage it decrypts to ends in valid padding, and OpenSSL then reports a key it cannot
+    // decode ("DECODER routines::unsupported"). For an encrypted key given a passphrase, both mean
+    // the passphrase is wrong (or the file damaged), so the message may not depend on which it was.
+    if (passphrase !== undefined && (ENCRYPTED_PEM.test(pem) || /decrypt/i.test(message)))
+      throw new TlsConfigError(
+        `${labels.keyFile} ${path}: the ${labels.passphrase} is wrong, or the key file is damaged (${message})`,
+      );
     throw new TlsConfigError(`${labels.keyFile} ${path} is not a PEM private key (${message})`);
   }
 }
