@@ -17,9 +17,8 @@ export interface ChildServer {
 }
 
 /**
- * Runs `bench/serve.ts <kind>` with the project's loader (as `npm run provider` runs the provider:
- * what is measured is what users run; tsx's transform keeps every function's name, at a cost per
- * closure made) and waits for its `LISTENING <url>` line.
+ * Runs `bench/serve.ts <kind>` as `npm run provider` runs the provider (scripts/run-ts.mjs: what
+ * is measured is what users run) and waits for its `LISTENING <url>` line.
  */
 export async function startChildServer(
   kind: string,
@@ -27,8 +26,8 @@ export async function startChildServer(
   env: Record<string, string> = {},
 ): Promise<ChildServer> {
   const script = fileURLToPath(new URL("./serve.ts", import.meta.url));
-  const loader = fileURLToPath(new URL("../scripts/ts-loader.mjs", import.meta.url));
-  const child: ChildProcess = spawn(process.execPath, ["--import", loader, script, kind], {
+  const runTs = fileURLToPath(new URL("../scripts/run-ts.mjs", import.meta.url));
+  const child: ChildProcess = spawn(process.execPath, [runTs, script, kind], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, ...env },
   });

@@ -90,11 +90,7 @@ class CertifyChild {
   private start(): ChildProcess {
     const child = spawn(
       process.execPath,
-      [
-        "--import",
-        join(PROJECT_ROOT, "scripts/ts-loader.mjs"),
-        join(PROJECT_ROOT, "certify/mutant-child.ts"),
-      ],
+      [join(PROJECT_ROOT, "scripts/run-ts.mjs"), join(PROJECT_ROOT, "certify/mutant-child.ts")],
       {
         cwd: PROJECT_ROOT,
         env: process.env,

@@ -33,7 +33,7 @@ describe("certify before the first request", () => {
     // A regular file as the parent: unwritable even for root.
     const file = join(reportDir(), "a-file");
     writeFileSync(file, "");
-    // The process start (tsx compiling) is measured apart: on a busy machine it alone can take seconds.
+    // The process start (a bundle built, when the sources changed) is measured apart: on a busy machine it alone can take seconds.
     const startup = await spawnCertify({}, { args: ["--help"] });
     const { exitCode, output, elapsedMs } = await spawnCertify({ H2H_REPORT_DIR: join(file, "reports") });
     expect(exitCode, output).toBe(64);

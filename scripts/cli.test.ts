@@ -16,13 +16,13 @@ const PACKAGE = JSON.parse(readFileSync(new URL("../package.json", import.meta.u
 
 /** The npm scripts that are commands of scripts/ (the rest are tools: tsc, biome, vitest). */
 const COMMANDS = Object.entries(PACKAGE.scripts).flatMap(([name, line]) => {
-  const match = /^node --import \.\/scripts\/ts-loader\.mjs (scripts\/[\w-]+\.ts)$/.exec(line);
+  const match = /^node scripts\/run-ts\.mjs (scripts\/[\w-]+\.ts)$/.exec(line);
   return match?.[1] ? [{ name, file: match[1] }] : [];
 });
 
 function run(file: string, args: string[]) {
   return new Promise<{ exitCode: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ["--import", "./scripts/ts-loader.mjs", file, ...args], {
+    const child = spawn(process.execPath, ["scripts/run-ts.mjs", file, ...args], {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],
     });
