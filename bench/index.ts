@@ -8,5 +8,6 @@ export {
   runLoadOverheadBench,
   TARGET,
 } from "./load-overhead-bench.ts";
+export { type MaskingBenchResult, type MaskingTiming, runMaskingBench } from "./masking-bench.ts";
 export { runProviderBench, runProviderSoak } from "./provider-bench.ts";
 export { runSinkBench } from "./sink-bench.ts";

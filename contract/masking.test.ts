@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createMasker, credentialsOfUrl, maskCardNumber, maskUrlCredentials } from "./masking.ts";
 
@@ -31,6 +32,21 @@ describe("masking", () => {
     expect(masker.text(JSON.stringify(JSON.stringify({ x: longer })))).not.toContain(CARD);
     // A fraction is still no card: its digits stay.
     expect(masker.text(`rate 19.${longer}`)).toBe(`rate 19.${longer}`);
+  });
+
+  it("masks each of several cards, escaped, keeping that card's own last 4 digits", () => {
+    // All cards are found in one pass; an escaped one is masked as the card whose spelling matched.
+    const cards = ["5555555555554444", CARD, "4000000000000002"];
+    const several = createMasker({ secrets: [], cardNumbers: cards });
+    for (const card of cards) {
+      const escaped = [...card].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
+      expect(several.text(`pan ${escaped} and ${encodeURIComponent(card)}.`)).toBe(
+        `pan ${maskCardNumber(card)} and ${maskCardNumber(card)}.`,
+      );
+      expect(several.text(`card ${card.replace(/(\d{4})(?=\d)/g, "$1 ")}`)).toBe(
+        `card **** **** **** ${card.slice(-4)}`,
+      );
+    }
   });
 
   it("masks a card number by its field, and leaves a card-like number elsewhere alone (no Luhn scan)", () => {
@@ -119,6 +135,50 @@ describe("masking", () => {
     const line = `certifying ${BASE_URL}: password ${URL_PASSWORD}, ${encodeURIComponent(URL_PASSWORD)}`;
     const masked = masker.text(line);
     expect(masked).toBe("certifying http://certifier:***@127.0.0.1:8080/h2h: password ***, ***");
+  });
+
+  it("finds a URL's userinfo exactly where the pattern scheme://userinfo@ is, in any text", () => {
+    // The pattern, as a regex: the scheme 1 to 31 characters not inside a longer word, then a
+    // userinfo of 1 to 512 characters up to "@". maskUrlCredentials finds it from each "://"
+    // (faster on long text); both must mask the same.
+    const pattern = /(?<![a-zA-Z0-9+.-])([a-zA-Z][a-zA-Z0-9+.-]{0,30}:\/\/)([^\s/?#@"'<>\\]{1,512})@/g;
+    const byPattern = (text: string) =>
+      text.replace(pattern, (_w, scheme: string, userinfo: string) => {
+        const colon = userinfo.indexOf(":");
+        return `${scheme}${colon === -1 ? "***" : `${userinfo.slice(0, colon)}:***`}@`;
+      });
+    const pieces = [
+      "://",
+      "@",
+      ":",
+      "/",
+      "a",
+      "Z",
+      "9",
+      "+",
+      ".",
+      "-",
+      " ",
+      '"',
+      "http",
+      "x".repeat(31),
+      "y".repeat(32),
+      "u:p",
+      "é",
+      "%40",
+    ];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 24 }), (parts) => {
+        const text = parts.join("");
+        expect(maskUrlCredentials(text)).toBe(byPattern(text));
+      }),
+      { numRuns: 5000, seed: 15 },
+    );
+    const long = `${"h".repeat(31)}://${"u".repeat(512)}@x ${"h".repeat(32)}://u:p@x 9ttp://u@x h://${"u".repeat(513)}@x`;
+    expect(maskUrlCredentials(long)).toBe(byPattern(long));
+    expect(maskUrlCredentials(long)).toBe(
+      `${"h".repeat(31)}://***@x ${"h".repeat(32)}://u:p@x 9ttp://u@x h://${"u".repeat(513)}@x`,
+    );
   });
 
   it("masks the sink token as the segment of a callback URL, even one it was not told", () => {

@@ -95,12 +95,46 @@ export function credentialsOfUrl(url: string | undefined): string[] {
   return [...new Set([raw, decoded])];
 }
 
-/** The URL with its userinfo password (or lone user) masked. */
+/** A character of a URL scheme (RFC 3986: a letter first, then letters, digits, `+`, `.`, `-`). */
+function isSchemeChar(code: number): boolean {
+  return (
+    (code >= 97 && code <= 122) ||
+    (code >= 65 && code <= 90) ||
+    (code >= 48 && code <= 57) ||
+    code === 43 ||
+    code === 45 ||
+    code === 46
+  );
+}
+
+/** The userinfo after `scheme://` and its `@`, read from where `lastIndex` is set. */
+const USERINFO_AT = /([^\s/?#@"'<>\\]{1,512})@/y;
+
+/**
+ * The URL with its userinfo password (or lone user) masked: `scheme://userinfo@`, the scheme of
+ * 1 to 31 characters and not part of a longer word. Found from each `://` outwards, rather than by
+ * a regex that would read up to 31 letters at every position of the text (issue 15: a report of
+ * large answers is mostly letters).
+ */
 export function maskUrlCredentials(text: string): string {
-  return text.replace(URL_USERINFO, (_whole, scheme: string, userinfo: string) => {
+  let out = "";
+  let copied = 0;
+  for (let at = text.indexOf("://"); at !== -1; at = text.indexOf("://", at + 1)) {
+    let start = at;
+    while (start > 0 && at - start < 32 && isSchemeChar(text.charCodeAt(start - 1))) start--;
+    const first = text.charCodeAt(start) | 0x20; // lower case, for a letter
+    if (start === at || at - start > 31 || (start > 0 && isSchemeChar(text.charCodeAt(start - 1)))) continue;
+    if (first < 97 || first > 122) continue;
+    USERINFO_AT.lastIndex = at + 3;
+    const match = USERINFO_AT.exec(text);
+    if (!match) continue;
+    const userinfo = match[1] as string;
     const colon = userinfo.indexOf(":");
-    return `${scheme}${colon === -1 ? MASK : `${userinfo.slice(0, colon)}:${MASK}`}@`;
-  });
+    out += `${text.slice(copied, at + 3)}${colon === -1 ? MASK : `${userinfo.slice(0, colon)}:${MASK}`}@`;
+    copied = USERINFO_AT.lastIndex;
+    at = copied - 1;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
 // --- spellings -------------------------------------------------------------------------------------
@@ -153,16 +187,37 @@ export function secretSpellings(secret: string): RegExp {
   return new RegExp(secretPattern(secret), "g");
 }
 
+/**
+ * Where a card's spelling may start: not inside a longer number (no digit before, no "<digit>."
+ * before: a fraction). A digit that ends an escape (`%22`, `%2522`, `\u0022`: an encoded quote) is
+ * not part of the number (issue 12: a URL-encoded JSON body kept the card whole). The lookahead
+ * first: every spelling of a digit starts with a digit, `%` or `\`, so the regex passes over any
+ * other position at the speed of a character class, not trying three lookbehinds at each (issue
+ * 15: masking a report of 5 MB answers took seconds).
+ */
+const CARD_START = String.raw`(?=[\d%\\])(?:(?<!\d)(?<!\d\.)|(?<=%(?:25)?[0-9A-Fa-f]\d)|(?<=\\u[0-9A-Fa-f]{3}\d))`;
+
 /** A card's digits, each possibly escaped, optionally separated by a space, dash or their escapes. */
 function cardPattern(digits: string): string {
   const separator = "(?:[ -]|%(?:25)?20|%(?:25)?2[dD]|\\+|\\\\{1,16}u002[0dD])?";
-  // Not a part of a longer number: no digit before, no "<digit>." before (a fraction), no digit
-  // or fraction after. A digit that ends an escape (`%22`, `%2522`, `\u0022`: an encoded quote)
-  // is not part of the number (issue 12: a URL-encoded JSON body kept the card whole).
-  const start = String.raw`(?:(?<!\d)(?<!\d\.)|(?<=%(?:25)?[0-9A-Fa-f]\d)|(?<=\\u[0-9A-Fa-f]{3}\d))`;
   // Digits that run on after the card (a card one digit too long, as a derived negative sends it)
   // are taken with it: the whole run is masked, so the card is not left whole inside it.
-  return `${start}${[...digits].map(charPattern).join(separator)}(?:\\d{1,12})?(?!\\d|\\.\\d)`;
+  return `${[...digits].map(charPattern).join(separator)}(?:\\d{1,12})?(?!\\d|\\.\\d)`;
+}
+
+/**
+ * A lookahead for the characters a spelling of one of `texts` can start with ({@link charPattern}),
+ * so that a regex of many alternatives skips at once the positions where none can start.
+ */
+function firstCharsLookahead(texts: readonly string[]): string {
+  const chars = new Set<string>(["%", "\\"]);
+  for (const text of texts) {
+    const first = [...text][0] as string;
+    chars.add(first);
+    if (HTML_ENTITIES[first]) chars.add("&");
+    if (first === " ") chars.add("+");
+  }
+  return `(?=[${[...chars].map((c) => c.replace(/[\\\]^-]/g, "\\$&")).join("")}])`;
 }
 
 /**
@@ -262,8 +317,6 @@ const BEARER =
   /\b(Bearer)(\s+)(?!\*\*\*)(?!\$\{?[A-Z_][A-Z0-9_]*\}?(?![^\s"'`,\\&<>]))(?:<[^\s<>"]*>|[^\s"'`,\\&<>]+)/gi;
 /** A Basic credential: masked when it decodes to `user:password`, so "Basic checks" stays. */
 const BASIC = /\b(Basic)(\s+)([A-Za-z0-9+/]{6,}={0,2})(?![\w+/=])/gi;
-/** `scheme://userinfo@`. */
-const URL_USERINFO = /(?<![a-zA-Z0-9+.-])([a-zA-Z][a-zA-Z0-9+.-]{0,30}:\/\/)([^\s/?#@"'<>\\]{1,512})@/g;
 /** The token segment of a webhook-sink callback URL. */
 const SINK_TOKEN_SEGMENT = /(\/callbacks\/)(?!\*\*\*)([A-Za-z0-9_-]{16,128})(?=[/?#"'\s<\\]|$)/g;
 
@@ -335,8 +388,17 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
     ...new Set(cardNumbers.map((c) => c.replace(/\D/g, "")).filter((c) => c.length >= MIN_SECRET_LENGTH)),
   ].sort((a, b) => b.length - a.length);
   const secretRegex =
-    known.length > 0 ? new RegExp(known.map((s) => `(?:${secretPattern(s)})`).join("|"), "g") : undefined;
-  const cardRegexes = cards.map((digits) => ({ digits, regex: new RegExp(cardPattern(digits), "g") }));
+    known.length > 0
+      ? new RegExp(
+          `${firstCharsLookahead(known)}(?:${known.map((s) => `(?:${secretPattern(s)})`).join("|")})`,
+          "g",
+        )
+      : undefined;
+  /** Every card in one regex (one pass over the text, not one per card), a group per card. */
+  const cardRegex =
+    cards.length > 0
+      ? new RegExp(`${CARD_START}(?:${cards.map((digits) => `(${cardPattern(digits)})`).join("|")})`, "g")
+      : undefined;
   /** The shortest card's digits in a row, single spaces or dashes allowed between (unescaped text). */
   const cardDigitRun =
     cards.length > 0
@@ -362,12 +424,12 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
     const escaped = ESCAPING.test(text);
     if (secretRegex && (escaped || known.some((secret) => text.includes(secret))))
       out = out.replace(secretRegex, MASK);
-    if (cardDigitRun && (escaped ? /\d/.test(out) : cardDigitRun.test(out))) {
-      for (const { digits, regex } of cardRegexes) {
-        out = out.replace(regex, (match) =>
-          /^[\d -]+$/.test(match) ? maskCardDigits(match) : maskCardNumber(digits),
-        );
-      }
+    if (cardRegex && cardDigitRun && (escaped ? /\d/.test(out) : cardDigitRun.test(out))) {
+      out = out.replace(cardRegex, (match: string, ...groups: (string | undefined)[]) => {
+        if (/^[\d -]+$/.test(match)) return maskCardDigits(match);
+        // Escaped: the card whose group matched is masked as if written plainly.
+        return maskCardNumber(cards[groups.findIndex((group) => group !== undefined)] as string);
+      });
     }
     if (out.includes("://")) out = maskUrlCredentials(out);
     if (out.includes("/callbacks/")) out = out.replace(SINK_TOKEN_SEGMENT, `$1${MASK}`);
