@@ -63,6 +63,7 @@ describe("every npm run command", () => {
       "bench:certify",
       "bench:generate",
       "bench:load-overhead",
+      "bench:masking",
       "bench:provider",
       "bench:sink",
       "certify",
