@@ -49,6 +49,34 @@ describe("a run that is stopped", () => {
     expect(readdirSync(runTmp).filter((name) => name.startsWith("h2h-"))).toEqual([]);
   }, 120_000);
 
+  it("by SIGINT while Vitest starts: no spec runs after the reports, nothing after their list, exit 2", async () => {
+    // Ctrl-C as soon as the run says it is certifying: Vitest is still starting. Vitest's own signal
+    // handler used to exit 130 there, or the specs ran on against the provider the run had already
+    // stopped, printing failures after the verdict and exiting 1.
+    const reportDir = join(mkdtempSync(join(tmpdir(), "h2h-sigint-early-")), "reports");
+    let signalled = false;
+    const { exitCode, output } = await spawnCertify(
+      { H2H_REPORT_DIR: reportDir },
+      {
+        onOutput: (text, pid) => {
+          if (!signalled && text.includes("h2h-certify: certifying")) {
+            signalled = true;
+            process.kill(pid, "SIGINT");
+          }
+        },
+      },
+    );
+    expect(signalled, output).toBe(true);
+    expect(exitCode, output).toBe(2);
+    expect(output).toContain("error: stopped by SIGINT before the run was complete");
+    // The list of reports is the last thing printed.
+    expect(output.trimEnd().split("\n").at(-1), output).toMatch(/h2h-certify\.har$/);
+    expect(output).not.toMatch(/ECONNREFUSED|spec\.ts: \d+ passed/);
+    const report = readReports(reportDir);
+    expect(report.verdict).toBe("incomplete");
+    expect(report.checks.filter((check) => check.status === "failed")).toEqual([]);
+  }, 120_000);
+
   it("by --deadline: reports marked incomplete with the deadline as the reason, exit 2", async () => {
     const reportDir = join(mkdtempSync(join(tmpdir(), "h2h-deadline-")), "reports");
     // A provider whose status changes take 3 s: its callback checks cannot be done within 4 s, however

@@ -75,31 +75,63 @@ type VitestInstance = Awaited<ReturnType<StartVitest>>;
 const CLOSE_GRACE_MS = 10_000;
 
 /**
+ * The run's reporters, silent once the run is stopped: what Vitest reports while it winds down
+ * (files ended unrun, a run "interrupted") is not part of the run whose reports are being written.
+ */
+function silencedOnStop(reporter: Reporter, runStop: RunStop): Reporter {
+  return new Proxy(reporter, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => (runStop.reason === undefined ? value.apply(target, args) : undefined);
+    },
+  });
+}
+
+/**
  * `startVitest`, but it returns when the run is stopped too: it then closes Vitest (ending its
- * workers) within a grace period and hands back a closed stand-in; `runStop.reason` says why.
+ * workers) and waits for it to end, within a grace period, and hands back a closed stand-in;
+ * `runStop.reason` says why. Nothing of Vitest runs on after it returns: no spec against a target
+ * that was stopped meanwhile, no report event, no exit code of its own.
  */
 export function stoppableStartVitest(runStop: RunStop, start: StartVitest) {
   return async (...[mode, filters, options, ...rest]: Parameters<StartVitest>) => {
     let instance: VitestInstance | undefined;
-    // Vitest's logger exits the process on SIGINT/SIGTERM (after its own cleanup): the run's stop
-    // handles those signals instead, so the partial reports get written.
-    const before = Object.fromEntries(SIGNALS.map((signal) => [signal, process.listeners(signal)]));
+    let markInitialized: () => void = () => undefined;
+    const initialized = new Promise<void>((resolve) => {
+      markInitialized = resolve;
+    });
+    // Vitest's logger exits the process on SIGINT/SIGTERM (after its own cleanup), from as soon as
+    // it exists, well before Vitest reports its start: the run's stop handles those signals
+    // instead, so the partial reports get written. Each such listener goes as it comes.
+    const dropSignalListener = (event: string | symbol, listener: (...args: unknown[]) => void) => {
+      if ((SIGNALS as readonly (string | symbol)[]).includes(event) && !RUN_STOP_HANDLERS.has(listener))
+        queueMicrotask(() => process.off(event as NodeJS.Signals, listener));
+    };
+    process.on("newListener", dropSignalListener);
     const taker: Reporter = {
       onInit(vitest) {
         instance = vitest;
-        for (const signal of SIGNALS)
-          for (const listener of process.listeners(signal))
-            if (!before[signal]?.includes(listener) && !RUN_STOP_HANDLERS.has(listener))
-              process.off(signal, listener);
+        markInitialized();
       },
     };
-    const reporters = [...((options?.reporters as unknown[] | undefined) ?? []), taker];
+    const given = (options?.reporters as Reporter[] | undefined) ?? [];
+    const reporters = [...given.map((reporter) => silencedOnStop(reporter, runStop)), taker];
     const running = start(mode, filters, { ...options, reporters } as typeof options, ...rest);
-    const done = await Promise.race([running, runStop.stopped.then(() => undefined)]);
-    if (done !== undefined) return done;
-    running.catch(() => undefined);
-    const grace = new Promise<void>((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref());
-    await Promise.race([instance?.close().catch(() => undefined), grace]);
-    return { close: async () => undefined };
+    const ended = running.then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      const done = await Promise.race([running, runStop.stopped.then(() => undefined)]);
+      if (done !== undefined) return done;
+      const grace = new Promise<void>((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref());
+      // Stopped while Vitest was still starting: it is closed once it can be.
+      if (!instance) await Promise.race([initialized, ended, grace]);
+      await Promise.race([Promise.all([instance?.close().catch(() => undefined), ended]), grace]);
+      return { close: async () => undefined };
+    } finally {
+      process.off("newListener", dropSignalListener);
+    }
   };
 }
