@@ -63,8 +63,9 @@ describe.skipIf(process.platform !== "linux")("the watchdog reporter", () => {
     );
     writeFileSync(
       join(dir, "stuck.test.mjs"),
-      // It waits a moment first, so that Vitest has told the main process the test began.
-      `import { it } from "vitest";\nit("spins forever", async () => { await new Promise((r) => setTimeout(r, 1500)); for (;;) {} });\n`,
+      // It waits first, so that Vitest has told the main process the test began: 5 s, well within
+      // the run's 15 s budget, as a busy machine delays that message (1.5 s once was not enough).
+      `import { it } from "vitest";\nit("spins forever", async () => { await new Promise((r) => setTimeout(r, 5000)); for (;;) {} });\n`,
     );
     const started = Date.now();
     const { code, output } = await vitestIn(dir, {
