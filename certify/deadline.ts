@@ -4,7 +4,7 @@
  * reports of what ran, with the verdict "incomplete" and this reason, and exits 2. A second signal
  * exits at once (2): the user insists.
  */
-import type { Reporter, startVitest } from "vitest/node";
+import type { createVitest, Reporter } from "vitest/node";
 import type { Profile } from "../contract/index.ts";
 
 /**
@@ -68,8 +68,8 @@ export function watchRunStop(deadlineMs: number): RunStop {
   };
 }
 
-type StartVitest = typeof startVitest;
-type VitestInstance = Awaited<ReturnType<StartVitest>>;
+type CreateVitest = typeof createVitest;
+type VitestInstance = Awaited<ReturnType<CreateVitest>>;
 
 /** How long closing Vitest (its workers) may take once the run was stopped. */
 const CLOSE_GRACE_MS = 10_000;
@@ -88,50 +88,52 @@ function silencedOnStop(reporter: Reporter, runStop: RunStop): Reporter {
   });
 }
 
+const STOPPED: unique symbol = Symbol("stopped");
+
 /**
- * `startVitest`, but it returns when the run is stopped too: it then closes Vitest (ending its
- * workers) and waits for it to end, within a grace period, and hands back a closed stand-in;
- * `runStop.reason` says why. Nothing of Vitest runs on after it returns: no spec against a target
- * that was stopped meanwhile, no report event, no exit code of its own.
+ * One Vitest run of `files` (none: every spec the options include) that ends when the run is
+ * stopped too, whenever that comes: while Vitest is being created it is closed as soon as it
+ * exists, and never started; while specs run, the run is cancelled (the files under way end, what
+ * ran is kept) and waited for, within a grace period. Nothing of Vitest runs on after this
+ * returns: no spec against a target that was stopped meanwhile, no report event, no exit code of
+ * its own. The caller closes the Vitest it gets back.
  */
-export function stoppableStartVitest(runStop: RunStop, start: StartVitest) {
-  return async (...[mode, filters, options, ...rest]: Parameters<StartVitest>) => {
-    let instance: VitestInstance | undefined;
-    let markInitialized: () => void = () => undefined;
-    const initialized = new Promise<void>((resolve) => {
-      markInitialized = resolve;
-    });
-    // Vitest's logger exits the process on SIGINT/SIGTERM (after its own cleanup), from as soon as
-    // it exists, well before Vitest reports its start: the run's stop handles those signals
-    // instead, so the partial reports get written. Each such listener goes as it comes.
-    const dropSignalListener = (event: string | symbol, listener: (...args: unknown[]) => void) => {
-      if ((SIGNALS as readonly (string | symbol)[]).includes(event) && !RUN_STOP_HANDLERS.has(listener))
-        queueMicrotask(() => process.off(event as NodeJS.Signals, listener));
-    };
-    process.on("newListener", dropSignalListener);
-    const taker: Reporter = {
-      onInit(vitest) {
-        instance = vitest;
-        markInitialized();
-      },
-    };
-    const given = (options?.reporters as Reporter[] | undefined) ?? [];
-    const reporters = [...given.map((reporter) => silencedOnStop(reporter, runStop)), taker];
-    const running = start(mode, filters, { ...options, reporters } as typeof options, ...rest);
-    const ended = running.then(
-      () => undefined,
-      () => undefined,
-    );
-    try {
-      const done = await Promise.race([running, runStop.stopped.then(() => undefined)]);
-      if (done !== undefined) return done;
-      const grace = new Promise<void>((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref());
-      // Stopped while Vitest was still starting: it is closed once it can be.
-      if (!instance) await Promise.race([initialized, ended, grace]);
-      await Promise.race([Promise.all([instance?.close().catch(() => undefined), ended]), grace]);
-      return { close: async () => undefined };
-    } finally {
-      process.off("newListener", dropSignalListener);
-    }
+export async function stoppableVitestRun(
+  runStop: RunStop,
+  create: CreateVitest,
+  options: Parameters<CreateVitest>[1],
+): Promise<VitestInstance | undefined> {
+  // Vitest's logger exits the process on SIGINT/SIGTERM (after its own cleanup), from as soon as
+  // it exists: the run's stop handles those signals instead, so the partial reports get written.
+  // Each such listener goes as it comes.
+  const dropSignalListener = (event: string | symbol, listener: (...args: unknown[]) => void) => {
+    if ((SIGNALS as readonly (string | symbol)[]).includes(event) && !RUN_STOP_HANDLERS.has(listener))
+      queueMicrotask(() => process.off(event as NodeJS.Signals, listener));
   };
+  process.on("newListener", dropSignalListener);
+  const grace = () =>
+    new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), CLOSE_GRACE_MS).unref());
+  const stopped: Promise<typeof STOPPED> = runStop.stopped.then(() => STOPPED);
+  try {
+    const given = (options?.reporters as Reporter[] | undefined) ?? [];
+    const reporters = given.map((reporter) => silencedOnStop(reporter, runStop));
+    const creating = create("test", { ...options, reporters });
+    const created = await Promise.race([creating, stopped]);
+    if (created === STOPPED) {
+      const vitest = await Promise.race([creating.catch(() => undefined), grace()]);
+      await Promise.race([vitest?.close().catch(() => undefined), grace()]);
+      return undefined;
+    }
+    const running = created.start().catch((error: unknown) => {
+      // No spec file matched: the run reports that no contract spec ran.
+      if ((error as Error | undefined)?.name !== "FilesNotFoundError") throw error;
+    });
+    if ((await Promise.race([running, stopped])) === STOPPED) {
+      await created.cancelCurrentRun("keyboard-input");
+      await Promise.race([running.catch(() => undefined), grace()]);
+    }
+    return created;
+  } finally {
+    process.off("newListener", dropSignalListener);
+  }
 }

@@ -8,7 +8,7 @@
 import { availableParallelism } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import type { Reporter, Vitest } from "vitest/node";
-import { type RunStop, stoppableStartVitest } from "./deadline.ts";
+import { type RunStop, stoppableVitestRun } from "./deadline.ts";
 import { type KeptThreadPool, keptThreadPool } from "./kept-thread-pool.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "./run-context.ts";
 import { PROJECT_ROOT } from "./settings.ts";
@@ -66,9 +66,8 @@ const loadVitest = () => import("vitest/node");
 
 /** One Vitest for one run. */
 export const runSpecsOnce: SpecRunner = async (run) => {
-  const { startVitest } = await loadVitest();
-  const start = run.runStop ? stoppableStartVitest(run.runStop, startVitest) : startVitest;
-  const vitest = await start("test", [], {
+  const { createVitest, startVitest } = await loadVitest();
+  const options = {
     // `--only`: a few tests, whose files load in one worker for less than a second one's start-up
     // (it imports the contract anew) costs; a whole run keeps its files side by side.
     ...baseOptions(run, run.testNamePattern ? 1 : RUN_WORKERS),
@@ -76,8 +75,11 @@ export const runSpecsOnce: SpecRunner = async (run) => {
     reporters: run.reporters,
     provide: { [RUN_CONTEXT_KEY]: run.runContext },
     ...(run.testNamePattern ? { testNamePattern: run.testNamePattern } : {}),
-  });
-  await vitest.close();
+  };
+  const vitest = run.runStop
+    ? await stoppableVitestRun(run.runStop, createVitest, options)
+    : await startVitest("test", [], options);
+  await vitest?.close();
 };
 
 const REPORTER_HOOKS = [
