@@ -54,7 +54,8 @@ async function timeOneRun(command: readonly string[]): Promise<CertifyRunTiming>
   const reportDir = await mkdtemp(join(tmpdir(), "h2h-bench-certify-"));
   try {
     const env: NodeJS.ProcessEnv = { ...process.env, H2H_REPORT_DIR: reportDir };
-    for (const name of ["H2H_BASE_URL", "H2H_PROFILE", "H2H_API_KEY", "H2H_API_KEY_2"]) delete env[name];
+    for (const name of ["H2H_BASE_URL", "H2H_PROFILE", "H2H_API_KEY", "H2H_API_KEY_2", "H2H_WORKERS"])
+      delete env[name];
     const launchedAtMs = Date.now();
     const exitCode = await run(command, env);
     const exitedAtMs = Date.now();

@@ -354,6 +354,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
           specFiles: options.specFiles,
           reporters: [collector, specClock],
           runStop,
+          workers: settings.workers,
           // --only: just the tests titled by those checks (the rest, and their setup, do not run).
           testNamePattern,
           // A check may wait for a few requests in a row; the profile bounds each one.

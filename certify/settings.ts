@@ -29,7 +29,12 @@ export interface Settings {
   sinkPublicUrl: string | undefined;
   /** issue 12: TLS files (H2H_CA_FILE, H2H_CLIENT_CERT, H2H_CLIENT_KEY, H2H_CLIENT_KEY_PASSPHRASE); read by readTlsSettings. */
   tls: TlsFiles;
+  /** H2H_WORKERS: the worker threads the spec files run in; undefined: the machine's cores, at least 2. */
+  workers: number | undefined;
 }
+
+/** The most worker threads H2H_WORKERS may ask for. */
+export const MAX_WORKERS = 64;
 
 type Env = Record<string, string | undefined>;
 
@@ -87,6 +92,13 @@ export function readSettings(env: Env = process.env, cwd = userDirectory(env)): 
   if (!Number.isInteger(sinkPort) || sinkPort < 0 || sinkPort > 65_535) {
     throw new SettingsError(`H2H_SINK_PORT "${sinkPortText}" is not a port number (0-65535)`);
   }
+  const workersText = nonEmpty(env, "H2H_WORKERS");
+  const workers = workersText === undefined ? undefined : Number(workersText);
+  if (workers !== undefined && (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS)) {
+    throw new SettingsError(
+      `H2H_WORKERS "${workersText}" is not a number of worker threads (1-${MAX_WORKERS}): give one, or unset it for one per core`,
+    );
+  }
   const sinkPublicUrl = nonEmpty(env, "H2H_SINK_PUBLIC_URL");
   if (sinkPublicUrl !== undefined && !/^https?:\/\/[^/]+/.test(sinkPublicUrl)) {
     throw new SettingsError(`H2H_SINK_PUBLIC_URL "${sinkPublicUrl}" is not an http(s) URL`);
@@ -119,6 +131,7 @@ export function readSettings(env: Env = process.env, cwd = userDirectory(env)): 
     sinkPort,
     sinkPublicUrl,
     tls,
+    workers,
   };
 }
 

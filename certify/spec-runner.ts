@@ -22,6 +22,8 @@ export interface SpecRun {
   reporters: Reporter[];
   /** Only the tests whose title matches (`--only`). */
   testNamePattern?: RegExp | undefined;
+  /** Worker threads the spec files run in (H2H_WORKERS); default: the machine's cores, at least 2. */
+  workers?: number | undefined;
   testTimeout: number;
   hookTimeout: number;
   /**
@@ -42,6 +44,15 @@ export type SpecRunner = (run: SpecRun) => Promise<void>;
 const POOL = { pool: "threads", isolate: false, fileParallelism: true } as const;
 /** Workers of one run: two at least, so that one file's waiting overlaps another's work. */
 const RUN_WORKERS = Math.max(2, availableParallelism());
+
+/**
+ * The worker threads of one run: `--only` runs a few tests, whose files load in one worker for
+ * less than a second one's start-up (it imports the contract anew) costs; a whole run keeps its
+ * files side by side, in H2H_WORKERS threads or one per core.
+ */
+export function workersOf(run: Pick<SpecRun, "testNamePattern" | "workers">): number {
+  return run.testNamePattern ? 1 : (run.workers ?? RUN_WORKERS);
+}
 
 function baseOptions(run: Pick<SpecRun, "testTimeout" | "hookTimeout">, maxWorkers: number) {
   return {
@@ -68,9 +79,7 @@ const loadVitest = () => import("vitest/node");
 export const runSpecsOnce: SpecRunner = async (run) => {
   const { createVitest, startVitest } = await loadVitest();
   const options = {
-    // `--only`: a few tests, whose files load in one worker for less than a second one's start-up
-    // (it imports the contract anew) costs; a whole run keeps its files side by side.
-    ...baseOptions(run, run.testNamePattern ? 1 : RUN_WORKERS),
+    ...baseOptions(run, workersOf(run)),
     include: run.specFiles ? [...run.specFiles] : [SPEC_GLOB],
     reporters: run.reporters,
     provide: { [RUN_CONTEXT_KEY]: run.runContext },

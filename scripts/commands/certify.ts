@@ -55,6 +55,7 @@ export const certify = defineCommand({
     "H2H_REPORT_DIR       where reports go (default: reports/)",
     "H2H_SEED             seed of the generated inputs (--seed wins)",
     "H2H_DEPTH            quick (default) or thorough (--depth wins)",
+    "H2H_WORKERS          worker threads the spec files run in (default: one per core, at least 2)",
     "H2H_TARGET_IMAGE     a provider image to start (listening on $PORT, host network) and certify",
     "H2H_TARGET_ENV       its extra environment, NAME=value,NAME2=value2",
     "H2H_TARGET_READY     when it is ready: an HTTP path answering below 500, or log:TEXT (default: any answer on /)",

@@ -1,0 +1,37 @@
+/**
+ * Settings read from the environment: H2H_WORKERS, the worker threads a run's spec files run in.
+ * (The other variables are tested as a user meets them, through certify: preflight.test.ts.)
+ */
+import { availableParallelism } from "node:os";
+import { describe, expect, it } from "vitest";
+import { MAX_WORKERS, readSettings, SettingsError } from "./settings.ts";
+import { workersOf } from "./spec-runner.ts";
+
+const settingsWith = (workers: string | undefined) =>
+  readSettings(workers === undefined ? {} : { H2H_WORKERS: workers }, "/tmp");
+
+describe("H2H_WORKERS", () => {
+  it("sets the worker threads of a whole run; --only keeps to one; unset, one per core and at least 2", () => {
+    expect(settingsWith("1").workers).toBe(1);
+    expect(settingsWith(" 3 ").workers).toBe(3);
+    expect(settingsWith(undefined).workers).toBeUndefined();
+    expect(workersOf({ workers: 1 })).toBe(1);
+    expect(workersOf({ workers: 3 })).toBe(3);
+    expect(workersOf({ workers: 3, testNamePattern: /x/ })).toBe(1);
+    expect(workersOf({})).toBe(Math.max(2, availableParallelism()));
+  });
+
+  it.each(["0", "2.5", "many", String(MAX_WORKERS + 1), "-1"])(
+    "refuses %j, naming the variable and the fix",
+    (value) => {
+      expect(() => settingsWith(value)).toThrow(SettingsError);
+      expect(() => settingsWith(value)).toThrow(
+        `H2H_WORKERS "${value}" is not a number of worker threads (1-${MAX_WORKERS}): give one, or unset it for one per core`,
+      );
+    },
+  );
+
+  it("refuses it set but blank", () => {
+    expect(() => settingsWith("  ")).toThrow("H2H_WORKERS is set but empty");
+  });
+});
