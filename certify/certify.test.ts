@@ -27,7 +27,9 @@ function certify(env: Record<string, string>): Promise<{ exitCode: number | null
     const child = spawn(process.execPath, [...TS_NODE_ARGS, script], {
       // Set-but-empty H2H_* variables are refused (exit 64): the outer ones are dropped instead.
       env: {
-        ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("H2H_"))),
+        ...Object.fromEntries(
+          Object.entries(process.env).filter(([name]) => !name.startsWith("H2H_") || name === "H2H_WORKERS"),
+        ),
         ...env,
       },
       stdio: ["ignore", "pipe", "pipe"],

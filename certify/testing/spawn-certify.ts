@@ -1,6 +1,7 @@
 /**
  * Test helper: `npm run certify` as a user runs it, in a child process, with only the H2H_*
- * variables given (the outer ones dropped: a set-but-empty one would be refused), its console
+ * variables given (the outer ones dropped: a set-but-empty one would be refused; H2H_WORKERS,
+ * which vitest.config.ts sets for every test, kept), its console
  * captured, and optionally its peak RSS (GNU time's "Maximum resident set size").
  */
 import { spawn } from "node:child_process";
@@ -43,7 +44,9 @@ export function spawnCertify(
   return new Promise((resolve) => {
     const child = spawn(command as string, args, {
       env: {
-        ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("H2H_"))),
+        ...Object.fromEntries(
+          Object.entries(process.env).filter(([name]) => !name.startsWith("H2H_") || name === "H2H_WORKERS"),
+        ),
         ...env,
       },
       stdio: ["ignore", "pipe", "pipe"],
