@@ -155,8 +155,13 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     const errors = error?.errors?.map(
       (e) => `${e.location ? `${resolve(ROOT, e.location.file)}:${e.location.line}: ` : ""}${e.text}`,
     );
+    // A fresh clone without node_modules fails here first: say what to run, not just what is missing.
+    const hint =
+      error?.code === "ERR_MODULE_NOT_FOUND" && !existsSync(join(ROOT, "node_modules", "esbuild"))
+        ? "\n  the dependencies are not installed: run `npm ci` in this folder first"
+        : "";
     process.stderr.write(
-      `error: cannot build ${entry}: ${errors?.join("\n  ") ?? error?.message ?? error}\n`,
+      `error: cannot build ${entry}: ${errors?.join("\n  ") ?? error?.message ?? error}${hint}\n`,
     );
     process.exit(1);
   }

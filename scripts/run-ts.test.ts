@@ -5,7 +5,7 @@
  * built again, and a file that does not build is named with its line.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -15,9 +15,9 @@ const RUN_TS = fileURLToPath(new URL("./run-ts.mjs", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "h2h-run-ts-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function run(args: string[]) {
+function run(args: string[], { script = RUN_TS, cwd = process.cwd() } = {}) {
   return new Promise<{ exitCode: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [RUN_TS, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [script, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
@@ -103,6 +103,20 @@ describe("node scripts/run-ts.mjs <file.ts>", () => {
     const { exitCode, stderr } = await run([broken]);
     expect(exitCode).toBe(1);
     expect(stderr).toMatch(/^error: cannot build .*broken\.ts: .*broken\.ts:2: /);
+  });
+
+  it("says to run npm ci when the dependencies are not installed, as in a fresh clone", async () => {
+    const clone = join(dir, "fresh-clone");
+    mkdirSync(join(clone, "scripts"), { recursive: true });
+    copyFileSync(RUN_TS, join(clone, "scripts", "run-ts.mjs"));
+    writeFileSync(join(clone, "scripts", "hello.ts"), 'console.log("hello");\n');
+    const { exitCode, stderr } = await run(["scripts/hello.ts"], {
+      script: join(clone, "scripts", "run-ts.mjs"),
+      cwd: clone,
+    });
+    expect(exitCode).toBe(1);
+    expect(stderr).toContain("error: cannot build scripts/hello.ts: Cannot find package 'esbuild'");
+    expect(stderr).toContain("the dependencies are not installed: run `npm ci` in this folder first");
   });
 
   it("says how to use it when given no file", async () => {
