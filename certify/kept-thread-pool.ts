@@ -4,7 +4,8 @@
  * threads, so every run started a thread that imported zod, undici, json-schema-faker and the
  * contract again: about 0.45 s of CPU, most of a targeted mutant's run. A thread here is handed
  * back when its run has ended in order (Vitest sent it "stop" and it answered "stopped"), and the
- * next run starts it again; its module cache keeps the contract (Vitest's worker keeps evaluated
+ * next run starts it again; a run that starts while the thread before it is still answering "stop"
+ * waits for it (up to 2 s). Its module cache keeps the contract (Vitest's worker keeps evaluated
  * modules across runs of a non-isolated project, and evaluates the spec files of each run anew).
  * A thread stopped otherwise (a cancelled run) is ended, as Vitest's own would be.
  */
@@ -21,20 +22,48 @@ export interface KeptThreadPool extends PoolRunnerInitializer {
   close(): Promise<void>;
 }
 
+/**
+ * How long a run waits for the thread of the run before it to come back before it starts one of its
+ * own. Vitest asks a run's thread to stop and does not wait for its answer before the next run
+ * starts; the answer is a message round trip, a few milliseconds, longer on a busy machine.
+ */
+const HANDBACK_WAIT_MS = 2_000;
+
 export function keptThreadPool(): KeptThreadPool {
   const idle: Worker[] = [];
   const live = new Set<Worker>();
+  /** Threads whose run was asked to stop: each comes back to `idle`, or exits. */
+  const returning = new Set<Worker>();
+  let changed: (() => void)[] = [];
+  const notify = () => {
+    for (const wake of changed.splice(0)) wake();
+  };
   let threadsStarted = 0;
-  const take = (options: PoolOptions): Worker => {
+  const take = async (options: PoolOptions): Promise<Worker> => {
+    const waitUntil = Date.now() + HANDBACK_WAIT_MS;
+    while (idle.length === 0 && returning.size > 0 && Date.now() < waitUntil) {
+      await new Promise<void>((wake) => {
+        const timer = setTimeout(wake, waitUntil - Date.now());
+        changed.push(() => {
+          clearTimeout(timer);
+          wake();
+        });
+      });
+    }
     const kept = idle.pop();
     if (kept) return kept;
+    // Waited in vain: a thread that never came back (Vitest gave up on its answer and did not hand
+    // it back) is not waited for again.
+    returning.clear();
     const thread = new Worker(ENTRY, { env: options.env, execArgv: options.execArgv });
     threadsStarted += 1;
     live.add(thread);
     thread.once("exit", () => {
       live.delete(thread);
+      returning.delete(thread);
       const at = idle.indexOf(thread);
       if (at >= 0) idle.splice(at, 1);
+      notify();
     });
     return thread;
   };
@@ -44,15 +73,31 @@ export function keptThreadPool(): KeptThreadPool {
       return threadsStarted;
     },
     createPoolWorker: (options) =>
-      new KeptThreadWorker(
-        () => take(options),
-        (thread) => idle.push(thread),
-      ),
+      new KeptThreadWorker({
+        take: () => take(options),
+        stopRequested: (thread) => returning.add(thread),
+        giveBack: (thread) => {
+          returning.delete(thread);
+          idle.push(thread);
+          notify();
+        },
+      }),
     async close() {
       idle.length = 0;
+      returning.clear();
+      notify();
+      changed = [];
       await Promise.all([...live].map((thread) => thread.terminate()));
     },
   };
+}
+
+/** How a run's hold on a thread deals with the pool. */
+interface ThreadLender {
+  take(): Promise<Worker>;
+  /** The run's thread was asked to stop: the pool may wait for it rather than start another. */
+  stopRequested(thread: Worker): void;
+  giveBack(thread: Worker): void;
 }
 
 type Listener = (arg: unknown) => void;
@@ -66,10 +111,7 @@ class KeptThreadWorker implements PoolWorker {
   private stoppedInOrder = false;
   private stopRequested = false;
 
-  constructor(
-    private readonly take: () => Worker,
-    private readonly giveBack: (thread: Worker) => void,
-  ) {}
+  constructor(private readonly lender: ThreadLender) {}
 
   private get current(): Worker {
     if (!this.thread) throw new Error("kept-thread pool: the thread was handed back or never started");
@@ -77,7 +119,7 @@ class KeptThreadWorker implements PoolWorker {
   }
 
   async start(): Promise<void> {
-    this.thread ??= this.take();
+    this.thread ??= await this.lender.take();
     this.stoppedInOrder = false;
     this.stopRequested = false;
     this.on("message", (message) => {
@@ -98,7 +140,10 @@ class KeptThreadWorker implements PoolWorker {
   }
 
   send(message: WorkerRequest): void {
-    if ((message as { type?: string }).type === "stop") this.stopRequested = true;
+    if ((message as { type?: string }).type === "stop") {
+      this.stopRequested = true;
+      this.lender.stopRequested(this.current);
+    }
     this.current.postMessage(message);
   }
 
@@ -112,7 +157,7 @@ class KeptThreadWorker implements PoolWorker {
     if (!thread) return;
     for (const [event, callback] of this.listeners) thread.off(event, callback);
     this.listeners = [];
-    if (this.stoppedInOrder) this.giveBack(thread);
+    if (this.stoppedInOrder) this.lender.giveBack(thread);
     else await thread.terminate();
   }
 }
