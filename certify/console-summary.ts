@@ -4,13 +4,19 @@
  * as `envelope.request-id-unique` included), the warnings, what was skipped and why, the verdict,
  * and where the reports are.
  */
-import { relative } from "node:path";
+import { isAbsolute, relative, sep } from "node:path";
 import { failuresByRule, placeOf } from "./failures-by-rule.ts";
 import { rateLimitWaitsLine } from "./preflight.ts";
 import type { ReportPaths } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 
 const MAX_DETAIL = 240;
+
+/** A report's path as a user reads it: relative below the working folder, else absolute. */
+export function shownPath(cwd: string, path: string): string {
+  const below = relative(cwd, path);
+  return below === "" || below === ".." || below.startsWith(`..${sep}`) || isAbsolute(below) ? path : below;
+}
 const shorten = (text: string) => (text.length > MAX_DETAIL ? `${text.slice(0, MAX_DETAIL - 3)}...` : text);
 
 export function printSummary(
@@ -60,5 +66,5 @@ export function printSummary(
       `${(report.durationMs / 1000).toFixed(1)} s`,
   );
   print("reports:");
-  for (const path of Object.values(paths)) print(`  ${relative(cwd, path) || path}`);
+  for (const path of Object.values(paths)) print(`  ${shownPath(cwd, path)}`);
 }
