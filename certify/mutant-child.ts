@@ -48,6 +48,7 @@ async function certify(job: MutantJob): Promise<MutantReply> {
       print: () => {},
       specRunner: specRunner.run,
       reports: job.reports,
+      targetInThisProcess: true,
       ...(job.only.length > 0 ? { probes: { only: job.only } } : {}),
       ...(job.specFiles.length > 0 ? { specFiles: job.specFiles } : {}),
     });

@@ -30,6 +30,12 @@ export interface RunContext {
   tls: TlsMaterial | null;
   /** issue 12: when the run's deadline passes (epoch ms): no wait for a rate limit may outlast it. */
   deadlineAt: number;
+  /**
+   * The target runs in the sink's own process (the bundled reference provider, a mutant of it): its
+   * timers and sends wait on the same event loop as the sink's stamps, so a loaded machine delays
+   * both. A target elsewhere is delayed only by the sink's stamping.
+   */
+  targetSharesSinkProcess: boolean;
   /** The generated and stateful probes: seed, depth, merchantOrderID prefix (certify/probe-settings.ts). */
   probes: { seed: number; depth: GenerationDepth; merchantOrderIdPrefix: string };
 }

@@ -95,6 +95,11 @@ export interface CertifyOptions {
   specRunner?: SpecRunner;
   /** Which reports are written (default: all four); the JSON always is. */
   reports?: readonly ReportKind[];
+  /**
+   * The target at H2H_BASE_URL runs in this process (the mutation self-test's provider): judged as
+   * the bundled provider is (see RunContext.targetSharesSinkProcess).
+   */
+  targetInThisProcess?: boolean;
 }
 
 export interface CertifyResult {
@@ -336,6 +341,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
         sink: { url: sink.url, token: sink.token, callbackUrl: sink.callbackUrl() },
         tls: tls ?? null,
         deadlineAt,
+        targetSharesSinkProcess: provider !== undefined || options.targetInThisProcess === true,
         probes: {
           seed: probes.seed,
           depth: probes.depth,

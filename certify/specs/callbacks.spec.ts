@@ -36,6 +36,7 @@ import { type CreatedOrder, confirm, createOrder, orderIdOf } from "./support/or
 import { callbacksAfterQuiet, duplicateWindowMs, extraAttemptWindowMs } from "./support/settle-windows.ts";
 import { type Settled, settle, settledValue } from "./support/settled.ts";
 import { titled } from "./support/shared-specs.ts";
+import { sinkLatenessMs } from "./support/sink-lateness.ts";
 import { loadSpecTarget } from "./support/target.ts";
 import { verify } from "./support/verify.ts";
 
@@ -273,17 +274,15 @@ const retryPolicy = profile.callbacks.retryPolicy;
 const retryWaitMs =
   (retryPolicy ? retryPolicy.delaysMs.reduce((sum, d) => sum + d, 0) : 0) + profile.timeouts.callbackMs;
 
-/**
- * How long the sink's process was held up while these callbacks arrived: how far off an interval
- * between two of its stamps may be. All of it, not its longest stall: on a machine with more work
- * than cores the process is slowed in many short holds, and a clean bundled provider's retries
- * measured 0.4 s late while its longest stall was 0.06 s.
- */
+/** How far off an interval between two of the sink's stamps of these callbacks may be (sinkLatenessMs). */
 async function observerStallMs(sink: ReturnType<typeof target.sink>, callbacks: StoredCallback[]) {
   const first = callbacks[0];
   const last = callbacks.at(-1);
   if (!first || !last) return 0;
-  return (await sink.client.stalls(first.receivedAtMs, last.receivedAtMs)).heldUpMs;
+  return sinkLatenessMs(
+    await sink.client.stalls(first.receivedAtMs, last.receivedAtMs),
+    target.sharesSinkProcess,
+  );
 }
 
 /** One order whose every delivery the sink refuses (503), so every attempt the target makes shows. */

@@ -31,6 +31,8 @@ export interface SpecTarget {
   probes: RunContext["probes"];
   /** The second merchant's key, or undefined: cross-merchant checks are then skipped. */
   secondApiKey: string | undefined;
+  /** The target runs in the sink's process (see RunContext.targetSharesSinkProcess). */
+  sharesSinkProcess: boolean;
   masker: Masker;
   recorder: ExchangeRecorder;
   /** A client of the first merchant (or of `apiKey`, when given). */
@@ -97,6 +99,7 @@ export function loadSpecTarget(specFile: string): SpecTarget {
     runId: context.runId,
     probes: context.probes,
     secondApiKey,
+    sharesSinkProcess: context.targetSharesSinkProcess,
     masker,
     recorder,
     client: (key) => (key === undefined ? first : makeClient(key)),
