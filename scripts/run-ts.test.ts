@@ -5,9 +5,20 @@
  * built again, and a file that does not build is named with its line.
  */
 import { spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 
@@ -17,7 +28,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function run(args: string[], { script = RUN_TS, cwd = process.cwd() } = {}) {
   return new Promise<{ exitCode: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [script, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [script, ...args], {
+      cwd,
+      env: { ...process.env, H2H_RUN_TS_CACHE: join(dir, "cache") },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
@@ -52,13 +67,20 @@ writeFileSync(
 writeFileSync(join(dir, "beside.txt"), "next to the source");
 writeFileSync(dependency, 'export const word: string = "first";\n');
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const BUNDLES = join(ROOT, "node_modules/.cache/h2h-certify/bundles");
-/** The launcher's record of a bundle: where it is, and the files it was built from. */
-const manifestOf = (file: string) =>
-  JSON.parse(readFileSync(join(BUNDLES, `${relative(ROOT, file).replaceAll("/", "__")}.json`), "utf8")) as {
+/** The launcher keeps this test's bundles here (H2H_RUN_TS_CACHE), not in the project's cache. */
+const BUNDLES = join(dir, "cache");
+/** The launcher's record of a bundle: its entry, the bundle, and the hash of each file it was built from. */
+const manifestOf = (file: string) => {
+  const name = readdirSync(BUNDLES).find(
+    (f) => f.endsWith(".json") && JSON.parse(readFileSync(join(BUNDLES, f), "utf8")).entry === file,
+  );
+  if (!name) throw new Error(`no manifest for ${file} in ${BUNDLES}`);
+  return JSON.parse(readFileSync(join(BUNDLES, name), "utf8")) as {
+    entry: string;
     bundle: string;
-    inputs: string[];
+    inputs: Record<string, string>;
   };
+};
 
 describe("node scripts/run-ts.mjs <file.ts>", () => {
   it("runs the file as it would run unbundled: its own URL, its arguments, its exit code", async () => {
@@ -80,10 +102,9 @@ describe("node scripts/run-ts.mjs <file.ts>", () => {
     expect(stderr).toContain(`${entry}:14:`);
   });
 
-  it("builds again when an input changed, and not when none did", async () => {
+  it("builds again when an input changed, and not when none did, and keeps one bundle per entry", async () => {
     const before = manifestOf(entry);
-    expect(before.inputs.some((input) => input.endsWith("dependency.ts"))).toBe(true);
-    expect(before.inputs.some((input) => input.includes("node_modules/zod/"))).toBe(true);
+    expect(Object.keys(before.inputs)).toContain(dependency);
     const builtAt = statSync(join(BUNDLES, before.bundle)).mtimeMs;
     await run([entry]);
     expect(statSync(join(BUNDLES, before.bundle)).mtimeMs).toBe(builtAt);
@@ -91,7 +112,38 @@ describe("node scripts/run-ts.mjs <file.ts>", () => {
     writeFileSync(dependency, 'export const word: string = "second";\n');
     const { stdout } = await run([entry]);
     expect(JSON.parse(stdout).word).toBe("second");
-    expect(manifestOf(entry).bundle).not.toBe(before.bundle);
+    const after = manifestOf(entry);
+    expect(after.bundle).not.toBe(before.bundle);
+    expect(existsSync(join(BUNDLES, before.bundle))).toBe(false);
+    expect(existsSync(join(BUNDLES, after.bundle))).toBe(true);
+  });
+
+  it("leaves a string that spells import.meta.url as written", async () => {
+    const spells = join(dir, "spells.ts");
+    writeFileSync(spells, 'console.log(JSON.stringify(["import.meta.url", import.meta.url]));\n');
+    const { stdout, stderr } = await run([spells]);
+    expect(JSON.parse(stdout), stderr).toEqual(["import.meta.url", pathToFileURL(spells).href]);
+  });
+
+  it("runs each checkout's own code when two checkouts share a cache folder", async () => {
+    const urls: string[] = [];
+    for (const checkout of ["checkout-a", "checkout-b"]) {
+      const root = join(dir, checkout);
+      mkdirSync(join(root, "scripts"), { recursive: true });
+      copyFileSync(RUN_TS, join(root, "scripts", "run-ts.mjs"));
+      symlinkSync(join(ROOT, "node_modules"), join(root, "node_modules"));
+      // The same file, byte for byte, in both: only where it is differs.
+      writeFileSync(join(root, "scripts", "where.ts"), "console.log(import.meta.url);\n");
+      const { stdout, stderr } = await run(["scripts/where.ts"], {
+        script: join(root, "scripts", "run-ts.mjs"),
+        cwd: root,
+      });
+      expect(stderr).toBe("");
+      urls.push(stdout.trim());
+    }
+    expect(urls).toEqual(
+      ["checkout-a", "checkout-b"].map((c) => pathToFileURL(join(dir, c, "scripts/where.ts")).href),
+    );
   });
 
   it("names a file that does not build, with its line, and exits 1", async () => {
