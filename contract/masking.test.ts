@@ -34,6 +34,12 @@ describe("masking", () => {
     expect(masker.text(`rate 19.${longer}`)).toBe(`rate 19.${longer}`);
   });
 
+  it("masks an escaped card directly followed by another card (found by review: one pass left it)", () => {
+    const several = createMasker({ secrets: [], cardNumbers: ["5555555555554444", CARD] });
+    const escaped = [..."5555555555554444"].map((c) => `%3${c}`).join("");
+    expect(several.text(`}0.:${escaped}${CARD}`)).toBe(`}0.:************4444************1111`);
+  });
+
   it("masks each of several cards, escaped, keeping that card's own last 4 digits", () => {
     // All cards are found in one pass; an escaped one is masked as the card whose spelling matched.
     const cards = ["5555555555554444", CARD, "4000000000000002"];

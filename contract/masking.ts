@@ -425,11 +425,19 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
     if (secretRegex && (escaped || known.some((secret) => text.includes(secret))))
       out = out.replace(secretRegex, MASK);
     if (cardRegex && cardDigitRun && (escaped ? /\d/.test(out) : cardDigitRun.test(out))) {
-      out = out.replace(cardRegex, (match: string, ...groups: (string | undefined)[]) => {
+      const maskCard = (match: string, ...groups: (string | undefined)[]) => {
         if (/^[\d -]+$/.test(match)) return maskCardDigits(match);
         // Escaped: the card whose group matched is masked as if written plainly.
         return maskCardNumber(cards[groups.findIndex((group) => group !== undefined)] as string);
-      });
+      };
+      // Again until nothing changes: one pass does not go back, and an escaped card directly
+      // followed by another card's digits is a card only once the other is masked
+      // (%35…%344111111111111111: the 4111… card first, then the 5555… before it).
+      for (let pass = 0; pass <= cards.length; pass++) {
+        const next = out.replace(cardRegex, maskCard);
+        if (next === out) break;
+        out = next;
+      }
     }
     if (out.includes("://")) out = maskUrlCredentials(out);
     if (out.includes("/callbacks/")) out = out.replace(SINK_TOKEN_SEGMENT, `$1${MASK}`);
