@@ -7,9 +7,12 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { createVitest } from "vitest/node";
 import { startReferenceProvider } from "../fixtures/reference-provider/index.ts";
+import { stoppableVitestRun, watchRunStop } from "./deadline.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
+import { PROJECT_ROOT } from "./settings.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
 
 function readReports(reportDir: string): RunReport {
@@ -91,4 +94,24 @@ describe("a run that is stopped", () => {
     expect(report.verdict).toBe("incomplete");
     expect(report.errors[0]).toBe("the run's deadline of 4 s passed before it was complete");
   }, 120_000);
+});
+
+describe("stoppableVitestRun", () => {
+  it("returns when no spec file matches (the run then says no contract spec ran), and does not throw", async () => {
+    const runStop = watchRunStop(60_000);
+    try {
+      const vitest = await stoppableVitestRun(runStop, createVitest, {
+        config: false,
+        root: PROJECT_ROOT,
+        watch: false,
+        include: ["certify/specs/no-such-file.spec.ts"],
+        reporters: [],
+      });
+      expect(vitest).toBeDefined();
+      expect(vitest?.state.getFiles()).toEqual([]);
+      await vitest?.close();
+    } finally {
+      runStop.dispose();
+    }
+  });
 });

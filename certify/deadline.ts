@@ -125,12 +125,19 @@ export async function stoppableVitestRun(
       return undefined;
     }
     const running = created.start().catch((error: unknown) => {
-      // No spec file matched: the run reports that no contract spec ran.
-      if ((error as Error | undefined)?.name !== "FilesNotFoundError") throw error;
+      // No spec file matched: the run reports that no contract spec ran. (Vitest's error says so by
+      // its code; its name is plain "Error".)
+      if ((error as { code?: string } | undefined)?.code !== "VITEST_FILES_NOT_FOUND") throw error;
     });
-    if ((await Promise.race([running, stopped])) === STOPPED) {
-      await created.cancelCurrentRun("keyboard-input");
-      await Promise.race([running.catch(() => undefined), grace()]);
+    try {
+      if ((await Promise.race([running, stopped])) === STOPPED) {
+        await created.cancelCurrentRun("keyboard-input");
+        await Promise.race([running.catch(() => undefined), grace()]);
+      }
+    } catch (error) {
+      // Vitest failed to run: it is closed here, since the caller gets no Vitest to close.
+      await Promise.race([created.close().catch(() => undefined), grace()]);
+      throw error;
     }
     return created;
   } finally {
