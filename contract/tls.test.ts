@@ -206,6 +206,29 @@ describe.skipIf(OPENSSL_MISSING !== undefined)(title, () => {
     expect(attempt({ certFile: file("expired.pem"), keyFile: file("expired.key") })).toMatch(/expired on/);
   });
 
+  it("says a key encrypted with a cipher Node.js does not support (old DES export) is that, not a wrong passphrase", () => {
+    // A throwaway P-256 key: openssl pkcs8 -topk8 -v1 PBE-MD5-DES -passout pass:right-one (legacy provider).
+    const pem = [
+      "-----BEGIN ENCRYPTED PRIVATE KEY-----",
+      "MIGwMBsGCSqGSIb3DQEFAzAOBAhzJEf5azWxdQICCAAEgZCa91zUWghnSmIRS+ZK",
+      "OxwQpaG5pUjskShnbo73XrueorOzoNGJtYEFWXnBkSm4VAQBT4aVx5QQp+VKhugH",
+      "JMdIiCBacNKlIBPOTXU1KzxxnrN4ja0Dmz89kr9eeuwzf44/8340hWvr/kzIegsT",
+      "LHU7QDCTgRO9mZN3DXiWL+kxq3ogN3eP5p3c3jFtGZwPUEU=",
+      "-----END ENCRYPTED PRIVATE KEY-----",
+      "",
+    ].join("\n");
+    const dir = mkdtempSync(join(tmpdir(), "h2h-tls-key-"));
+    try {
+      const keyFile = join(dir, "old-des.key");
+      writeFileSync(keyFile, pem);
+      expect(() => readTlsFiles({ certFile: file("client.pem"), keyFile, passphrase: "right-one" })).toThrow(
+        /old-des\.key is encrypted with a cipher this Node\.js does not support .*re-encrypt it with AES/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("names a wrong passphrase even when OpenSSL reports an undecodable key instead of a bad decrypt", () => {
     // A throwaway P-256 key encrypted with "right-one" (AES-256-CBC), picked out of a few hundred
     // because "wrong-one" decrypts it to bytes whose padding happens to be valid. OpenSSL then

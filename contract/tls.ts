@@ -98,6 +98,13 @@ function readKey(path: string, passphrase: string | undefined, labels: TlsFileLa
     const message = error instanceof Error ? error.message : String(error);
     if (code === "ERR_MISSING_PASSPHRASE")
       throw new TlsConfigError(`${labels.keyFile} ${path} is encrypted: set the ${labels.passphrase}`);
+    // An old export (PBE with DES, RC2, MD5) needs OpenSSL's legacy provider, which Node does not
+    // load: the passphrase may be right, so do not say it is wrong.
+    if (code === "ERR_OSSL_EVP_UNSUPPORTED" || /digital envelope routines::unsupported/.test(message))
+      throw new TlsConfigError(
+        `${labels.keyFile} ${path} is encrypted with a cipher this Node.js does not support (an old export: DES, RC2 or MD5): ` +
+          `re-encrypt it with AES, e.g. openssl pkcs8 -topk8 -v2 aes-256-cbc -provider legacy -provider default -in ${path} -out new.key (${message})`,
+      );
     // A wrong passphrase usually fails AES's padding check ("bad decrypt"), but about one time in
     // 220 the garbage it decrypts to ends in valid padding, and OpenSSL then reports a key it cannot
     // decode ("DECODER routines::unsupported"). For an encrypted key given a passphrase, both mean
