@@ -21,7 +21,7 @@ describe("H2H_WORKERS", () => {
     expect(workersOf({})).toBe(Math.max(2, availableParallelism()));
   });
 
-  it.each(["0", "2.5", "many", String(MAX_WORKERS + 1), "-1"])(
+  it.each(["0", "2.5", "many", String(MAX_WORKERS + 1), "-1", "0x10", "1e1"])(
     "refuses %j, naming the variable and the fix",
     (value) => {
       expect(() => settingsWith(value)).toThrow(SettingsError);

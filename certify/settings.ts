@@ -88,12 +88,15 @@ export function readSettings(env: Env = process.env, cwd = userDirectory(env)): 
   }
   const profilePath = profilePathFrom(env, cwd);
   const sinkPortText = nonEmpty(env, "H2H_SINK_PORT");
-  const sinkPort = sinkPortText === undefined ? 0 : Number(sinkPortText);
+  const sinkPort =
+    sinkPortText === undefined ? 0 : /^\d+$/.test(sinkPortText) ? Number(sinkPortText) : Number.NaN;
   if (!Number.isInteger(sinkPort) || sinkPort < 0 || sinkPort > 65_535) {
     throw new SettingsError(`H2H_SINK_PORT "${sinkPortText}" is not a port number (0-65535)`);
   }
   const workersText = nonEmpty(env, "H2H_WORKERS");
-  const workers = workersText === undefined ? undefined : Number(workersText);
+  // Digits only: Number() would also take "0x10" and "1e1".
+  const workers =
+    workersText === undefined ? undefined : /^\d+$/.test(workersText) ? Number(workersText) : Number.NaN;
   if (workers !== undefined && (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS)) {
     throw new SettingsError(
       `H2H_WORKERS "${workersText}" is not a number of worker threads (1-${MAX_WORKERS}): give one, or unset it for one per core`,
