@@ -23,14 +23,15 @@ const grouped = (separator: string) => card.match(/.{4}/g)?.join(separator) ?? c
 const b64 = (text: string) => Buffer.from(text).toString("base64");
 
 /**
- * Whether `text` holds `spelling`. A card spelling counts only as a digit run of its own: the
- * generated inputs may hold a longer run of digits that has the test card inside it (a phone of
- * "+7917901354" and twenty-two 1s held "4111111111111111"), which is no card and no leak.
+ * Whether `text` holds `spelling`. A card spelling counts as the masker counts a card: where a digit
+ * run starts, followed by at most 12 more digits (a card one digit too long is still one). The
+ * generated inputs may hold the test card inside a longer run (a phone of "+7917901354" and
+ * twenty-two 1s held "4111111111111111"), which is no card and no leak.
  */
 function holds(text: string, [name, spelling]: [string, string]): boolean {
   if (!name.startsWith("card")) return text.includes(spelling);
   const escaped = spelling.replace(/[-\\^$*+?.()|[\]{}]/g, "\\$&");
-  return new RegExp(`(?<![0-9])${escaped}(?![0-9])`).test(text);
+  return new RegExp(`(?<![0-9])${escaped}(?![0-9]{13})`).test(text);
 }
 
 /** Every spelling that must not survive, with a name for the failure message. */
