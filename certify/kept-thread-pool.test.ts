@@ -6,13 +6,15 @@ import { keptThreadPool } from "./kept-thread-pool.ts";
 import { PROJECT_ROOT } from "./settings.ts";
 
 const CHECK_FILE = resolve(PROJECT_ROOT, "certify/testing/kept-thread/thread.check.ts");
+const LEFTOVER_FILE = resolve(PROJECT_ROOT, "certify/testing/kept-thread/leftover.check.ts");
 
-/** Three runs of the check file in one Vitest on a kept-thread pool: what it printed, threads started. */
-async function runThreeTimes(env: Record<string, string>) {
-  const lines: { threadId: number; evaluations: number }[] = [];
+/** Three runs of a check file in one Vitest on a kept-thread pool: what it printed, threads started. */
+async function runThreeTimes(env: Record<string, string>, file = CHECK_FILE, pauseMs = 0) {
+  const lines: { threadId: number; evaluations: number; what?: string; run: number }[] = [];
+  let run = 0;
   const collector: Reporter = {
     onUserConsoleLog: (log) => {
-      lines.push(JSON.parse(log.content));
+      lines.push({ ...JSON.parse(log.content), run });
     },
   };
   const pool = keptThreadPool();
@@ -29,7 +31,10 @@ async function runThreeTimes(env: Record<string, string>) {
   });
   try {
     await vitest.standalone();
-    for (let run = 0; run < 3; run++) await vitest.runTestFiles([CHECK_FILE]);
+    for (run = 0; run < 3; run++) {
+      await vitest.runTestFiles([file]);
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
     expect(vitest.state.getCountOfFailedTests()).toBe(0);
   } finally {
     await vitest.close();
@@ -53,5 +58,16 @@ describe("the kept-thread pool", () => {
     const { lines, threadsStarted } = await runThreeTimes({ H2H_KEPT_THREAD_SLOW_STOP_MS: "300" });
     expect(lines.map((line) => line.evaluations)).toEqual([1, 1, 1]);
     expect(threadsStarted).toBe(1);
+  });
+
+  it("ends a thread its run left work in (a timer that logs later), so no run reports another's", async () => {
+    const { lines, threadsStarted } = await runThreeTimes({}, LEFTOVER_FILE, 400);
+    // Each run printed its own test's line, and nothing a run before it left behind.
+    expect(lines.map((line) => [line.run, line.what])).toEqual([
+      [0, "in the test"],
+      [1, "in the test"],
+      [2, "in the test"],
+    ]);
+    expect(threadsStarted).toBe(3);
   });
 });

@@ -7,7 +7,8 @@
  * next run starts it again; a run that starts while the thread before it is still answering "stop"
  * waits for it (up to 2 s). Its module cache keeps the contract (Vitest's worker keeps evaluated
  * modules across runs of a non-isolated project, and evaluates the spec files of each run anew).
- * A thread stopped otherwise (a cancelled run) is ended, as Vitest's own would be.
+ * A thread stopped otherwise (a cancelled run), or that speaks while idle (its run left work behind),
+ * is ended, as Vitest's own would be.
  */
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
@@ -39,6 +40,16 @@ export function keptThreadPool(): KeptThreadPool {
     for (const wake of changed.splice(0)) wake();
   };
   let threadsStarted = 0;
+  /**
+   * An idle thread says nothing: a message then comes from what its last run left behind (a timer,
+   * a request still under way), which would reach the next run's reporters as that run's. Such a
+   * thread is ended, and the next run gets a fresh one.
+   */
+  function endIfItSpeaks(this: Worker) {
+    const at = idle.indexOf(this);
+    if (at >= 0) idle.splice(at, 1);
+    void this.terminate();
+  }
   const take = async (options: PoolOptions): Promise<Worker> => {
     const waitUntil = Date.now() + HANDBACK_WAIT_MS;
     while (idle.length === 0 && returning.size > 0 && Date.now() < waitUntil) {
@@ -51,7 +62,10 @@ export function keptThreadPool(): KeptThreadPool {
       });
     }
     const kept = idle.pop();
-    if (kept) return kept;
+    if (kept) {
+      kept.off("message", endIfItSpeaks);
+      return kept;
+    }
     // Waited in vain: a thread that never came back (Vitest gave up on its answer and did not hand
     // it back) is not waited for again.
     returning.clear();
@@ -78,6 +92,7 @@ export function keptThreadPool(): KeptThreadPool {
         stopRequested: (thread) => returning.add(thread),
         giveBack: (thread) => {
           returning.delete(thread);
+          thread.on("message", endIfItSpeaks);
           idle.push(thread);
           notify();
         },
