@@ -3,10 +3,11 @@
  * runs it, a child process per script), and a bad argument is a usage error that names it and
  * exits 64. The runner's own rules are checked in-process.
  */
-import { spawn } from "node:child_process";
+
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { runNode } from "../fixtures/testing/index.ts";
 import { type CliOutput, type Command, defineCommand, EXIT, helpText, runCli, UsageError } from "./cli.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -21,17 +22,7 @@ const COMMANDS = Object.entries(PACKAGE.scripts).flatMap(([name, line]) => {
 });
 
 function run(file: string, args: string[]) {
-  return new Promise<{ exitCode: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ["scripts/run-ts.mjs", file, ...args], {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.once("exit", (exitCode) => resolve({ exitCode, stdout, stderr }));
-  });
+  return runNode(["scripts/run-ts.mjs", file, ...args], { cwd: ROOT });
 }
 
 function capture(): CliOutput & { lines: string[] } {

@@ -4,7 +4,7 @@
  * TypeScript source), a changed input is picked up on the next start, an unchanged one is not
  * built again, and a file that does not build is named with its line.
  */
-import { spawn } from "node:child_process";
+
 import {
   copyFileSync,
   existsSync,
@@ -21,24 +21,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { runNode } from "../fixtures/testing/index.ts";
 
 const RUN_TS = fileURLToPath(new URL("./run-ts.mjs", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "h2h-run-ts-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function run(args: string[], { script = RUN_TS, cwd = process.cwd() } = {}) {
-  return new Promise<{ exitCode: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [script, ...args], {
-      cwd,
-      env: { ...process.env, H2H_RUN_TS_CACHE: join(dir, "cache") },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.once("exit", (exitCode) => resolve({ exitCode, stdout, stderr }));
-  });
+  return runNode([script, ...args], { cwd, env: { ...process.env, H2H_RUN_TS_CACHE: join(dir, "cache") } });
 }
 
 const entry = join(dir, "entry.ts");
