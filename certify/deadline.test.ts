@@ -7,9 +7,9 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createVitest } from "vitest/node";
+import { createVitest, type Reporter, type TestCase } from "vitest/node";
 import { startReferenceProvider } from "../fixtures/reference-provider/index.ts";
-import { stoppableVitestRun, watchRunStop } from "./deadline.ts";
+import { silencedOnStop, stoppableVitestRun, watchRunStop } from "./deadline.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 import { PROJECT_ROOT } from "./settings.ts";
@@ -113,5 +113,48 @@ describe("stoppableVitestRun", () => {
     } finally {
       runStop.dispose();
     }
+  });
+});
+
+describe("silencedOnStop (the run's reporters once it is stopped)", () => {
+  const testCase = (state: string) => ({ result: () => ({ state }) }) as unknown as TestCase;
+  function recorded(stopped: boolean, over: boolean) {
+    const heard: string[] = [];
+    const reporter: Reporter = {
+      onTestCaseResult: (test) => {
+        heard.push(`result ${test.result().state}`);
+      },
+      onTestModuleEnd: () => {
+        heard.push("module end");
+      },
+      onTestRunEnd: () => {
+        heard.push("run end");
+      },
+    };
+    const silenced = silencedOnStop(reporter, { reason: stopped ? "deadline" : undefined }, () => over);
+    for (const state of ["passed", "failed", "skipped"]) silenced.onTestCaseResult?.(testCase(state));
+    silenced.onTestModuleEnd?.({} as never);
+    silenced.onTestRunEnd?.([], [], "interrupted");
+    return heard;
+  }
+
+  it("passes everything on while the run goes on", () => {
+    expect(recorded(false, false)).toEqual([
+      "result passed",
+      "result failed",
+      "result skipped",
+      "module end",
+      "run end",
+    ]);
+  });
+
+  it("keeps the results of tests that ended after the stop, and drops Vitest's winding down", () => {
+    // A test that passed or failed just before the stop can be sent after it (batches 100 ms apart);
+    // what the cancel marks skipped, the files it ends, and the run's "interrupted" are not the run's.
+    expect(recorded(true, false)).toEqual(["result passed", "result failed"]);
+  });
+
+  it("drops everything once the run is over and its reports are being written", () => {
+    expect(recorded(true, true)).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@
  * reports of what ran, with the verdict "incomplete" and this reason, and exits 2. A second signal
  * exits at once (2): the user insists.
  */
-import type { createVitest, Reporter } from "vitest/node";
+import type { createVitest, Reporter, TestCase } from "vitest/node";
 import type { Profile } from "../contract/index.ts";
 
 /**
@@ -75,15 +75,36 @@ type VitestInstance = Awaited<ReturnType<CreateVitest>>;
 const CLOSE_GRACE_MS = 10_000;
 
 /**
- * The run's reporters, silent once the run is stopped: what Vitest reports while it winds down
- * (files ended unrun, a run "interrupted") is not part of the run whose reports are being written.
+ * Whether a reporter call made after the run was stopped still belongs to it: a test that ended
+ * passed or failed before the cancel reached it (Vitest sends results in batches, 100 ms apart, so
+ * the last ones may come after the stop). What Vitest reports while it winds down does not: tests
+ * it marks skipped as cancelled, files ended unrun, a run "interrupted".
  */
-function silencedOnStop(reporter: Reporter, runStop: RunStop): Reporter {
+function belongsToStoppedRun(property: string | symbol, args: unknown[]): boolean {
+  if (property !== "onTestCaseResult") return false;
+  const state = (args[0] as TestCase | undefined)?.result().state;
+  return state === "passed" || state === "failed";
+}
+
+/**
+ * The run's reporters: once the run is stopped, they hear only results of tests that ended (see
+ * belongsToStoppedRun), and once `isOver()` (the caller has the run back and writes its reports),
+ * nothing at all.
+ */
+export function silencedOnStop(
+  reporter: Reporter,
+  runStop: Pick<RunStop, "reason">,
+  isOver: () => boolean,
+): Reporter {
   return new Proxy(reporter, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
       if (typeof value !== "function") return value;
-      return (...args: unknown[]) => (runStop.reason === undefined ? value.apply(target, args) : undefined);
+      return (...args: unknown[]) => {
+        if (isOver()) return undefined;
+        if (runStop.reason !== undefined && !belongsToStoppedRun(property, args)) return undefined;
+        return value.apply(target, args);
+      };
     },
   });
 }
@@ -114,9 +135,10 @@ export async function stoppableVitestRun(
   const grace = () =>
     new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), CLOSE_GRACE_MS).unref());
   const stopped: Promise<typeof STOPPED> = runStop.stopped.then(() => STOPPED);
+  let over = false;
   try {
     const given = (options?.reporters as Reporter[] | undefined) ?? [];
-    const reporters = given.map((reporter) => silencedOnStop(reporter, runStop));
+    const reporters = given.map((reporter) => silencedOnStop(reporter, runStop, () => over));
     const creating = create("test", { ...options, reporters });
     const created = await Promise.race([creating, stopped]);
     if (created === STOPPED) {
@@ -141,6 +163,8 @@ export async function stoppableVitestRun(
     }
     return created;
   } finally {
+    // Once stopped, what comes after this returns (a run that outlived its grace) is not reported.
+    over = runStop.reason !== undefined;
     process.off("newListener", dropSignalListener);
   }
 }
