@@ -117,8 +117,11 @@ describe("stoppableVitestRun", () => {
 });
 
 describe("silencedOnStop (the run's reporters once it is stopped)", () => {
-  const testCase = (state: string) => ({ result: () => ({ state }) }) as unknown as TestCase;
-  function recorded(stopped: boolean, over: boolean) {
+  const STOP_AT = 1_000_000;
+  /** A test that started at `startTime` and took `duration`, with this state. */
+  const testCase = (state: string, startTime = STOP_AT - 500, duration = 100) =>
+    ({ result: () => ({ state }), diagnostic: () => ({ startTime, duration }) }) as unknown as TestCase;
+  function recorded(stopped: boolean, over: boolean, tests: TestCase[]) {
     const heard: string[] = [];
     const reporter: Reporter = {
       onTestCaseResult: (test) => {
@@ -131,15 +134,20 @@ describe("silencedOnStop (the run's reporters once it is stopped)", () => {
         heard.push("run end");
       },
     };
-    const silenced = silencedOnStop(reporter, { reason: stopped ? "deadline" : undefined }, () => over);
-    for (const state of ["passed", "failed", "skipped"]) silenced.onTestCaseResult?.(testCase(state));
+    const silenced = silencedOnStop(
+      reporter,
+      () => (stopped ? STOP_AT : undefined),
+      () => over,
+    );
+    for (const test of tests) silenced.onTestCaseResult?.(test);
     silenced.onTestModuleEnd?.({} as never);
     silenced.onTestRunEnd?.([], [], "interrupted");
     return heard;
   }
+  const ended = ["passed", "failed", "skipped"].map((state) => testCase(state));
 
   it("passes everything on while the run goes on", () => {
-    expect(recorded(false, false)).toEqual([
+    expect(recorded(false, false, ended)).toEqual([
       "result passed",
       "result failed",
       "result skipped",
@@ -148,13 +156,18 @@ describe("silencedOnStop (the run's reporters once it is stopped)", () => {
     ]);
   });
 
-  it("keeps the results of tests that ended after the stop, and drops Vitest's winding down", () => {
-    // A test that passed or failed just before the stop can be sent after it (batches 100 ms apart);
-    // what the cancel marks skipped, the files it ends, and the run's "interrupted" are not the run's.
-    expect(recorded(true, false)).toEqual(["result passed", "result failed"]);
+  it("keeps the results of tests that ended before the stop, and drops Vitest's winding down", () => {
+    // A test that ended just before the stop can be sent after it (batches 100 ms apart); what the
+    // cancel marks skipped, the files it ends, and the run's "interrupted" are not the run's.
+    expect(recorded(true, false, ended)).toEqual(["result passed", "result failed"]);
+  });
+
+  it("drops a failure that ended after the stop (it may be the stop's doing), keeps a pass", () => {
+    const afterStop = [testCase("failed", STOP_AT - 50, 200), testCase("passed", STOP_AT - 50, 200)];
+    expect(recorded(true, false, afterStop)).toEqual(["result passed"]);
   });
 
   it("drops everything once the run is over and its reports are being written", () => {
-    expect(recorded(true, true)).toEqual([]);
+    expect(recorded(true, true, ended)).toEqual([]);
   });
 });

@@ -76,24 +76,29 @@ const CLOSE_GRACE_MS = 10_000;
 
 /**
  * Whether a reporter call made after the run was stopped still belongs to it: a test that ended
- * passed or failed before the cancel reached it (Vitest sends results in batches, 100 ms apart, so
- * the last ones may come after the stop). What Vitest reports while it winds down does not: tests
- * it marks skipped as cancelled, files ended unrun, a run "interrupted".
+ * before the stop (Vitest sends results in batches, 100 ms apart, so the last ones may come after
+ * it), or that passed after it. A failure that ended after the stop may be the stop's doing (a
+ * rate limit no longer waited out past the deadline), so it is not kept. Nor is what Vitest reports
+ * while it winds down: tests it marks skipped as cancelled, files ended unrun, a run "interrupted".
  */
-function belongsToStoppedRun(property: string | symbol, args: unknown[]): boolean {
+function belongsToStoppedRun(property: string | symbol, args: unknown[], stoppedAtMs: number): boolean {
   if (property !== "onTestCaseResult") return false;
-  const state = (args[0] as TestCase | undefined)?.result().state;
-  return state === "passed" || state === "failed";
+  const test = args[0] as TestCase | undefined;
+  const state = test?.result().state;
+  if (state === "passed") return true;
+  if (state !== "failed") return false;
+  const diagnostic = test?.diagnostic();
+  return diagnostic !== undefined && diagnostic.startTime + diagnostic.duration <= stoppedAtMs;
 }
 
 /**
- * The run's reporters: once the run is stopped, they hear only results of tests that ended (see
- * belongsToStoppedRun), and once `isOver()` (the caller has the run back and writes its reports),
- * nothing at all.
+ * The run's reporters: once the run is stopped (at `stoppedAtMs()`), they hear only results that
+ * belong to it (see belongsToStoppedRun), and once `isOver()` (the caller has the run back and
+ * writes its reports), nothing at all.
  */
 export function silencedOnStop(
   reporter: Reporter,
-  runStop: Pick<RunStop, "reason">,
+  stoppedAtMs: () => number | undefined,
   isOver: () => boolean,
 ): Reporter {
   return new Proxy(reporter, {
@@ -102,7 +107,8 @@ export function silencedOnStop(
       if (typeof value !== "function") return value;
       return (...args: unknown[]) => {
         if (isOver()) return undefined;
-        if (runStop.reason !== undefined && !belongsToStoppedRun(property, args)) return undefined;
+        const stoppedAt = stoppedAtMs();
+        if (stoppedAt !== undefined && !belongsToStoppedRun(property, args, stoppedAt)) return undefined;
         return value.apply(target, args);
       };
     },
@@ -134,11 +140,21 @@ export async function stoppableVitestRun(
   process.on("newListener", dropSignalListener);
   const grace = () =>
     new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), CLOSE_GRACE_MS).unref());
-  const stopped: Promise<typeof STOPPED> = runStop.stopped.then(() => STOPPED);
+  let stoppedAtMs: number | undefined;
+  const stopped: Promise<typeof STOPPED> = runStop.stopped.then(() => {
+    stoppedAtMs = Date.now();
+    return STOPPED;
+  });
   let over = false;
   try {
     const given = (options?.reporters as Reporter[] | undefined) ?? [];
-    const reporters = given.map((reporter) => silencedOnStop(reporter, runStop, () => over));
+    const reporters = given.map((reporter) =>
+      silencedOnStop(
+        reporter,
+        () => (runStop.reason === undefined ? undefined : (stoppedAtMs ?? Date.now())),
+        () => over,
+      ),
+    );
     const creating = create("test", { ...options, reporters });
     const created = await Promise.race([creating, stopped]);
     if (created === STOPPED) {
