@@ -32,12 +32,16 @@ import {
 } from "node:fs";
 import { isBuiltin } from "node:module";
 import { tmpdir, userInfo } from "node:os";
-import { basename, extname, join, resolve } from "node:path";
+import { basename, dirname, extname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
-/** Packages bundled in: the ones most of the sources import, cheaper in the bundle than linked as modules. */
+/**
+ * Packages bundled in: the ones most of the sources import, cheaper in the bundle than linked as
+ * modules. Such a package must not read import.meta.url: `define` turns it into a constant that
+ * only project files declare (zod does not).
+ */
 const BUNDLED_PACKAGES = new Set(["zod"]);
 /** How esbuild reads a project file, by its extension; other files it reads as it would. */
 const LOADERS = {
@@ -137,7 +141,9 @@ function projectFiles(hashes) {
           `const __own_url = ${JSON.stringify(pathToFileURL(args.path).href)}, ` +
           `__own_dirname = ${JSON.stringify(resolve(args.path, ".."))}, ` +
           `__own_filename = ${JSON.stringify(args.path)};`;
-        return { contents: `${own}${source}`, loader };
+        // A shebang line stays first, as a comment after the constants: the line count is the same.
+        const body = source.startsWith("#!") ? `//${source.slice(2)}` : source;
+        return { contents: `${own}${body}`, loader };
       });
     },
   };
@@ -187,11 +193,17 @@ async function build(entry, dir, manifestPath, context, previous) {
     },
     plugins: [projectFiles(hashes), packagesFromRoot],
   });
-  // Any other file esbuild read from the project (none today) is hashed as it is now.
+  // Any other file esbuild read from the project (none today) is hashed as it is now, and so is
+  // each tsconfig.json esbuild may have applied to an input (its folder's or one above, up to the root).
   for (const input of Object.keys(result.metafile.inputs)) {
     const path = resolve(ROOT, input);
-    if (!path.includes("/node_modules/") && !(path in hashes))
-      hashes[path] = sha256(readFileSync(path, "utf8"));
+    if (path.includes("/node_modules/")) continue;
+    if (!(path in hashes)) hashes[path] = sha256(readFileSync(path, "utf8"));
+    for (let dir = dirname(path); dir.startsWith(ROOT); dir = dirname(dir)) {
+      const tsconfig = join(dir, "tsconfig.json");
+      if (!(tsconfig in hashes) && existsSync(tsconfig))
+        hashes[tsconfig] = sha256(readFileSync(tsconfig, "utf8"));
+    }
   }
   const key = sha256(context, ...Object.entries(hashes).sort().flat()).slice(0, 20);
   const name = `${basename(entry, ".ts")}-${key}.mjs`;

@@ -136,6 +136,34 @@ describe("node scripts/run-ts.mjs <file.ts>", () => {
     );
   });
 
+  it("runs a file that starts with a shebang line, its lines where they were", async () => {
+    const shebang = join(dir, "shebang.ts");
+    writeFileSync(
+      shebang,
+      '#!/usr/bin/env node\nconsole.log(import.meta.url);\nthrow new Error("line 3");\n',
+    );
+    const { stdout, stderr } = await run([shebang]);
+    expect(stdout.trim()).toBe(pathToFileURL(shebang).href);
+    expect(stderr).toContain(`${shebang}:3:`);
+  });
+
+  it("builds again when a tsconfig.json in an input's folder changes", async () => {
+    const root = join(dir, "checkout-tsconfig");
+    mkdirSync(join(root, "scripts"), { recursive: true });
+    mkdirSync(join(root, "sub"), { recursive: true });
+    copyFileSync(RUN_TS, join(root, "scripts", "run-ts.mjs"));
+    symlinkSync(join(ROOT, "node_modules"), join(root, "node_modules"));
+    writeFileSync(join(root, "sub", "tsconfig.json"), '{ "compilerOptions": { "strict": true } }\n');
+    writeFileSync(join(root, "sub", "x.ts"), 'console.log("x");\n');
+    const runX = () => run(["sub/x.ts"], { script: join(root, "scripts", "run-ts.mjs"), cwd: root });
+    await runX();
+    const before = manifestOf(join(root, "sub", "x.ts"));
+    expect(Object.keys(before.inputs)).toContain(join(root, "sub", "tsconfig.json"));
+    writeFileSync(join(root, "sub", "tsconfig.json"), '{ "compilerOptions": { "strict": false } }\n');
+    expect((await runX()).stdout).toBe("x\n");
+    expect(manifestOf(join(root, "sub", "x.ts")).bundle).not.toBe(before.bundle);
+  });
+
   it("names a file that does not build, with its line, and exits 1", async () => {
     const broken = join(dir, "broken.ts");
     writeFileSync(
