@@ -38,6 +38,10 @@ describe("masking", () => {
     const several = createMasker({ secrets: [], cardNumbers: ["5555555555554444", CARD] });
     const escaped = [..."5555555555554444"].map((c) => `%3${c}`).join("");
     expect(several.text(`}0.:${escaped}${CARD}`)).toBe(`}0.:************4444************1111`);
+    // Two escaped cards and a plain one in a row: each masked, whichever pass finds it.
+    expect(several.text(`${escaped}${escaped}${CARD}`)).toBe(
+      "************4444************4444************1111",
+    );
   });
 
   it("masks each of several cards, escaped, keeping that card's own last 4 digits", () => {

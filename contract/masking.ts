@@ -193,9 +193,10 @@ export function secretSpellings(secret: string): RegExp {
  * not part of the number (issue 12: a URL-encoded JSON body kept the card whole). The lookahead
  * first: every spelling of a digit starts with a digit, `%` or `\`, so the regex passes over any
  * other position at the speed of a character class, not trying three lookbehinds at each (issue
- * 15: masking a report of 5 MB answers took seconds).
+ * 15: masking a report of 5 MB answers took seconds). The last four digits of a card just masked
+ * (`****4444`) end a number too: the card written right after it is masked on the next pass.
  */
-const CARD_START = String.raw`(?=[\d%\\])(?:(?<!\d)(?<!\d\.)|(?<=%(?:25)?[0-9A-Fa-f]\d)|(?<=\\u[0-9A-Fa-f]{3}\d))`;
+const CARD_START = String.raw`(?=[\d%\\])(?:(?<!\d)(?<!\d\.)|(?<=%(?:25)?[0-9A-Fa-f]\d)|(?<=\\u[0-9A-Fa-f]{3}\d)|(?<=\*\d{4}))`;
 
 /** A card's digits, each possibly escaped, optionally separated by a space, dash or their escapes. */
 function cardPattern(digits: string): string {
