@@ -67,6 +67,9 @@ export function userDirectory(env: Env = process.env): string {
   return nonEmpty(env, "INIT_CWD") ?? process.cwd();
 }
 
+/** The number a variable spells in digits only, else NaN: Number() would also take "0x10" and "1e1". */
+const wholeNumberOf = (text: string): number => (/^\d+$/.test(text) ? Number(text) : Number.NaN);
+
 /** The profile file H2H_PROFILE names (from the user's directory), or the reference profile. */
 export function profilePathFrom(env: Env = process.env, cwd = userDirectory(env)): string {
   return pathFrom(env, "H2H_PROFILE", REFERENCE_PROFILE_PATH, cwd);
@@ -88,15 +91,12 @@ export function readSettings(env: Env = process.env, cwd = userDirectory(env)): 
   }
   const profilePath = profilePathFrom(env, cwd);
   const sinkPortText = nonEmpty(env, "H2H_SINK_PORT");
-  const sinkPort =
-    sinkPortText === undefined ? 0 : /^\d+$/.test(sinkPortText) ? Number(sinkPortText) : Number.NaN;
+  const sinkPort = sinkPortText === undefined ? 0 : wholeNumberOf(sinkPortText);
   if (!Number.isInteger(sinkPort) || sinkPort < 0 || sinkPort > 65_535) {
     throw new SettingsError(`H2H_SINK_PORT "${sinkPortText}" is not a port number (0-65535)`);
   }
   const workersText = nonEmpty(env, "H2H_WORKERS");
-  // Digits only: Number() would also take "0x10" and "1e1".
-  const workers =
-    workersText === undefined ? undefined : /^\d+$/.test(workersText) ? Number(workersText) : Number.NaN;
+  const workers = workersText === undefined ? undefined : wholeNumberOf(workersText);
   if (workers !== undefined && (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS)) {
     throw new SettingsError(
       `H2H_WORKERS "${workersText}" is not a number of worker threads (1-${MAX_WORKERS}): give one, or unset it for one per core`,
