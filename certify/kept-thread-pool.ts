@@ -35,7 +35,7 @@ export function keptThreadPool(): KeptThreadPool {
   const live = new Set<Worker>();
   /** Threads whose run was asked to stop: each comes back to `idle`, or exits. */
   const returning = new Set<Worker>();
-  let changed: (() => void)[] = [];
+  const changed: (() => void)[] = [];
   const notify = () => {
     for (const wake of changed.splice(0)) wake();
   };
@@ -101,7 +101,6 @@ export function keptThreadPool(): KeptThreadPool {
       idle.length = 0;
       returning.clear();
       notify();
-      changed = [];
       await Promise.all([...live].map((thread) => thread.terminate()));
     },
   };

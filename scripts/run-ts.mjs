@@ -164,11 +164,12 @@ const packagesFromRoot = {
   },
 };
 
+/** The hash a manifest keeps of a file's content. */
+const contentHash = (path) => sha256(readFileSync(path, "utf8"));
+
 /** Whether every project file of a manifest still has the content that was bundled. */
 const unchanged = (inputs) =>
-  Object.entries(inputs).every(
-    ([path, hash]) => existsSync(path) && sha256(readFileSync(path, "utf8")) === hash,
-  );
+  Object.entries(inputs).every(([path, hash]) => existsSync(path) && contentHash(path) === hash);
 
 async function build(entry, dir, manifestPath, context, previous) {
   const esbuild = await import("esbuild");
@@ -194,15 +195,16 @@ async function build(entry, dir, manifestPath, context, previous) {
     plugins: [projectFiles(hashes), packagesFromRoot],
   });
   // Any other file esbuild read from the project (none today) is hashed as it is now, and so is
-  // each tsconfig.json esbuild may have applied to an input (its folder's or one above, up to the root).
+  // each tsconfig.json esbuild may have applied to an input: its folder's, or one above it below the
+  // root (ROOT ends in a separator, so the root folder itself fails the test: its tsconfig.json is
+  // in the context key).
   for (const input of Object.keys(result.metafile.inputs)) {
     const path = resolve(ROOT, input);
     if (path.includes("/node_modules/")) continue;
-    if (!(path in hashes)) hashes[path] = sha256(readFileSync(path, "utf8"));
+    hashes[path] ??= contentHash(path);
     for (let dir = dirname(path); dir.startsWith(ROOT); dir = dirname(dir)) {
       const tsconfig = join(dir, "tsconfig.json");
-      if (!(tsconfig in hashes) && existsSync(tsconfig))
-        hashes[tsconfig] = sha256(readFileSync(tsconfig, "utf8"));
+      if (!(tsconfig in hashes) && existsSync(tsconfig)) hashes[tsconfig] = contentHash(tsconfig);
     }
   }
   const key = sha256(context, ...Object.entries(hashes).sort().flat()).slice(0, 20);
