@@ -72,6 +72,21 @@ const manifestOf = (file: string) => {
   };
 };
 
+/**
+ * A checkout of its own below the test's folder: scripts/run-ts.mjs, and the project's packages
+ * unless `installed` is false (a fresh clone). `run` runs one of its files as its npm scripts would.
+ */
+function checkout(name: string, { installed = true } = {}) {
+  const root = join(dir, name);
+  mkdirSync(join(root, "scripts"), { recursive: true });
+  copyFileSync(RUN_TS, join(root, "scripts", "run-ts.mjs"));
+  if (installed) symlinkSync(join(ROOT, "node_modules"), join(root, "node_modules"));
+  return {
+    root,
+    run: (file: string) => run([file], { script: join(root, "scripts", "run-ts.mjs"), cwd: root }),
+  };
+}
+
 describe("node scripts/run-ts.mjs <file.ts>", () => {
   it("runs the file as it would run unbundled: its own URL, its arguments, its exit code", async () => {
     const { exitCode, stdout, stderr } = await run([entry, "--exit", "an argument"]);
@@ -117,17 +132,11 @@ describe("node scripts/run-ts.mjs <file.ts>", () => {
 
   it("runs each checkout's own code when two checkouts share a cache folder", async () => {
     const urls: string[] = [];
-    for (const checkout of ["checkout-a", "checkout-b"]) {
-      const root = join(dir, checkout);
-      mkdirSync(join(root, "scripts"), { recursive: true });
-      copyFileSync(RUN_TS, join(root, "scripts", "run-ts.mjs"));
-      symlinkSync(join(ROOT, "node_modules"), join(root, "node_modules"));
+    for (const name of ["checkout-a", "checkout-b"]) {
+      const { root, run: runIn } = checkout(name);
       // The same file, byte for byte, in both: only where it is differs.
       writeFileSync(join(root, "scripts", "where.ts"), "console.log(import.meta.url);\n");
-      const { stdout, stderr } = await run(["scripts/where.ts"], {
-        script: join(root, "scripts", "run-ts.mjs"),
-        cwd: root,
-      });
+      const { stdout, stderr } = await runIn("scripts/where.ts");
       expect(stderr).toBe("");
       urls.push(stdout.trim());
     }
@@ -148,19 +157,15 @@ describe("node scripts/run-ts.mjs <file.ts>", () => {
   });
 
   it("builds again when a tsconfig.json in an input's folder changes", async () => {
-    const root = join(dir, "checkout-tsconfig");
-    mkdirSync(join(root, "scripts"), { recursive: true });
-    mkdirSync(join(root, "sub"), { recursive: true });
-    copyFileSync(RUN_TS, join(root, "scripts", "run-ts.mjs"));
-    symlinkSync(join(ROOT, "node_modules"), join(root, "node_modules"));
+    const { root, run: runIn } = checkout("checkout-tsconfig");
+    mkdirSync(join(root, "sub"));
     writeFileSync(join(root, "sub", "tsconfig.json"), '{ "compilerOptions": { "strict": true } }\n');
     writeFileSync(join(root, "sub", "x.ts"), 'console.log("x");\n');
-    const runX = () => run(["sub/x.ts"], { script: join(root, "scripts", "run-ts.mjs"), cwd: root });
-    await runX();
+    await runIn("sub/x.ts");
     const before = manifestOf(join(root, "sub", "x.ts"));
     expect(Object.keys(before.inputs)).toContain(join(root, "sub", "tsconfig.json"));
     writeFileSync(join(root, "sub", "tsconfig.json"), '{ "compilerOptions": { "strict": false } }\n');
-    expect((await runX()).stdout).toBe("x\n");
+    expect((await runIn("sub/x.ts")).stdout).toBe("x\n");
     expect(manifestOf(join(root, "sub", "x.ts")).bundle).not.toBe(before.bundle);
   });
 
@@ -176,14 +181,9 @@ describe("node scripts/run-ts.mjs <file.ts>", () => {
   });
 
   it("says to run npm ci when the dependencies are not installed, as in a fresh clone", async () => {
-    const clone = join(dir, "fresh-clone");
-    mkdirSync(join(clone, "scripts"), { recursive: true });
-    copyFileSync(RUN_TS, join(clone, "scripts", "run-ts.mjs"));
-    writeFileSync(join(clone, "scripts", "hello.ts"), 'console.log("hello");\n');
-    const { exitCode, stderr } = await run(["scripts/hello.ts"], {
-      script: join(clone, "scripts", "run-ts.mjs"),
-      cwd: clone,
-    });
+    const clone = checkout("fresh-clone", { installed: false });
+    writeFileSync(join(clone.root, "scripts", "hello.ts"), 'console.log("hello");\n');
+    const { exitCode, stderr } = await clone.run("scripts/hello.ts");
     expect(exitCode).toBe(1);
     expect(stderr).toContain("error: cannot build scripts/hello.ts: Cannot find package 'esbuild'");
     expect(stderr).toContain("the dependencies are not installed: run `npm ci` in this folder first");
