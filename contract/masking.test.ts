@@ -34,14 +34,37 @@ describe("masking", () => {
     expect(masker.text(`rate 19.${longer}`)).toBe(`rate 19.${longer}`);
   });
 
+  it("masks a card glued to other digits, before or after it, however long the run (CI: a phone padded with 1s)", () => {
+    // A derived maxLength case: a phone ending in 4 padded with 1s spelled the card inside it.
+    const phone = "+7703148964".padEnd(33, "1");
+    expect(masker.text(`{"phone":"${phone}"}`)).toBe(`{"phone":"+770314896${"*".repeat(19)}1111"}`);
+    // A target that writes the card into a reference of its own, and a run far longer than a card.
+    expect(masker.text(`ref 20261126${CARD}`)).toBe(`ref 20261126${"*".repeat(12)}1111`);
+    expect(masker.text(`{"ref":"00${CARD}${"7".repeat(30)}"}`)).toBe(`{"ref":"00${"*".repeat(42)}7777"}`);
+    for (const spelled of [
+      encodeURIComponent(`{"phone":"${phone}"}`),
+      JSON.stringify(JSON.stringify({ phone })),
+      `12${[...CARD].map((c) => `\\u00${c.charCodeAt(0).toString(16)}`).join("")}99`,
+    ]) {
+      expect(masker.text(spelled), spelled).not.toContain(CARD);
+      expect(masker.text(spelled)).toMatch(/\*{12}/);
+    }
+    // Still a number where the run is a decimal's: its fraction, or its integer part, stays whole.
+    expect(masker.text(`rate 19.12${CARD}`)).toBe(`rate 19.12${CARD}`);
+    expect(masker.text(`amount ${CARD}.50`)).toBe(`amount ${CARD}.50`);
+  });
+
   it("masks an escaped card directly followed by another card (found by review: one pass left it)", () => {
     const several = createMasker({ secrets: [], cardNumbers: ["5555555555554444", CARD] });
     const escaped = [..."5555555555554444"].map((c) => `%3${c}`).join("");
-    expect(several.text(`}0.:${escaped}${CARD}`)).toBe(`}0.:************4444************1111`);
+    // The plain card runs on from the escaped one: the whole run is masked but its last 4 digits.
+    expect(several.text(`}0.:${escaped}${CARD}`)).toBe(`}0.:${"*".repeat(28)}1111`);
     // Two escaped cards and a plain one in a row: each masked, whichever pass finds it.
-    expect(several.text(`${escaped}${escaped}${CARD}`)).toBe(
-      "************4444************4444************1111",
-    );
+    expect(several.text(`${escaped}${escaped}${CARD}`)).toBe(`************4444${"*".repeat(28)}1111`);
+    // A card that starts among the last 4 digits of a masked run and goes on escaped: next pass.
+    const overlapping = createMasker({ secrets: [], cardNumbers: [CARD, "1111222233334444"] });
+    const tail = [..."222233334444"].map((c) => `%3${c}`).join("");
+    expect(overlapping.text(`${CARD}${tail}`)).toBe(`${"*".repeat(24)}4444`);
   });
 
   it("masks each of several cards, escaped, keeping that card's own last 4 digits", () => {
@@ -430,6 +453,10 @@ describe("masking: hostile input", () => {
       `a://${"b".repeat(n)}`,
       "4".repeat(n),
       "4 ".repeat(n / 2),
+      // Cards in one run that ends as a decimal: no card's run-on may be walked back from (a run
+      // four times as long: rescanned from each card, it takes minutes, not the 10 s of n).
+      `${"4111111111111111".repeat(n / 4)}.5`,
+      `${"4111111111111111".repeat(n / 4)}`,
       '"cvc":"'.repeat(n / 7),
       `{"a":"${"\\\\".repeat(n / 2)}`,
       "QUJD".repeat(n / 4),

@@ -17,7 +17,8 @@
  * stays valid and a JSON number, or a digit inside one, is never touched: `19.4111111111111111`
  * and a Luhn-valid 16-digit integer stay as they are. There is no free-text Luhn scan. A number is
  * replaced only where it is the value of a CVC or card-number key (a field mask, written as a
- * string so the JSON stays valid).
+ * string so the JSON stays valid). In a string or free text, a known card is masked even where
+ * other digits run into it (`0014111111111111111`), unless the run is a decimal number's.
  */
 
 const MASK = "***";
@@ -188,22 +189,23 @@ export function secretSpellings(secret: string): RegExp {
 }
 
 /**
- * Where a card's spelling may start: not inside a longer number (no digit before, no "<digit>."
- * before: a fraction). A digit that ends an escape (`%22`, `%2522`, `\u0022`: an encoded quote) is
- * not part of the number (issue 12: a URL-encoded JSON body kept the card whole). The lookahead
- * first: every spelling of a digit starts with a digit, `%` or `\`, so the regex passes over any
- * other position at the speed of a character class, not trying three lookbehinds at each (issue
- * 15: masking a report of 5 MB answers took seconds). The last four digits of a card just masked
- * (`****4444`) end a number too: the card written right after it is masked on the next pass.
+ * Where a card's spelling may start: anywhere but among the digits after a decimal point (a
+ * fraction: `19.4111111111111111`, issue 11: numbers stay intact). A known card glued to other
+ * digits is still the card: a target that writes it into a reference (`0014111111111111111`), or
+ * a value that spells it inside a longer run (a phone number padded past its maxLength with 1s),
+ * would otherwise put the whole card in a report. The lookahead first: every spelling of a digit
+ * starts with a digit, `%` or `\`, so the regex passes over any other position at the speed of a
+ * character class (issue 15: masking a report of 5 MB answers took seconds); the lookbehind is
+ * bounded, so a long run of digits is not walked back from each of its digits.
  */
-const CARD_START = String.raw`(?=[\d%\\])(?:(?<!\d)(?<!\d\.)|(?<=%(?:25)?[0-9A-Fa-f]\d)|(?<=\\u[0-9A-Fa-f]{3}\d)|(?<=\*\d{4}))`;
+const CARD_START = String.raw`(?=[\d%\\])(?<!\d\.\d{0,64})`;
+/** How many digits after a card are masked with it (the rest of a longer run holds no card digit). */
+const MAX_RUN_ON = 64;
 
 /** A card's digits, each possibly escaped, optionally separated by a space, dash or their escapes. */
 function cardPattern(digits: string): string {
   const separator = "(?:[ -]|%(?:25)?20|%(?:25)?2[dD]|\\+|\\\\{1,16}u002[0dD])?";
-  // Digits that run on after the card (a card one digit too long, as a derived negative sends it)
-  // are taken with it: the whole run is masked, so the card is not left whole inside it.
-  return `${[...digits].map(charPattern).join(separator)}(?:\\d{1,12})?(?!\\d|\\.\\d)`;
+  return [...digits].map(charPattern).join(separator);
 }
 
 /**
@@ -395,10 +397,21 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
           "g",
         )
       : undefined;
-  /** Every card in one regex (one pass over the text, not one per card), a group per card. */
+  /**
+   * Every card in one regex (one pass over the text, not one per card), a group per card, then the
+   * digits that run on after it (a card one digit too long, as a derived negative sends it): the
+   * whole run is masked but its last 4 digits, so the card is not left whole inside it. Not when
+   * the run goes on as a decimal number (`4111111111111111.5`: a number, left intact). The run is
+   * taken atomically (a lookahead's capture, then a backreference to it) and at most
+   * MAX_RUN_ON digits long: cards repeated in one long run before a `.5` would otherwise be
+   * walked back from, and to the run's end from, each card in it.
+   */
   const cardRegex =
     cards.length > 0
-      ? new RegExp(`${CARD_START}(?:${cards.map((digits) => `(${cardPattern(digits)})`).join("|")})`, "g")
+      ? new RegExp(
+          `${CARD_START}(?:${cards.map((digits) => `(${cardPattern(digits)})`).join("|")})(?=(\\d{0,${MAX_RUN_ON}}))\\${cards.length + 1}(?!\\.\\d)`,
+          "g",
+        )
       : undefined;
   /** The shortest card's digits in a row, single spaces or dashes allowed between (unescaped text). */
   const cardDigitRun =
@@ -428,12 +441,14 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
     if (cardRegex && cardDigitRun && (escaped ? /\d/.test(out) : cardDigitRun.test(out))) {
       const maskCard = (match: string, ...groups: (string | undefined)[]) => {
         if (/^[\d -]+$/.test(match)) return maskCardDigits(match);
-        // Escaped: the card whose group matched is masked as if written plainly.
-        return maskCardNumber(cards[groups.findIndex((group) => group !== undefined)] as string);
+        // Escaped: the card whose group matched is masked as if written plainly, with the digits
+        // that ran on after it.
+        const card = cards[groups.findIndex((group) => group !== undefined)] as string;
+        return maskCardDigits(card + (groups[cards.length] ?? ""));
       };
-      // Again until nothing changes: one pass does not go back, and an escaped card directly
-      // followed by another card's digits is a card only once the other is masked
-      // (%35…%344111111111111111: the 4111… card first, then the 5555… before it).
+      // Again until nothing changes: one pass does not go back, so a card that starts among the
+      // digits of a run just masked (its last 4 stay) and goes on past it, escaped or grouped, is
+      // found on the next pass.
       for (let pass = 0; pass <= cards.length; pass++) {
         const next = out.replace(cardRegex, maskCard);
         if (next === out) break;

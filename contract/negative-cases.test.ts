@@ -179,6 +179,37 @@ describe("negative cases derived from the contract", () => {
     expect(derived.skipped.map((s) => s.name)).toContain("amount: exclusiveMinimum 0");
   });
 
+  it("sends no test card number outside the card's field, still breaking each constraint (CI: a phone padded with 1s)", () => {
+    const method = methodOf(101);
+    // A valid phone ending in 41: padded past its maxLength with its last digit, it spelled 4111111111111111.
+    const base = {
+      ...leanBase(method),
+      clientMetadata: { phone: "+77031489641" },
+    };
+    const derived = deriveNegativeCases(CreateMobileCommerceOrderRequest, base, { method, methods });
+    const maxLengthCase = (d: NegativeCases) =>
+      d.cases.find((c) => c.name === "clientMetadata.phone: maxLength 32")?.value;
+    // The next candidate pads with a letter, which breaks the length and nothing else.
+    expect(maxLengthCase(derived)).toBe(`+77031489641${"x".repeat(21)}`);
+    for (const c of derived.cases) expect(c.json, c.name).not.toContain("4111111111111111");
+    // A profile's own test card is kept out too, and one no pad spells changes nothing.
+    const other = { ...base, clientMetadata: { phone: "+77031489651" } };
+    expect(
+      maxLengthCase(deriveNegativeCases(CreateMobileCommerceOrderRequest, other, { method, methods })),
+    ).toBe(`+77031489651${"1".repeat(21)}`);
+    const ownCard = deriveNegativeCases(CreateMobileCommerceOrderRequest, other, {
+      method,
+      methods,
+      testCards: ["7703148965111111"],
+    });
+    expect(maxLengthCase(ownCard)).toBe(`+77031489651${"x".repeat(21)}`);
+    // The card's own field still gets its cases: its valid value holds the card already.
+    const quasi = fullBase(methodOf(201));
+    expect(names(derive(methodOf(201), quasi))).toContain(
+      "requisites.number: pattern ^\\d{12,19}$ (too long)",
+    );
+  });
+
   it("derives the confirmation request's cases too", () => {
     expect(names(deriveNegativeCases(ConfirmOrderRequest, { code: "1111" })).sort()).toEqual(
       [

@@ -11,6 +11,7 @@
  * was made for. A constraint no value can break alone is reported in `skipped`, with the reason.
  */
 import { generateSync } from "json-schema-faker";
+import { TEST_CARD_NUMBERS } from "./generated-orders.ts";
 import { wrongTypeValue } from "./request-fields.ts";
 import {
   asJsonSchema,
@@ -78,6 +79,12 @@ export interface DeriveNegativeCasesOptions {
   methods?: readonly OrderMethod[] | undefined;
   /** A profile's per-field maximum lengths. */
   maxLengths?: MaxLengthOverrides | undefined;
+  /**
+   * The profile's test card numbers, besides {@link TEST_CARD_NUMBERS}: no case sends one in a
+   * field whose valid value does not hold it already (a phone of 1s padded past its maxLength
+   * spelled `4111111111111111`: a PAN in a field a target logs in clear, and a card in a report).
+   */
+  testCards?: readonly string[] | undefined;
 }
 
 /** Amounts are money with two decimals (DESIGN §3): a bound is broken by one cent. */
@@ -105,7 +112,8 @@ export function deriveNegativeCases(
     );
   }
   const out: NegativeCases = { cases: [], skipped: [] };
-  const builder = new CaseBuilder(root, base, method, out);
+  const testCards = [...new Set([...TEST_CARD_NUMBERS, ...(options.testCards ?? [])])];
+  const builder = new CaseBuilder(root, base, method, out, testCards);
 
   builder.tryValues("", { keyword: "type", expected: "object", source: "contract" }, "(body): type object", [
     wrongTypeValue("object"),
@@ -130,7 +138,17 @@ class CaseBuilder {
     private readonly base: Record<string, unknown>,
     private readonly method: OrderMethod | undefined,
     private readonly out: NegativeCases,
+    private readonly testCards: readonly string[],
   ) {}
+
+  /** Whether `value` spells a test card that the base's valid value at `path` does not hold. */
+  private spellsNewCard(path: string, value: unknown): boolean {
+    if (typeof value !== "string" && typeof value !== "number") return false;
+    const written = String(value);
+    const valid = valueAt(this.base, path);
+    const before = typeof valid === "string" || typeof valid === "number" ? String(valid) : "";
+    return this.testCards.some((card) => written.includes(card) && !before.includes(card));
+  }
 
   /**
    * Adds the first candidate that breaks exactly this constraint, or records why none does. With
@@ -145,9 +163,14 @@ class CaseBuilder {
     optional = false,
   ): void {
     let brokeIt = false;
+    let spelledCard = false;
     for (const candidate of candidates) {
       const removed = candidate === REMOVE;
       const value = removed ? undefined : candidate;
+      if (this.spellsNewCard(path, value)) {
+        spelledCard = true;
+        continue;
+      }
       const body = path === "" ? value : bodyWith(this.base, path, value);
       const violations = this.violations(body, path);
       const hits = violations.filter((v) => v.path === path && v.keyword === constraint.keyword);
@@ -163,7 +186,9 @@ class CaseBuilder {
       name,
       reason: brokeIt
         ? "every candidate value that breaks it also breaks another constraint"
-        : "no candidate value breaks it",
+        : spelledCard
+          ? "every other candidate value would send a test card number outside the card's field"
+          : "no candidate value breaks it",
     });
   }
 
@@ -264,6 +289,7 @@ function stringCases(builder: CaseBuilder, field: SchemaField, sample: string, c
       padWith(sample.at(-1) ?? "x"),
       padWith("x"),
       padWith("1"),
+      padWith("0"),
     ]);
   }
   if (node.pattern !== undefined) {

@@ -188,6 +188,7 @@ for (const kind of ORDER_KINDS) {
         method,
         methods,
         maxLengths: profile.maxLengths,
+        testCards: profile.testCards,
       });
       negativeTests(
         (testCase) => `method ${method.methodID}, ${testCase.name}`,
