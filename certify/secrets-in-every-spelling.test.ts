@@ -22,18 +22,6 @@ const card = TEST_CARD.number;
 const grouped = (separator: string) => card.match(/.{4}/g)?.join(separator) ?? card;
 const b64 = (text: string) => Buffer.from(text).toString("base64");
 
-/**
- * Whether `text` holds `spelling`. A card spelling counts as the masker counts a card: where a digit
- * run starts, followed by at most 12 more digits (a card one digit too long is still one). The
- * generated inputs may hold the test card inside a longer run (a phone of "+7917901354" and
- * twenty-two 1s held "4111111111111111"), which is no card and no leak.
- */
-function holds(text: string, [name, spelling]: [string, string]): boolean {
-  if (!name.startsWith("card")) return text.includes(spelling);
-  const escaped = spelling.replace(/[-\\^$*+?.()|[\]{}]/g, "\\$&");
-  return new RegExp(`(?<![0-9])${escaped}(?![0-9]{13})`).test(text);
-}
-
 /** Every spelling that must not survive, with a name for the failure message. */
 function forbiddenSpellings(): [string, string][] {
   const spellings: [string, string][] = [
@@ -113,9 +101,7 @@ describe("an echoing target reached with credentials in the base URL", () => {
       ["console", output] as const,
     ]) {
       for (const [name, spelling] of forbiddenSpellings())
-        expect(holds(text, [name, spelling]), `${where} holds the ${name} (${spelling.slice(0, 4)}…)`).toBe(
-          false,
-        );
+        expect(text.includes(spelling), `${where} holds the ${name} (${spelling.slice(0, 4)}…)`).toBe(false);
     }
   }, 240_000);
 });
