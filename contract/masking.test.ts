@@ -52,6 +52,17 @@ describe("masking", () => {
     // Still a number where the run is a decimal's: its fraction, or its integer part, stays whole.
     expect(masker.text(`rate 19.12${CARD}`)).toBe(`rate 19.12${CARD}`);
     expect(masker.text(`amount ${CARD}.50`)).toBe(`amount ${CARD}.50`);
+    expect(masker.text(`amount ${CARD}${"0".repeat(40)}.5 and 1.${CARD}e+21`)).toBe(
+      `amount ${CARD}${"0".repeat(40)}.5 and 1.${CARD}e+21`,
+    );
+    // A dotted reference is no number, nor a run longer than any number is written (review).
+    expect(masker.text(`v1.2.3${CARD} and 2026.11.26${CARD}.1`)).toBe(
+      `v1.2.3${"*".repeat(12)}1111 and 2026.11.26${"*".repeat(12)}1111.1`,
+    );
+    expect(masker.text(`rate 19.${"0".repeat(65)}${CARD}`)).toBe(
+      `rate 19.${"0".repeat(65)}${"*".repeat(12)}1111`,
+    );
+    expect(masker.text(`${CARD.repeat(6)}.5`)).not.toContain(CARD);
   });
 
   it("masks an escaped card directly followed by another card (found by review: one pass left it)", () => {

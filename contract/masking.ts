@@ -189,18 +189,58 @@ export function secretSpellings(secret: string): RegExp {
 }
 
 /**
- * Where a card's spelling may start: anywhere but among the digits after a decimal point (a
- * fraction: `19.4111111111111111`, issue 11: numbers stay intact). A known card glued to other
- * digits is still the card: a target that writes it into a reference (`0014111111111111111`), or
- * a value that spells it inside a longer run (a phone number padded past its maxLength with 1s),
- * would otherwise put the whole card in a report. The lookahead first: every spelling of a digit
- * starts with a digit, `%` or `\`, so the regex passes over any other position at the speed of a
- * character class (issue 15: masking a report of 5 MB answers took seconds); the lookbehind is
- * bounded, so a long run of digits is not walked back from each of its digits.
+ * Where a card's spelling may start: every spelling of a digit starts with a digit, `%` or `\`, so
+ * the regex passes over any other position at the speed of a character class (issue 15: masking a
+ * report of 5 MB answers took seconds). Other digits before it do not make it no card: a target
+ * that writes the card into a reference (`0014111111111111111`), or a value that spells it inside
+ * a longer run (a phone number padded past its maxLength with 1s), would otherwise put the whole
+ * card in a report. Only a decimal number's digits are left alone ({@link inDecimalNumber}).
  */
-const CARD_START = String.raw`(?=[\d%\\])(?<!\d\.\d{0,64})`;
+const CARD_START = String.raw`(?=[\d%\\])`;
 /** How many digits after a card are masked with it (the rest of a longer run holds no card digit). */
 const MAX_RUN_ON = 64;
+/**
+ * The most digits either side of a decimal point that still make a number: more than any
+ * serializer writes (0.1's exact decimal expansion has 55), so a longer run is no number.
+ */
+const MAX_NUMBER_DIGITS = 64;
+
+const isDigitAt = (text: string, i: number) => {
+  const code = text.charCodeAt(i);
+  return code >= 48 && code <= 57;
+};
+
+/** How many digits stand right before `i` (after, with `step` 1), counting at most limit + 1. */
+function digitsFrom(text: string, i: number, step: -1 | 1, limit = MAX_NUMBER_DIGITS): number {
+  let count = 0;
+  for (let j = step === 1 ? i : i - 1; count <= limit && isDigitAt(text, j); j += step) count++;
+  return count;
+}
+
+/** Whether a point and a digit stand at `i` (a decimal point, or a dotted reference's dot). */
+const pointAt = (text: string, i: number) => text[i] === "." && isDigitAt(text, i + 1);
+
+/**
+ * Whether `text[start, end)` (a card's spelling, with the digits run on after it) sits in a decimal
+ * number: its fraction (`19.4111111111111111`, `1.4111111111111111e+21`) or its integer part
+ * (`4111111111111111.5`). Issue 11: a number's digits are never changed. A dotted reference
+ * (`v1.2.34111…`, `2026.11.264111…`) is no number, nor a run of more than
+ * {@link MAX_NUMBER_DIGITS} digits. Each scan is bounded, so a long run costs no more per card.
+ */
+function inDecimalNumber(text: string, start: number, end: number): boolean {
+  const before = digitsFrom(text, start, -1);
+  const after = digitsFrom(text, end, 1);
+  if (before + (end - start) + after > MAX_NUMBER_DIGITS) return false;
+  const runStart = start - before;
+  const runEnd = end + after;
+  if (text[runStart - 1] === "." && isDigitAt(text, runStart - 2)) {
+    const whole = digitsFrom(text, runStart - 1, -1);
+    return whole <= MAX_NUMBER_DIGITS && text[runStart - 2 - whole] !== "." && !pointAt(text, runEnd);
+  }
+  if (!pointAt(text, runEnd)) return false;
+  const fraction = digitsFrom(text, runEnd + 1, 1);
+  return text[runStart - 1] !== "." && fraction <= MAX_NUMBER_DIGITS && !pointAt(text, runEnd + 1 + fraction);
+}
 
 /** A card's digits, each possibly escaped, optionally separated by a space, dash or their escapes. */
 function cardPattern(digits: string): string {
@@ -400,16 +440,14 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
   /**
    * Every card in one regex (one pass over the text, not one per card), a group per card, then the
    * digits that run on after it (a card one digit too long, as a derived negative sends it): the
-   * whole run is masked but its last 4 digits, so the card is not left whole inside it. Not when
-   * the run goes on as a decimal number (`4111111111111111.5`: a number, left intact). The run is
+   * whole run is masked but its last 4 digits, so the card is not left whole inside it. The run is
    * taken atomically (a lookahead's capture, then a backreference to it) and at most
-   * MAX_RUN_ON digits long: cards repeated in one long run before a `.5` would otherwise be
-   * walked back from, and to the run's end from, each card in it.
+   * {@link MAX_RUN_ON} digits long, so no position is tried twice and a long run costs no more.
    */
   const cardRegex =
     cards.length > 0
       ? new RegExp(
-          `${CARD_START}(?:${cards.map((digits) => `(${cardPattern(digits)})`).join("|")})(?=(\\d{0,${MAX_RUN_ON}}))\\${cards.length + 1}(?!\\.\\d)`,
+          `${CARD_START}(?:${cards.map((digits) => `(${cardPattern(digits)})`).join("|")})(?=(\\d{0,${MAX_RUN_ON}}))\\${cards.length + 1}`,
           "g",
         )
       : undefined;
@@ -439,12 +477,15 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
     if (secretRegex && (escaped || known.some((secret) => text.includes(secret))))
       out = out.replace(secretRegex, MASK);
     if (cardRegex && cardDigitRun && (escaped ? /\d/.test(out) : cardDigitRun.test(out))) {
-      const maskCard = (match: string, ...groups: (string | undefined)[]) => {
+      const maskCard = (match: string, ...rest: unknown[]) => {
+        // After the groups (a card's each, then the run-on): the match's offset and the text.
+        const offset = rest[cards.length + 1] as number;
+        if (inDecimalNumber(rest[cards.length + 2] as string, offset, offset + match.length)) return match;
         if (/^[\d -]+$/.test(match)) return maskCardDigits(match);
         // Escaped: the card whose group matched is masked as if written plainly, with the digits
         // that ran on after it.
-        const card = cards[groups.findIndex((group) => group !== undefined)] as string;
-        return maskCardDigits(card + (groups[cards.length] ?? ""));
+        const card = cards[rest.findIndex((group) => group !== undefined)] as string;
+        return maskCardDigits(card + ((rest[cards.length] as string | undefined) ?? ""));
       };
       // Again until nothing changes: one pass does not go back, so a card that starts among the
       // digits of a run just masked (its last 4 stay) and goes on past it, escaped or grouped, is

@@ -210,6 +210,17 @@ describe("negative cases derived from the contract", () => {
     );
   });
 
+  it("says so when each value that would break a constraint spells a test card (review: it vanished)", () => {
+    const schema = z.object({ ref: z.string().regex(/^\d{1,15}$/) });
+    const derived = deriveNegativeCases(schema, { ref: "41111111111111" });
+    expect(derived.cases.map((c) => c.name)).not.toContain("ref: pattern ^\\d{1,15}$ (too long)");
+    expect(derived.skipped).toContainEqual({
+      name: "ref: pattern ^\\d{1,15}$ (too long)",
+      reason:
+        "every candidate value that breaks it would send a test card number in a field that is not the card's",
+    });
+  });
+
   it("derives the confirmation request's cases too", () => {
     expect(names(deriveNegativeCases(ConfirmOrderRequest, { code: "1111" })).sort()).toEqual(
       [

@@ -162,32 +162,33 @@ class CaseBuilder {
     candidates: readonly unknown[],
     optional = false,
   ): void {
-    let brokeIt = false;
-    let spelledCard = false;
+    /** Candidates that break it, but break another constraint too, or would send a test card. */
+    let alsoBreaksAnother = false;
+    let spellsCard = false;
     for (const candidate of candidates) {
       const removed = candidate === REMOVE;
       const value = removed ? undefined : candidate;
-      if (this.spellsNewCard(path, value)) {
-        spelledCard = true;
-        continue;
-      }
       const body = path === "" ? value : bodyWith(this.base, path, value);
       const violations = this.violations(body, path);
       const hits = violations.filter((v) => v.path === path && v.keyword === constraint.keyword);
       if (hits.length === 0) continue;
-      brokeIt = true;
-      if (violations.length === 1) {
+      if (this.spellsNewCard(path, value)) spellsCard = true;
+      else if (violations.length > 1) alsoBreaksAnother = true;
+      else {
         this.out.cases.push({ name, path, constraint, value, removed, body, json: JSON.stringify(body) });
         return;
       }
     }
-    if (optional && !brokeIt) return;
+    if (optional && !alsoBreaksAnother && !spellsCard) return;
+    const reasons = [
+      ...(alsoBreaksAnother ? ["breaks another constraint too"] : []),
+      ...(spellsCard ? ["would send a test card number in a field that is not the card's"] : []),
+    ];
     this.out.skipped.push({
       name,
-      reason: brokeIt
-        ? "every candidate value that breaks it also breaks another constraint"
-        : spelledCard
-          ? "every other candidate value would send a test card number outside the card's field"
+      reason:
+        reasons.length > 0
+          ? `every candidate value that breaks it ${reasons.join(", or ")}`
           : "no candidate value breaks it",
     });
   }
