@@ -14,6 +14,7 @@ import {
   TIMELINE_POINTS,
   TimelineFormatError,
   timelinePeriodSeconds,
+  timelinePointsFrom,
 } from "./k6-timeline.ts";
 
 const record = (name: string) =>
@@ -100,6 +101,16 @@ describe("k6 web dashboard record", () => {
     expect(timelinePeriodSeconds(24 * 3600)).toBe(720);
     for (const seconds of [1, 59, 600, 3601, 86_400]) {
       expect(Math.ceil(seconds / timelinePeriodSeconds(seconds))).toBeLessThanOrEqual(TIMELINE_POINTS);
+    }
+  });
+
+  it("reads H2H_TIMELINE_POINTS as digits only, naming the variable and its range otherwise", () => {
+    expect(timelinePointsFrom({})).toBe(TIMELINE_POINTS);
+    expect(timelinePointsFrom({ H2H_TIMELINE_POINTS: "250" })).toBe(250);
+    for (const raw of ["0x64", "1e2", " 100", "100.0", "9", "2001"]) {
+      expect(() => timelinePointsFrom({ H2H_TIMELINE_POINTS: raw })).toThrow(
+        `H2H_TIMELINE_POINTS="${raw}": must be a whole number from 10 to 2000`,
+      );
     }
   });
 });

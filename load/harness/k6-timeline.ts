@@ -32,7 +32,8 @@ export function timelinePeriodSeconds(runSeconds: number, points = TIMELINE_POIN
 export function timelinePointsFrom(env: Record<string, string | undefined>): number {
   const raw = env.H2H_TIMELINE_POINTS;
   if (raw === undefined || raw === "") return TIMELINE_POINTS;
-  const points = Number(raw);
+  // Digits only: Number() also takes "0x64", "1e2" and " 100".
+  const points = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isInteger(points) || points < 10 || points > 2000)
     throw new LoadConfigError(`H2H_TIMELINE_POINTS="${raw}": must be a whole number from 10 to 2000`);
   return points;

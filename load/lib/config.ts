@@ -100,7 +100,8 @@ function numberFrom(
 ): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
+  // Plain decimal notation only: Number() also takes " 2", "0x10", "1e3" and "2.", which no one means.
+  const value = /^\d+(?:\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isFinite(value) || !check(value)) throw new LoadConfigError(`${name}="${raw}": ${rule}`);
   return value;
 }
