@@ -210,10 +210,10 @@ const isDigitAt = (text: string, i: number) => {
   return code >= 48 && code <= 57;
 };
 
-/** How many digits stand right before `i` (after, with `step` 1), counting at most limit + 1. */
-function digitsFrom(text: string, i: number, step: -1 | 1, limit = MAX_NUMBER_DIGITS): number {
+/** How many digits stand right before `i` (after, with `step` 1), counting at most MAX_NUMBER_DIGITS + 1. */
+function digitsFrom(text: string, i: number, step: -1 | 1): number {
   let count = 0;
-  for (let j = step === 1 ? i : i - 1; count <= limit && isDigitAt(text, j); j += step) count++;
+  for (let j = step === 1 ? i : i - 1; count <= MAX_NUMBER_DIGITS && isDigitAt(text, j); j += step) count++;
   return count;
 }
 
