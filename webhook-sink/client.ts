@@ -5,8 +5,19 @@
 import { X509Certificate } from "node:crypto";
 import type { TLSSocket } from "node:tls";
 import { Agent, buildConnector, request } from "undici";
+import type { MachineStallSource } from "./machine-stall.ts";
 import type { CallbackFilter } from "./server.ts";
 import type { StoredCallback } from "./store.ts";
+
+/** What `GET /api/stalls` answers (see SinkClient.stalls). */
+export interface SinkStallReport {
+  maxStallMs: number;
+  heldUpMs: number;
+  covered: boolean;
+  /** Absent from a sink older than this client. */
+  machineStallMs?: number;
+  machineSource?: MachineStallSource;
+}
 
 export interface WaitResult {
   timedOut: boolean;
@@ -104,12 +115,10 @@ export class SinkClient {
    * How late the sink may have stamped arrivals between `since` and `until` (ms since the
    * epoch): the longest stall of its process then (`maxStallMs`), and how long it was held up in
    * all (`heldUpMs`, which bounds the error of an interval between two of those stamps).
-   * `covered` is false when the sink started later.
+   * `covered` is false when the sink started later. `machineStallMs`: how long runnable work waited
+   * for a CPU on the sink's machine then (`machineSource` says how it was measured).
    */
-  async stalls(
-    since: number,
-    until: number,
-  ): Promise<{ maxStallMs: number; heldUpMs: number; covered: boolean }> {
+  async stalls(since: number, until: number): Promise<SinkStallReport> {
     return this.get("/api/stalls", { since, until }, 10_000);
   }
 

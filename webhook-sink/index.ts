@@ -1,4 +1,10 @@
-export { SinkClient, type SinkClientOptions, type WaitResult } from "./client.ts";
+export { SinkClient, type SinkClientOptions, type SinkStallReport, type WaitResult } from "./client.ts";
+export {
+  MachineStallSampler,
+  type MachineStallSource,
+  readCpuPressureUs,
+  readLoadAverage,
+} from "./machine-stall.ts";
 export {
   type CallbackFilter,
   type RunningSink,

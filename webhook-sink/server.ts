@@ -31,6 +31,7 @@ import {
   readPath,
   sinkCallbackUrl,
 } from "../contract/names.ts";
+import { MachineStallSampler } from "./machine-stall.ts";
 import { StallMonitor } from "./stall-monitor.ts";
 import { CallbackStore, type StoredCallback } from "./store.ts";
 import type { CallbackTally } from "./tally.ts";
@@ -137,6 +138,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
   const signature = options.signature ?? { scheme: "none" };
   const store = await CallbackStore.open({ dataDir: options.dataDir, sync: options.sync ?? true });
   const stalls = new StallMonitor();
+  const machine = new MachineStallSampler();
 
   const deliveriesByOrder = new Map<string, number>();
   for (const record of store.records) {
@@ -298,6 +300,9 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
         maxStallMs: stalls.maxStallMs(since, until),
         heldUpMs: stalls.heldUpMs(since, until),
         covered: stalls.covers(since),
+        // The machine's CPU contention meanwhile, which slows a target in another process.
+        machineStallMs: machine.stallMs(since, until),
+        machineSource: machine.source,
       });
     }
     if (url.pathname === "/api/callbacks/wait") {
@@ -380,6 +385,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     stats: () => ({ stored: store.records.length, rejected: { ...rejected } }),
     async stop() {
       stalls.stop();
+      machine.stop();
       for (const timer of stalled) clearTimeout(timer);
       for (const waiter of waiters) waiter.wake();
       await new Promise<void>((resolve) => {

@@ -30,6 +30,12 @@ export interface CallbackScenario {
   triggeredAtMs: number;
   timeoutMs: number;
   /**
+   * How long the suite's machine and its sink were measured to be held up while the callback was
+   * awaited (ms): a callback that late past `timeoutMs` was slowed by the suite's machine, not the
+   * target. Measured, never a fixed margin; 0 when not measured.
+   */
+  stallMs?: number;
+  /**
    * How much earlier than `triggeredAtMs` a callback may still come: 0 after a request; a clock
    * tick after a lifetime the target counts on its own clock.
    */
@@ -63,18 +69,25 @@ export const callbacksArrives = defineCheck<CallbackScenario>(
   "callbacks",
   "A callback arrives at metadata.webHook within the profile's timeout when the order enters a callback status (§6).",
   (scenario) => {
+    const stallMs = scenario.stallMs ?? 0;
     const inTime = scenario.callbacks.filter(
-      (c) => c.receivedAtMs - scenario.triggeredAtMs <= scenario.timeoutMs,
+      (c) => c.receivedAtMs - scenario.triggeredAtMs <= scenario.timeoutMs + stallMs,
     );
+    const room =
+      stallMs > 0 ? ` (+ ${inSeconds(stallMs)}, the suite's machine's measured stall meanwhile)` : "";
     if (inTime.length === 0) {
       return fail(
-        `no callback within ${inSeconds(scenario.timeoutMs)} of entering ${scenario.statusEntered}` +
+        `no callback within ${inSeconds(scenario.timeoutMs)}${room} of entering ${scenario.statusEntered}` +
           (scenario.callbacks.length > 0 ? ` (${scenario.callbacks.length} arrived later)` : ""),
       );
     }
     const first = inTime[0] as ObservedCallback;
+    const after = first.receivedAtMs - scenario.triggeredAtMs;
     return pass(
-      `${inTime.length} callback(s); the first ${relative(first.receivedAtMs - scenario.triggeredAtMs)}`,
+      `${inTime.length} callback(s); the first ${relative(after)}` +
+        (after > scenario.timeoutMs
+          ? `: ${inSeconds(after - scenario.timeoutMs)} past the timeout, within the ${inSeconds(stallMs)} the measured stall gave`
+          : ""),
     );
   },
 );
@@ -102,7 +115,7 @@ export const callbacksNotBeforeTrigger = defineCheck<CallbackScenario>(
   },
   {
     source: {
-      kind: "reading",
+      kind: "necessary",
       reason:
         "§6 sends a callback when an order moves into a status; one that comes before the move reports a status the order did not have",
     },
@@ -122,9 +135,10 @@ export const callbacksBodyParses = defineCheck<CallbackScenario>(
   },
   {
     source: {
-      kind: "reading",
-      reason:
-        "§6 shows no body; the order id and status the profile locates in it can only be read from a JSON object",
+      kind: "declared",
+      where:
+        "callbacks.idPath and callbacks.statusPath, which locate the id and status in a JSON object (§6 shows no body)",
+      keys: ["callbacks.idPath", "callbacks.statusPath"],
     },
   },
 );
@@ -144,7 +158,7 @@ export const callbacksNamesOrder = defineCheck<CallbackScenario>(
           `${scenario.paths.id} is ${wrong.map(show).join(", ")} in ${wrong.length} callback(s), expected ${show(scenario.orderId)}`,
         );
   },
-  { source: { kind: "convention", where: "the profile's callbacks.idPath (§6 shows no body)" } },
+  { source: { kind: "declared", where: "callbacks.idPath (§6 shows no body)", keys: ["callbacks.idPath"] } },
 );
 
 export const callbacksNamesStatus = defineCheck<CallbackScenario>(
@@ -176,7 +190,13 @@ export const callbacksSignatureValid = defineCheck<CallbackScenario>(
           `${bad.length} of ${scenario.callbacks.length} signature(s) do not verify: ${bad.map((c) => c.signature).join(", ")}`,
         );
   },
-  { source: { kind: "convention", where: "the profile's callbacks.signature (§6 shows no signature)" } },
+  {
+    source: {
+      kind: "declared",
+      where: "callbacks.signature (§6 shows no signature)",
+      keys: ["callbacks.signature"],
+    },
+  },
 );
 
 export const callbacksMatchesOrder = defineCheck<CallbackScenario>(
@@ -203,8 +223,9 @@ export const callbacksMatchesOrder = defineCheck<CallbackScenario>(
   },
   {
     source: {
-      kind: "convention",
-      where: "the profile's callbacks.amountPath, currencyPath and merchantOrderIdPath",
+      kind: "declared",
+      where: "callbacks.amountPath, currencyPath and merchantOrderIdPath",
+      keys: ["callbacks.amountPath", "callbacks.currencyPath", "callbacks.merchantOrderIdPath"],
     },
   },
 );
@@ -221,9 +242,10 @@ export const callbacksExactlyOnce = defineCheck<CallbackScenario>(
   {
     warning: true,
     source: {
-      kind: "reading",
+      kind: "advisory",
       reason:
-        "§6 sends a callback when an order enters a status; more than one acknowledged is read as a duplicate, a warning only (at-least-once delivery is not forbidden)",
+        "§6 sends a callback when an order enters a status and does not forbid at-least-once delivery; more than one acknowledged is reported as a duplicate",
+      declaredBy: [],
     },
   },
 );
@@ -270,9 +292,9 @@ export const callbacksAppealAfterFailure = defineCheck<CallbackScenario>(
   },
   {
     source: {
-      kind: "reading",
+      kind: "necessary",
       reason:
-        "§3 names both statuses; an appeal reverses a failure, so it is read as coming after it (HTTP keeps no order between two deliveries: the times the callbacks carry decide)",
+        "§3 names both statuses; a success by appeal reverses the failure it appeals, so it comes after it (HTTP keeps no order between two deliveries: the times the callbacks carry decide)",
     },
   },
 );
@@ -287,13 +309,19 @@ export interface RetryObservation {
    * was held up meanwhile. Each interval is then known only to within that much more.
    */
   observerStallMs?: number | undefined;
+  /**
+   * For each retry (the interval before attempt i + 2), how long runnable work waited for a CPU on
+   * the suite's machine meanwhile (measured, ms): a target slowed that much retries that much
+   * later. Room to be late only: contention never makes a retry come early.
+   */
+  machineStallMs?: readonly number[] | undefined;
 }
 
 export const callbacksRetryPolicy = defineCheck<RetryObservation>(
   "callbacks.retry-policy",
   "callbacks",
-  "A refused callback is retried: how often and after how long (the seed shows no policy; checked against the profile's when it declares one, within its tolerance and the sink's own measured lateness).",
-  ({ attemptsAtMs, policy, observerStallMs = 0 }) => {
+  "A refused callback is retried: how often and after how long (the seed shows no policy; checked against the profile's when it declares one, within its tolerance, the sink's own measured lateness and, for a late retry, the machine's measured CPU stall meanwhile).",
+  ({ attemptsAtMs, policy, observerStallMs = 0, machineStallMs = [] }) => {
     const gaps = attemptsAtMs.slice(1).map((at, i) => at - (attemptsAtMs[i] as number));
     const seen = `${attemptsAtMs.length} attempt(s)${gaps.length > 0 ? `, retried after ${gaps.map(inSeconds).join(", ")}` : ""}`;
     if (!policy)
@@ -307,23 +335,37 @@ export const callbacksRetryPolicy = defineCheck<RetryObservation>(
     // most the time the sink was held up meanwhile, and is judged with that much more room.
     const slack = policy.toleranceMs + observerStallMs;
     const within = `± ${inSeconds(policy.toleranceMs)}${observerStallMs > 0 ? ` (+ ${inSeconds(observerStallMs)}, the sink's own stalls meanwhile)` : ""}`;
+    // A target on a machine busy with other work is late by as long as it waited for a CPU: as
+    // measured over that one interval, and only late, never early.
+    const lateRoom = (i: number) => Math.max(0, machineStallMs[i] ?? 0);
+    const roomLine = (i: number) =>
+      lateRoom(i) > 0
+        ? ` (+ ${inSeconds(lateRoom(i))} late, the machine's measured CPU stall meanwhile)`
+        : "";
     gaps.forEach((gap, i) => {
       const expected = policy.delaysMs[i];
-      if (expected !== undefined && Math.abs(gap - expected) > slack) {
+      if (expected === undefined) return;
+      const early = expected - gap > slack;
+      if (early || gap - expected > slack + lateRoom(i)) {
         problems.push(
-          `retry ${i + 1} after ${inSeconds(gap)}, the policy says ${inSeconds(expected)} ${within}`,
+          `retry ${i + 1} after ${inSeconds(gap)}, the policy says ${inSeconds(expected)} ${within}${early ? "" : roomLine(i)}`,
         );
       }
     });
+    const roomGiven = Math.max(0, ...gaps.map((_, i) => lateRoom(i)));
+    const given =
+      roomGiven > 0
+        ? `; the machine's measured CPU stall gave up to ${inSeconds(roomGiven)} more room to be late`
+        : "";
     return problems.length === 0
-      ? pass(`${seen}, as the policy says (${within})`)
+      ? pass(`${seen}, as the policy says (${within}${given})`)
       : fail(`${seen}: ${problems.join("; ")}`);
   },
   {
     source: {
-      kind: "convention",
-      where:
-        "the profile's callbacks.retryPolicy (§6 shows none; without one, retries are observed, not judged)",
+      kind: "declared",
+      where: "callbacks.retryPolicy (§6 shows none; without one, retries are observed, not judged)",
+      keys: ["callbacks.retryPolicy"],
     },
   },
 );
@@ -358,8 +400,9 @@ export const callbacksSandboxClock = defineCheck<SandboxClockAnswer>(
   },
   {
     source: {
-      kind: "convention",
-      where: "the profile's sandboxClock (the target documents a sandbox clock)",
+      kind: "declared",
+      where: "sandboxClock (the target documents a sandbox clock)",
+      keys: ["sandboxClock"],
     },
   },
 );
