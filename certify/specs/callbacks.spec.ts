@@ -32,11 +32,12 @@ import { ORDER_KIND_TAGS } from "../../fixtures/index.ts";
 import type { StoredCallback } from "../../webhook-sink/index.ts";
 import { callbackId } from "../callback-evidence.ts";
 import type { BlockedBy, CallbackTimeline } from "../run-context.ts";
+import { hookTimeoutFor, withinMeasuredBudget } from "./support/measured-budget.ts";
 import { type CreatedOrder, confirm, createOrder, orderIdOf } from "./support/orders.ts";
 import { callbacksAfterQuiet, duplicateWindowMs, extraAttemptWindowMs } from "./support/settle-windows.ts";
 import { type Settled, settle, settledValue } from "./support/settled.ts";
 import { titled } from "./support/shared-specs.ts";
-import { sinkLatenessMs } from "./support/sink-lateness.ts";
+import { measuredStall, sinkLatenessMs, waitMeasured } from "./support/sink-lateness.ts";
 import { loadSpecTarget } from "./support/target.ts";
 import { verify } from "./support/verify.ts";
 
@@ -177,22 +178,30 @@ async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observe
   }
 
   const timeoutMs = profile.timeouts.callbackMs + ("manual" in trigger ? trigger.waitSeconds * 1000 : 0);
-  const deadline = triggeredAtMs + timeoutMs;
-  const remaining = () => Math.max(0, deadline - Date.now());
-  const first = await sink.client.waitFor({ runId: tag }, { timeoutMs: remaining() });
-  if (status === STATUS.succeeded_by_appeal && !first.callbacks.some((c) => c.status === status)) {
+  // The profile's timeout, and as long again as the suite was measured stalled meanwhile.
+  const wait = { fromMs: triggeredAtMs, timeoutMs };
+  const first = await waitMeasured(sink, { runId: tag }, wait, target.sharesSinkProcess);
+  if (status === STATUS.succeeded_by_appeal && !first.timedOut) {
     // The appeal follows a failed_by_terminal callback, if the target sends one: wait for the appeal itself.
-    await sink.client.waitFor({ runId: tag, status }, { timeoutMs: remaining() });
+    await waitMeasured(sink, { runId: tag, status }, wait, target.sharesSinkProcess);
   }
   const callbacks = first.timedOut
     ? await sink.client.list({ runId: tag })
     : await callbacksAfterQuiet(sink, tag, duplicateWindowMs(profile));
+  // A callback later than the timeout is judged with the stall measured until it came.
+  const firstArrival = callbacks[0]?.receivedAtMs;
+  const stallMs =
+    firstArrival === undefined || firstArrival - triggeredAtMs > timeoutMs
+      ? (await measuredStall(sink, triggeredAtMs, firstArrival ?? Date.now(), target.sharesSinkProcess))
+          .totalMs
+      : 0;
 
   const scenario: CallbackScenario = {
     ...emptyScenario(kind, orderId, status, order),
     callbacks: callbacks.map(toObserved),
     triggeredAtMs,
     timeoutMs,
+    stallMs,
     earlyToleranceMs,
   };
   const timeline = timelineOf(orderId, `${kind} → ${status}`, tag, triggeredAtMs, callbacks);
@@ -265,6 +274,8 @@ interface RetryObserved {
   attemptsAtMs: number[];
   /** How late the sink may have stamped those attempts (its own longest stall meanwhile). */
   observerStallMs: number;
+  /** For each retry, the machine's CPU stall measured over the interval before it. */
+  machineStallMs: number[];
   evidence: Exchange[];
   callbacks: string[];
   timeline: CallbackTimeline;
@@ -299,9 +310,11 @@ async function observeRetries(): Promise<RetryObserved> {
     profile.confirmation.successCode,
   );
   const triggeredAtMs = sentAtMs(confirmed);
-  const result = await sink.client.waitFor(
+  const result = await waitMeasured(
+    sink,
     { runId: tag },
-    { timeoutMs: retryWaitMs, minCount: retryPolicy?.attempts ?? 2 },
+    { fromMs: triggeredAtMs, timeoutMs: retryWaitMs, minCount: retryPolicy?.attempts ?? 2 },
+    target.sharesSinkProcess,
   );
   const callbacks = result.timedOut
     ? await sink.client.list({ runId: tag })
@@ -309,6 +322,16 @@ async function observeRetries(): Promise<RetryObserved> {
   return {
     attemptsAtMs: callbacks.map((c) => c.receivedAtMs),
     observerStallMs: await observerStallMs(sink, callbacks),
+    machineStallMs: await Promise.all(
+      callbacks
+        .slice(1)
+        .map(async (c, i) =>
+          c.receivedAtMs > (callbacks[i] as StoredCallback).receivedAtMs
+            ? ((await sink.client.stalls((callbacks[i] as StoredCallback).receivedAtMs, c.receivedAtMs))
+                .machineStallMs ?? 0)
+            : 0,
+        ),
+    ),
     evidence: [order.exchange, confirmed],
     callbacks: callbacks.map((c) => callbackId(c.seq)),
     timeline: timelineOf(
@@ -331,15 +354,26 @@ let retries: Settled<RetryObserved> | undefined;
 
 // Every scenario runs side by side, each with its own order and callback URL, so the run takes
 // as long as the slowest one (the retry schedule), not their sum.
-beforeAll(async () => {
-  const scenarios = ORDER_KINDS.flatMap((kind) =>
-    CALLBACK_STATUSES.map(async (status) =>
-      observed.set(`${kind}:${status}`, await settle(observe(kind, status))),
-    ),
-  );
-  const [observedRetries] = await Promise.all([settle(observeRetries()), ...scenarios]);
-  retries = observedRetries;
-}, Math.max(longestWaitMs, retryWaitMs) + 30_000);
+// Bounded by the profile's waits plus the suite's measured stall, not by a fixed timeout that a
+// loaded machine reaches with a correct target.
+const setupBudgetMs = Math.max(longestWaitMs, retryWaitMs) + 30_000;
+beforeAll(
+  async () => {
+    const scenarios = ORDER_KINDS.flatMap((kind) =>
+      CALLBACK_STATUSES.map(async (status) =>
+        observed.set(`${kind}:${status}`, await settle(observe(kind, status))),
+      ),
+    );
+    const [observedRetries] = await withinMeasuredBudget(
+      target,
+      setupBudgetMs,
+      "the callback scenarios",
+      Promise.all([settle(observeRetries()), ...scenarios]),
+    );
+    retries = observedRetries;
+  },
+  hookTimeoutFor(target, setupBudgetMs),
+);
 
 for (const kind of ORDER_KINDS) {
   describe(`callbacks (${KIND_TITLES[kind]})`, () => {
@@ -409,7 +443,12 @@ describe("callbacks (retries)", () => {
       ctx,
       target,
       callbacksRetryPolicy,
-      { attemptsAtMs: seen.attemptsAtMs, policy: retryPolicy, observerStallMs: seen.observerStallMs },
+      {
+        attemptsAtMs: seen.attemptsAtMs,
+        policy: retryPolicy,
+        observerStallMs: seen.observerStallMs,
+        machineStallMs: seen.machineStallMs,
+      },
       seen.evidence,
       {
         subject: null,

@@ -20,6 +20,7 @@ import { ORDER_KIND_TAGS } from "../../fixtures/index.ts";
 import type { StoredCallback } from "../../webhook-sink/index.ts";
 import { callbackId } from "../callback-evidence.ts";
 import { PrerequisiteError } from "../run-context.ts";
+import { hookTimeoutFor, withinMeasuredBudget } from "./support/measured-budget.ts";
 import { orderRequest } from "./support/orders.ts";
 import { callbacksOf, curlOf, reproductionOf } from "./support/probes.ts";
 import { type Settled, settle, settledValue } from "./support/settled.ts";
@@ -82,14 +83,21 @@ async function race(kind: OrderKind): Promise<Race> {
 
 const races = new Map<OrderKind, Settled<Race>>();
 const creationRaces = new Map<OrderKind, Settled<CreationRace>>();
+// The profile's waits plus the suite's measured stall: a fixed timeout failed correct targets on loaded machines.
+const setupBudgetMs = profile.timeouts.callbackMs + profile.timeouts.requestMs * 3 + 10_000;
 beforeAll(
   async () => {
-    await Promise.all([
-      ...ORDER_KINDS.map(async (kind) => races.set(kind, await settle(race(kind)))),
-      ...ORDER_KINDS.map(async (kind) => creationRaces.set(kind, await settle(creationRace(kind)))),
-    ]);
+    await withinMeasuredBudget(
+      target,
+      setupBudgetMs,
+      "the race probes",
+      Promise.all([
+        ...ORDER_KINDS.map(async (kind) => races.set(kind, await settle(race(kind)))),
+        ...ORDER_KINDS.map(async (kind) => creationRaces.set(kind, await settle(creationRace(kind)))),
+      ]),
+    );
   },
-  profile.timeouts.callbackMs + profile.timeouts.requestMs * 3 + 10_000,
+  hookTimeoutFor(target, setupBudgetMs),
 );
 
 const raceOf = (kind: OrderKind) => settledValue(races.get(kind), `the ${kind} races`);

@@ -1,3 +1,6 @@
+import type { CallbackFilter } from "../../../webhook-sink/index.ts";
+import type { SpecSink } from "./target.ts";
+
 /**
  * How far off an interval between two of the sink's stamps may be on a loaded machine, which
  * `callbacks.retry-policy` adds to the profile's tolerance.
@@ -21,4 +24,56 @@ export interface SinkStalls {
 
 export function sinkLatenessMs(stalls: SinkStalls, targetSharesSinkProcess: boolean): number {
   return targetSharesSinkProcess ? stalls.heldUpMs : stalls.maxStallMs;
+}
+
+/** What was measured to hold the suite up over one window: its sink's process, and its machine. */
+export interface MeasuredStall {
+  /** The sink's own lateness (sinkLatenessMs). */
+  processMs: number;
+  /** How long runnable work waited for a CPU on the machine (PSI, else the load average; 0 unknown). */
+  machineMs: number;
+  /** Both: how late a callback sent meanwhile may come through no fault of the target. */
+  totalMs: number;
+}
+
+/** The stall the sink measured from `sinceMs` to `untilMs` (ms since the epoch). */
+export async function measuredStall(
+  sink: SpecSink,
+  sinceMs: number,
+  untilMs: number,
+  targetSharesSinkProcess: boolean,
+): Promise<MeasuredStall> {
+  if (untilMs <= sinceMs) return { processMs: 0, machineMs: 0, totalMs: 0 };
+  const report = await sink.client.stalls(sinceMs, untilMs);
+  const processMs = sinkLatenessMs(report, targetSharesSinkProcess);
+  const machineMs = report.machineStallMs ?? 0;
+  return { processMs, machineMs, totalMs: processMs + machineMs };
+}
+
+/**
+ * Waits for `minCount` callbacks of `filter` until `fromMs + timeoutMs`; when they have not all come
+ * by then, once more for as long as the suite was measured stalled over that window. Bounded: the
+ * stall of a window is at most its length, so this waits at most twice the profile's timeout.
+ * `stallMs` is the room the measured stall gave (0 when none was needed).
+ */
+export async function waitMeasured(
+  sink: SpecSink,
+  filter: CallbackFilter,
+  wait: { fromMs: number; timeoutMs: number; minCount?: number },
+  targetSharesSinkProcess: boolean,
+): Promise<{ timedOut: boolean; stallMs: number }> {
+  const minCount = wait.minCount ?? 1;
+  const deadline = wait.fromMs + wait.timeoutMs;
+  const first = await sink.client.waitFor(filter, {
+    timeoutMs: Math.max(0, deadline - Date.now()),
+    minCount,
+  });
+  if (!first.timedOut) return { timedOut: false, stallMs: 0 };
+  const stall = await measuredStall(sink, wait.fromMs, deadline, targetSharesSinkProcess);
+  if (stall.totalMs <= 0) return { timedOut: true, stallMs: 0 };
+  const more = await sink.client.waitFor(filter, {
+    timeoutMs: Math.max(0, deadline + stall.totalMs - Date.now()),
+    minCount,
+  });
+  return { timedOut: more.timedOut, stallMs: stall.totalMs };
 }

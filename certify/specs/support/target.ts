@@ -33,6 +33,8 @@ export interface SpecTarget {
   secondApiKey: string | undefined;
   /** The target runs in the sink's process (see RunContext.targetSharesSinkProcess). */
   sharesSinkProcess: boolean;
+  /** When the run stops (ms since the epoch): no wait of a spec need outlast it. */
+  deadlineAt: number;
   masker: Masker;
   recorder: ExchangeRecorder;
   /** A client of the first merchant (or of `apiKey`, when given). */
@@ -100,6 +102,7 @@ export function loadSpecTarget(specFile: string): SpecTarget {
     probes: context.probes,
     secondApiKey,
     sharesSinkProcess: context.targetSharesSinkProcess,
+    deadlineAt: context.deadlineAt,
     masker,
     recorder,
     client: (key) => (key === undefined ? first : makeClient(key)),
