@@ -6,7 +6,7 @@
 import { basename } from "node:path";
 import type { UserConsoleLog } from "vitest";
 import type { Reporter, TestCase, TestModule, TestSuite } from "vitest/node";
-import { CHECK_REGISTRY, type Masker, requirementOf } from "../contract/index.ts";
+import { CHECK_REGISTRY, type Masker, type RequirementContext, requirementOf } from "../contract/index.ts";
 import type { BlockedBy, CheckMeta } from "./run-context.ts";
 import type { CheckRecord } from "./run-model.ts";
 
@@ -55,7 +55,7 @@ export class CheckCollector implements Reporter {
     private readonly masker: Masker,
     private readonly print: (line: string) => void,
     /** The profile's informational checks, for a check that could not record its own verdict. */
-    private readonly informationalChecks: Readonly<Record<string, string>> = {},
+    private readonly requirements: RequirementContext = { informationalChecks: {} },
   ) {}
 
   onTestCaseResult(test: TestCase): void {
@@ -151,7 +151,7 @@ export class CheckCollector implements Reporter {
     // A check that could not run (its setup failed) is judged like any other: a warning stays one.
     const requirement = meta
       ? { required: meta.required, reason: meta.informationalReason }
-      : requirementOf(CHECK_REGISTRY.get(check) ?? { name: check, warning: false }, this.informationalChecks);
+      : requirementOf(CHECK_REGISTRY.get(check) ?? { name: check, warning: false }, this.requirements);
     const reason =
       result.state === "skipped" ? result.note : requirement.required ? undefined : requirement.reason;
     return {

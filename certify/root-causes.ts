@@ -24,6 +24,7 @@ import {
   fieldsQuasiEcomCreationResult,
   OPERATION,
   type RecordedExchange,
+  type RequirementContext,
   requirementOf,
   show,
 } from "../contract/index.ts";
@@ -99,7 +100,7 @@ export interface ResolvedChecks {
 export function resolveRootCauses(
   records: readonly CheckRecord[],
   exchanges: readonly RecordedExchange[],
-  informationalChecks: Readonly<Record<string, string>>,
+  requirements: RequirementContext,
 ): ResolvedChecks {
   const byId = new Map(exchanges.map((exchange) => [exchange.id, exchange]));
   const roots = new Map<string, CheckRecord>();
@@ -141,7 +142,7 @@ export function resolveRootCauses(
             [envelopeShape, envelopeSuccessMarkers, ...Object.values(CREATION_FIELDS)].find(
               (candidate) => candidate?.name === cause.check,
             ) ?? envelopeSuccessMarkers;
-          const requirement = requirementOf(check, informationalChecks);
+          const requirement = requirementOf(check, requirements);
           root = {
             endpoint: record.endpoint,
             check: check.name,

@@ -114,7 +114,7 @@ async function toolVersion(): Promise<string> {
 
 function runCheck<I>(check: Check<I>, input: I, profile: Profile, masker: Masker): CheckRecord {
   const outcome = check.run(input);
-  const requirement = requirementOf(check, profile.informationalChecks);
+  const requirement = requirementOf(check, profile);
   return {
     endpoint: "(all endpoints)",
     check: check.name,
@@ -179,14 +179,31 @@ function runWideChecks(
           detail: `not evaluated, because ${readable.length} of ${exchanges.length} answers were envelopes: uniqueness needs two`,
           blockedBy: { check: "envelope.shape", reason: "the answers are not envelopes" },
         };
-  return [
-    requestIds,
+  // One cause, one verdict: the answers to probes of a check the profile waives are reported apart.
+  const waivedBy = (e: RecordedExchange) =>
+    e.probeOf !== undefined && profile.informationalChecks[e.probeOf] !== undefined ? e.probeOf : undefined;
+  const serverErrors = (of: readonly RecordedExchange[]) =>
     runCheck(
       noServerError,
-      exchanges.map((e) => ({ status: e.response.status, where: where(e) })),
+      of.map((e) => ({ status: e.response.status, where: where(e) })),
       profile,
       masker,
-    ),
+    );
+  const waived = exchanges.filter((e) => waivedBy(e) !== undefined);
+  const waivedChecks = [...new Set(waived.map(waivedBy))].join(", ");
+  return [
+    requestIds,
+    serverErrors(exchanges.filter((e) => waivedBy(e) === undefined)),
+    ...(waived.length > 0
+      ? [
+          {
+            ...serverErrors(waived),
+            endpoint: "(probes of waived checks)",
+            required: false,
+            reason: `the profile waives ${waivedChecks}, and so what its probes' answers show`,
+          },
+        ]
+      : []),
   ];
 }
 
@@ -328,7 +345,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
       });
       print(`✗ ${masker.text(unreachable)}`);
     } else {
-      const collector = new CheckCollector(masker, print, profile.informationalChecks);
+      const collector = new CheckCollector(masker, print, profile);
       const runContext: RunContext = {
         baseUrl,
         apiKey: settings.apiKey as string,
@@ -402,7 +419,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
         : undefined;
     if (refusedKey !== undefined) errors.unshift(refusedKey);
     // One cause per failure: each cause fails once per endpoint; the checks it blocked point at it.
-    const resolved = resolveRootCauses(checks, exchanges, profile.informationalChecks);
+    const resolved = resolveRootCauses(checks, exchanges, profile);
     checks.splice(0, checks.length, ...resolved.records);
     if (resolved.unexplained.length > 0 && errors.length === 0 && runStop.reason === undefined) {
       const [first] = resolved.unexplained;

@@ -17,7 +17,7 @@ export function sizeLimitChecks(
   profile: Profile,
   masker: Masker,
 ): CheckRecord[] {
-  const requirement = requirementOf(envelopeWithinSizeLimit, profile.informationalChecks);
+  const requirement = requirementOf(envelopeWithinSizeLimit, profile);
   const record = (
     status: "passed" | "failed",
     detail: string,

@@ -36,7 +36,9 @@ import {
   unwrapNullable,
   valueAt,
   withMaxLengths,
+  withRequestRules,
 } from "./request-json-schema.ts";
+import type { RequestRules } from "./request-rules.ts";
 import { REQUEST_MAX_LENGTHS } from "./schemas.ts";
 
 // --- seeded randomness ---------------------------------------------------------------------------
@@ -286,6 +288,8 @@ export interface GenerateOrdersOptions {
   now?: Date | undefined;
   /** A profile's per-field maximum lengths, where the target documents its own. */
   maxLengths?: MaxLengthOverrides | undefined;
+  /** A profile's declared (or waived) rules per request field. */
+  requestRules?: RequestRules | undefined;
   /** The request schema per order kind; default the contract's. */
   schemas?: Partial<Record<OrderKind, RequestSchema>> | undefined;
 }
@@ -317,10 +321,17 @@ export function createRequestSchema(kind: OrderKind): z.ZodType {
 /** The JSON Schema an order of this method must satisfy: the contract, the profile's lengths, the method. */
 export function methodRequestSchema(
   method: OrderMethod,
-  options: { maxLengths?: MaxLengthOverrides | undefined; schema?: RequestSchema | undefined } = {},
+  options: {
+    maxLengths?: MaxLengthOverrides | undefined;
+    requestRules?: RequestRules | undefined;
+    schema?: RequestSchema | undefined;
+  } = {},
 ): JsonSchemaNode {
   const contract = asJsonSchema(options.schema ?? createRequestSchema(method.kind));
-  return narrowForMethod(withMaxLengths(contract, options.maxLengths), method);
+  return narrowForMethod(
+    withRequestRules(withMaxLengths(contract, options.maxLengths), options.requestRules),
+    method,
+  );
 }
 
 /** Generates the orders of every method for a depth; see the module comment. */
@@ -339,6 +350,7 @@ export function generateOrders(options: GenerateOrdersOptions): GeneratedOrder[]
       plans.push(randomPlan(mixes, i + 1));
     const schema = methodRequestSchema(method, {
       maxLengths: options.maxLengths,
+      requestRules: options.requestRules,
       schema: options.schemas?.[method.kind],
     });
     assertSupportedSchema(schema);

@@ -104,6 +104,8 @@ export interface Exchange {
    * client's bound) before the request was sent again; `response` is the final answer.
    */
   rateLimited?: RateLimitedAttempt[];
+  /** The check this request probes ({@link SendOptions.probeOf}). */
+  probeOf?: string;
 }
 
 /** No answer: the target could not be reached, or did not answer in time. */
@@ -179,6 +181,11 @@ export interface SendOptions {
   /** Sends this text as the body instead of JSON-serialising `body`. */
   rawBody?: string;
   headers?: Record<string, string>;
+  /**
+   * The check this request probes: where a profile waives that check, what its answer would make
+   * fail elsewhere (a 5xx) is reported, not required.
+   */
+  probeOf?: string;
 }
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -444,6 +451,7 @@ export class H2hClient {
       const parseable = !read.truncated && (read.encoding === undefined || read.encoding.decoded);
       const exchange: Exchange = {
         ...(send.operation ? { operation: send.operation } : {}),
+        ...(send.probeOf ? { probeOf: send.probeOf } : {}),
         startedAt: startedAt.toISOString(),
         durationMs: Math.round((performance.now() - started) * 10) / 10,
         request: { method: "POST", url, headers, body: text },

@@ -116,6 +116,7 @@ export { ExchangeRecorder, type RecordedExchange, readRecordedExchanges } from "
 export { onRequestBody, readRequestBody } from "./request-body.ts";
 export { requestFields, withField, wrongTypeValue } from "./request-fields.ts";
 export * from "./request-json-schema.ts";
+export * from "./request-rules.ts";
 // The sandbox clock extension and callback signatures.
 export { AdvanceClockRequest, SANDBOX_CLOCK_ADVANCE_PATH } from "./sandbox-clock.ts";
 // The zod schemas, built for a gap policy.

@@ -30,8 +30,15 @@ import {
   schemaField,
   schemaFields,
   valueAt,
-  withMaxLengths,
+  withRequestRules,
 } from "./request-json-schema.ts";
+import {
+  type ConstraintBasis,
+  constraintBasis,
+  mergedRequestRules,
+  type RequestRules,
+  UNLIMITED_PROBE_LENGTH,
+} from "./request-rules.ts";
 
 export interface NegativeConstraint {
   /** The JSON Schema keyword, or `required-by-method` / `method` for a method's own rule. */
@@ -45,6 +52,11 @@ export interface NegativeConstraint {
   source: "contract" | "profile" | "method";
   /** Which way it is broken, where a constraint can be broken in several (a pattern, `null`). */
   variant?: string;
+  /**
+   * Whether the API description states it, the profile declares it, it is necessary, or it is the
+   * suite's advisory (contract/request-rules.ts): an advisory case never fails a run.
+   */
+  basis: ConstraintBasis;
 }
 
 export interface NegativeCase {
@@ -79,6 +91,8 @@ export interface DeriveNegativeCasesOptions {
   methods?: readonly OrderMethod[] | undefined;
   /** A profile's per-field maximum lengths. */
   maxLengths?: MaxLengthOverrides | undefined;
+  /** A profile's declared (or waived) rules per request field. */
+  requestRules?: RequestRules | undefined;
   /**
    * The profile's test card numbers, besides {@link TEST_CARD_NUMBERS}: no case sends one in a
    * field whose valid value does not hold it already (a phone of 1s padded past its maxLength
@@ -101,7 +115,9 @@ export function deriveNegativeCases(
 ): NegativeCases {
   const { method } = options;
   const contractRoot = asJsonSchema(schema);
-  const profileRoot = withMaxLengths(contractRoot, options.maxLengths);
+  const declared = { rules: options.requestRules ?? {}, maxLengths: options.maxLengths };
+  const rules = mergedRequestRules(options.requestRules, options.maxLengths);
+  const profileRoot = withRequestRules(contractRoot, rules, "probe");
   const root = narrowForMethod(profileRoot, method);
   assertSupportedSchema(root);
   assertMethodFields(root, method);
@@ -115,9 +131,12 @@ export function deriveNegativeCases(
   const testCards = [...new Set([...TEST_CARD_NUMBERS, ...(options.testCards ?? [])])];
   const builder = new CaseBuilder(root, base, method, out, testCards);
 
-  builder.tryValues("", { keyword: "type", expected: "object", source: "contract" }, "(body): type object", [
-    wrongTypeValue("object"),
-  ]);
+  builder.tryValues(
+    "",
+    { keyword: "type", expected: "object", source: "contract", basis: constraintBasis("", "type", declared) },
+    "(body): type object",
+    [wrongTypeValue("object")],
+  );
   const declares = (within: JsonSchemaNode, path: string, keyword: string, expected: unknown) =>
     schemaField(within, path)?.node[keyword] === expected;
   const sourceOf: SourceOf = (path, keyword, expected) =>
@@ -127,8 +146,15 @@ export function deriveNegativeCases(
       : declares(profileRoot, path, keyword, expected)
         ? "profile"
         : "method";
-  for (const field of schemaFields(root)) fieldCases(builder, field, base, sourceOf);
-  if (method) methodCases(builder, method, options.methods ?? []);
+  const basisOf: BasisOf = (path, keyword) =>
+    keyword === "maxLength" && rules[path]?.maxLength === "none"
+      ? {
+          kind: "advisory",
+          source: `the profile declares no maximum length; ${UNLIMITED_PROBE_LENGTH} characters show what the target does with a long value`,
+        }
+      : constraintBasis(path, keyword, declared);
+  for (const field of schemaFields(root)) fieldCases(builder, field, base, sourceOf, basisOf);
+  if (method) methodCases(builder, method, options.methods ?? [], basisOf);
   return out;
 }
 
@@ -210,12 +236,15 @@ const REMOVE = Symbol("remove");
 
 /** Which layer declared a bound: the contract, the profile's override, or the method's narrowing. */
 type SourceOf = (path: string, keyword: string, expected: unknown) => NegativeConstraint["source"];
+/** The basis of the constraint `keyword` of the field at `path`. */
+type BasisOf = (path: string, keyword: string) => ConstraintBasis;
 
 function fieldCases(
   builder: CaseBuilder,
   field: SchemaField,
   base: Record<string, unknown>,
   sourceOf: SourceOf,
+  basisOf: BasisOf,
 ): void {
   const { path, node } = field;
   const type = node.type ?? "unknown";
@@ -224,6 +253,7 @@ function fieldCases(
     expected,
     source: sourceOf(path, keyword, expected),
     ...(variant !== undefined ? { variant } : {}),
+    basis: basisOf(path, keyword),
   });
 
   if (field.required) builder.tryValues(path, contract("required", true), `${path}: required`, [REMOVE]);
@@ -395,12 +425,18 @@ function roundTo(value: number): number {
   return Math.round(value * 100) / 100;
 }
 
-function methodCases(builder: CaseBuilder, method: OrderMethod, methods: readonly OrderMethod[]): void {
+function methodCases(
+  builder: CaseBuilder,
+  method: OrderMethod,
+  methods: readonly OrderMethod[],
+  basisOf: BasisOf,
+): void {
   const rule = (keyword: string, expected: unknown, variant?: string): NegativeConstraint => ({
     keyword,
     expected,
     source: "method",
     ...(variant !== undefined ? { variant } : {}),
+    basis: basisOf("", keyword),
   });
   for (const path of method.requiredFields) {
     const name = `${path}: required by method ${method.methodID}`;

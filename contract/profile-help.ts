@@ -68,8 +68,17 @@ export const PROFILE_KEY_DOCS: Readonly<Record<string, string>> = {
   "otherMethods.*.*.requires": "The conditional fields this target requires for this method.",
   "otherMethods.*.*.requires.clientID": "Whether clientID is required.",
   "otherMethods.*.*.requires.clientMetadata": "Which clientMetadata fields are required.",
-  maxLengths: "Per request field (dotted path, e.g. clientID), the maximum length the target documents.",
-  "maxLengths.*": "The maximum length of this field, in characters.",
+  maxLengths:
+    'Per request field (dotted path, e.g. clientID), the maximum length the target documents, or "none" (shorthand for requestRules.<field>.maxLength).',
+  "maxLengths.*": 'The maximum length of this field, in characters, or "none" for no limit.',
+  requestRules:
+    "Per request field (dotted path, e.g. requisites.cvc, code), the rules the target documents that the API description does not state; a rule not declared is probed as an advisory that never fails the run.",
+  "requestRules.*": "The rules of this field.",
+  "requestRules.*.minLength": 'The smallest length the target accepts, or "none".',
+  "requestRules.*.maxLength":
+    'The largest length the target accepts, or "none" (a 10,000-character value is then probed as an advisory).',
+  "requestRules.*.pattern": 'A regular expression every accepted value matches, or "none".',
+  "requestRules.*.format": '"uri" (an absolute URL), or "none".',
   testCards:
     "Luhn-valid test card numbers the sandbox accepts for quasi-ecom orders (default: public test cards).",
   "testCards.*": "A test card number: 12 to 19 digits that pass the Luhn check.",
@@ -82,10 +91,13 @@ export const PROFILE_KEY_DOCS: Readonly<Record<string, string>> = {
     "The statuses the order enters after it, in order (e.g. failed_by_terminal, succeeded_by_appeal).",
   "lifecycle.outcomes.*.statuses.*": "A status.",
   "lifecycle.otherKindConfirm":
-    "Which documented error confirming through the other order kind's path answers.",
+    "Which documented error confirming through the other order kind's path answers (undeclared: an advisory).",
+  "lifecycle.secondConfirm":
+    "Which documented error confirming an already confirmed order answers (undeclared: an advisory).",
   "lifecycle.merchantOrderIdScope":
     'Where merchantOrderID must be unique: "merchant" (the seed\'s wording) or "service".',
-  "lifecycle.timerUnit": "The unit of timer in a confirmation result.",
+  "lifecycle.timerUnit":
+    "The unit of timer in a confirmation result; declaring it holds timer to counting down the lifetime (undeclared: an advisory).",
   "lifecycle.timerToleranceSeconds": "How far timer may stray from the order's clock, in seconds.",
   races: "The race probes: identical requests sent at once.",
   "races.concurrency": "How many at once (default 5); keep it within the target's rate limit.",

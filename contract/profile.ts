@@ -101,6 +101,8 @@ const Lifecycle = annotated({
     .optional(),
   /** What confirming through the other order kind's path answers. */
   otherKindConfirm: z.enum(LIFECYCLE_ERRORS).default("invalidOrderState"),
+  /** What confirming an already confirmed order answers; undeclared, that refusal is an advisory. */
+  secondConfirm: z.enum(LIFECYCLE_ERRORS).optional(),
   /** Where merchantOrderID must be unique: per merchant account (the seed's wording) or across the service. */
   merchantOrderIdScope: z.enum(["merchant", "service"]).default("merchant"),
   /** The unit of `timer` (§2.3 gap). */
@@ -119,6 +121,27 @@ const Races = annotated({
   /** How many identical requests the race probes send at once; keep it within the target's rate limit. */
   concurrency: z.int().min(2).max(50).default(5),
 });
+
+const lengthOrNone = z.union([z.int().min(0).max(1_000_000), z.literal("none")]);
+const RequestRuleSchema = annotated({
+  minLength: lengthOrNone.optional(),
+  maxLength: z.union([z.int().min(1).max(1_000_000), z.literal("none")]).optional(),
+  pattern: z
+    .string()
+    .min(1)
+    .refine((source) => source === "none" || compiles(source), "a regular expression JavaScript can compile")
+    .optional(),
+  format: z.enum(["uri", "none"]).optional(),
+});
+
+function compiles(source: string): boolean {
+  try {
+    new RegExp(source);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** A dotted request field path (`clientMetadata.email`). */
 const FieldPath = z.string().regex(/^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/, "must be a dotted field path");
@@ -160,7 +183,8 @@ function checkProbeSettings(
   profile: {
     methods: Record<OrderKind, { methodID: number }>;
     otherMethods: Record<OrderKind, { methodID: number }[]>;
-    maxLengths: Record<string, number>;
+    maxLengths: Record<string, number | "none">;
+    requestRules: Record<string, unknown>;
     testCards?: string[] | undefined;
     confirmation: { successCode: string; wrongCode: string };
     lifecycle: { outcomes?: { code: string }[] | undefined };
@@ -192,15 +216,25 @@ function checkProbeSettings(
     for (const field of schemaFields(requestJsonSchema(ENDPOINTS[OPERATIONS_BY_KIND[kind].create].request)))
       stringFields.set(field.path, field.node.type);
   }
-  for (const path of Object.keys(profile.maxLengths)) {
+  for (const field of schemaFields(
+    requestJsonSchema(ENDPOINTS[OPERATIONS_BY_KIND.mobile_commerce.confirm].request),
+  ))
+    stringFields.set(field.path, field.node.type);
+  const ruled: [string, string][] = [
+    ...Object.keys(profile.maxLengths).map((path): [string, string] => ["maxLengths", path]),
+    ...Object.keys(profile.requestRules)
+      .filter((path) => path !== "$comment")
+      .map((path): [string, string] => ["requestRules", path]),
+  ];
+  for (const [key, path] of ruled) {
     const type = stringFields.get(path);
     if (type !== "string") {
       ctx.addIssue({
         code: "custom",
-        path: ["maxLengths", path],
+        path: [key, path],
         message:
           type === undefined
-            ? `a string field of a create request (${[...stringFields]
+            ? `a string field of a request (${[...stringFields]
                 .filter(([, t]) => t === "string")
                 .map(([p]) => p)
                 .join(", ")}); no create request has ${path}`
@@ -289,7 +323,9 @@ export const ProfileSchema = annotated({
     byOrderKind(() => []),
   ),
   /** Per request field (dotted path), the maximum length the target documents instead of the suite's. */
-  maxLengths: z.record(FieldPath, z.int().min(1).max(1_000_000)).default({}),
+  maxLengths: z.record(FieldPath, z.union([z.int().min(1).max(1_000_000), z.literal("none")])).default({}),
+  /** Per request field, the rules the target documents where the API description states none. */
+  requestRules: z.record(FieldPath, RequestRuleSchema).default({}),
   /** Luhn-valid test card numbers the target's sandbox accepts (default: well-known public test cards). */
   testCards: z.array(z.string()).min(1).optional(),
   /** The order lifecycle beyond what the operations answer: outcomes per code, refusals, timer. */
@@ -366,7 +402,11 @@ export const ProfileSchema = annotated({
     .transform(({ $comment: _comment, ...reasons }) => reasons),
 }).superRefine(checkProbeSettings);
 
-export type Profile = z.output<typeof ProfileSchema>;
+/**
+ * A validated profile, with the dotted key paths its file gives (not the defaults): an advisory
+ * rule becomes declared, and so required, only where the profile's author wrote its key.
+ */
+export type Profile = z.output<typeof ProfileSchema> & { declaredKeys?: readonly string[] };
 export type MethodProfile = z.output<typeof MethodProfile>;
 export type OtherMethodProfile = z.output<typeof OtherMethodProfile>;
 
@@ -400,7 +440,17 @@ export function parseProfile(value: unknown, source: string, knownChecks?: Reado
       );
     }
   }
-  return parsed.data;
+  return { ...parsed.data, declaredKeys: keyPathsOf(value) };
+}
+
+/** Every dotted key path of a JSON value's objects (arrays end a path), "$comment" left out. */
+export function keyPathsOf(value: unknown, prefix = ""): string[] {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return [];
+  return Object.entries(value).flatMap(([key, child]) => {
+    if (key === "$comment") return [];
+    const path = prefix ? `${prefix}.${key}` : key;
+    return [path, ...keyPathsOf(child, path)];
+  });
 }
 
 /** Reads, parses and validates a profile file. */

@@ -11,6 +11,7 @@
 import * as z from "zod";
 import type { OrderKind } from "./names.ts";
 import { withField } from "./request-fields.ts";
+import { DECLARABLE_KEYWORDS, type RequestRules, UNLIMITED_PROBE_LENGTH } from "./request-rules.ts";
 
 /** A JSON Schema node as zod 4 emits it (draft 2020-12). */
 export interface JsonSchemaNode {
@@ -50,7 +51,7 @@ export interface OrderMethod {
 }
 
 /** Per-field maximum lengths a profile sets where the target documents its own (dotted path → length). */
-export type MaxLengthOverrides = Readonly<Record<string, number>>;
+export type MaxLengthOverrides = Readonly<Record<string, number | "none">>;
 
 /** Keywords that constrain nothing (annotations), skipped by the validator and the walker. */
 const ANNOTATIONS = new Set(["$schema", "$id", "$comment", "title", "description", "default", "examples"]);
@@ -164,31 +165,58 @@ function editField(
 }
 
 /**
- * The schema with a profile's per-field maximum lengths in place of the contract's defaults. A
- * profile's overrides span both order kinds, so a path this schema lacks is passed over; one that
- * no request has is an error ({@link assertMaxLengthPaths}).
+ * The schema with a profile's declared rules (contract/request-rules.ts) in place of the
+ * contract's advisory ones: a declared value replaces the keyword, "none" removes it. In `probe`
+ * mode a maximum length declared "none" becomes {@link UNLIMITED_PROBE_LENGTH} - 1, so that the
+ * negative case shows what the target does with a value that long. Rules span both order kinds,
+ * so a path this schema lacks is passed over; one no request has is an error
+ * ({@link assertMaxLengthPaths}).
  */
-export function withMaxLengths(root: JsonSchemaNode, overrides: MaxLengthOverrides = {}): JsonSchemaNode {
+export function withRequestRules(
+  root: JsonSchemaNode,
+  rules: RequestRules = {},
+  mode: "generate" | "probe" = "generate",
+  keyOf: (path: string) => string = (path) => `requestRules.${path}`,
+): JsonSchemaNode {
   let out = root;
   const known = new Set(schemaFields(root).map((field) => field.path));
-  for (const [path, maxLength] of Object.entries(overrides)) {
+  for (const [path, rule] of Object.entries(rules)) {
     if (!known.has(path)) continue;
-    if (!Number.isInteger(maxLength) || maxLength < 1) {
-      throw new UnsupportedSchemaError(`maxLengths.${path}: must be a positive integer, got ${maxLength}`);
-    }
     out = editField(out, path, (node) => {
       if (node.type !== "string") {
-        throw new UnsupportedSchemaError(`maxLengths.${path}: the field is a ${node.type}, not a string`);
+        throw new UnsupportedSchemaError(`${keyOf(path)}: the field is a ${node.type}, not a string`);
       }
-      if (node.minLength !== undefined && node.minLength > maxLength) {
+      for (const keyword of DECLARABLE_KEYWORDS) {
+        const value = rule[keyword];
+        if (value === undefined) continue;
+        if (value === "none") {
+          if (keyword === "maxLength" && mode === "probe") node.maxLength = UNLIMITED_PROBE_LENGTH - 1;
+          else delete node[keyword];
+        } else (node as Record<string, unknown>)[keyword] = value;
+      }
+      if (node.minLength !== undefined && node.maxLength !== undefined && node.minLength > node.maxLength) {
         throw new UnsupportedSchemaError(
-          `maxLengths.${path}: ${maxLength} is below the minimum ${node.minLength}`,
+          `${keyOf(path)}: ${node.maxLength} is below the minimum ${node.minLength}`,
         );
       }
-      node.maxLength = maxLength;
     });
   }
   return out;
+}
+
+/** The schema with a profile's per-field maximum lengths: {@link withRequestRules} of `maxLength` alone. */
+export function withMaxLengths(root: JsonSchemaNode, overrides: MaxLengthOverrides = {}): JsonSchemaNode {
+  for (const [path, maxLength] of Object.entries(overrides)) {
+    if (maxLength !== "none" && (!Number.isInteger(maxLength) || maxLength < 1)) {
+      throw new UnsupportedSchemaError(`maxLengths.${path}: must be a positive integer, got ${maxLength}`);
+    }
+  }
+  return withRequestRules(
+    root,
+    Object.fromEntries(Object.entries(overrides).map(([path, maxLength]) => [path, { maxLength }])),
+    "generate",
+    (path) => `maxLengths.${path}`,
+  );
 }
 
 /** Throws unless every overridden path is a field of at least one of the request schemas. */

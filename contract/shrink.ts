@@ -20,7 +20,9 @@ import {
   schemaFields,
   valueAt,
   withMaxLengths,
+  withRequestRules,
 } from "./request-json-schema.ts";
+import type { RequestRules } from "./request-rules.ts";
 
 export interface ShrinkOptions {
   /** The request schema every candidate must still satisfy (zod or JSON Schema). */
@@ -28,6 +30,7 @@ export interface ShrinkOptions {
   /** The method the request is for: its required fields stay, its amount limits hold. */
   method?: OrderMethod | undefined;
   maxLengths?: MaxLengthOverrides | undefined;
+  requestRules?: RequestRules | undefined;
   /** Most predicate calls (each may be a request to the target); default 200. */
   maxAttempts?: number | undefined;
 }
@@ -53,7 +56,7 @@ export async function shrinkRequest(
   options: ShrinkOptions,
 ): Promise<ShrinkResult> {
   const root = narrowForMethod(
-    withMaxLengths(asJsonSchema(options.schema), options.maxLengths),
+    withRequestRules(withMaxLengths(asJsonSchema(options.schema), options.maxLengths), options.requestRules),
     options.method,
   );
   const maxAttempts = options.maxAttempts ?? 200;

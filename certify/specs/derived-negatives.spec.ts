@@ -58,6 +58,7 @@ const bases = new Map(
     merchantOrderIdPrefix,
     testCards: profile.testCards,
     maxLengths: profile.maxLengths,
+    requestRules: profile.requestRules,
     now: cardExpiryBase(),
     // A refused request sends no callback; one a faulty target accepts is never confirmed.
     callbackUrl: target.sink().callbackUrl(`${target.runId}.negatives`),
@@ -94,7 +95,8 @@ async function sendCreations(method: OrderMethod, cases: readonly NegativeCase[]
         : testCase.body;
     const json = body === testCase.body ? testCase.json : JSON.stringify(body);
     if (!base) throw new Error(`no base request for method ${method.methodID}`);
-    return { testCase, exchange: await sendRaw(target.client(), base.operation, json) };
+    const probeOf = checkOfConstraint(testCase.constraint).name;
+    return { testCase, exchange: await sendRaw(target.client(), base.operation, json, undefined, probeOf) };
   });
 }
 
@@ -105,8 +107,61 @@ async function sendConfirmations(kind: OrderKind, cases: readonly NegativeCase[]
     const id = orderIdOf(await createOrder(target, kind));
     return {
       testCase,
-      exchange: await sendRaw(target.client(), OPERATIONS_BY_KIND[kind].confirm, testCase.json, id),
+      exchange: await sendRaw(
+        target.client(),
+        OPERATIONS_BY_KIND[kind].confirm,
+        testCase.json,
+        id,
+        checkOfConstraint(testCase.constraint).name,
+      ),
     };
+  });
+}
+
+/** Why a case cannot fail the run: its constraint is the suite's advisory (contract/request-rules.ts). */
+function advisoryReason(testCase: NegativeCase): string | undefined {
+  const { basis } = testCase.constraint;
+  return basis.kind === "advisory" ? `advisory: ${basis.source}` : undefined;
+}
+
+/** Why a case feeds no required check: it is advisory, or the profile waives the check that judges it. */
+function waivedReason(testCase: NegativeCase): string | undefined {
+  const check = checkOfConstraint(testCase.constraint).name;
+  const waived = profile.informationalChecks[check];
+  return advisoryReason(testCase) ?? (waived ? `the profile waives ${check}: ${waived}` : undefined);
+}
+
+/** envelope.failure-markers over the answers to `cases`; with `informationalReason`, reported only. */
+function failureMarkersTest(
+  scope: string,
+  what: string,
+  cases: readonly NegativeCase[],
+  sentNow: () => Sent[],
+  informationalReason?: string,
+): void {
+  if (cases.length === 0) return;
+  it(titled(envelopeFailureMarkers, `${scope}, ${what}`), async (ctx) => {
+    const judged = sentNow().filter((s) => cases.includes(s.testCase));
+    if (judged.length === 0) {
+      ctx.skip("the target accepted every one of these cases: no refusal to read");
+      return;
+    }
+    await verifyEach(
+      ctx,
+      target,
+      envelopeFailureMarkers,
+      judged.map(({ testCase, exchange }) => ({
+        label: testCase.name,
+        input: exchange.response,
+        evidence: [exchange],
+        reproduce: async () =>
+          reproductionOf(target, envelopeFailureMarkers.name, {
+            request: exchange.request.body,
+            curl: curlOf(target, exchange),
+          }),
+      })),
+      informationalReason,
+    );
   });
 }
 
@@ -127,42 +182,36 @@ function negativeTests(
   };
   for (const testCase of derived.cases) {
     const check = checkOfConstraint(testCase.constraint);
-    it(titled(check, label(testCase)), (ctx) => {
+    const advisory = advisoryReason(testCase);
+    it(titled(check, `${label(testCase)}${advisory ? " (advisory)" : ""}`), (ctx) => {
       const exchange = answerTo(testCase);
       verify(ctx, target, check, { response: exchange.response, pinned }, [exchange], {
+        ...(advisory ? { informationalReason: advisory } : {}),
         reproduction: reproductionOf(target, check.name, {
           request: exchange.request.body,
           steps: [
-            `${scope}: ${testCase.name} (source: ${testCase.constraint.source}), everything else valid`,
+            `${scope}: ${testCase.name} (${testCase.constraint.basis.kind}: ${testCase.constraint.basis.source}), everything else valid`,
           ],
           curl: curlOf(target, exchange),
         }),
       });
     });
   }
-  if (derived.cases.length > 0) {
-    it(
-      titled(envelopeFailureMarkers, `${scope}, ${derived.cases.length} derived negative cases`),
-      async (ctx) => {
-        const all = settledValue(sent, `the negative cases of ${scope}`);
-        await verifyEach(
-          ctx,
-          target,
-          envelopeFailureMarkers,
-          all.map(({ testCase, exchange }) => ({
-            label: testCase.name,
-            input: exchange.response,
-            evidence: [exchange],
-            reproduce: async () =>
-              reproductionOf(target, envelopeFailureMarkers.name, {
-                request: exchange.request.body,
-                curl: curlOf(target, exchange),
-              }),
-          })),
-        );
-      },
-    );
-  }
+  // One cause, one verdict: a case whose own rule cannot fail the run feeds no required check.
+  const required = derived.cases.filter((testCase) => !waivedReason(testCase));
+  const waived = derived.cases.filter((testCase) => waivedReason(testCase));
+  failureMarkersTest(scope, `${required.length} derived negative cases`, required, () =>
+    settledValue(sent, `the negative cases of ${scope}`),
+  );
+  // What an advisory case refused is still read for its markers, but only as a report.
+  failureMarkersTest(
+    scope,
+    `${waived.length} advisory or waived derived negative cases, those refused`,
+    waived,
+    () =>
+      settledValue(sent, `the negative cases of ${scope}`).filter((s) => s.exchange.response.status >= 300),
+    "advisory or waived cases: their answers are reported, never required",
+  );
   for (const skipped of derived.skipped) {
     if (skipped.reason === REPRESENTATION_LIMIT) continue;
     const keyword = skipped.name.split(": ")[1]?.split(" ")[0] ?? "";
@@ -188,6 +237,7 @@ for (const kind of ORDER_KINDS) {
         method,
         methods,
         maxLengths: profile.maxLengths,
+        requestRules: profile.requestRules,
         testCards: profile.testCards,
       });
       negativeTests(

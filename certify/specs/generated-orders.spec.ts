@@ -107,6 +107,7 @@ const orders = generateOrders({
   merchantOrderIdPrefix,
   testCards: profile.testCards,
   maxLengths: profile.maxLengths,
+  requestRules: profile.requestRules,
   now: cardExpiryBase(),
   callbackUrl: ({ methodID, index }) => target.sink().callbackUrl(tagFor(methodID, index)),
 });
@@ -353,6 +354,7 @@ async function shrunk(p: Probe, entry: Judged<unknown>): Promise<ReturnType<type
     schema: createRequestSchema(p.order.kind),
     method: p.order.method,
     maxLengths: profile.maxLengths,
+    requestRules: profile.requestRules,
     maxAttempts: SHRINK_ATTEMPTS[depth],
   });
   return reproductionOf(target, check.name, {

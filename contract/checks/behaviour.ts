@@ -51,8 +51,8 @@ function rejection(name: string, rule: string, source?: RuleSource) {
   );
 }
 
-/** A rule the seed does not state: the suite's reading of it, with the reason. */
-const reading = (reason: string): RuleSource => ({ kind: "reading", reason });
+/** A rule that follows from the API description with no number or format added, with the reason. */
+const necessary = (reason: string): RuleSource => ({ kind: "necessary", reason });
 
 export const rejectsMissingApiKey = rejection(
   "rejects-missing-api-key",
@@ -77,7 +77,7 @@ export const rejectsTrafficTypeOutsideEnum = rejection(
 export const rejectsNonPositiveAmount = rejection(
   "rejects-non-positive-amount",
   "An amount of zero or less is refused: a payment amount is positive.",
-  reading(
+  necessary(
     "§4 types amount as float64 and §8 leaves its minimum open; a payment of zero or less moves no money",
   ),
 );
@@ -87,8 +87,8 @@ export const rejectsMalformedJson = rejection(
 );
 export const rejectsUnknownOrder = rejection(
   "rejects-unknown-order",
-  "Confirming an order id the service never issued is refused (the suite's reading).",
-  reading(
+  "Confirming an order id the service never issued is refused.",
+  necessary(
     "§4.2 and §4.4 confirm an order by its id, and the seed shows no answer for an id the service never issued; confirming nothing cannot succeed",
   ),
 );
@@ -98,17 +98,23 @@ export const rejectsWrongCode = rejection(
 );
 export const rejectsConfirmingTwice = rejection(
   "rejects-confirming-twice",
-  "Confirming an already confirmed order is refused (the suite's reading).",
-  reading(
-    "the seed shows no answer to a second confirmation; an order confirmed once has moved on (§3), so a second one is read as refused. A target that documents idempotent confirmation can make this informational in its profile",
-  ),
+  "Confirming an already confirmed order is refused, as the profile's lifecycle.secondConfirm says.",
+  {
+    kind: "advisory",
+    reason:
+      "the API description shows no answer to a second confirmation (a refusal and an idempotent repeat are both plausible)",
+    declaredBy: ["lifecycle.secondConfirm"],
+  },
 );
 export const rejectsOtherKindConfirmPath = rejection(
   "rejects-other-kind-confirm-path",
-  "An order cannot be confirmed through the other order kind's confirm path (the suite's reading).",
-  reading(
-    "§4.2 and §4.4 give each order kind a confirm path of its own; the seed does not say what the other kind's path does with an order, so each path is read as confirming its own kind only",
-  ),
+  "An order cannot be confirmed through the other order kind's confirm path, as the profile's lifecycle.otherKindConfirm says.",
+  {
+    kind: "advisory",
+    reason:
+      "§4.2 and §4.4 give each order kind a confirm path of its own, but do not say what the other kind's path does with an order",
+    declaredBy: ["lifecycle.otherKindConfirm"],
+  },
 );
 export const rejectsDuplicateMerchantOrderId = rejection(
   "rejects-duplicate-merchant-order-id",
@@ -116,8 +122,8 @@ export const rejectsDuplicateMerchantOrderId = rejection(
 );
 export const rejectsOtherMerchantsOrder = rejection(
   "rejects-other-merchants-order",
-  "A merchant cannot confirm another merchant's order (the suite's reading).",
-  reading(
+  "A merchant cannot confirm another merchant's order.",
+  necessary(
     "§5 authenticates each merchant by its own key and §8 scopes orders to one merchant account; the seed does not say so of confirmation, so another merchant's order is read as not the caller's to confirm",
   ),
 );
@@ -146,7 +152,7 @@ export const acceptsMerchantOrderIdOfOtherMerchant = acceptance(
 export const confirmableAfterWrongCode = acceptance(
   "confirmable-after-wrong-code",
   "After a wrong code is refused, the order still accepts the right one.",
-  reading(
+  necessary(
     "§7 names a wrong confirmation code as a failure of that call; the seed shows no limit on attempts, so a wrong code is read as refusing the attempt, not the order",
   ),
 );
@@ -171,7 +177,7 @@ export const noServerError = defineCheck<ServerErrorSighting[]>(
     );
   },
   {
-    source: reading(
+    source: necessary(
       "a 5xx is the service's own failure, not an answer: every request the suite sends, valid or not, deserves a success or a refusal with a reason (§7)",
     ),
   },

@@ -17,29 +17,65 @@ export interface CheckOutcome {
   findings?: Finding[];
 }
 
-// --- where a rule comes from (issue 11 §4) ------------------------------------------------------
+// --- where a rule comes from -------------------------------------------------------------------
 /**
- * Where a rule comes from: a section of the API description (the seed), a convention the target
- * documents (its profile says it), or the suite's own reading where the seed is silent, with the
- * reason. A profile can make any rule informational (`informationalChecks`), a reading above all.
+ * The basis of a rule, and so whether it can fail a run:
+ * - `stated`: the API description says it (its sections, `§4.2`);
+ * - `declared`: the target's profile says it (the profile keys);
+ * - `necessary`: it follows from the description with no number or format added (the reason);
+ * - `advisory`: the suite adds a limit, format or number the description does not state. It is
+ *   reported with what the target did and never fails a run, unless the profile declares it
+ *   through one of `declaredBy` (profile key paths), which makes it `declared`.
  */
-export type RuleSource =
-  | { kind: "seed"; sections: string[] }
-  | { kind: "convention"; where: string }
-  | { kind: "reading"; reason: string };
+export type RuleKind = "stated" | "declared" | "necessary" | "advisory";
 
-/** The seed sections a rule's text cites (`§4.2`), as its source; undefined when it cites none. */
-export function seedSourceOf(rule: string): RuleSource | undefined {
+export const RULE_KINDS: readonly RuleKind[] = ["stated", "declared", "necessary", "advisory"];
+
+export type RuleSource =
+  | { kind: "stated"; sections: string[] }
+  | { kind: "declared"; where: string; keys: string[] }
+  | { kind: "necessary"; reason: string }
+  | { kind: "advisory"; reason: string; declaredBy: string[] };
+
+/** The API description's sections a rule's text cites (`§4.2`), as its source; undefined when it cites none. */
+export function statedSourceOf(rule: string): RuleSource | undefined {
   const sections = [...new Set(rule.match(/§\d+(?:\.\d+)?/g) ?? [])];
-  return sections.length > 0 ? { kind: "seed", sections } : undefined;
+  return sections.length > 0 ? { kind: "stated", sections } : undefined;
 }
 
-/** A rule's source in words, for reports. */
+/** A rule's source in words, for reports and --list-checks. */
 export function describeRuleSource(source: RuleSource | undefined): string {
-  if (!source) return "not stated";
-  if (source.kind === "seed") return `the API description, ${source.sections.join(", ")}`;
-  if (source.kind === "convention") return `a documented convention: ${source.where}`;
-  return `the suite's reading: ${source.reason}`;
+  if (!source) return "no basis given";
+  switch (source.kind) {
+    case "stated":
+      return `stated: the API description, ${source.sections.join(", ")}`;
+    case "declared":
+      return `declared: the target's profile, ${source.where}`;
+    case "necessary":
+      return `necessary: ${source.reason}`;
+    case "advisory":
+      return `advisory: ${source.reason}${source.declaredBy.length > 0 ? `; a profile declares it with ${source.declaredBy.join(" or ")}` : ""}`;
+  }
+}
+
+/** What decides whether a rule is required for one target: what its profile declares and waives. */
+export interface RequirementContext {
+  /** Checks the profile waives, each with its reason. */
+  informationalChecks: Readonly<Record<string, string>>;
+  /** Dotted key paths the profile's file gives (not defaults); see contract/profile.ts. */
+  declaredKeys?: readonly string[] | undefined;
+}
+
+/** Whether a profile's file gives `key` (a dotted path), itself or a key below it. */
+export function profileDeclares(context: RequirementContext, key: string): boolean {
+  return (context.declaredKeys ?? []).some((given) => given === key || given.startsWith(`${key}.`));
+}
+
+/** A source as it stands for one target: an advisory rule the profile declares is `declared`. */
+export function effectiveSource(source: RuleSource, context: RequirementContext): RuleSource {
+  if (source.kind !== "advisory") return source;
+  const keys = source.declaredBy.filter((key) => profileDeclares(context, key));
+  return keys.length > 0 ? { kind: "declared", where: keys.join(", "), keys } : source;
 }
 // --- end of rule sources --------------------------------------------------------------------------
 
@@ -51,8 +87,8 @@ export interface Check<Input> {
   rule: string;
   /** A warning is reported like any check but never makes a target not conformant. */
   warning: boolean;
-  /** Where the rule comes from: given, or the seed sections its text cites. */
-  source: RuleSource | undefined;
+  /** The rule's basis: given, or the API description's sections its text cites. */
+  source: RuleSource;
   run(input: Input): CheckOutcome;
 }
 
@@ -62,6 +98,12 @@ export const fail = (detail: string, findings?: Finding[]): CheckOutcome =>
 
 /** Every check ever defined, by name, so reports and profiles can name them and be validated. */
 export const CHECK_REGISTRY = new Map<string, Check<never>>();
+
+function missingBasis(name: string): never {
+  throw new Error(
+    `check "${name}" has no basis: cite the API description's section in its rule, or give a source`,
+  );
+}
 
 export function defineCheck<Input>(
   name: string,
@@ -79,7 +121,7 @@ export function defineCheck<Input>(
     group,
     rule,
     warning: options.warning ?? false,
-    source: options.source ?? seedSourceOf(rule),
+    source: options.source ?? statedSourceOf(rule) ?? missingBasis(name),
     run,
   };
   CHECK_REGISTRY.set(name, check as Check<never>);
@@ -94,15 +136,20 @@ export const WARNING_REASON = "a warning: reported, never required";
 /**
  * The one place a check is judged required or informational, for the specs, the run-wide checks
  * and the reporter alike. First the target's profile (`informationalChecks`, with its reason),
- * then a reason the caller knows (a manual trigger, say), then the check's own severity.
+ * then a reason the caller knows (a manual trigger, an advisory constraint), then the check's own
+ * severity, then its basis: an advisory rule the profile does not declare is never required.
  */
 export function requirementOf(
-  check: Pick<Check<never>, "name" | "warning">,
-  informationalChecks: Readonly<Record<string, string>>,
+  check: Pick<Check<never>, "name" | "warning"> & { source?: RuleSource | undefined },
+  context: RequirementContext,
   callerReason?: string,
 ): Requirement {
+  const source = check.source ? effectiveSource(check.source, context) : undefined;
   const reason =
-    informationalChecks[check.name] ?? callerReason ?? (check.warning ? WARNING_REASON : undefined);
+    context.informationalChecks[check.name] ??
+    callerReason ??
+    (check.warning ? WARNING_REASON : undefined) ??
+    (source?.kind === "advisory" ? describeRuleSource(source) : undefined);
   return reason === undefined ? { required: true } : { required: false, reason };
 }
 

@@ -24,23 +24,25 @@ export const rejectsValueOutsideEnum = rejection(
 );
 export const rejectsLengthOutOfBounds = rejection(
   "rejects-length-out-of-bounds",
-  "A string shorter or longer than its limits is refused: the profile's maxLengths, else the suite's reading of the seed's silent limits (text 255, e-mail 254, phone 32, URL 2048 characters).",
+  "A string shorter or longer than the limits the profile declares is refused (requestRules, maxLengths). Without a declared limit the suite probes its own (text 1-255, e-mail 254, phone 32, URL 2048 characters) as an advisory.",
   {
-    kind: "reading",
-    reason:
-      "the seed declares no maximum length for any request string; the suite reads the usual column and protocol limits, and a profile sets the target's own",
+    kind: "declared",
+    where:
+      "requestRules.<field>.minLength and maxLength, or maxLengths.<field> (the API description states no length)",
+    keys: ["requestRules", "maxLengths"],
   },
 );
 export const rejectsMalformedValue = rejection(
   "rejects-malformed-value",
-  "A value in the wrong format is refused: card expiry MM and YY (§4.3), the card number's 12-19 digits and the CVC's 3-4 digits, an http(s) URL for metadata.webHook.",
+  "A value in the wrong format is refused: card expiry MM and YY (§4.3), an http(s) URL for metadata.webHook (§6: it receives HTTP callback requests), and each pattern or format the profile declares (requestRules). The suite's own formats (a card of 12-19 digits, a CVC of 3-4, redirect URLs) are advisories until declared.",
 );
 export const rejectsOutOfRange = rejection(
   "rejects-out-of-range",
-  "An amount outside the method's limits (the profile's minAmount and maxAmount, DESIGN's 1,000,000 for the reference provider) is refused.",
+  "An amount outside the method's limits (the profile's minAmount and maxAmount) is refused.",
   {
-    kind: "convention",
-    where: "the profile's minAmount and maxAmount of each method (§8: limits not shown)",
+    kind: "declared",
+    where: "minAmount and maxAmount of each method (§8: limits not shown)",
+    keys: ["methods", "otherMethods"],
   },
 );
 export const rejectsMissingConditionalField = rejection(

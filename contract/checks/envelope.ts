@@ -128,7 +128,7 @@ export const envelopeFailureMarkers = defineCheck<ExchangeResponse>(
   },
   {
     source: {
-      kind: "reading",
+      kind: "necessary",
       reason:
         "§7 shows no failure body or status; every response carries the §2.1 envelope, and a failure cannot carry the success markers none/success or a 2xx",
     },

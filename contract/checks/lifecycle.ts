@@ -125,6 +125,14 @@ export const semanticsTimerFollowsClock = defineCheck<TimerClockInput>(
       ? fail(problems.join("; "))
       : pass(`${seconds} s ahead on ${how}: timer ${stayed} → ${moved} (lower by ${lowered.toFixed(3)} s)`);
   },
+  {
+    source: {
+      kind: "advisory",
+      reason:
+        "§8 leaves the unit and meaning of timer open (§2.3 calls it only 'a timer value'); counting down the lifetime is a target's convention",
+      declaredBy: ["lifecycle.timerUnit"],
+    },
+  },
 );
 
 // --- races -------------------------------------------------------------------------------------------
@@ -170,8 +178,16 @@ export const concurrentCreationsOneAccepted = defineCheck<RaceInput>(
 export const concurrentConfirmationsOneAccepted = defineCheck<RaceInput>(
   "behaviour.concurrent-confirmations-one-accepted",
   "behaviour",
-  "Of N confirmations of one order sent at once, exactly one is accepted and the others are refused: an order is confirmed once (§4.2, §4.4).",
+  "Of N confirmations of one order sent at once, exactly one is accepted and the others are refused: an order is confirmed once, as the profile's lifecycle.secondConfirm says.",
   exactlyOneAccepted,
+  {
+    source: {
+      kind: "advisory",
+      reason:
+        "§4.2 and §4.4 do not say that an order is confirmed once: a target may answer a repeated confirmation with its first result",
+      declaredBy: ["lifecycle.secondConfirm"],
+    },
+  },
 );
 
 export interface RaceCallbacksInput {

@@ -75,7 +75,7 @@ export const semanticsCommissionNonNegative = defineCheck<Data>(
   },
   {
     source: {
-      kind: "reading",
+      kind: "necessary",
       reason: "§2.2 calls it the merchant's commission; a commission is charged, never paid out",
     },
   },
@@ -112,7 +112,7 @@ export const semanticsAmountEchoed = defineCheck<EchoInput>(
   "semantics",
   "amount is the amount of the request (or of the order, in a confirmation).",
   echo("the amount sent"),
-  { source: { kind: "seed", sections: ["§2.2", "§4.1"] } },
+  { source: { kind: "stated", sections: ["§2.2", "§4.1"] } },
 );
 
 export const semanticsCurrencyOfMethod = defineCheck<EchoInput>(
@@ -127,7 +127,7 @@ export const semanticsMethodEchoed = defineCheck<EchoInput>(
   "semantics",
   "paymentDetailsData.methodID is the methodID of the request.",
   echo("the methodID sent"),
-  { source: { kind: "seed", sections: ["§2.2", "§4.1"] } },
+  { source: { kind: "stated", sections: ["§2.2", "§4.1"] } },
 );
 
 export const semanticsMerchantOrderIdEchoed = defineCheck<EchoInput>(
@@ -176,7 +176,7 @@ export const semanticsDatesOrdered = defineCheck<DatesInput>(
           `dateUpdated ${show(record.dateUpdated)} is ${(dateAdded - dateUpdated) / 1000} s before dateAdded ${show(record.dateAdded)}`,
         );
   },
-  { source: { kind: "seed", sections: ["§2.2"] } },
+  { source: { kind: "stated", sections: ["§2.2"] } },
 );
 
 export const semanticsRoutingAttemptsEmpty = defineCheck<Data>(

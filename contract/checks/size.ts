@@ -34,9 +34,10 @@ export const envelopeWithinSizeLimit = defineCheck<ExchangeResponse>(
   },
   {
     source: {
-      kind: "reading",
+      kind: "advisory",
       reason:
-        "the API description sets no size; an answer over the profile's limits.maxBodyBytes cannot be kept whole as evidence",
+        "the API description sets no size; an answer over the suite's limit (limits.maxBodyBytes) cannot be kept whole as evidence",
+      declaredBy: ["limits.maxBodyBytes"],
     },
   },
 );

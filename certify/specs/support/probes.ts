@@ -76,14 +76,19 @@ export function cardExpiryBase(): Date {
   return new Date(Date.UTC(new Date().getUTCFullYear(), 0, 1));
 }
 
-/** Sends a body exactly as given (the bytes of `json`), to one of the four endpoints. */
+/** Sends a body exactly as given (the bytes of `json`), to one of the four endpoints; `probeOf` names the check it probes. */
 export function sendRaw(
   client: H2hClient,
   operation: OperationName,
   json: string,
   orderId?: string,
+  probeOf?: string,
 ): Promise<Exchange> {
-  return client.call(operation, undefined, { rawBody: json, ...(orderId !== undefined ? { orderId } : {}) });
+  return client.call(operation, undefined, {
+    rawBody: json,
+    ...(orderId !== undefined ? { orderId } : {}),
+    ...(probeOf !== undefined ? { probeOf } : {}),
+  });
 }
 
 /**
@@ -195,6 +200,7 @@ export async function verifyEach<Input>(
   target: SpecTarget,
   check: Check<Input>,
   cases: readonly JudgedCase<Input>[],
+  informationalReason?: string,
 ): Promise<void> {
   if (cases.length === 0) throw new Error(`${check.name}: no case to judge`);
   const failing = cases.filter((c) => !check.run(c.input).ok);
@@ -212,6 +218,7 @@ export async function verifyEach<Input>(
       ...(shown.subject !== undefined ? { subject: shown.subject } : {}),
       ...(shown.callbacks ? { callbacks: shown.callbacks } : {}),
       ...(reproduction ? { reproduction } : {}),
+      ...(informationalReason ? { informationalReason } : {}),
     });
   } finally {
     const meta = ctx.task.meta.h2h;

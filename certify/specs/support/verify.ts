@@ -49,7 +49,7 @@ export function verify<Input>(
   evidence: readonly (Exchange | undefined)[] = [],
   extra: VerifyExtra = {},
 ): void {
-  const requirement = requirementOf(check, target.profile.informationalChecks, extra.informationalReason);
+  const requirement = requirementOf(check, target.profile, extra.informationalReason);
   const subject = extra.subject === undefined ? evidence.at(-1) : (extra.subject ?? undefined);
   const cause = subject ? answerRootCause(subject.response) : undefined;
   const common = {
