@@ -104,6 +104,11 @@ export interface Exchange {
    * client's bound) before the request was sent again; `response` is the final answer.
    */
   rateLimited?: RateLimitedAttempt[];
+  /**
+   * A kept-alive connection the target had closed when this request went out on it: the request
+   * was sent once more on a new connection, and `response` is that answer.
+   */
+  reconnected?: { startedAt: string; code: string; detail: string };
   /** The check this request probes ({@link SendOptions.probeOf}). */
   probeOf?: string;
 }
@@ -114,6 +119,11 @@ export class TransportError extends Error {
   readonly causeCode: string;
   /** Set when the failure is a TLS one: which, and how to fix it. */
   readonly tls: TlsFailure | undefined;
+  /**
+   * The connection closed before any answer came, on a connection that had carried an earlier
+   * answer: the peer dropped it while idle, as the request went out (see H2hClient.post).
+   */
+  staleConnection = false;
   constructor(url: string, causeCode: string, detail: string) {
     const tls = describeTlsFailure(causeCode);
     super(
@@ -344,9 +354,12 @@ function causeOf(error: unknown): { code: string; detail: string } {
 }
 
 /** The socket info undici's SocketError carries, wherever it sits in the cause chain. */
-function socketInfoOf(error: unknown): { localPort?: number } | undefined {
+/** How a connection the peer closed shows: undici's "other side closed", a reset, a broken pipe. */
+const STALE_CONNECTION_CODES: ReadonlySet<string> = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
+
+function socketInfoOf(error: unknown): { localPort?: number; bytesRead?: number } | undefined {
   for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
-    const info = (current as { socket?: { localPort?: number } }).socket;
+    const info = (current as { socket?: { localPort?: number; bytesRead?: number } }).socket;
     if (info && typeof info === "object") return info;
     current = (current as { cause?: unknown }).cause;
   }
@@ -386,7 +399,15 @@ export class H2hClient {
       { timeout: options.timeoutMs, ...tlsConnectOptions(options.tls) },
       options.tls?.cert !== undefined,
     );
-    this.agent = new Agent({ connect: this.connector.connect, keepAliveTimeout: 4_000 });
+    this.agent = new Agent({
+      connect: this.connector.connect,
+      // An idle connection is reused for 4 s when the target gives no Keep-Alive hint; with one
+      // (`Keep-Alive: timeout=N`), up to N s less 2 s, so that it is dropped here before the target
+      // drops it, even with this process held up for a second or two (a loaded machine).
+      keepAliveTimeout: 4_000,
+      keepAliveMaxTimeout: 60_000,
+      keepAliveTimeoutThreshold: 2_000,
+    });
   }
 
   /**
@@ -397,7 +418,7 @@ export class H2hClient {
   async post(path: string, body: unknown, send: SendOptions = {}): Promise<Exchange> {
     const rateLimited: RateLimitedAttempt[] = [];
     for (;;) {
-      const exchange = await this.attempt(path, body, send);
+      const exchange = await this.attemptOnLiveConnection(path, body, send);
       const wait = rateLimitWait(exchange.response, this.options.rateLimitRetry, rateLimited.length);
       if (wait === undefined) {
         if (rateLimited.length > 0) exchange.rateLimited = rateLimited;
@@ -416,6 +437,24 @@ export class H2hClient {
     }
   }
 
+  /**
+   * One request and its answer. A target may close an idle kept-alive connection just as a request
+   * goes out on it (its timer and ours race; on a loaded machine ours is late): that request got
+   * no answer and never reached the target's application, so it is sent once more on a new
+   * connection, and the exchange says so. Any other transport failure, or a second one, is thrown.
+   */
+  private async attemptOnLiveConnection(path: string, body: unknown, send: SendOptions): Promise<Exchange> {
+    const startedAt = new Date().toISOString();
+    try {
+      return await this.attempt(path, body, send);
+    } catch (error) {
+      if (!(error instanceof TransportError) || !error.staleConnection) throw error;
+      const exchange = await this.attempt(path, body, send);
+      exchange.reconnected = { startedAt, code: error.causeCode, detail: error.message };
+      return exchange;
+    }
+  }
+
   /** One request and its answer, not yet recorded. */
   private async attempt(path: string, body: unknown, send: SendOptions): Promise<Exchange> {
     const url = `${this.baseUrl}${path}`;
@@ -429,6 +468,7 @@ export class H2hClient {
     const text = send.rawBody ?? JSON.stringify(body);
     const startedAt = new Date();
     const started = performance.now();
+    let answered = false;
     try {
       const response = await request(url, {
         method: "POST",
@@ -439,6 +479,7 @@ export class H2hClient {
         bodyTimeout: this.options.timeoutMs,
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
+      answered = true;
       const responseHeaders = flattenHeaders(response.headers);
       const read = await readBoundedBody(
         response.body,
@@ -471,8 +512,16 @@ export class H2hClient {
       if (error instanceof Error) {
         const { code, detail } = causeOf(error);
         // "other side closed" on a TLS connection: what the socket saw says why.
-        const explained = code === "UND_ERR_SOCKET" ? this.connector.explain(socketInfoOf(error)) : undefined;
-        throw new TransportError(url, explained?.code ?? code, explained?.detail ?? detail);
+        const socket = socketInfoOf(error);
+        const explained = code === "UND_ERR_SOCKET" ? this.connector.explain(socket) : undefined;
+        const failure = new TransportError(url, explained?.code ?? code, explained?.detail ?? detail);
+        // No answer to this request, on a connection that had brought one before: it was stale.
+        failure.staleConnection =
+          !answered &&
+          explained === undefined &&
+          STALE_CONNECTION_CODES.has(code) &&
+          (socket?.bytesRead ?? 0) > 0;
+        throw failure;
       }
       throw error;
     }

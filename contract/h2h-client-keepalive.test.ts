@@ -1,0 +1,107 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { H2hClient, TransportError } from "./h2h-client.ts";
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+/**
+ * A JSON server; `drop(nth, total)` true: the nth request on its connection (the total-th in all)
+ * is dropped unanswered, the connection closed.
+ */
+async function serve(options: { keepAliveTimeout?: number; drop?: (nth: number, total: number) => boolean }) {
+  const perSocket = new WeakMap<Socket, number>();
+  const connections = { count: 0 };
+  let total = 0;
+  const server = createServer((req, res) => {
+    const nth = (perSocket.get(req.socket) ?? 0) + 1;
+    perSocket.set(req.socket, nth);
+    total += 1;
+    const drop = options.drop?.(nth, total) ?? false;
+    req.resume();
+    req.on("end", () => {
+      if (drop) return req.socket.destroy();
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ result: { code: 0 }, nth }));
+    });
+  });
+  server.on("connection", () => {
+    connections.count += 1;
+  });
+  if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout;
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, connections };
+}
+const client = (baseUrl: string) => new H2hClient({ baseUrl, apiKey: "k", timeoutMs: 2_000 });
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("H2hClient on kept-alive connections the target closes", () => {
+  it("survives a server that closes idle keep-alive sockets after 50 ms, whatever the pause between requests", async () => {
+    const { url } = await serve({ keepAliveTimeout: 50 });
+    const h2h = client(url);
+    try {
+      for (let i = 0; i < 40; i++) {
+        const exchange = await h2h.post("/x", { i });
+        expect(exchange.response.status).toBe(200);
+        await pause(i % 8 === 0 ? 0 : 35 + (i % 5) * 7);
+      }
+    } finally {
+      await h2h.close();
+    }
+  });
+
+  it("sends a request once more when a connection that had answered before closes on it unanswered, and records it", async () => {
+    // The second request on every connection meets a connection the target drops (its idle timer won).
+    const { url, connections } = await serve({ drop: (nth) => nth === 2 });
+    const h2h = client(url);
+    try {
+      expect((await h2h.post("/x", {})).reconnected).toBeUndefined();
+      // Idle a moment, so that the next request is sent on the kept-alive connection.
+      await pause(20);
+      const second = await h2h.post("/x", {});
+      expect(second.response.status).toBe(200);
+      expect(second.response.json).toMatchObject({ nth: 1 });
+      expect(second.reconnected?.code).toBe("UND_ERR_SOCKET");
+      expect(connections.count).toBe(2);
+    } finally {
+      await h2h.close();
+    }
+  });
+
+  it("still fails an exchange, as a transport fault, when a fresh connection closes unanswered", async () => {
+    const { url } = await serve({ drop: () => true });
+    const h2h = client(url);
+    try {
+      const failure = await h2h.post("/x", {}).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(TransportError);
+      expect((failure as TransportError).causeCode).toBe("UND_ERR_SOCKET");
+      expect((failure as TransportError).staleConnection).toBe(false);
+    } finally {
+      await h2h.close();
+    }
+  });
+
+  it("fails, as a transport fault, when the request resent on a new connection meets a closed one too", async () => {
+    const { url, connections } = await serve({ drop: (_nth, total) => total >= 2 });
+    const h2h = client(url);
+    try {
+      await h2h.post("/x", {});
+      await pause(20);
+      const failure = await h2h.post("/x", {}).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(TransportError);
+      expect((failure as TransportError).message).toContain("UND_ERR_SOCKET");
+      // Sent twice, no more: on the kept-alive connection, then on a new one.
+      expect(connections.count).toBe(2);
+    } finally {
+      await h2h.close();
+    }
+  });
+});
