@@ -28,6 +28,7 @@ export {
   stopAndRemove,
   watchedContainer,
 } from "./container-engine.ts";
+export { checksMarkdown, type ListedRule, listChecks, printListedChecks } from "./list-checks.ts";
 export {
   killRate,
   type MutantResult,

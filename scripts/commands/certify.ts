@@ -1,5 +1,5 @@
 /** `npm run certify`: certifies the target against the contract and writes the reports. */
-import { checkProfile, runCertification, type Verdict } from "../../certify/index.ts";
+import { checkProfile, printListedChecks, runCertification, type Verdict } from "../../certify/index.ts";
 import { defineCommand, EXIT, type ExitCode, UsageError } from "../cli.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
 
@@ -20,6 +20,16 @@ export const certify = defineCommand({
       type: "boolean",
       description:
         "validate the profile (H2H_PROFILE), print it with every default filled in, and exit; sends nothing",
+    },
+    "list-checks": {
+      type: "boolean",
+      description:
+        "print every check and request constraint a run with this profile would probe: its basis (stated, declared, necessary, advisory) and whether it can fail the run; sends nothing",
+    },
+    format: {
+      type: "string",
+      choices: ["text", "json", "markdown"],
+      description: "how --list-checks prints: text (default), json, or markdown (the checks as a table)",
     },
     seed: {
       type: "number",
@@ -79,6 +89,11 @@ export const certify = defineCommand({
       await checkProfile();
       return EXIT.ok;
     }
+    if (options["list-checks"]) {
+      await printListedChecks({ format: options.format as "text" | "json" | "markdown" | undefined });
+      return EXIT.ok;
+    }
+    if (options.format !== undefined) throw new UsageError("--format: only with --list-checks");
     const { deadline } = options;
     if (deadline !== undefined && !(deadline > 0))
       throw new UsageError(`--deadline ${deadline}: must be a positive number of seconds`);
