@@ -1,0 +1,89 @@
+/**
+ * A verdict rests only on what the API description states, what the profile declares, or what
+ * follows from them: `npm run certify` against the reference provider switched into faults that
+ * only the suite's own limits catch, with profiles that do not declare those limits or that waive
+ * the check. The run is conformant, and the advisories and waived checks say what the target did.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  REFERENCE_API_KEYS,
+  REFERENCE_CALLBACK_SECRET,
+  startReferenceProvider,
+} from "../fixtures/reference-provider/index.ts";
+import { REPORT_FILES } from "./reports/index.ts";
+import type { RunReport } from "./run-model.ts";
+import { spawnCertify } from "./testing/spawn-certify.ts";
+
+const referenceJson = () =>
+  JSON.parse(readFileSync(new URL("../fixtures/profiles/reference.json", import.meta.url), "utf8")) as Record<
+    string,
+    unknown
+  >;
+
+async function certifyFaulty(faults: string[], profile: Record<string, unknown>) {
+  const dir = mkdtempSync(join(tmpdir(), "h2h-grounded-"));
+  writeFileSync(join(dir, "profile.json"), JSON.stringify(profile));
+  const provider = await startReferenceProvider({ port: 0, faults });
+  try {
+    const run = await spawnCertify({
+      H2H_BASE_URL: provider.url,
+      H2H_API_KEY: REFERENCE_API_KEYS.merchant1,
+      H2H_API_KEY_2: REFERENCE_API_KEYS.merchant2,
+      H2H_CALLBACK_SECRET: REFERENCE_CALLBACK_SECRET,
+      H2H_PROFILE: join(dir, "profile.json"),
+      H2H_REPORT_DIR: dir,
+      H2H_SEED: "11",
+    });
+    const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
+    return { ...run, report };
+  } finally {
+    await provider.stop();
+  }
+}
+
+describe("a verdict grounded in the API description and the profile", () => {
+  it("a provider that takes text of any length is conformant under a profile that declares no length; the advisories say what it did", async () => {
+    const { requestRules: _declared, ...profile } = referenceJson();
+    const run = await certifyFaulty(["long-text-truncated"], profile);
+    expect(run.exitCode, run.output).toBe(0);
+    const advisories = run.report.checks.filter(
+      (c) => c.check === "behaviour.rejects-length-out-of-bounds" && c.status === "failed",
+    );
+    expect(advisories.length).toBeGreaterThan(2);
+    for (const advisory of advisories) {
+      expect(advisory.required).toBe(false);
+      expect(advisory.reason).toMatch(/^advisory: /);
+      expect(advisory.detail).toMatch(/^accepted: HTTP 200/);
+    }
+    expect(run.report.checks.filter((c) => c.required && c.status === "failed")).toEqual([]);
+  }, 120_000);
+
+  it("a check the profile waives causes no required failure through its probes, envelope.failure-markers included", async () => {
+    const profile = {
+      ...referenceJson(),
+      informationalChecks: {
+        "behaviour.rejects-malformed-value": "this sandbox documents no card format check",
+      },
+    };
+    const run = await certifyFaulty(["card-formats-unchecked"], profile);
+    expect(run.exitCode, run.output).toBe(0);
+    const waived = run.report.checks.filter(
+      (c) => c.check === "behaviour.rejects-malformed-value" && c.status === "failed",
+    );
+    expect(waived.length).toBeGreaterThan(0);
+    expect(waived.every((c) => !c.required)).toBe(true);
+    const markers = run.report.checks.filter((c) => c.check === "envelope.failure-markers");
+    expect(markers.filter((c) => c.required && c.status !== "passed")).toEqual([]);
+    expect(run.report.checks.filter((c) => c.required && c.status === "failed")).toEqual([]);
+  }, 120_000);
+
+  it("the same fault under the reference profile, which declares the card formats, is not conformant", async () => {
+    const run = await certifyFaulty(["card-formats-unchecked"], referenceJson());
+    expect(run.exitCode, run.output).toBe(1);
+    const failed = run.report.checks.filter((c) => c.required && c.status === "failed").map((c) => c.check);
+    expect(failed).toContain("behaviour.rejects-malformed-value");
+  }, 120_000);
+});
