@@ -26,7 +26,10 @@ async function serve(options: { keepAliveTimeout?: number; drop?: (nth: number, 
     const drop = options.drop?.(nth, total) ?? false;
     req.resume();
     req.on("end", () => {
-      if (drop) return req.socket.destroy();
+      if (drop) {
+        req.socket.destroy();
+        return;
+      }
       res.setHeader("content-type", "application/json");
       res.end(JSON.stringify({ result: { code: 0 }, nth }));
     });
