@@ -67,6 +67,7 @@ describe("every npm run command", () => {
       "profile:schema",
       "provider",
       "sink",
+      "stress:certify",
     ]);
     for (const { name, file } of COMMANDS) expect((await commandOf(file)).name, file).toBe(name);
   }, 60_000);
