@@ -17,20 +17,21 @@ function targetStalled(share: number) {
   } as unknown as SpecSink;
   return { sink: () => sink, sharesSinkProcess: false, deadlineAt: Date.now() + 10_000 };
 }
-const after = <T>(ms: number, value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), ms));
+const resolvesAfter = <T>(ms: number, value: T) =>
+  new Promise<T>((resolve) => setTimeout(() => resolve(value), ms));
 
 describe("a setup bounded by the profile's timeouts plus the measured stall", () => {
   it("lets work outlast its budget by as long as the machine was measured stalled", async () => {
     // Budget 300 ms, the machine stalled all along: the work, done at 500 ms, is waited for.
-    await expect(withinMeasuredBudget(targetStalled(1), 300, "the probes", after(500, "done"))).resolves.toBe(
-      "done",
-    );
+    await expect(
+      withinMeasuredBudget(targetStalled(1), 300, "the probes", resolvesAfter(500, "done")),
+    ).resolves.toBe("done");
   });
 
   it("ends work that outlasts its budget on a quiet machine, saying so", async () => {
     const started = Date.now();
     await expect(
-      withinMeasuredBudget(targetStalled(0), 300, "the probes", after(2_000, "done")),
+      withinMeasuredBudget(targetStalled(0), 300, "the probes", resolvesAfter(2_000, "done")),
     ).rejects.toThrow(
       "the probes did not end within 0.3 s (from the profile's timeouts) + 0.0 s (the suite's measured stall meanwhile)",
     );
@@ -39,7 +40,7 @@ describe("a setup bounded by the profile's timeouts plus the measured stall", ()
 
   it("extends by the stall measured, no more: half a stalled budget is not a second budget", async () => {
     await expect(
-      withinMeasuredBudget(targetStalled(0.5), 600, "the probes", after(3_000, "done")),
+      withinMeasuredBudget(targetStalled(0.5), 600, "the probes", resolvesAfter(3_000, "done")),
     ).rejects.toThrow(/did not end within 0\.6 s \(from the profile's timeouts\) \+ 0\.[3-9] s/);
   });
 });
