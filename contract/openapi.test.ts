@@ -1,9 +1,13 @@
 import { readFileSync } from "node:fs";
 import { Validator } from "@seriousme/openapi-schema-validator";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
+import { REFERENCE_PROFILE } from "../fixtures/profiles/index.ts";
+import referenceJson from "../fixtures/profiles/reference.json" with { type: "json" };
 import { ERROR_ANSWERS } from "./error-answers.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
-import { ProfileSchema } from "./profile.ts";
+import { ABSOLUTE_URL_PATTERN, HTTP_URL_PATTERN } from "./openapi-requests.ts";
+import { type Profile, ProfileSchema, parseProfile } from "./profile.ts";
 
 type Schema = {
   $ref?: string;
@@ -13,12 +17,34 @@ type Schema = {
   oneOf?: Schema[];
   required?: string[];
 };
+// biome-ignore lint/suspicious/noExplicitAny: a profile's JSON, edited freely before it is validated
+type ProfileJson = Record<string, any>;
+
+/** The reference profile changed by `change` (a copy of its JSON), validated. */
+function variantOf(change: (json: ProfileJson) => void): Profile {
+  const json = structuredClone(referenceJson) as ProfileJson;
+  change(json);
+  return parseProfile(json, "variant");
+}
+
+/** No request rules, two errors unpinned, one moved; the callback members nested. */
+const VARIANT = variantOf((json) => {
+  delete json.requestRules;
+  json.maxLengths = { clientID: 64, merchantOrderID: "none" };
+  json.requestRules = { "requisites.cvc": { pattern: "^\\d{3}$" }, code: { minLength: 4, maxLength: 6 } };
+  json.methods.mobile_commerce.minAmount = 10;
+  delete json.errors.validation;
+  json.errors.invalidCode = { httpStatus: 400 };
+  json.callbacks.idPath = "order.id";
+});
+
 type Doc = {
   paths: Record<string, Record<string, Record<string, unknown>>>;
   components: { schemas: Record<string, Schema> };
 };
 
-const doc = buildOpenApiDocument() as unknown as Doc;
+const doc = buildOpenApiDocument(REFERENCE_PROFILE) as unknown as Doc;
+const variantDoc = buildOpenApiDocument(VARIANT) as unknown as Doc;
 
 function resolve(schema: Schema): Schema {
   if (!schema.$ref) return schema;
@@ -110,14 +136,18 @@ const SEED_FIELDS: Record<string, string[]> = {
   ],
   ConfirmOrderRequest: ["code"],
   ErrorEnvelope: ["data", "result.codeError", "result.message", "result.status", "result.x-request-id"],
-  CallbackBody: ["id", "merchantOrderID", "status", "amount", "currency", "orderType", "dateUpdated"],
+  // §6 shows no body: these are the members the reference profile locates (`callbacks.*Path`).
+  CallbackBody: ["id", "merchantOrderID", "status", "amount", "currency", "dateUpdated"],
 };
 
 describe("OpenAPI document", () => {
-  it("is a valid OpenAPI 3.1 document", async () => {
+  it.each([
+    ["the reference profile", doc],
+    ["a profile with undeclared rules, unpinned errors and nested callback paths", variantDoc],
+  ])("is a valid OpenAPI 3.1 document for %s", async (_name, document) => {
     const validator = new Validator();
     const result = await validator.validate(
-      structuredClone(doc) as unknown as Parameters<Validator["validate"]>[0],
+      structuredClone(document) as unknown as Parameters<Validator["validate"]>[0],
     );
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
@@ -241,5 +271,129 @@ describe("OpenAPI document", () => {
     expect(fieldAt("OrderRecord", "paymentDetailsData.link")).toBeDefined();
     expect(fieldAt("OrderRecord", "paymentDetailsData.iban")).toBeUndefined();
     expect(fieldAt("OrderRecord", "usdtAmountCommission")).toBeUndefined();
+  });
+});
+
+/** A JSON Schema 2020-12 validator (ajv, as Prism uses) of one request component of a document. */
+function validatorOf(document: Doc, component: string) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  const validate = ajv.compile(document.components.schemas[component] as object);
+  return (body: unknown) =>
+    validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+}
+
+const WEBHOOK = { webHook: "https://merchant.example/callbacks" };
+const CARD = {
+  number: "4111111111111111",
+  mediatorName: "VISA",
+  lifetimeMonth: "12",
+  lifetimeYear: "30",
+  cvc: "123",
+};
+
+describe("the request schemas of an integration's document", () => {
+  it("metadata.webHook must be an absolute http(s) URL as a generic validator reads it: http:// fails, https://Ï passes", () => {
+    const valid = validatorOf(doc, "CreateMobileCommerceOrderRequest");
+    const withHook = (webHook: string) => valid({ methodID: 101, amount: 10, metadata: { webHook } });
+    expect(withHook("http://")).not.toEqual([]);
+    expect(withHook("ftp://merchant.example/cb")).not.toEqual([]);
+    expect(withHook("/callbacks")).not.toEqual([]);
+    expect(withHook("https://Ï")).toEqual([]);
+    expect(withHook("HTTPS://merchant.example:8443/cb?x=1")).toEqual([]);
+    const pattern = new RegExp(HTTP_URL_PATTERN, "u");
+    expect([pattern.test("http://"), pattern.test("https://Ï")]).toEqual([false, true]);
+    // A declared format "uri" is any absolute URL, http(s) ones with a host.
+    const absolute = new RegExp(ABSOLUTE_URL_PATTERN, "u");
+    expect(["https://Ï", "mailto:a@b.example", "http://", "not a url"].map((u) => absolute.test(u))).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
+  });
+
+  it("the methodID is one of the profile's methods of that kind, and each method's required fields and amount limits hold", () => {
+    const mobile = validatorOf(doc, "CreateMobileCommerceOrderRequest");
+    expect(mobile({ methodID: 101, amount: 1500, metadata: WEBHOOK })).toEqual([]);
+    expect(mobile({ methodID: 201, amount: 1500 })).not.toEqual([]);
+    expect(mobile({ methodID: 101, amount: 1_000_000.01 })).not.toEqual([]);
+    expect(mobile({ methodID: 101, amount: 0 })).not.toEqual([]);
+    // 102 requires clientMetadata.phone, non-null.
+    expect(mobile({ methodID: 102, amount: 10 })).not.toEqual([]);
+    expect(mobile({ methodID: 102, amount: 10, clientMetadata: { phone: null } })).not.toEqual([]);
+    expect(mobile({ methodID: 102, amount: 10, clientMetadata: { phone: "+77011234567" } })).toEqual([]);
+    const quasi = validatorOf(doc, "CreateQuasiEcomOrderRequest");
+    expect(quasi({ methodID: 201, amount: 10, requisites: CARD })).toEqual([]);
+    expect(quasi({ methodID: 202, amount: 10, requisites: CARD })).not.toEqual([]);
+    expect(quasi({ methodID: 202, amount: 10, requisites: CARD, clientID: "c-1" })).toEqual([]);
+    expect(quasi({ methodID: 101, amount: 10, requisites: CARD })).not.toEqual([]);
+    const variant = validatorOf(variantDoc, "CreateMobileCommerceOrderRequest");
+    expect(variant({ methodID: 101, amount: 9.99 })).not.toEqual([]);
+    expect(variant({ methodID: 102, amount: 9.99, clientMetadata: { phone: "1" } })).toEqual([]);
+  });
+
+  it("carries the profile's declared rules and leaves the suite's advisory ones out", () => {
+    // The reference profile declares the lengths, the card and CVC digits and the redirect URLs' format.
+    expect(fieldAt("CreateMobileCommerceOrderRequest", "clientMetadata.phone")).toMatchObject({
+      anyOf: [{ type: "string", minLength: 1, maxLength: 32 }, { type: "null" }],
+    });
+    const reference = validatorOf(doc, "CreateQuasiEcomOrderRequest");
+    expect(reference({ methodID: 201, amount: 10, requisites: { ...CARD, number: "41111" } })).not.toEqual(
+      [],
+    );
+    expect(
+      reference({ methodID: 201, amount: 10, requisites: CARD, metadata: { successRedirectURL: "shop/ok" } }),
+    ).not.toEqual([]);
+    expect(validatorOf(doc, "ConfirmOrderRequest")({ code: "" })).not.toEqual([]);
+    // Undeclared: any length, any card and CVC digits, any redirect URL; webHook keeps its http(s) rule.
+    const quasi = validatorOf(variantDoc, "CreateQuasiEcomOrderRequest");
+    const card = { ...CARD, number: "x", mediatorName: "" };
+    expect(
+      quasi({
+        methodID: 201,
+        amount: 10,
+        merchantOrderID: "m".repeat(5000),
+        clientID: "",
+        requisites: card,
+        metadata: { ...WEBHOOK, successRedirectURL: "shop/ok", failRedirectURL: "" },
+      }),
+    ).toEqual([]);
+    expect(quasi({ methodID: 201, amount: 10, requisites: card, clientID: "c".repeat(65) })).not.toEqual([]);
+    expect(quasi({ methodID: 201, amount: 10, requisites: { ...card, cvc: "1234" } })).not.toEqual([]);
+    expect(
+      quasi({ methodID: 201, amount: 10, requisites: card, metadata: { webHook: "http://" } }),
+    ).not.toEqual([]);
+    const confirm = validatorOf(variantDoc, "ConfirmOrderRequest");
+    expect(
+      [confirm({ code: "123" }), confirm({ code: "1234" }), confirm({ code: "1234567" })].map(
+        (e) => e.length > 0,
+      ),
+    ).toEqual([true, false, true]);
+    const text = JSON.stringify(variantDoc.components.schemas.CreateQuasiEcomOrderRequest);
+    expect(text).not.toContain('"format"');
+    expect(text).not.toContain("{12,19}");
+  });
+
+  it("answers each refusal with the status the profile pins, and an unpinned one with any 4xx", () => {
+    const responses = (path: string) =>
+      Object.keys((variantDoc.paths[path]?.post?.responses ?? {}) as Record<string, unknown>);
+    expect(responses("/api/v1/payin/quasi-ecom/h2h")).toEqual(["200", "400", "401", "409", "4XX", "default"]);
+    expect(responses("/api/v1/orders/{id}/ecom-confirm/h2h")).toEqual([
+      "200",
+      "400",
+      "401",
+      "404",
+      "409",
+      "4XX",
+      "default",
+    ]);
+    // invalidCode moved to 400 with no code pinned: any code but none there.
+    const confirm400 = variantDoc.components.schemas.ErrorEnvelope400OnConfirm;
+    expect(confirm400).toBeDefined();
+    expect(JSON.stringify(confirm400)).not.toContain('"enum"');
+    expect(variantDoc.components.schemas.CallbackBody).toMatchObject({
+      required: expect.arrayContaining(["order", "status"]),
+      properties: { order: { required: ["id"] } },
+    });
   });
 });

@@ -1,12 +1,13 @@
 /**
- * The OpenAPI 3.1 document of the API, generated from the zod contract (zod 4's JSON Schema
- * output, draft 2020-12, which is OpenAPI 3.1's schema dialect). Nothing here restates a field:
- * the components are the contract's schemas; this file only lays out paths, auth, callbacks and
- * the error answers (contract/error-answers.ts), each a response of the operations it applies to.
+ * The OpenAPI 3.1 document of one integration, generated from the zod contract (zod 4's JSON
+ * Schema output, draft 2020-12, which is OpenAPI 3.1's schema dialect) and the target's profile.
+ * Nothing here restates a field: the components are the contract's schemas, the requests bound by
+ * contract/openapi-requests.ts; this file lays out paths, auth, callbacks and the error answers
+ * (contract/error-answers.ts) with the statuses and codes the profile pins.
  */
 import * as z from "zod";
 import { ENDPOINTS } from "./endpoints.ts";
-import { type ErrorAnswer, errorAnswersOf } from "./error-answers.ts";
+import { type ErrorAnswerName, errorAnswersOf } from "./error-answers.ts";
 import {
   CALLBACK_STATUSES,
   ENVELOPE_MARKERS,
@@ -14,16 +15,9 @@ import {
   OPERATIONS,
   type OperationName,
 } from "./names.ts";
-import {
-  ConfirmOrderRequest,
-  type Contract,
-  CreateMobileCommerceOrderRequest,
-  CreateQuasiEcomOrderRequest,
-  ErrorEnvelope,
-  ErrorResult,
-  contract as lenientContract,
-  SuccessResult,
-} from "./schemas.ts";
+import { confirmRequestSchema, createRequestSchema } from "./openapi-requests.ts";
+import type { Profile } from "./profile.ts";
+import { buildContract, type Contract, ErrorEnvelope, ErrorResult, SuccessResult } from "./schemas.ts";
 
 const REF = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 
@@ -50,54 +44,70 @@ const REQUEST_COMPONENT = Object.fromEntries(
 interface ErrorResponseGroup {
   /** The component's name, e.g. `ErrorEnvelope409OnConfirm`. */
   component: string;
-  httpStatus: number;
-  answers: ErrorAnswer[];
+  /** The pinned HTTP status, or `4XX` where an answer's status is not pinned. */
+  status: string;
+  answers: PinnedAnswer[];
+}
+
+/** An error answer as the profile pins it: the status and code it gives, where it gives them. */
+interface PinnedAnswer {
+  name: ErrorAnswerName;
+  httpStatus?: number | undefined;
+  codeError?: string | undefined;
+  when: string;
 }
 
 /**
- * The error responses of each operation: its error answers grouped by HTTP status. A status
- * whose codes differ between creating and confirming operations gets one component per role.
+ * The error responses of each operation: the answers the profile pins, grouped by HTTP status (an
+ * answer whose status is not pinned is any 4xx). A status whose codes differ between creating and
+ * confirming operations gets one component per role.
  */
-function errorResponseGroups(): Record<OperationName, ErrorResponseGroup[]> {
+function errorResponseGroups(profile: Profile): Record<OperationName, ErrorResponseGroup[]> {
   const byOperation = {} as Record<OperationName, ErrorResponseGroup[]>;
-  const codesByStatus = new Map<number, Set<string>>();
+  const codesByStatus = new Map<string, Set<string>>();
   for (const operation of OPERATION_NAMES) {
-    const groups = new Map<number, ErrorAnswer[]>();
-    for (const [, answer] of errorAnswersOf(operation)) {
-      groups.set(answer.httpStatus, [...(groups.get(answer.httpStatus) ?? []), answer]);
+    const groups = new Map<string, PinnedAnswer[]>();
+    for (const [name, answer] of errorAnswersOf(operation)) {
+      const pinned = profile.errors[name];
+      const status = pinned?.httpStatus !== undefined ? String(pinned.httpStatus) : "4XX";
+      const entry = { name, httpStatus: pinned?.httpStatus, codeError: pinned?.codeError, when: answer.when };
+      groups.set(status, [...(groups.get(status) ?? []), entry]);
     }
-    byOperation[operation] = [...groups].map(([httpStatus, answers]) => {
-      const key = answers.map((a) => a.codeError).join(",");
-      codesByStatus.set(httpStatus, (codesByStatus.get(httpStatus) ?? new Set()).add(key));
-      return { component: "", httpStatus, answers };
+    byOperation[operation] = [...groups].map(([status, answers]) => {
+      const key = answers.map((a) => a.codeError ?? "*").join(",");
+      codesByStatus.set(status, (codesByStatus.get(status) ?? new Set()).add(key));
+      return { component: "", status, answers };
     });
   }
   for (const [operation, groups] of Object.entries(byOperation) as [OperationName, ErrorResponseGroup[]][]) {
     for (const group of groups) {
-      const shared = (codesByStatus.get(group.httpStatus)?.size ?? 0) === 1;
+      const shared = (codesByStatus.get(group.status) ?? new Set()).size === 1;
       const role = OPERATIONS[operation].step === "create" ? "OnCreate" : "OnConfirm";
-      group.component = `ErrorEnvelope${group.httpStatus}${shared ? "" : role}`;
+      group.component = `ErrorEnvelope${group.status}${shared ? "" : role}`;
     }
   }
   return byOperation;
 }
 
-const ERROR_RESPONSE_GROUPS = errorResponseGroups();
-
-/** The error envelope narrowed to the codes one response carries. */
-function errorEnvelopeOf(codes: string[]): z.ZodType {
+/**
+ * The error envelope narrowed to the codes one response carries; where an answer of the group
+ * pins no code, any code other than the success marker.
+ */
+function errorEnvelopeOf(answers: readonly PinnedAnswer[]): z.ZodType {
+  const codes = answers.map((answer) => answer.codeError);
+  if (codes.some((code) => code === undefined)) return ErrorEnvelope;
   return ErrorEnvelope.extend({
-    result: ErrorResult.extend({ codeError: z.enum(codes as [string, ...string[]]) }),
+    result: ErrorResult.extend({ codeError: z.enum([...new Set(codes)] as [string, ...string[]]) }),
   });
 }
 
-/** The contract's schemas as named JSON Schema components, with $refs between them. */
-export function contractComponents(contract: Contract = lenientContract): Record<string, unknown> {
+/** The response-side schemas of the contract (for the profile's gaps) as named JSON Schema components. */
+function contractComponents(
+  contract: Contract,
+  groups: Record<OperationName, ErrorResponseGroup[]>,
+): Record<string, unknown> {
   const registry = z.registry<{ id: string }>();
   const named: [string, z.ZodType][] = [
-    ["CreateMobileCommerceOrderRequest", CreateMobileCommerceOrderRequest],
-    ["CreateQuasiEcomOrderRequest", CreateQuasiEcomOrderRequest],
-    ["ConfirmOrderRequest", ConfirmOrderRequest],
     ["OrderStatus", contract.orderStatus],
     ["PaymentDetailsData", contract.paymentDetailsData],
     ["OrderRecord", contract.orderRecord],
@@ -106,19 +116,13 @@ export function contractComponents(contract: Contract = lenientContract): Record
     ["SuccessResult", SuccessResult],
     ["ErrorResult", ErrorResult],
     ["ErrorEnvelope", ErrorEnvelope],
-    ["CallbackBody", contract.referenceCallbackBody],
     ...(Object.entries(RESPONSE_COMPONENT) as [OperationName, string][]).map(
       ([operation, id]) => [id, contract.responses[operation]] as [string, z.ZodType],
     ),
   ];
-  const errorComponents = new Map<string, string[]>();
-  for (const group of Object.values(ERROR_RESPONSE_GROUPS).flat()) {
-    errorComponents.set(
-      group.component,
-      group.answers.map((answer) => answer.codeError),
-    );
-  }
-  for (const [id, codes] of errorComponents) named.push([id, errorEnvelopeOf(codes)]);
+  const errorComponents = new Map<string, PinnedAnswer[]>();
+  for (const group of Object.values(groups).flat()) errorComponents.set(group.component, group.answers);
+  for (const [id, answers] of errorComponents) named.push([id, errorEnvelopeOf(answers)]);
   for (const [id, schema] of named) registry.add(schema, { id });
   const { schemas } = z.toJSONSchema(registry, {
     target: "draft-2020-12",
@@ -133,30 +137,89 @@ export function contractComponents(contract: Contract = lenientContract): Record
   return schemas;
 }
 
-const ERROR_NOTE =
-  "The seed shows no failures (§7): these are the reference provider's conventions; a target's own " +
-  "codes are pinned in its profile (`errors`).";
+/** The request components: each kind's create request for the profile's methods, and the confirmation. */
+function requestComponents(profile: Profile): Record<string, unknown> {
+  return Object.fromEntries(
+    OPERATION_NAMES.map((operation) => {
+      const { kind, step } = OPERATIONS[operation];
+      return [
+        REQUEST_COMPONENT[operation],
+        step === "create" ? createRequestSchema(kind, profile) : confirmRequestSchema(profile),
+      ];
+    }),
+  );
+}
 
 /** The error responses of one operation, by HTTP status. */
-function errorResponses(operation: OperationName): Record<string, unknown> {
+function errorResponses(group: readonly ErrorResponseGroup[], profile: Profile): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
-  for (const group of ERROR_RESPONSE_GROUPS[operation]) {
-    responses[String(group.httpStatus)] = {
-      description: `${group.answers.map((a) => `\`${a.codeError}\`: ${a.when}.`).join(" ")} ${ERROR_NOTE}`,
-      content: { "application/json": { schema: REF(group.component) } },
+  for (const { status, answers, component } of group) {
+    const lines = answers.map((a) =>
+      a.codeError !== undefined
+        ? `\`${a.codeError}\`: ${a.when}.`
+        : `${a.name} (any codeError but \`${ENVELOPE_MARKERS.successCodeError}\`): ${a.when}.`,
+    );
+    responses[status] = {
+      description: `${lines.join(" ")} As profile ${profile.name} pins them (\`errors\`; §7 shows no failures).`,
+      content: { "application/json": { schema: REF(component) } },
     };
   }
   return responses;
 }
 
-const CALLBACK_DESCRIPTION =
-  `Sent when an order enters one of: ${CALLBACK_STATUSES.join(", ")} (§6), to metadata.webHook of the ` +
-  "creating request. The seed shows no method, headers, body shape, signature or retry behaviour; this " +
-  "body and the signature header are the reference provider's (DESIGN §3): POST JSON, header " +
-  "`X-Signature: sha256=<hex HMAC-SHA256 of the raw body>`, retried on non-2xx or a 5 s timeout, " +
-  "5 attempts with 0.5, 1, 2, 4 s backoff.";
+/** The callback body as the profile locates its members (`callbacks.*Path`); other members are free. */
+function callbackBodySchema(profile: Profile): Record<string, unknown> {
+  const { callbacks } = profile;
+  const members: [string | undefined, Record<string, unknown>][] = [
+    [callbacks.idPath, { type: "string" }],
+    [callbacks.statusPath, { enum: [...CALLBACK_STATUSES] }],
+    [callbacks.amountPath, { type: "number" }],
+    [callbacks.currencyPath, { type: "string" }],
+    [callbacks.merchantOrderIdPath, { type: ["string", "null"] }],
+    [callbacks.dateUpdatedPath, { type: "string" }],
+  ];
+  const root: Record<string, unknown> = { type: "object" };
+  for (const [path, leaf] of members) {
+    if (path === undefined) continue;
+    let node = root as { required?: string[]; properties?: Record<string, Record<string, unknown>> };
+    const parts = path.split(".");
+    for (const [index, part] of parts.entries()) {
+      node.required = [...new Set([...(node.required ?? []), part])];
+      node.properties ??= {};
+      if (index === parts.length - 1) node.properties[part] = leaf;
+      else {
+        const child = node.properties[part] ?? { type: "object" };
+        node.properties[part] = child;
+        node = child as typeof node;
+      }
+    }
+  }
+  return root;
+}
 
-export function buildOpenApiDocument(contract: Contract = lenientContract): Record<string, unknown> {
+function callbackDescription(profile: Profile): string {
+  const { signature, retryPolicy } = profile.callbacks;
+  const signed =
+    signature.scheme === "none"
+      ? "unsigned"
+      : `signed: header \`${signature.header}: ${signature.prefix}<${signature.encoding} HMAC-SHA256 of the raw body>\``;
+  const retried = retryPolicy
+    ? `${retryPolicy.attempts} attempts, ${retryPolicy.delaysMs.join(", ")} ms apart`
+    : "retries not documented";
+  return (
+    `Sent when an order enters one of: ${CALLBACK_STATUSES.join(", ")} (§6), to metadata.webHook of the ` +
+    `creating request. The seed shows no method, headers, body, signature or retries (§6 gap); profile ` +
+    `${profile.name}: POST JSON, ${signed}; ${retried}.`
+  );
+}
+
+/**
+ * The OpenAPI 3.1 document of one integration: the contract, with the profile's methods, declared
+ * request rules, gap policy and pinned errors.
+ */
+export function buildOpenApiDocument(profile: Profile): Record<string, unknown> {
+  const contract = buildContract(profile.gaps);
+  const groups = errorResponseGroups(profile);
   const paths: Record<string, unknown> = {};
   for (const endpoint of Object.values(ENDPOINTS)) {
     const isCreate = !endpoint.path.includes("{id}");
@@ -188,7 +251,7 @@ export function buildOpenApiDocument(contract: Contract = lenientContract): Reco
             description: `Success: codeError \`${ENVELOPE_MARKERS.successCodeError}\`, message null, status \`${ENVELOPE_MARKERS.successStatus}\` (§2.1, §7).`,
             content: { "application/json": { schema: REF(RESPONSE_COMPONENT[endpoint.operation]) } },
           },
-          ...errorResponses(endpoint.operation),
+          ...errorResponses(groups[endpoint.operation], profile),
           default: {
             description:
               "Any other failure (e.g. 413 for a body over the size limit, 5xx). The envelope carries " +
@@ -203,7 +266,7 @@ export function buildOpenApiDocument(contract: Contract = lenientContract): Reco
                   "{$request.body#/metadata/webHook}": {
                     post: {
                       summary: "Order status callback",
-                      description: CALLBACK_DESCRIPTION,
+                      description: callbackDescription(profile),
                       requestBody: {
                         required: true,
                         content: { "application/json": { schema: REF("CallbackBody") } },
@@ -225,15 +288,21 @@ export function buildOpenApiDocument(contract: Contract = lenientContract): Reco
       title: "H2H pay-in API: mobile commerce and quasi-ecom",
       version: "v1",
       description:
-        "Generated by h2h-certify from its zod contract (contract/schemas.ts). Where the provider's " +
-        "documentation leaves a gap, the schemas are lenient; see the comments in contract/schemas.ts.",
+        `Generated by h2h-certify from its zod contract (contract/schemas.ts) for profile ${profile.name}. ` +
+        "A request constraint is here only if the API description states it, the profile declares it " +
+        "or it necessarily follows (contract/request-rules.ts); the suite's advisory limits are not. " +
+        "Where the description leaves a gap the profile does not close, the schemas are lenient.",
     },
     servers: [{ url: "{base_url}", variables: { base_url: { default: "http://127.0.0.1:8080" } } }],
     security: [{ bearerAuth: [] }],
     tags: [{ name: "mobile commerce" }, { name: "quasi-ecom" }],
     paths,
     components: {
-      schemas: contractComponents(contract),
+      schemas: {
+        ...requestComponents(profile),
+        ...contractComponents(contract, groups),
+        CallbackBody: callbackBodySchema(profile),
+      },
       securitySchemes: {
         bearerAuth: {
           type: "http",

@@ -1,12 +1,16 @@
-/** `npm run openapi`: the OpenAPI 3.1 document generated from the zod contract. */
+/** `npm run openapi`: the OpenAPI 3.1 document of one integration, from the zod contract and the profile. */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { buildOpenApiDocument } from "../../contract/index.ts";
+import { profilePathFrom, userDirectory } from "../../certify/index.ts";
+import { buildOpenApiDocument, readProfile } from "../../contract/index.ts";
 import { defineCommand, EXIT } from "../cli.ts";
+import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
 
 export const openapi = defineCommand({
   name: "openapi",
-  summary: "Writes the OpenAPI 3.1 document generated from the zod contract.",
+  summary:
+    "Writes the OpenAPI 3.1 document of the target's integration: the zod contract with the profile's\n" +
+    "methods, declared request rules and pinned errors (H2H_PROFILE), and no advisory limit.",
   options: {
     out: {
       type: "string",
@@ -14,11 +18,19 @@ export const openapi = defineCommand({
       description: "where to write it (default: openapi/h2h-api.openapi.json)",
     },
   },
+  environment: ["H2H_PROFILE  target profile file (default: fixtures/profiles/reference.json)"],
+  exitCodes: BAD_SETTINGS_EXIT,
+  knownErrors: BAD_SETTINGS,
   async run(options) {
-    const out = resolve(options.out ?? "openapi/h2h-api.openapi.json");
+    const profilePath = profilePathFrom(process.env);
+    const profile = await readProfile(profilePath);
+    // The default lies in the suite's folder (git ignores it); a given path is the user's.
+    const out = options.out
+      ? resolve(userDirectory(process.env), options.out)
+      : resolve("openapi/h2h-api.openapi.json");
     await mkdir(dirname(out), { recursive: true });
-    await writeFile(out, `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`);
-    console.log(`OpenAPI 3.1 document written to ${out}`);
+    await writeFile(out, `${JSON.stringify(buildOpenApiDocument(profile), null, 2)}\n`);
+    console.log(`OpenAPI 3.1 document of profile "${profile.name}" (${profilePath}) written to ${out}`);
     return EXIT.ok;
   },
 });
