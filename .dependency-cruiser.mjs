@@ -31,10 +31,12 @@ const PACKAGES = [
     folder: "fixtures",
     layer: 1,
     entries: ["fixtures/index.ts"],
-    except: ["reference-provider", "reference-provider-image", "profiles", "testing"],
+    except: ["reference-provider", "reference-provider-image", "cleanroom-provider", "profiles", "testing"],
   },
   { folder: "fixtures/profiles", layer: 1, entries: ["fixtures/profiles/index.ts"] },
   { folder: "fixtures/reference-provider", layer: 1, entries: ["fixtures/reference-provider/index.ts"] },
+  // A second provider, written apart from the suite: it may use no sibling at all.
+  { folder: "fixtures/cleanroom-provider", layer: 1, entries: ["fixtures/cleanroom-provider/index.ts"] },
   // The reference provider's container image (entry.ts is bundled into it, not imported).
   {
     folder: "fixtures/reference-provider-image",

@@ -66,6 +66,7 @@ describe("every npm run command", () => {
       "openapi",
       "profile:schema",
       "provider",
+      "provider:cleanroom",
       "sink",
       "stress:certify",
     ]);
