@@ -89,15 +89,28 @@ function errorResponseGroups(profile: Profile): Record<OperationName, ErrorRespo
   return byOperation;
 }
 
+/** What a profile declares of a failure's body (`gaps.failureData`, `gaps.failureMessage`), if anything. */
+function failureBodyOf(profile: Profile): { data?: string; message?: string } {
+  const gaps = profile.gaps as { failureData?: string; failureMessage?: string };
+  return { data: gaps.failureData, message: gaps.failureMessage };
+}
+
 /**
- * The error envelope narrowed to the codes one response carries; where an answer of the group
- * pins no code, any code other than the success marker.
+ * The error envelope narrowed to the codes one response carries (where an answer of the group pins
+ * no code, any code other than the success marker), and to the failure body the profile declares.
  */
-function errorEnvelopeOf(answers: readonly PinnedAnswer[]): z.ZodType {
+function errorEnvelopeOf(answers: readonly PinnedAnswer[], profile: Profile): z.ZodType {
   const codes = answers.map((answer) => answer.codeError);
-  if (codes.some((code) => code === undefined)) return ErrorEnvelope;
+  const declared = failureBodyOf(profile);
+  const result = ErrorResult.extend({
+    ...(codes.some((code) => code === undefined)
+      ? {}
+      : { codeError: z.enum([...new Set(codes)] as [string, ...string[]]) }),
+    ...(declared.message === "string" ? { message: z.string() } : {}),
+  });
   return ErrorEnvelope.extend({
-    result: ErrorResult.extend({ codeError: z.enum([...new Set(codes)] as [string, ...string[]]) }),
+    result,
+    ...(declared.data === "null" ? { data: z.null().optional() } : {}),
   });
 }
 
@@ -105,6 +118,7 @@ function errorEnvelopeOf(answers: readonly PinnedAnswer[]): z.ZodType {
 function contractComponents(
   contract: Contract,
   groups: Record<OperationName, ErrorResponseGroup[]>,
+  profile: Profile,
 ): Record<string, unknown> {
   const registry = z.registry<{ id: string }>();
   const named: [string, z.ZodType][] = [
@@ -122,7 +136,7 @@ function contractComponents(
   ];
   const errorComponents = new Map<string, PinnedAnswer[]>();
   for (const group of Object.values(groups).flat()) errorComponents.set(group.component, group.answers);
-  for (const [id, answers] of errorComponents) named.push([id, errorEnvelopeOf(answers)]);
+  for (const [id, answers] of errorComponents) named.push([id, errorEnvelopeOf(answers, profile)]);
   for (const [id, schema] of named) registry.add(schema, { id });
   const { schemas } = z.toJSONSchema(registry, {
     target: "draft-2020-12",
@@ -300,7 +314,7 @@ export function buildOpenApiDocument(profile: Profile): Record<string, unknown> 
     components: {
       schemas: {
         ...requestComponents(profile),
-        ...contractComponents(contract, groups),
+        ...contractComponents(contract, groups, profile),
         CallbackBody: callbackBodySchema(profile),
       },
       securitySchemes: {
