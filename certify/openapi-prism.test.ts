@@ -54,7 +54,7 @@ interface SeenExchange {
   violations: PrismViolation[];
 }
 
-const cleanups: (() => Promise<unknown> | void)[] = [];
+const cleanups: (() => unknown)[] = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
