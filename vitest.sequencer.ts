@@ -19,7 +19,9 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 export const LONG_FILES_FIRST: readonly string[] = [
   "certify/mutation.test.ts", // 61-70 s
   "certify/container-runs.test.ts", // 54-64 s (skipped without Docker)
+  "certify/cleanroom.test.ts", // 39 s
   "certify/evidence.test.ts", // 27-29 s
+  "certify/grounded-verdict.test.ts", // 20 s
   "certify/bounded-evidence.test.ts", // 20-21 s
   "certify/certify.test.ts", // 14-20 s
   "certify/probes.test.ts", // 14-16 s

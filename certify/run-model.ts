@@ -50,7 +50,7 @@ export interface CheckRecord {
   timeline?: CallbackTimeline;
   /** For a failed generated or stateful probe: seed, re-run command, minimal request, curl (issue 10 §7). */
   reproduction?: Reproduction;
-  /** Where the rule comes from (seed section, documented convention, or the suite's reading). */
+  /** The basis of the rule: stated, declared, necessary or advisory, and where from. */
   ruleSource?: RuleSource;
   /** On failure, each wrong field: path, expected, actual. */
   findings?: Finding[];

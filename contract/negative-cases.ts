@@ -316,7 +316,12 @@ function stringCases(builder: CaseBuilder, field: SchemaField, sample: string, c
   if (node.maxLength !== undefined) {
     const max = node.maxLength;
     const padWith = (char: string) => (sample + char.repeat(max + 1)).slice(0, max + 1);
-    builder.tryValues(path, contract("maxLength", max), `${path}: maxLength ${max}`, [
+    // A length the profile declares unlimited is probed past the suite's own bound, and named so.
+    const name =
+      max === UNLIMITED_PROBE_LENGTH - 1
+        ? `${path}: maxLength none (${UNLIMITED_PROBE_LENGTH} characters)`
+        : `${path}: maxLength ${max}`;
+    builder.tryValues(path, contract("maxLength", max), name, [
       padWith(sample.at(-1) ?? "x"),
       padWith("x"),
       padWith("1"),

@@ -50,6 +50,13 @@ interface BasisRow {
  */
 export const CONTRACT_CONSTRAINT_BASES: readonly BasisRow[] = [
   { keyword: "required", kind: "stated", source: "§4.1-§4.4: the request tables' required fields" },
+  {
+    keyword: "type",
+    paths: ["metadata.successRedirectURL", "metadata.failRedirectURL"],
+    kind: "advisory",
+    source:
+      "the redirect URLs appear in a quasi-ecom sample request only: no field table lists them or gives their type, and a target may ignore them",
+  },
   { keyword: "type", kind: "stated", source: "§4: the request tables' types (integer, float64, string)" },
   {
     keyword: "enum",

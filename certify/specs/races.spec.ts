@@ -132,7 +132,10 @@ for (const kind of ORDER_KINDS) {
         ctx,
         target,
         concurrentConfirmationsOneAccepted,
-        { answers: confirmations.map((e) => e.response), pinned: profile.errors.invalidOrderState },
+        {
+          answers: confirmations.map((e) => e.response),
+          pinned: profile.lifecycle.secondConfirm && profile.errors[profile.lifecycle.secondConfirm],
+        },
         [order, ...confirmations],
         {
           subject: confirmations[0] ?? null,

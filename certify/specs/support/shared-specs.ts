@@ -8,6 +8,7 @@ import type { Check, Exchange, FieldsInput } from "../../../contract/index.ts";
 import {
   confirmableAfterWrongCode,
   dataOf,
+  envelopeFailureBody,
   envelopeFailureMarkers,
   envelopeJsonContentType,
   envelopeRequestIdPresent,
@@ -66,6 +67,13 @@ export function failureEnvelopeTests(
       verify(ctx, target, check, answer.response, [answer]);
     });
   }
+  it(titled(envelopeFailureBody, label), async (ctx) => {
+    const answer = await exchange();
+    const { failureData, failureMessage } = target.profile.gaps;
+    verify(ctx, target, envelopeFailureBody, { response: answer.response, failureData, failureMessage }, [
+      answer,
+    ]);
+  });
 }
 
 /** What a creation block made, for the checks a spec adds to it. */
@@ -265,17 +273,27 @@ export function confirmationTests(target: SpecTarget, kind: OrderKind): void {
       ]),
     );
     it(rejectsConfirmingTwice.name, (ctx) =>
-      verifyRejection(ctx, target, rejectsConfirmingTwice, confirmedTwice, "invalidOrderState", [
-        confirmed,
+      verifyRejection(
+        ctx,
+        target,
+        rejectsConfirmingTwice,
         confirmedTwice,
-      ]),
+        target.profile.lifecycle.secondConfirm,
+        [confirmed, confirmedTwice],
+      ),
     );
     it(rejectsUnknownOrder.name, (ctx) =>
       verifyRejection(ctx, target, rejectsUnknownOrder, unknownOrder, "orderNotFound"),
     );
     failureEnvelopeTests(target, () => unknownOrder, "unknown order");
     it(rejectsOtherKindConfirmPath.name, (ctx) =>
-      verifyRejection(ctx, target, rejectsOtherKindConfirmPath, otherKindPath, "invalidOrderState"),
+      verifyRejection(
+        ctx,
+        target,
+        rejectsOtherKindConfirmPath,
+        otherKindPath,
+        target.profile.lifecycle.otherKindConfirm,
+      ),
     );
   });
 }

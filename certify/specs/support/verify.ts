@@ -127,14 +127,15 @@ export function verifyRejection(
   target: SpecTarget,
   check: Check<RejectionInput>,
   answer: Exchange,
-  pinned: Exclude<keyof SpecTarget["profile"]["errors"], "$comment">,
+  /** The profile's error that pins the refusal; undefined: any refusal will do. */
+  pinned: Exclude<keyof SpecTarget["profile"]["errors"], "$comment"> | undefined,
   evidence: readonly (Exchange | undefined)[] = [answer],
 ): void {
   verify(
     context,
     target,
     check,
-    { response: answer.response, pinned: target.profile.errors[pinned] },
+    { response: answer.response, pinned: pinned === undefined ? undefined : target.profile.errors[pinned] },
     evidence,
   );
 }

@@ -1,0 +1,75 @@
+/**
+ * The clean-room sandbox, written from docs/api.md alone with conventions other than the reference
+ * provider's on every open point, is certified green as its authors' profile describes it: with
+ * three seeds, one at thorough depth (its orders expire unconfirmed: no sandbox clock). Its strings
+ * have no length limit; the advisories show what it did with 10,000 characters.
+ */
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  CALLBACK_SECRET,
+  MERCHANTS,
+  type RunningCleanroomProvider,
+  startCleanroomProvider,
+} from "../fixtures/cleanroom-provider/index.ts";
+import { REPORT_FILES } from "./reports/index.ts";
+import type { RunReport } from "./run-model.ts";
+import { spawnCertify } from "./testing/spawn-certify.ts";
+
+const PROFILE = fileURLToPath(new URL("../fixtures/profiles/cleanroom.json", import.meta.url));
+const [alpha, bravo] = MERCHANTS as [(typeof MERCHANTS)[0], (typeof MERCHANTS)[0]];
+
+let provider: RunningCleanroomProvider;
+beforeAll(async () => {
+  provider = await startCleanroomProvider({ port: 0 });
+});
+afterAll(async () => {
+  await provider?.close();
+});
+
+describe("the clean-room sandbox, certified with its own profile", () => {
+  it.each([
+    [1, "quick"],
+    [2, "quick"],
+    [3, "thorough"],
+  ] as const)(
+    "seed %i at %s depth: conformant, no secret in any report",
+    async (seed, depth) => {
+      const dir = mkdtempSync(join(tmpdir(), "h2h-cleanroom-"));
+      const run = await spawnCertify(
+        {
+          H2H_BASE_URL: provider.url,
+          H2H_API_KEY: alpha.apiKey,
+          H2H_API_KEY_2: bravo.apiKey,
+          H2H_CALLBACK_SECRET: CALLBACK_SECRET,
+          H2H_PROFILE: PROFILE,
+          H2H_REPORT_DIR: dir,
+          H2H_SEED: String(seed),
+        },
+        { args: ["--depth", depth] },
+      );
+      expect(run.exitCode, run.output).toBe(0);
+      const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
+      expect(report.verdict).toBe("conformant");
+      expect(
+        report.checks.filter((c) => c.required && c.status !== "passed" && c.status !== "skipped"),
+      ).toEqual([]);
+      // No length declared: 10,000 characters are sent, and what the target did is reported, not judged.
+      const unlimited = report.checks.filter((c) => /maxLength none \(10000 characters\)/.test(c.case ?? ""));
+      expect(unlimited.length, "advisories of the unlimited lengths").toBeGreaterThan(4);
+      for (const advisory of unlimited) {
+        expect(advisory.required).toBe(false);
+        expect(advisory.detail).toMatch(/^accepted: HTTP 200/);
+      }
+      for (const file of readdirSync(dir)) {
+        const text = readFileSync(join(dir, file), "utf8");
+        for (const secret of [alpha.apiKey, bravo.apiKey, CALLBACK_SECRET])
+          expect(text.includes(secret), `${file} holds a secret`).toBe(false);
+      }
+    },
+    120_000,
+  );
+});
