@@ -90,6 +90,10 @@ export const PROFILE_KEY_DOCS: Readonly<Record<string, string>> = {
   "lifecycle.outcomes.*.statuses":
     "The statuses the order enters after it, in order (e.g. failed_by_terminal, succeeded_by_appeal).",
   "lifecycle.outcomes.*.statuses.*": "A status.",
+  "gaps.failureData":
+    '"null": a failure\'s data is null or absent; "any": anything (undeclared: null or absent is an advisory).',
+  "gaps.failureMessage":
+    '"string": a failure\'s result.message says what failed; "any": string or null (undeclared: a string is an advisory).',
   "lifecycle.otherKindConfirm":
     "Which documented error confirming through the other order kind's path answers (undeclared: an advisory).",
   "lifecycle.secondConfirm":

@@ -313,6 +313,10 @@ export const ProfileSchema = annotated({
     currencies: z.array(z.string().min(1)).default([]),
     requisiteTypeCodes: z.array(z.string().min(1)).default([]),
     extraStatuses: z.array(z.string().min(1)).default([]),
+    /** What a failure's `data` is (§7 gap): "null" (null or absent) or "any". Undeclared: an advisory. */
+    failureData: z.enum(["null", "any"]).optional(),
+    /** What a failure's `result.message` is (§7 gap): "string" or "any". Undeclared: an advisory. */
+    failureMessage: z.enum(["string", "any"]).optional(),
   }).default({ ...LENIENT_GAPS, orderTypes: [], currencies: [], requisiteTypeCodes: [], extraStatuses: [] }),
   /** Largest accepted absolute difference, in USDT, for usdtAmount ≈ amount / exchangeRate. */
   usdtTolerance: z.number().min(0).default(0.01),

@@ -216,14 +216,14 @@ export const SuccessResult = ResultMember.extend({
 });
 
 /**
- * A failure. The seed shows no failure shape (§7 gap); this is the least a client can rely on:
- * a code other than `none`, a status other than `success`, and a message that says what failed.
+ * A failure. The API description shows no failure shape (§7 gap); what follows from it is that a
+ * failure cannot carry the success markers: a code other than `none`, a status other than
+ * `success`. Its message is §2.1's string or null; a profile can declare more (gaps.failureMessage).
  */
 export const ErrorResult = ResultMember.extend({
   codeError: z.string().regex(anythingBut(ENVELOPE_MARKERS.successCodeError), {
     message: `must be a code other than "${ENVELOPE_MARKERS.successCodeError}"`,
   }),
-  message: z.string(),
   status: z.string().regex(anythingBut(ENVELOPE_MARKERS.successStatus), {
     message: `must be other than "${ENVELOPE_MARKERS.successStatus}"`,
   }),
@@ -234,8 +234,11 @@ export function successEnvelopeSchema<T extends z.ZodType>(data: T) {
   return z.looseObject({ data, result: SuccessResult });
 }
 
-/** A failure's envelope: `data` is null or absent (the reference provider sends null). */
-export const ErrorEnvelope = z.looseObject({ data: z.null().optional(), result: ErrorResult });
+/**
+ * A failure's envelope. §2.1 gives every response a `data` member and §7 shows none for a failure:
+ * any `data` is allowed; a profile can declare it null or absent (gaps.failureData).
+ */
+export const ErrorEnvelope = z.looseObject({ data: z.unknown().optional(), result: ErrorResult });
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
 
 // --- the contract, built for one gap policy ----------------------------------------------------

@@ -432,7 +432,12 @@ const CASES: Record<string, Case> = {
     ],
   },
   "envelope.failure-markers": {
-    good: [errorResponse, response(404, { result: { ...errResult, codeError: "order_not_found" } })],
+    good: [
+      errorResponse,
+      response(404, { result: { ...errResult, codeError: "order_not_found" } }),
+      // §2.1 allows a null message and gives every response data: neither breaks a marker.
+      response(400, { data: {}, result: { ...errResult, message: null } }),
+    ],
     bad: [
       [
         response(401, { data: null, result: { ...errResult, status: "success" } }),
@@ -443,8 +448,26 @@ const CASES: Record<string, Case> = {
         response(400, { data: null, result: { ...errResult, codeError: "none" } }),
         /result\.codeError is "none"/,
       ],
-      [response(400, { data: null, result: { ...errResult, message: null } }), /result\.message is null/],
-      [response(400, { data: {}, result: errResult }), /data is \{\}, expected null or absent/],
+    ],
+  },
+  "envelope.failure-body": {
+    good: [
+      { response: errorResponse },
+      {
+        response: response(400, { data: {}, result: { ...errResult, message: null } }),
+        failureData: "any",
+        failureMessage: "any",
+      },
+    ],
+    bad: [
+      [{ response: response(400, { data: {}, result: errResult }) }, /data is \{\}, expected null or absent/],
+      [
+        {
+          response: response(400, { data: null, result: { ...errResult, message: null } }),
+          failureMessage: "string",
+        },
+        /result\.message is null, expected a string/,
+      ],
     ],
   },
   "envelope.within-size-limit": {

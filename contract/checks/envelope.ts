@@ -3,7 +3,7 @@ import * as z from "zod";
 import type { ExchangeResponse } from "../h2h-client.ts";
 import { ENVELOPE_MARKERS } from "../names.ts";
 import { describeFinding, plainFindings } from "../plain-issues.ts";
-import { ErrorEnvelope, ErrorResult, ResultMember, SuccessResult } from "../schemas.ts";
+import { ErrorResult, ResultMember, SuccessResult } from "../schemas.ts";
 import { defineCheck, fail, isRecord, pass, show } from "./check.ts";
 
 /** The envelope's shape, less the request id, which has a check of its own. */
@@ -110,7 +110,7 @@ export const envelopeSuccessMarkers = defineCheck<ExchangeResponse>(
 export const envelopeFailureMarkers = defineCheck<ExchangeResponse>(
   "envelope.failure-markers",
   "envelope",
-  `A failure is a non-2xx HTTP status with result.codeError other than "${successCodeError}", result.status other than "${successStatus}", a string result.message, and data null or absent.`,
+  `A failure is a non-2xx HTTP status with result.codeError other than "${successCodeError}" and result.status other than "${successStatus}".`,
   (response) => {
     if (response.json === undefined) return fail(notJson(response));
     const problems: string[] = [];
@@ -119,18 +119,48 @@ export const envelopeFailureMarkers = defineCheck<ExchangeResponse>(
     const r = result(response);
     if (!r) return fail([...problems, "result is absent"].join("; "));
     problems.push(...markerProblems(FailureMarkers, r, " on a failure"));
-    const data = isRecord(response.json) ? response.json.data : undefined;
-    if (!ErrorEnvelope.shape.data.safeParse(data).success)
-      problems.push(`data is ${show(data)}, expected null or absent`);
     return problems.length > 0
       ? fail(problems.join("; "))
-      : pass(`HTTP ${response.status}, codeError ${show(r.codeError)}, message ${show(r.message)}`);
+      : pass(`HTTP ${response.status}, codeError ${show(r.codeError)}, status ${show(r.status)}`);
   },
   {
     source: {
       kind: "necessary",
       reason:
         "§7 shows no failure body or status; every response carries the §2.1 envelope, and a failure cannot carry the success markers none/success or a 2xx",
+    },
+  },
+);
+
+/** What a profile declares of a failure's body beyond its markers (gaps.failureData, gaps.failureMessage). */
+export interface FailureBodyInput {
+  response: ExchangeResponse;
+  failureData?: "null" | "any" | undefined;
+  failureMessage?: "string" | "any" | undefined;
+}
+
+export const envelopeFailureBody = defineCheck<FailureBodyInput>(
+  "envelope.failure-body",
+  "envelope",
+  "A failure's data is null or absent and its result.message is a string that says what failed, as the profile's gaps.failureData and gaps.failureMessage declare (each undeclared: an advisory).",
+  ({ response, failureData = "null", failureMessage = "string" }) => {
+    if (response.json === undefined) return fail(notJson(response));
+    const r = result(response);
+    const problems: string[] = [];
+    const data = isRecord(response.json) ? response.json.data : undefined;
+    if (failureData === "null" && data !== null && data !== undefined)
+      problems.push(`data is ${show(data)}, expected null or absent`);
+    if (failureMessage === "string" && typeof r?.message !== "string")
+      problems.push(`result.message is ${show(r?.message)}, expected a string`);
+    return problems.length > 0
+      ? fail(problems.join("; "))
+      : pass(`data ${show(data)}, result.message ${show(r?.message)}`);
+  },
+  {
+    source: {
+      kind: "advisory",
+      reason: "§7 shows no failure body; §2.1 gives every response a data member and a message that is a string or null",
+      declaredBy: ["gaps.failureData", "gaps.failureMessage"],
     },
   },
 );
