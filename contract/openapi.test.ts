@@ -2,8 +2,7 @@ import { readFileSync } from "node:fs";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
-import { REFERENCE_PROFILE } from "../fixtures/profiles/index.ts";
-import referenceJson from "../fixtures/profiles/reference.json" with { type: "json" };
+import { REFERENCE_PROFILE, REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
 import { ERROR_ANSWERS } from "./error-answers.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { ABSOLUTE_URL_PATTERN, HTTP_URL_PATTERN } from "./openapi-requests.ts";
@@ -22,7 +21,7 @@ type ProfileJson = Record<string, any>;
 
 /** The reference profile changed by `change` (a copy of its JSON), validated. */
 function variantOf(change: (json: ProfileJson) => void): Profile {
-  const json = structuredClone(referenceJson) as ProfileJson;
+  const json = JSON.parse(readFileSync(REFERENCE_PROFILE_PATH, "utf8")) as ProfileJson;
   change(json);
   return parseProfile(json, "variant");
 }
