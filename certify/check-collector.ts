@@ -7,6 +7,7 @@ import { basename } from "node:path";
 import type { UserConsoleLog } from "vitest";
 import type { Reporter, TestCase, TestModule, TestSuite } from "vitest/node";
 import { CHECK_REGISTRY, type Masker, type RequirementContext, requirementOf } from "../contract/index.ts";
+import { standingNote } from "./failures-by-rule.ts";
 import type { BlockedBy, CheckMeta } from "./run-context.ts";
 import type { CheckRecord } from "./run-model.ts";
 
@@ -63,9 +64,8 @@ export class CheckCollector implements Reporter {
     this.records.push(record);
     this.byTest.set(test.id, record);
     if (record.status === "failed") {
-      const informational = record.required ? "" : " (informational)";
       this.print(
-        `  ✗ ${record.endpoint} › ${record.check}${record.case ? ` › ${record.case}` : ""}${informational}: ${record.detail}`,
+        `  ✗ ${record.endpoint} › ${record.check}${record.case ? ` › ${record.case}` : ""}${standingNote(record)}: ${record.detail}`,
       );
       if (record.reproduction) this.print(`      reproduce: ${record.reproduction.command}`);
     }
@@ -178,7 +178,7 @@ export class CheckCollector implements Reporter {
     meta: CheckMeta | undefined,
     prerequisite: BlockedBy | undefined,
   ): Partial<CheckRecord> {
-    const source = CHECK_REGISTRY.get(check)?.source;
+    const source = meta?.ruleSource ?? CHECK_REGISTRY.get(check)?.source;
     const blockedBy = prerequisite ?? meta?.blockedBy;
     return {
       ...(source ? { ruleSource: source } : {}),

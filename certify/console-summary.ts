@@ -5,7 +5,7 @@
  * and where the reports are.
  */
 import { isAbsolute, relative, sep } from "node:path";
-import { failuresByRule, placeOf } from "./failures-by-rule.ts";
+import { failuresByRule, placeOf, standingNote } from "./failures-by-rule.ts";
 import { rateLimitWaitsLine } from "./preflight.ts";
 import type { ReportPaths } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
@@ -44,9 +44,7 @@ export function printSummary(
     for (const failure of failures) {
       const endpoints =
         failure.endpoints.length === 1 ? failure.endpoints[0] : `${failure.endpoints.length} endpoints`;
-      print(
-        `  ✗ ${failure.check}${failure.required ? "" : " (informational)"}: ${failure.count} failure(s), ${endpoints}`,
-      );
+      print(`  ✗ ${failure.check}${standingNote(failure.first)}: ${failure.count} failure(s), ${endpoints}`);
       print(`      first: ${placeOf(failure.first)}: ${shorten(failure.first.detail)}`);
     }
   }

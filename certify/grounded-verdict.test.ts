@@ -59,6 +59,7 @@ describe("a verdict grounded in the API description and the profile", () => {
       expect(advisory.detail).toMatch(/^accepted: HTTP 200/);
     }
     expect(run.report.checks.filter((c) => c.required && c.status === "failed")).toEqual([]);
+    expect(run.output).toMatch(/✗ behaviour\.rejects-length-out-of-bounds \(advisory\): \d+ failure/);
   }, 120_000);
 
   it("a check the profile waives causes no required failure through its probes, envelope.failure-markers included", async () => {

@@ -109,7 +109,7 @@ function listConstraints(profile: Profile): ListedRule[] {
         check: check.name,
         rule: `${check.name} judges its refusal`,
         kind: constraint.basis.kind,
-        source: `${constraint.basis.kind}: ${constraint.basis.source}`,
+        source: describeRuleSource(constraint.basis),
         required: reason === undefined,
         ...(reason !== undefined ? { reason } : {}),
       });

@@ -18,6 +18,7 @@ import {
   answerRootCause,
   type Check,
   dataOf,
+  effectiveSource,
   envelopeShape,
   envelopeSuccessMarkers,
   fieldsOrderRecord,
@@ -155,7 +156,7 @@ export function resolveRootCauses(
             durationMs: 0,
             exchanges: cause.exchange ? [cause.exchange.id] : [],
             source: record.source,
-            ...(check.source ? { ruleSource: check.source } : {}),
+            ruleSource: effectiveSource(check.source, requirements),
             ...(cause.exchange ? { subject: cause.exchange.id } : {}),
           };
           roots.set(rootKey, root);

@@ -7,7 +7,7 @@
  * - up, the check meta: each test records the check it ran on its task meta, which certify's
  *   reporter reads back.
  */
-import type { Finding, GenerationDepth, Profile, TlsMaterial } from "../contract/index.ts";
+import type { Finding, GenerationDepth, Profile, RuleSource, TlsMaterial } from "../contract/index.ts";
 
 /** The run context key under which certify provides {@link RunContext}. */
 export const RUN_CONTEXT_KEY = "h2hRun";
@@ -63,6 +63,8 @@ export interface CheckMeta {
   required: boolean;
   /** Why the check is informational for this target, when it is. */
   informationalReason?: string;
+  /** The basis of the rule as judged here: the check's for this profile, or the probed constraint's. */
+  ruleSource?: RuleSource;
   /** Ids of the recorded exchanges the check looked at. */
   exchanges: string[];
   /** For callback checks: what arrived, when, for which order. */

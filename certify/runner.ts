@@ -12,6 +12,7 @@ import {
   CHECK_REGISTRY,
   type Check,
   ExchangeRecorder,
+  effectiveSource,
   endpointPath,
   envelopeRequestIdUnique,
   H2hClient,
@@ -126,7 +127,7 @@ function runCheck<I>(check: Check<I>, input: I, profile: Profile, masker: Masker
     durationMs: 0,
     exchanges: [],
     source: "runner",
-    ...(check.source ? { ruleSource: check.source } : {}),
+    ruleSource: effectiveSource(check.source, profile),
   };
 }
 

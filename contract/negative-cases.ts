@@ -11,6 +11,7 @@
  * was made for. A constraint no value can break alone is reported in `skipped`, with the reason.
  */
 import { generateSync } from "json-schema-faker";
+import type { RuleSource } from "./checks/check.ts";
 import { TEST_CARD_NUMBERS } from "./generated-orders.ts";
 import { wrongTypeValue } from "./request-fields.ts";
 import {
@@ -33,10 +34,10 @@ import {
   withRequestRules,
 } from "./request-json-schema.ts";
 import {
-  type ConstraintBasis,
   constraintBasis,
   mergedRequestRules,
   type RequestRules,
+  UNLIMITED_BASIS,
   UNLIMITED_PROBE_LENGTH,
 } from "./request-rules.ts";
 
@@ -56,7 +57,7 @@ export interface NegativeConstraint {
    * Whether the API description states it, the profile declares it, it is necessary, or it is the
    * suite's advisory (contract/request-rules.ts): an advisory case never fails a run.
    */
-  basis: ConstraintBasis;
+  basis: RuleSource;
 }
 
 export interface NegativeCase {
@@ -148,10 +149,7 @@ export function deriveNegativeCases(
         : "method";
   const basisOf: BasisOf = (path, keyword) =>
     keyword === "maxLength" && rules[path]?.maxLength === "none"
-      ? {
-          kind: "advisory",
-          source: `the profile declares no maximum length; ${UNLIMITED_PROBE_LENGTH} characters show what the target does with a long value`,
-        }
+      ? UNLIMITED_BASIS
       : constraintBasis(path, keyword, declared);
   for (const field of schemaFields(root)) fieldCases(builder, field, base, sourceOf, basisOf);
   if (method) methodCases(builder, method, options.methods ?? [], basisOf);
@@ -237,7 +235,7 @@ const REMOVE = Symbol("remove");
 /** Which layer declared a bound: the contract, the profile's override, or the method's narrowing. */
 type SourceOf = (path: string, keyword: string, expected: unknown) => NegativeConstraint["source"];
 /** The basis of the constraint `keyword` of the field at `path`. */
-type BasisOf = (path: string, keyword: string) => ConstraintBasis;
+type BasisOf = (path: string, keyword: string) => RuleSource;
 
 function fieldCases(
   builder: CaseBuilder,

@@ -5,7 +5,7 @@
  * constraint can be declared or waived by a profile (`requestRules`); a derived negative case
  * carries its constraint's basis, and an advisory one never fails a run.
  */
-import type { RuleKind } from "./checks/check.ts";
+import type { RuleSource } from "./checks/check.ts";
 
 /** What a profile can declare of one request field; "none" says the target has no such rule. */
 export interface RequestRule {
@@ -30,116 +30,118 @@ export function isDeclarable(keyword: string): keyword is DeclarableKeyword {
 /** How long a value is sent where the profile declares that a field has no maximum length. */
 export const UNLIMITED_PROBE_LENGTH = 10_000;
 
-export interface ConstraintBasis {
-  kind: RuleKind;
-  /** Where it comes from: sections of the description, the profile key, or the reason. */
-  source: string;
-}
-
 interface BasisRow {
   keyword: string;
   /** The field paths the row is for; absent: any field. The first matching row wins. */
   paths?: readonly string[];
-  kind: RuleKind;
-  source: string;
+  basis: RuleSource;
 }
+
+const stated = (sections: string[], what: string): RuleSource => ({ kind: "stated", sections, what });
+const necessary = (reason: string): RuleSource => ({ kind: "necessary", reason });
+const declared = (where: string, keys: string[]): RuleSource => ({ kind: "declared", where, keys });
+const advisory = (reason: string, declaredBy: string[] = []): RuleSource => ({
+  kind: "advisory",
+  reason,
+  declaredBy,
+});
 
 /**
  * The contract's own constraints (contract/schemas.ts) and the methods' rules, classified. A
  * keyword with no row stops the suite (a constraint must never go unclassified).
  */
 export const CONTRACT_CONSTRAINT_BASES: readonly BasisRow[] = [
-  { keyword: "required", kind: "stated", source: "§4.1-§4.4: the request tables' required fields" },
+  {
+    keyword: "required",
+    basis: stated(["§4.1", "§4.2", "§4.3", "§4.4"], "the request tables' required fields"),
+  },
   {
     keyword: "type",
     paths: ["metadata.successRedirectURL", "metadata.failRedirectURL"],
-    kind: "advisory",
-    source:
+    basis: advisory(
       "the redirect URLs appear in a quasi-ecom sample request only: no field table lists them or gives their type, and a target may ignore them",
+    ),
   },
-  { keyword: "type", kind: "stated", source: "§4: the request tables' types (integer, float64, string)" },
+  { keyword: "type", basis: stated(["§4"], "the request tables' types: integer, float64, string") },
   {
     keyword: "enum",
     paths: ["trafficType"],
-    kind: "stated",
-    source: "§4.1, §4.3: trafficType is one of ftd, td, mixed",
+    basis: stated(["§4.1", "§4.3"], "trafficType is one of ftd, td, mixed"),
   },
   {
     keyword: "pattern",
     paths: ["requisites.lifetimeMonth"],
-    kind: "stated",
-    source: "§4.3: the card expiry month, format MM",
+    basis: stated(["§4.3"], "the card expiry month, format MM"),
   },
   {
     keyword: "pattern",
     paths: ["requisites.lifetimeYear"],
-    kind: "stated",
-    source: "§4.3: the card expiry year, format YY",
+    basis: stated(["§4.3"], "the card expiry year, format YY"),
   },
   {
     keyword: "format",
     paths: ["metadata.webHook"],
-    kind: "necessary",
-    source: "§4.1, §4.3 and §6: the URL that receives the callback requests, so an absolute http(s) URL",
+    basis: necessary(
+      "§4.1, §4.3 and §6: the URL that receives the callback requests, so an absolute http(s) URL",
+    ),
   },
   {
     keyword: "exclusiveMinimum",
     paths: ["amount"],
-    kind: "necessary",
-    source: "§4.1, §4.3: a payment amount; one of zero or less moves no money",
+    basis: necessary("§4.1, §4.3: a payment amount; one of zero or less moves no money"),
   },
   {
     keyword: "minimum",
     paths: ["amount"],
-    kind: "declared",
-    source: "the profile's minAmount of the method (§8: limits not shown)",
+    basis: declared("the method's minAmount (§8: limits not shown)", ["methods", "otherMethods"]),
   },
   {
     keyword: "maximum",
     paths: ["amount"],
-    kind: "declared",
-    source: "the profile's maxAmount of the method (§8: limits not shown)",
+    basis: declared("the method's maxAmount (§8: limits not shown)", ["methods", "otherMethods"]),
   },
   {
     keyword: "required-by-method",
-    kind: "declared",
-    source: "the profile's requires of the method (§4.1, §4.3: 'conditional', set per integration)",
+    basis: declared("the method's requires (§4.1, §4.3: 'conditional', set per integration)", [
+      "methods",
+      "otherMethods",
+    ]),
   },
   {
     keyword: "method",
-    kind: "declared",
-    source: "the profile's methods per flow (§4.5: methodID values are communicated at integration)",
+    basis: declared("the methods per flow (§4.5: methodID values are communicated at integration)", [
+      "methods",
+      "otherMethods",
+    ]),
   },
   {
     keyword: "minLength",
-    kind: "advisory",
-    source:
-      "the API description states no minimum length; the suite probes an empty string (a profile declares requestRules.<field>.minLength)",
+    basis: advisory("the API description states no minimum length; the suite probes an empty string", [
+      "requestRules",
+    ]),
   },
   {
     keyword: "maxLength",
-    kind: "advisory",
-    source:
-      "the API description states no maximum length; the suite probes common limits: text 255, e-mail 254, phone 32, URL 2048 (a profile declares requestRules.<field>.maxLength or maxLengths.<field>)",
+    basis: advisory(
+      "the API description states no maximum length; the suite probes common limits: text 255, e-mail 254, phone 32, URL 2048",
+      ["requestRules", "maxLengths"],
+    ),
   },
   {
     keyword: "pattern",
-    kind: "advisory",
-    source:
-      "the API description states no format for this field (a card of 12-19 digits and a CVC of 3-4 are the suite's; a profile declares requestRules.<field>.pattern)",
+    basis: advisory(
+      "the API description states no format for this field (a card of 12-19 digits and a CVC of 3-4 are the suite's)",
+      ["requestRules"],
+    ),
   },
   {
     keyword: "format",
-    kind: "advisory",
-    source:
-      "the API description states no format for this field (the redirect URLs' semantics are not shown; a profile declares requestRules.<field>.format)",
+    basis: advisory(
+      "the API description states no format for this field (the redirect URLs' semantics are not shown)",
+      ["requestRules"],
+    ),
   },
 ];
-
-/** Where a profile declares a keyword of a field: its `requestRules`, or `maxLengths` for a maximum length. */
-export function declaredRuleKey(path: string, keyword: string, fromMaxLengths: boolean): string {
-  return fromMaxLengths ? `maxLengths.${path}` : `requestRules.${path}.${keyword}`;
-}
 
 /**
  * The basis of one constraint a negative case breaks: declared where the profile gives it, else
@@ -148,15 +150,14 @@ export function declaredRuleKey(path: string, keyword: string, fromMaxLengths: b
 export function constraintBasis(
   path: string,
   keyword: string,
-  declared: { rules: RequestRules; maxLengths?: Readonly<Record<string, number | "none">> | undefined },
-): ConstraintBasis {
+  given: { rules: RequestRules; maxLengths?: Readonly<Record<string, number | "none">> | undefined },
+): RuleSource {
   if (isDeclarable(keyword)) {
-    const value = declared.rules[path]?.[keyword];
+    const value = given.rules[path]?.[keyword];
     if (value !== undefined && value !== "none")
-      return { kind: "declared", source: `the profile's ${declaredRuleKey(path, keyword, false)}` };
-    const max = keyword === "maxLength" ? declared.maxLengths?.[path] : undefined;
-    if (max !== undefined && max !== "none")
-      return { kind: "declared", source: `the profile's ${declaredRuleKey(path, keyword, true)}` };
+      return declared(`requestRules.${path}.${keyword}`, [`requestRules.${path}.${keyword}`]);
+    const max = keyword === "maxLength" ? given.maxLengths?.[path] : undefined;
+    if (max !== undefined && max !== "none") return declared(`maxLengths.${path}`, [`maxLengths.${path}`]);
   }
   const row = CONTRACT_CONSTRAINT_BASES.find(
     (r) => r.keyword === keyword && (r.paths === undefined || r.paths.includes(path)),
@@ -165,8 +166,13 @@ export function constraintBasis(
     throw new Error(
       `no basis classifies the constraint "${keyword}" of ${path || "(body)"}: add a row to CONTRACT_CONSTRAINT_BASES (contract/request-rules.ts)`,
     );
-  return { kind: row.kind, source: row.source };
+  return row.basis;
 }
+
+/** A length the profile declares unlimited, probed as an advisory: what the target does with a long value. */
+export const UNLIMITED_BASIS: RuleSource = advisory(
+  `the profile declares no maximum length; ${UNLIMITED_PROBE_LENGTH} characters show what the target does with a long value`,
+);
 
 /** The profile's rules with its `maxLengths` folded in (`requestRules` wins where both speak). */
 export function mergedRequestRules(

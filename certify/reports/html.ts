@@ -5,7 +5,7 @@
  */
 import { describeRuleSource, type RecordedExchange, tlsSummaryLines } from "../../contract/index.ts";
 import { type CallbackEvidence, relativeToTrigger } from "../callback-evidence.ts";
-import { failuresByRule, placeOf } from "../failures-by-rule.ts";
+import { failuresByRule, placeOf, standingNote } from "../failures-by-rule.ts";
 import { rateLimitWaitsLine } from "../preflight.ts";
 import type { CheckRecord, RunReport } from "../run-model.ts";
 import { escapeHtml } from "./escape.ts";
@@ -71,7 +71,8 @@ ${rateLimitedLine(exchange)}<p><b>Request as sent</b></p><pre>${escapeHtml(reque
 }
 
 function statusCell(record: CheckRecord): string {
-  if (record.status === "failed" && !record.required) return `<td class="info">✗ failed (informational)</td>`;
+  if (record.status === "failed" && !record.required)
+    return `<td class="info">✗ failed${escapeHtml(standingNote(record))}</td>`;
   if (record.status === "not evaluated") return `<td class="noteval">○ not evaluated</td>`;
   const mark = { passed: "✓ passed", failed: "✗ failed", skipped: "– skipped" }[record.status];
   return `<td class="${record.status}">${mark}</td>`;
@@ -162,7 +163,7 @@ function failuresSection(report: RunReport, indexOf: Map<CheckRecord, number>): 
     .map((failure) => {
       const index = indexOf.get(failure.first);
       const first = `<a href="#${index === undefined ? "" : recordAnchor(index)}">${escapeHtml(placeOf(failure.first))}</a>`;
-      return `<tr><td><code>${escapeHtml(failure.check)}</code>${failure.required ? "" : ' <span class="info">(informational)</span>'}<div class="meta">${escapeHtml(failure.rule)}</div>${
+      return `<tr><td><code>${escapeHtml(failure.check)}</code>${failure.required ? "" : ` <span class="info">(${failure.standing})</span>`}<div class="meta">${escapeHtml(failure.rule)}</div>${
         failure.first.ruleSource
           ? `<div class="meta">Source: ${escapeHtml(describeRuleSource(failure.first.ruleSource))}</div>`
           : ""

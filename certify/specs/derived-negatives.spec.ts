@@ -11,6 +11,7 @@ import {
   checkOfConstraint,
   createRequestSchema,
   deriveNegativeCases,
+  describeRuleSource,
   ENDPOINTS,
   type Exchange,
   envelopeFailureMarkers,
@@ -121,7 +122,7 @@ async function sendConfirmations(kind: OrderKind, cases: readonly NegativeCase[]
 /** Why a case cannot fail the run: its constraint is the suite's advisory (contract/request-rules.ts). */
 function advisoryReason(testCase: NegativeCase): string | undefined {
   const { basis } = testCase.constraint;
-  return basis.kind === "advisory" ? `advisory: ${basis.source}` : undefined;
+  return basis.kind === "advisory" ? describeRuleSource(basis) : undefined;
 }
 
 /** Why a case feeds no required check: it is advisory, or the profile waives the check that judges it. */
@@ -187,10 +188,11 @@ function negativeTests(
       const exchange = answerTo(testCase);
       verify(ctx, target, check, { response: exchange.response, pinned }, [exchange], {
         ...(advisory ? { informationalReason: advisory } : {}),
+        ruleSource: testCase.constraint.basis,
         reproduction: reproductionOf(target, check.name, {
           request: exchange.request.body,
           steps: [
-            `${scope}: ${testCase.name} (${testCase.constraint.basis.kind}: ${testCase.constraint.basis.source}), everything else valid`,
+            `${scope}: ${testCase.name} (${describeRuleSource(testCase.constraint.basis)}), everything else valid`,
           ],
           curl: curlOf(target, exchange),
         }),

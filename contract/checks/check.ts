@@ -32,7 +32,7 @@ export type RuleKind = "stated" | "declared" | "necessary" | "advisory";
 export const RULE_KINDS: readonly RuleKind[] = ["stated", "declared", "necessary", "advisory"];
 
 export type RuleSource =
-  | { kind: "stated"; sections: string[] }
+  | { kind: "stated"; sections: string[]; what?: string }
   | { kind: "declared"; where: string; keys: string[] }
   | { kind: "necessary"; reason: string }
   | { kind: "advisory"; reason: string; declaredBy: string[] };
@@ -48,7 +48,7 @@ export function describeRuleSource(source: RuleSource | undefined): string {
   if (!source) return "no basis given";
   switch (source.kind) {
     case "stated":
-      return `stated: the API description, ${source.sections.join(", ")}`;
+      return `stated: the API description, ${source.sections.join(", ")}${source.what ? ` (${source.what})` : ""}`;
     case "declared":
       return `declared: the target's profile, ${source.where}`;
     case "necessary":

@@ -159,7 +159,8 @@ export const envelopeFailureBody = defineCheck<FailureBodyInput>(
   {
     source: {
       kind: "advisory",
-      reason: "§7 shows no failure body; §2.1 gives every response a data member and a message that is a string or null",
+      reason:
+        "§7 shows no failure body; §2.1 gives every response a data member and a message that is a string or null",
       declaredBy: ["gaps.failureData", "gaps.failureMessage"],
     },
   },

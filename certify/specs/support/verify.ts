@@ -8,8 +8,10 @@ import {
   answerRootCause,
   type Check,
   type Exchange,
+  effectiveSource,
   envelopeShape,
   type RejectionInput,
+  type RuleSource,
   requirementOf,
 } from "../../../contract/index.ts";
 import type { BlockedBy, CallbackTimeline, CheckMeta, Reproduction } from "../../run-context.ts";
@@ -26,6 +28,8 @@ export class CheckFailure extends Error {
 
 export interface VerifyExtra {
   informationalReason?: string;
+  /** The basis of what is judged, when it is not the check's own (a derived negative's constraint). */
+  ruleSource?: RuleSource;
   timeline?: CallbackTimeline;
   /** How to reproduce the failure of a generated or stateful probe; recorded only when the check fails. */
   reproduction?: Reproduction;
@@ -54,6 +58,7 @@ export function verify<Input>(
   const cause = subject ? answerRootCause(subject.response) : undefined;
   const common = {
     check: check.name,
+    ruleSource: extra.ruleSource ?? effectiveSource(check.source, target.profile),
     required: requirement.required,
     ...(requirement.required ? {} : { informationalReason: requirement.reason }),
     exchanges: evidence.flatMap((e) => (e?.id ? [e.id] : [])),
