@@ -21,6 +21,7 @@ export const LONG_FILES_FIRST: readonly string[] = [
   "certify/container-runs.test.ts", // 54-64 s (skipped without Docker)
   "certify/cleanroom.test.ts", // 39 s
   "certify/evidence.test.ts", // 27-29 s
+  "certify/openapi-prism.test.ts", // 28 s
   "certify/grounded-verdict.test.ts", // 20 s
   "certify/bounded-evidence.test.ts", // 20-21 s
   "certify/certify.test.ts", // 14-20 s
