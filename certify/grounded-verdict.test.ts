@@ -81,6 +81,16 @@ describe("a verdict grounded in the API description and the profile", () => {
     expect(run.report.checks.filter((c) => c.required && c.status === "failed")).toEqual([]);
   }, 120_000);
 
+  it("a provider that confirms through the other kind's path is conformant where the profile does not say that path refuses, its callbacks included", async () => {
+    const profile = referenceJson();
+    const { otherKindConfirm: _undeclared, ...lifecycle } = profile.lifecycle as Record<string, unknown>;
+    const run = await certifyFaulty(["other-kind-confirm-path-accepted"], { ...profile, lifecycle });
+    expect(run.exitCode, run.output).toBe(0);
+    const taken = run.report.checks.filter((c) => c.check === "behaviour.rejects-other-kind-confirm-path");
+    expect(taken.some((c) => c.status === "failed" && !c.required)).toBe(true);
+    expect(run.report.checks.filter((c) => c.required && c.status === "failed")).toEqual([]);
+  }, 120_000);
+
   it("the same fault under the reference profile, which declares the card formats, is not conformant", async () => {
     const run = await certifyFaulty(["card-formats-unchecked"], referenceJson());
     expect(run.exitCode, run.output).toBe(1);

@@ -71,8 +71,22 @@ export function profileDeclares(context: RequirementContext, key: string): boole
   return (context.declaredKeys ?? []).some((given) => given === key || given.startsWith(`${key}.`));
 }
 
-/** A source as it stands for one target: an advisory rule the profile declares is `declared`. */
+/**
+ * A source as it stands for one target: an advisory rule the profile declares is `declared`, and
+ * a rule that rests on profile keys the profile's file does not give (only their defaults) is the
+ * suite's guess, so `advisory`. Without `declaredKeys` (a profile not read from a file) the
+ * source stands as written.
+ */
 export function effectiveSource(source: RuleSource, context: RequirementContext): RuleSource {
+  if (source.kind === "declared") {
+    if (context.declaredKeys === undefined || source.keys.some((key) => profileDeclares(context, key)))
+      return source;
+    return {
+      kind: "advisory",
+      reason: `the profile does not declare ${source.keys.join(" or ")} (${source.where}); the suite's default stands in`,
+      declaredBy: source.keys,
+    };
+  }
   if (source.kind !== "advisory") return source;
   const keys = source.declaredBy.filter((key) => profileDeclares(context, key));
   return keys.length > 0 ? { kind: "declared", where: keys.join(", "), keys } : source;
