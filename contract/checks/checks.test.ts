@@ -450,17 +450,24 @@ const CASES: Record<string, Case> = {
       ],
     ],
   },
-  "envelope.failure-body": {
+  "envelope.failure-data": {
+    good: [
+      { response: errorResponse },
+      { response: response(400, { data: {}, result: errResult }), failureData: "any" },
+    ],
+    bad: [
+      [{ response: response(400, { data: {}, result: errResult }) }, /data is \{\}, expected null or absent/],
+    ],
+  },
+  "envelope.failure-message": {
     good: [
       { response: errorResponse },
       {
-        response: response(400, { data: {}, result: { ...errResult, message: null } }),
-        failureData: "any",
+        response: response(400, { data: null, result: { ...errResult, message: null } }),
         failureMessage: "any",
       },
     ],
     bad: [
-      [{ response: response(400, { data: {}, result: errResult }) }, /data is \{\}, expected null or absent/],
       [
         {
           response: response(400, { data: null, result: { ...errResult, message: null } }),
@@ -470,6 +477,7 @@ const CASES: Record<string, Case> = {
       ],
     ],
   },
+
   "envelope.within-size-limit": {
     good: [
       successResponse,
@@ -633,6 +641,9 @@ const CASES: Record<string, Case> = {
     good: [
       { record, rfc3339: true },
       { record: { ...record, dateAdded: "Sun, 22 Nov 2026 03:00:00 GMT" }, rfc3339: false },
+      // No declared format: a date that is not ISO 8601 is not misread, and its order not judged.
+      { record: { ...record, dateAdded: "23.11.2026 03:00" }, rfc3339: false },
+      { record: { ...record, dateAdded: "yesterday" }, rfc3339: false },
     ],
     bad: [
       [
@@ -640,8 +651,12 @@ const CASES: Record<string, Case> = {
         /dateUpdated "2026-11-22T02:00:00.000Z" is 3600 s before dateAdded/,
       ],
       [
-        { record: { ...record, dateAdded: "yesterday" }, rfc3339: false },
-        /dateAdded "yesterday" does not parse as a date/,
+        { record: { ...record, dateAdded: "2026-13-45T03:00:00Z" }, rfc3339: true },
+        /dateAdded "2026-13-45T03:00:00Z" does not parse as a date/,
+      ],
+      [
+        { record: { ...record, dateUpdated: "2026-11-22T02:00:00Z" }, rfc3339: false },
+        /dateUpdated "2026-11-22T02:00:00Z" is 3600 s before dateAdded/,
       ],
       [{ record: { ...record, dateAdded: "2026-11-22 03:00:00" }, rfc3339: true }, /is not RFC 3339/],
       [

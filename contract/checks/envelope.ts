@@ -132,36 +132,49 @@ export const envelopeFailureMarkers = defineCheck<ExchangeResponse>(
   },
 );
 
-/** What a profile declares of a failure's body beyond its markers (gaps.failureData, gaps.failureMessage). */
+/** A failure's answer, with what the profile declares of its body (gaps.failureData, gaps.failureMessage). */
 export interface FailureBodyInput {
   response: ExchangeResponse;
   failureData?: "null" | "any" | undefined;
   failureMessage?: "string" | "any" | undefined;
 }
 
-export const envelopeFailureBody = defineCheck<FailureBodyInput>(
-  "envelope.failure-body",
+export const envelopeFailureData = defineCheck<FailureBodyInput>(
+  "envelope.failure-data",
   "envelope",
-  "A failure's data is null or absent and its result.message is a string that says what failed, as the profile's gaps.failureData and gaps.failureMessage declare (each undeclared: an advisory).",
-  ({ response, failureData = "null", failureMessage = "string" }) => {
+  "A failure's data is null or absent, as the profile's gaps.failureData declares.",
+  ({ response, failureData = "null" }) => {
     if (response.json === undefined) return fail(notJson(response));
-    const r = result(response);
-    const problems: string[] = [];
     const data = isRecord(response.json) ? response.json.data : undefined;
-    if (failureData === "null" && data !== null && data !== undefined)
-      problems.push(`data is ${show(data)}, expected null or absent`);
-    if (failureMessage === "string" && typeof r?.message !== "string")
-      problems.push(`result.message is ${show(r?.message)}, expected a string`);
-    return problems.length > 0
-      ? fail(problems.join("; "))
-      : pass(`data ${show(data)}, result.message ${show(r?.message)}`);
+    return failureData === "null" && data !== null && data !== undefined
+      ? fail(`data is ${show(data)}, expected null or absent`)
+      : pass(`data ${show(data)}`);
   },
   {
     source: {
       kind: "advisory",
-      reason:
-        "§7 shows no failure body; §2.1 gives every response a data member and a message that is a string or null",
-      declaredBy: ["gaps.failureData", "gaps.failureMessage"],
+      reason: "§7 shows no failure body, and §2.1 gives every response a data member",
+      declaredBy: ["gaps.failureData"],
+    },
+  },
+);
+
+export const envelopeFailureMessage = defineCheck<FailureBodyInput>(
+  "envelope.failure-message",
+  "envelope",
+  "A failure's result.message is a string that says what failed, as the profile's gaps.failureMessage declares.",
+  ({ response, failureMessage = "string" }) => {
+    if (response.json === undefined) return fail(notJson(response));
+    const message = result(response)?.message;
+    return failureMessage === "string" && typeof message !== "string"
+      ? fail(`result.message is ${show(message)}, expected a string`)
+      : pass(`result.message ${show(message)}`);
+  },
+  {
+    source: {
+      kind: "advisory",
+      reason: "§7 shows no failure body, and §2.1 allows a message that is null",
+      declaredBy: ["gaps.failureMessage"],
     },
   },
 );
