@@ -47,6 +47,8 @@ export interface LifecycleConventions {
   errors: Readonly<Record<LifecycleError, ExpectedError>>;
   /** What confirming through the other order kind's confirm path answers, in every state. */
   otherKindConfirm: LifecycleError;
+  /** What confirming another merchant's order answers; undefined: any refusal (none is documented). */
+  otherMerchantConfirm?: LifecycleError | undefined;
   /** Where merchantOrderID must be unique: per merchant (the seed's wording) or across the service. */
   merchantOrderIdScope: "merchant" | "service";
 }
@@ -287,8 +289,15 @@ export function buildLifecycleModel(kind: OrderKind, conventions: LifecycleConve
     const here = state.id;
     for (const op of operations) {
       if (op.action === "confirm" && op.merchant === "other") {
-        // Another merchant's order must not leak: it is "not found", whatever its state.
-        add(here, op.id, refused("orderNotFound"), here);
+        // Another merchant's order must not leak: refused whatever its state, as the profile pins it.
+        add(
+          here,
+          op.id,
+          conventions.otherMerchantConfirm
+            ? refused(conventions.otherMerchantConfirm)
+            : { outcome: "refused", httpClass: "4xx", error: "orderNotFound" },
+          here,
+        );
       } else if (op.action === "confirm" && op.path === "other-kind") {
         add(here, op.id, refused(conventions.otherKindConfirm), here);
       } else if (op.action === "confirm" && state.awaitsConfirmation) {

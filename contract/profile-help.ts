@@ -42,7 +42,8 @@ export const PROFILE_KEY_DOCS: Readonly<Record<string, string>> = {
   "gaps.currencies": "The currency codes the target documents (empty: any string).",
   "gaps.requisiteTypeCodes":
     "The paymentDetailsData.requisiteTypeCode values the target documents (empty: any).",
-  "gaps.extraStatuses": "Order statuses the target documents beyond the seven the API description names.",
+  "gaps.extraStatuses":
+    "Order statuses the target documents beyond the seven the API description names ([] for none); undeclared, any status is accepted and an unknown one is an advisory.",
   usdtTolerance: "The largest accepted difference, in USDT, between usdtAmount and amount / exchangeRate.",
   methods: "Per order kind, the transfer method the fixed checks order with (communicated at integration).",
   "methods.*":
@@ -96,6 +97,8 @@ export const PROFILE_KEY_DOCS: Readonly<Record<string, string>> = {
     '"string": a failure\'s result.message says what failed; "any": string or null (undeclared: a string is an advisory).',
   "lifecycle.otherKindConfirm":
     "Which documented error confirming through the other order kind's path answers (undeclared: an advisory).",
+  "lifecycle.otherMerchantConfirm":
+    "Which documented error confirming another merchant's order answers (undeclared: any refusal).",
   "lifecycle.secondConfirm":
     "Which documented error confirming an already confirmed order answers (undeclared: an advisory).",
   "lifecycle.merchantOrderIdScope":

@@ -99,6 +99,7 @@ export function lifecycleConventionsOf(profile: Profile): LifecycleConventions {
     callbackStatuses: CALLBACK_STATUSES,
     errors,
     otherKindConfirm: profile.lifecycle.otherKindConfirm,
+    otherMerchantConfirm: profile.lifecycle.otherMerchantConfirm,
     merchantOrderIdScope: profile.lifecycle.merchantOrderIdScope,
   };
 }

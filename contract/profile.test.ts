@@ -27,6 +27,32 @@ describe("target profiles", () => {
     });
   });
 
+  it("refuses requestRules that would change a rule the API description states or that is necessary", () => {
+    const broken = {
+      ...reference(),
+      requestRules: {
+        "requisites.lifetimeMonth": { pattern: "none" },
+        "requisites.lifetimeYear": { pattern: ".*" },
+        "metadata.webHook": { format: "none" },
+        clientID: { maxLength: "none" },
+      },
+    };
+    const message = (() => {
+      try {
+        parseProfile(broken, "rules.json", known);
+        return "";
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(message).toMatch(
+      /requestRules\.requisites\.lifetimeMonth\.pattern .*stated: the API description, §4\.3/,
+    );
+    expect(message).toMatch(/requestRules\.requisites\.lifetimeYear\.pattern .*stated/);
+    expect(message).toMatch(/requestRules\.metadata\.webHook\.format .*necessary/);
+    expect(message).not.toMatch(/clientID/);
+  });
+
   it("the annotated example for a foreign provider is valid, its comments included", async () => {
     const profile = await readProfile(path("example-foreign.json"), known);
     expect(profile.callbackTriggers.succeeded_by_appeal).toMatchObject({

@@ -5,6 +5,7 @@
  */
 import { readFile } from "node:fs/promises";
 import * as z from "zod";
+import { describeRuleSource } from "./checks/check.ts";
 import { ENDPOINTS } from "./endpoints.ts";
 import { ERROR_ANSWER_NAMES, type ErrorAnswerName } from "./error-answers.ts";
 import { luhnValid } from "./generated-orders.ts";
@@ -24,6 +25,7 @@ import {
 import { describeFinding, nearestName } from "./plain-issues.ts";
 import { type JsonSchema, jsonErrorLocation, profileFindings, profileJsonSchemaOf } from "./profile-help.ts";
 import { requestJsonSchema, schemaFields } from "./request-json-schema.ts";
+import { constraintBasis } from "./request-rules.ts";
 import { LENIENT_GAPS } from "./schemas.ts";
 
 /** A strict object (unknown keys are errors, so a typo is caught) that may carry a "$comment". */
@@ -101,6 +103,8 @@ const Lifecycle = annotated({
     .optional(),
   /** What confirming through the other order kind's path answers. */
   otherKindConfirm: z.enum(LIFECYCLE_ERRORS).default("invalidOrderState"),
+  /** What confirming another merchant's order answers; undeclared, any refusal. */
+  otherMerchantConfirm: z.enum(LIFECYCLE_ERRORS).optional(),
   /** What confirming an already confirmed order answers; undeclared, that refusal is an advisory. */
   secondConfirm: z.enum(LIFECYCLE_ERRORS).optional(),
   /** Where merchantOrderID must be unique: per merchant account (the seed's wording) or across the service. */
@@ -184,7 +188,7 @@ function checkProbeSettings(
     methods: Record<OrderKind, { methodID: number }>;
     otherMethods: Record<OrderKind, { methodID: number }[]>;
     maxLengths: Record<string, number | "none">;
-    requestRules: Record<string, unknown>;
+    requestRules: Record<string, Record<string, unknown> | undefined>;
     testCards?: string[] | undefined;
     confirmation: { successCode: string; wrongCode: string };
     lifecycle: { outcomes?: { code: string }[] | undefined };
@@ -240,6 +244,19 @@ function checkProbeSettings(
                 .join(", ")}); no create request has ${path}`
             : `a string field; ${path} is a ${type}`,
       });
+    }
+  }
+  // A profile declares only what the API description leaves open: a stated or necessary rule stays.
+  for (const [path, rule] of Object.entries(profile.requestRules)) {
+    for (const keyword of Object.keys(rule ?? {})) {
+      if (keyword === "$comment") continue;
+      const basis = constraintBasis(path, keyword, { rules: {} });
+      if (basis.kind !== "advisory")
+        ctx.addIssue({
+          code: "custom",
+          path: ["requestRules", path, keyword],
+          message: `not a rule a profile may change: it is ${describeRuleSource(basis)}; to waive its check, name the check in informationalChecks with the reason`,
+        });
     }
   }
   // Never print a card number whole, even a bad one: the issue names the list, the index, the last 4 digits.
@@ -312,12 +329,12 @@ export const ProfileSchema = annotated({
     orderTypes: z.array(z.string().min(1)).default([]),
     currencies: z.array(z.string().min(1)).default([]),
     requisiteTypeCodes: z.array(z.string().min(1)).default([]),
-    extraStatuses: z.array(z.string().min(1)).default([]),
+    extraStatuses: z.array(z.string().min(1)).optional(),
     /** What a failure's `data` is (§7 gap): "null" (null or absent) or "any". Undeclared: an advisory. */
     failureData: z.enum(["null", "any"]).optional(),
     /** What a failure's `result.message` is (§7 gap): "string" or "any". Undeclared: an advisory. */
     failureMessage: z.enum(["string", "any"]).optional(),
-  }).default({ ...LENIENT_GAPS, orderTypes: [], currencies: [], requisiteTypeCodes: [], extraStatuses: [] }),
+  }).default({ dateFormat: LENIENT_GAPS.dateFormat, orderTypes: [], currencies: [], requisiteTypeCodes: [] }),
   /** Largest accepted absolute difference, in USDT, for usdtAmount ≈ amount / exchangeRate. */
   usdtTolerance: z.number().min(0).default(0.01),
   /** Per order kind (the names table's order kinds), the method the fixed checks order with. */

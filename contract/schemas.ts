@@ -40,9 +40,10 @@ export interface GapPolicy {
   requisiteTypeCodes: readonly string[];
   /**
    * §3 gap "Complete list of statuses: not shown". Statuses a target documents beyond the seven
-   * named ones; any status outside the union is a contract violation.
+   * named ones: a list makes any status outside the union a contract violation; undefined (the
+   * target documents no list) accepts any string.
    */
-  extraStatuses: readonly string[];
+  extraStatuses?: readonly string[] | undefined;
 }
 
 export const LENIENT_GAPS: GapPolicy = {
@@ -50,7 +51,7 @@ export const LENIENT_GAPS: GapPolicy = {
   orderTypes: [],
   currencies: [],
   requisiteTypeCodes: [],
-  extraStatuses: [],
+  extraStatuses: undefined,
 };
 
 // --- building blocks ---------------------------------------------------------------------------
@@ -245,7 +246,10 @@ export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
 
 /** The response-side schemas, which depend on how strict the gaps are. */
 export function buildContract(policy: GapPolicy = LENIENT_GAPS) {
-  const orderStatus = z.enum([...ORDER_STATUSES, ...policy.extraStatuses] as [string, ...string[]]);
+  const orderStatus =
+    policy.extraStatuses === undefined
+      ? z.string()
+      : z.enum([...ORDER_STATUSES, ...policy.extraStatuses] as [string, ...string[]]);
 
   /** §2.2 `paymentDetailsData`. */
   const paymentDetailsData = z.looseObject({

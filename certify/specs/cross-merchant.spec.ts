@@ -71,10 +71,14 @@ for (const kind of ["mobile_commerce", "quasi_ecom"] as OrderKind[]) {
         prepared,
         "the cross-merchant orders",
       );
-      verifyRejection(ctx, target, rejectsOtherMerchantsOrder, secondConfirmsFirsts, "orderNotFound", [
-        firstMerchantsOrder.exchange,
+      verifyRejection(
+        ctx,
+        target,
+        rejectsOtherMerchantsOrder,
         secondConfirmsFirsts,
-      ]);
+        target.profile.lifecycle.otherMerchantConfirm,
+        [firstMerchantsOrder.exchange, secondConfirmsFirsts],
+      );
     });
   });
 }

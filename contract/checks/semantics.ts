@@ -149,11 +149,13 @@ export interface DatesInput {
 }
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+/** The start of an ISO 8601 date and time, the one form Date.parse reads as written. */
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}/;
 
 export const semanticsDatesOrdered = defineCheck<DatesInput>(
   "semantics.dates-ordered",
   "semantics",
-  "dateAdded and dateUpdated are dates (RFC 3339 where the profile says so; the seed does not show the format) and dateAdded ≤ dateUpdated.",
+  "dateAdded and dateUpdated are strings, RFC 3339 dates where the profile's gaps.dateFormat says so (§2.2 does not show the format), and dateAdded ≤ dateUpdated where both read as ISO 8601 dates.",
   ({ record, rfc3339 }) => {
     const problems: string[] = [];
     const parsed: Record<string, number> = {};
@@ -164,11 +166,17 @@ export const semanticsDatesOrdered = defineCheck<DatesInput>(
         continue;
       }
       if (rfc3339 && !RFC3339.test(value)) problems.push(`${field} ${show(value)} is not RFC 3339`);
-      const ms = Date.parse(value);
-      if (Number.isNaN(ms)) problems.push(`${field} ${show(value)} does not parse as a date`);
-      else parsed[field] = ms;
+      // Only an ISO 8601 date is read: Date.parse guesses at others (01.02.2024 as 2 January).
+      const ms = ISO_DATE.test(value) ? Date.parse(value) : Number.NaN;
+      if (Number.isNaN(ms)) {
+        if (rfc3339) problems.push(`${field} ${show(value)} does not parse as a date`);
+      } else parsed[field] = ms;
     }
     if (problems.length > 0) return fail(problems.join("; "));
+    if (parsed.dateAdded === undefined || parsed.dateUpdated === undefined)
+      return pass(
+        `dateAdded ${show(record.dateAdded)}, dateUpdated ${show(record.dateUpdated)}: no declared format, and not both ISO 8601, so their order is not judged`,
+      );
     const { dateAdded, dateUpdated } = parsed as { dateAdded: number; dateUpdated: number };
     return dateAdded <= dateUpdated
       ? pass(`dateAdded ${show(record.dateAdded)} ≤ dateUpdated ${show(record.dateUpdated)}`)
@@ -226,11 +234,19 @@ export const semanticsConfirmationEchoesOrder = defineCheck<ConfirmationEchoInpu
 export const semanticsTimerValid = defineCheck<Data>(
   "semantics.timer-valid",
   "semantics",
-  "timer is a finite number ≥ 0 (§2.3; its unit is a seed gap).",
+  "timer is a finite number ≥ 0: the time left of the order's lifetime, in the profile's lifecycle.timerUnit.",
   (result) => {
     const timer = numberAt(result, "timer");
     if (typeof timer === "string") return fail(timer);
     return timer >= 0 ? pass(`timer ${timer}`) : fail(`timer is ${timer}, negative`);
+  },
+  {
+    source: {
+      kind: "advisory",
+      reason:
+        "§2.3 calls timer only 'a timer value' and §8 leaves its unit and meaning open: a negative one may mean something",
+      declaredBy: ["lifecycle.timerUnit"],
+    },
   },
 );
 

@@ -63,11 +63,13 @@ export function orderIdOf(order: CreatedOrder): string {
   );
 }
 
+/** Confirms an order; `probeOf` names the check the confirmation probes, where it is a probe. */
 export function confirm(
   client: H2hClient,
   kind: OrderKind,
   orderId: string,
   code: string,
+  probeOf?: string,
 ): Promise<Exchange> {
-  return client.confirmOrder(kind, orderId, code);
+  return client.confirmOrder(kind, orderId, code, probeOf ? { probeOf } : undefined);
 }

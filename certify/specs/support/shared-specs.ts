@@ -8,8 +8,9 @@ import type { Check, Exchange, FieldsInput } from "../../../contract/index.ts";
 import {
   confirmableAfterWrongCode,
   dataOf,
-  envelopeFailureBody,
+  envelopeFailureData,
   envelopeFailureMarkers,
+  envelopeFailureMessage,
   envelopeJsonContentType,
   envelopeRequestIdPresent,
   envelopeShape,
@@ -67,13 +68,13 @@ export function failureEnvelopeTests(
       verify(ctx, target, check, answer.response, [answer]);
     });
   }
-  it(titled(envelopeFailureBody, label), async (ctx) => {
-    const answer = await exchange();
-    const { failureData, failureMessage } = target.profile.gaps;
-    verify(ctx, target, envelopeFailureBody, { response: answer.response, failureData, failureMessage }, [
-      answer,
-    ]);
-  });
+  for (const check of [envelopeFailureData, envelopeFailureMessage]) {
+    it(titled(check, label), async (ctx) => {
+      const answer = await exchange();
+      const { failureData, failureMessage } = target.profile.gaps;
+      verify(ctx, target, check, { response: answer.response, failureData, failureMessage }, [answer]);
+    });
+  }
 }
 
 /** What a creation block made, for the checks a spec adds to it. */
@@ -197,7 +198,13 @@ export function confirmationTests(target: SpecTarget, kind: OrderKind): void {
       const client = target.client();
       order = await createOrder(target, kind);
       confirmed = await confirm(client, kind, orderIdOf(order), successCode);
-      confirmedTwice = await confirm(client, kind, orderIdOf(order), successCode);
+      confirmedTwice = await confirm(
+        client,
+        kind,
+        orderIdOf(order),
+        successCode,
+        rejectsConfirmingTwice.name,
+      );
 
       wrongCodeOrder = await createOrder(target, kind);
       wrongCodeAnswer = await confirm(client, kind, orderIdOf(wrongCodeOrder), wrongCode);
@@ -206,7 +213,13 @@ export function confirmationTests(target: SpecTarget, kind: OrderKind): void {
       // An id the target never issued, in the shape of a real one.
       unknownOrder = await confirm(client, kind, "00000000-0000-4000-8000-00000000dead", successCode);
       const other = await createOrder(target, otherOrderKind(kind));
-      otherKindPath = await confirm(client, kind, orderIdOf(other), successCode);
+      otherKindPath = await confirm(
+        client,
+        kind,
+        orderIdOf(other),
+        successCode,
+        rejectsOtherKindConfirmPath.name,
+      );
     });
 
     successEnvelopeTests(target, () => confirmed);
