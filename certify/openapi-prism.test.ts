@@ -8,37 +8,19 @@
  * must take, so it is too strict. The run sends deliberately invalid requests; the violations Prism
  * finds in those, when the provider refused them, are the document agreeing with the provider.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, request as httpRequest, type Server } from "node:http";
-import { type AddressInfo, createServer as createNetServer } from "node:net";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildOpenApiDocument, matchEndpoint, readProfile } from "../contract/index.ts";
+import { CALLBACK_SECRET, MERCHANTS, startCleanroomProvider } from "../fixtures/cleanroom-provider/index.ts";
 import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
 import { startReferenceProvider } from "../fixtures/reference-provider/index.ts";
+import { startForwarder, startPrismProxy } from "../fixtures/testing/index.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
 
-const PRISM = fileURLToPath(new URL("../node_modules/.bin/prism", import.meta.url));
-const CLEANROOM_MODULE = new URL("../fixtures/cleanroom-provider/index.ts", import.meta.url);
 const CLEANROOM_PROFILE_PATH = fileURLToPath(new URL("../fixtures/profiles/cleanroom.json", import.meta.url));
-
-interface CleanroomModule {
-  startCleanroomProvider: (options: { port: number }) => Promise<{ url: string; close(): Promise<void> }>;
-  MERCHANTS: readonly { apiKey: string }[];
-  CALLBACK_SECRET: string;
-}
-
-/**
- * The clean-room provider is another team's work, maybe not there yet: imported by its address
- * (not a static import, which would fail the whole file), and its test skipped without it.
- */
-const cleanroomModule: Partial<CleanroomModule> | undefined =
-  existsSync(fileURLToPath(CLEANROOM_MODULE)) && existsSync(CLEANROOM_PROFILE_PATH)
-    ? await import(CLEANROOM_MODULE.href).catch(() => undefined)
-    : undefined;
 
 /** One entry of Prism's `sl-violations` header. */
 interface PrismViolation {
@@ -59,45 +41,6 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function startPrism(documentFile: string, upstream: string): Promise<string> {
-  const port = await freePort();
-  const prism: ChildProcess = spawn(
-    PRISM,
-    ["proxy", documentFile, upstream, "--host", "127.0.0.1", "--port", String(port)],
-    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" } },
-  );
-  cleanups.push(async () => {
-    if (prism.exitCode !== null) return;
-    const exited = new Promise((resolve) => prism.once("exit", resolve));
-    prism.kill("SIGTERM");
-    await exited;
-  });
-  let output = "";
-  return new Promise<string>((resolve, reject) => {
-    const onOutput = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes("Prism is listening")) {
-        // Past start-up, its log (a line per request) is not needed: drop it rather than buffer it.
-        prism.stdout?.off("data", onOutput);
-        prism.stdout?.resume();
-        resolve(`http://127.0.0.1:${port}`);
-      }
-    };
-    prism.stdout?.on("data", onOutput);
-    prism.stderr?.on("data", onOutput);
-    prism.once("exit", (code) => reject(new Error(`prism exited (${code}):\n${output}`)));
-    prism.once("error", reject);
-  });
-}
-
 /**
  * A recorder in front of Prism that keeps each exchange's status and Prism's verdict, the
  * `sl-violations` header Prism's proxy adds to the answer it forwards: `location[0]` is "request"
@@ -105,33 +48,24 @@ async function startPrism(documentFile: string, upstream: string): Promise<strin
  * extension the document does not describe) go to the provider directly.
  */
 async function startRecorder(prismUrl: string, providerUrl: string, seen: SeenExchange[]): Promise<string> {
-  const server: Server = createServer((req, res) => {
-    const path = new URL(req.url ?? "/", "http://x").pathname;
-    const viaPrism = matchEndpoint(path) !== undefined;
-    const upstream = new URL(viaPrism ? prismUrl : providerUrl);
-    const forward = httpRequest(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        method: req.method,
-        path: req.url,
-        headers: req.headers,
-      },
-      (answer) => {
-        const header = answer.headers["sl-violations"];
-        const violations = typeof header === "string" ? (JSON.parse(header) as PrismViolation[]) : [];
-        if (viaPrism)
-          seen.push({ method: req.method ?? "", path, status: answer.statusCode ?? 0, violations });
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    forward.on("error", () => res.destroy());
-    req.pipe(forward);
+  const pathOf = (url: string | undefined) => new URL(url ?? "/", "http://x").pathname;
+  const viaPrism = (url: string | undefined) => matchEndpoint(pathOf(url)) !== undefined;
+  const recorder = await startForwarder({
+    upstreamOf: (req) => (viaPrism(req.url) ? prismUrl : providerUrl),
+    onAnswer: (req, answer) => {
+      if (!viaPrism(req.url)) return;
+      const header = answer.headers["sl-violations"];
+      const violations = typeof header === "string" ? (JSON.parse(header) as PrismViolation[]) : [];
+      seen.push({
+        method: req.method ?? "",
+        path: pathOf(req.url),
+        status: answer.statusCode ?? 0,
+        violations,
+      });
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  cleanups.push(() => new Promise((resolve) => server.close(resolve)));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  cleanups.push(() => recorder.close());
+  return recorder.url;
 }
 
 /** The violations that say the document is wrong about this provider, one line each. */
@@ -156,7 +90,9 @@ async function certifyThroughPrism({ profilePath, providerUrl, env }: Integratio
   const documentFile = join(dir, "openapi.json");
   writeFileSync(documentFile, JSON.stringify(buildOpenApiDocument(await readProfile(profilePath))));
   const seen: SeenExchange[] = [];
-  const baseUrl = await startRecorder(await startPrism(documentFile, providerUrl), providerUrl, seen);
+  const prism = await startPrismProxy(documentFile, providerUrl);
+  cleanups.push(() => prism.stop());
+  const baseUrl = await startRecorder(prism.url, providerUrl, seen);
   const run = await spawnCertify({
     ...env,
     H2H_BASE_URL: baseUrl,
@@ -192,28 +128,19 @@ describe("the OpenAPI document of an integration, behind Prism's validating prox
     );
   }, 240_000);
 
-  const cleanroom =
-    typeof cleanroomModule?.startCleanroomProvider === "function"
-      ? (cleanroomModule as CleanroomModule)
-      : undefined;
-  it.skipIf(!cleanroom)(
-    "the clean-room profile's document: no violation by the clean-room provider, none on an accepted request (skipped while fixtures/cleanroom-provider with startCleanroomProvider, or fixtures/profiles/cleanroom.json, is missing)",
-    async () => {
-      if (!cleanroom) return;
-      const provider = await cleanroom.startCleanroomProvider({ port: 0 });
-      cleanups.push(() => provider.close());
-      expectNoDocumentViolation(
-        await certifyThroughPrism({
-          profilePath: CLEANROOM_PROFILE_PATH,
-          providerUrl: provider.url,
-          env: {
-            H2H_API_KEY: cleanroom.MERCHANTS[0]?.apiKey ?? "",
-            H2H_API_KEY_2: cleanroom.MERCHANTS[1]?.apiKey ?? "",
-            H2H_CALLBACK_SECRET: cleanroom.CALLBACK_SECRET,
-          },
-        }),
-      );
-    },
-    240_000,
-  );
+  it("the clean-room profile's document: no violation by the clean-room provider, none on an accepted request", async () => {
+    const provider = await startCleanroomProvider({ port: 0 });
+    cleanups.push(() => provider.close());
+    expectNoDocumentViolation(
+      await certifyThroughPrism({
+        profilePath: CLEANROOM_PROFILE_PATH,
+        providerUrl: provider.url,
+        env: {
+          H2H_API_KEY: MERCHANTS[0]?.apiKey ?? "",
+          H2H_API_KEY_2: MERCHANTS[1]?.apiKey ?? "",
+          H2H_CALLBACK_SECRET: CALLBACK_SECRET,
+        },
+      }),
+    );
+  }, 240_000);
 });
