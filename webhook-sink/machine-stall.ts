@@ -2,7 +2,8 @@
  * How long the machine kept runnable work off a CPU, as it happened: a target in another process
  * (a container, a sandbox on this machine, the provider under `npm run provider`) is slowed by the
  * machine's CPU contention, which the sink's own event loop may not see. A check that judges a
- * callback's lateness allows this much and no more.
+ * callback's lateness allows this much and no more, for a target on this host only, and never more
+ * than the delay it excuses: PSI `some` reads near 100 % on any busy machine, a bound, not a measure.
  *
  * Measured, best first:
  * - `cpu-pressure`: Linux PSI, `/proc/pressure/cpu`, the `some` total (microseconds during which at

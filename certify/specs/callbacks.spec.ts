@@ -180,20 +180,20 @@ async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observe
   const timeoutMs = profile.timeouts.callbackMs + ("manual" in trigger ? trigger.waitSeconds * 1000 : 0);
   // The profile's timeout, and as long again as the suite was measured stalled meanwhile.
   const wait = { fromMs: triggeredAtMs, timeoutMs };
-  const first = await waitMeasured(sink, { runId: tag }, wait, target.sharesSinkProcess);
+  const first = await waitMeasured(sink, { runId: tag }, wait, target);
   if (status === STATUS.succeeded_by_appeal && !first.timedOut) {
     // The appeal follows a failed_by_terminal callback, if the target sends one: wait for the appeal itself.
-    await waitMeasured(sink, { runId: tag, status }, wait, target.sharesSinkProcess);
+    await waitMeasured(sink, { runId: tag, status }, wait, target);
   }
   const callbacks = first.timedOut
     ? await sink.client.list({ runId: tag })
     : await callbacksAfterQuiet(sink, tag, duplicateWindowMs(profile));
-  // A callback later than the timeout is judged with the stall measured until it came.
+  // A callback later than the timeout is judged with the stall measured until it came (the
+  // machine's only for a target on this host; the check caps it at callbackMs).
   const firstArrival = callbacks[0]?.receivedAtMs;
   const stallMs =
     firstArrival === undefined || firstArrival - triggeredAtMs > timeoutMs
-      ? (await measuredStall(sink, triggeredAtMs, firstArrival ?? Date.now(), target.sharesSinkProcess))
-          .totalMs
+      ? (await measuredStall(sink, triggeredAtMs, firstArrival ?? Date.now(), target)).totalMs
       : 0;
 
   const scenario: CallbackScenario = {
@@ -202,6 +202,7 @@ async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observe
     triggeredAtMs,
     timeoutMs,
     stallMs,
+    callbackMs: profile.timeouts.callbackMs,
     earlyToleranceMs,
   };
   const timeline = timelineOf(orderId, `${kind} → ${status}`, tag, triggeredAtMs, callbacks);
@@ -274,8 +275,9 @@ interface RetryObserved {
   attemptsAtMs: number[];
   /** How late the sink may have stamped those attempts (its own longest stall meanwhile). */
   observerStallMs: number;
-  /** For each retry, the machine's CPU stall measured over the interval before it. */
+  /** For each retry, the machine's CPU stall measured over the interval before it (0 for a remote target). */
   machineStallMs: number[];
+  targetOnThisHost: boolean;
   evidence: Exchange[];
   callbacks: string[];
   timeline: CallbackTimeline;
@@ -314,7 +316,7 @@ async function observeRetries(): Promise<RetryObserved> {
     sink,
     { runId: tag },
     { fromMs: triggeredAtMs, timeoutMs: retryWaitMs, minCount: retryPolicy?.attempts ?? 2 },
-    target.sharesSinkProcess,
+    target,
   );
   const callbacks = result.timedOut
     ? await sink.client.list({ runId: tag })
@@ -327,11 +329,18 @@ async function observeRetries(): Promise<RetryObserved> {
         .slice(1)
         .map(async (c, i) =>
           c.receivedAtMs > (callbacks[i] as StoredCallback).receivedAtMs
-            ? ((await sink.client.stalls((callbacks[i] as StoredCallback).receivedAtMs, c.receivedAtMs))
-                .machineStallMs ?? 0)
+            ? (
+                await measuredStall(
+                  sink,
+                  (callbacks[i] as StoredCallback).receivedAtMs,
+                  c.receivedAtMs,
+                  target,
+                )
+              ).machineMs
             : 0,
         ),
     ),
+    targetOnThisHost: target.onThisHost,
     evidence: [order.exchange, confirmed],
     callbacks: callbacks.map((c) => callbackId(c.seq)),
     timeline: timelineOf(
@@ -448,6 +457,7 @@ describe("callbacks (retries)", () => {
         policy: retryPolicy,
         observerStallMs: seen.observerStallMs,
         machineStallMs: seen.machineStallMs,
+        targetOnThisHost: seen.targetOnThisHost,
       },
       seen.evidence,
       {

@@ -10,16 +10,97 @@ const attemptsAfter = (gaps: number[]) => {
 };
 
 describe("callbacks.retry-policy on a loaded machine: the measured stall, and only it, excuses lateness", () => {
-  it("passes a retry 1.3 s late while the machine was measured stalled 1.5 s over that interval", () => {
+  it("passes a retry late by no more than the measured stall, within its declared delay, and says so", () => {
+    // Retry 3 is declared after 0.30 s: 0.25 s over the tolerance, the machine stalled 0.28 s.
+    const outcome = callbacksRetryPolicy.run({
+      attemptsAtMs: attemptsAfter([100, 200, 300 + 500, 400]),
+      policy,
+      observerStallMs: 10,
+      machineStallMs: [0, 0, 280, 0],
+    });
+    expect(outcome.ok, outcome.detail).toBe(true);
+    expect(outcome.detail).toContain(
+      "the machine's measured CPU stall gave up to 0.28 s more room to be late",
+    );
+  });
+
+  it("gives a stall longer than the declared delay only the declared delay: 1.3 s late after 0.3 s fails", () => {
+    // PSI "some" reads ~100 % on any busy machine: 1.5 s over a 1.6 s gap says nothing of the target.
     const outcome = callbacksRetryPolicy.run({
       attemptsAtMs: attemptsAfter([100, 200, 300 + 1_300, 400]),
       policy,
       observerStallMs: 10,
       machineStallMs: [0, 0, 1_500, 0],
     });
-    expect(outcome.ok, outcome.detail).toBe(true);
+    expect(outcome.ok).toBe(false);
     expect(outcome.detail).toContain(
-      "the machine's measured CPU stall gave up to 1.50 s more room to be late",
+      "retry 3 after 1.60 s, the policy says 0.30 s ± 0.25 s (+ 0.01 s, the sink's own stalls meanwhile)" +
+        " (the stalls' room to be late, 1.51 s measured meanwhile, is capped at the declared 0.30 s)",
+    );
+  });
+
+  it("fails retries 12x and 10x later than a 5 s / 15 s policy with the machine 97 % stalled", () => {
+    const gaps = [60_000, 150_000];
+    const outcome = callbacksRetryPolicy.run({
+      attemptsAtMs: attemptsAfter(gaps),
+      policy: { attempts: 3, delaysMs: [5_000, 15_000], toleranceMs: 2_000 },
+      machineStallMs: gaps.map((gap) => 0.97 * gap),
+    });
+    expect(outcome.ok).toBe(false);
+    expect(outcome.detail).toContain("retry 1 after 60.00 s, the policy says 5.00 s ± 2.00 s");
+    expect(outcome.detail).toContain("retry 2 after 150.00 s, the policy says 15.00 s ± 2.00 s");
+  });
+
+  it("fails a retry 3x later than declared on a local target with the machine 97 % stalled", () => {
+    const gaps = [15_000, 45_000];
+    const outcome = callbacksRetryPolicy.run({
+      attemptsAtMs: attemptsAfter(gaps),
+      policy: { attempts: 3, delaysMs: [5_000, 15_000], toleranceMs: 2_000 },
+      observerStallMs: 20,
+      machineStallMs: gaps.map((gap) => 0.97 * gap),
+      targetOnThisHost: true,
+    });
+    expect(outcome.ok).toBe(false);
+    expect(outcome.detail).toContain(
+      "retry 1 after 15.00 s, the policy says 5.00 s ± 2.00 s (+ 0.02 s, the sink's own stalls meanwhile)" +
+        " (the stalls' room to be late, 14.57 s measured meanwhile, is capped at the declared 5.00 s)",
+    );
+    expect(outcome.detail).toContain("retry 2 after 45.00 s, the policy says 15.00 s");
+  });
+
+  it("passes the same policy's retries late by as much as the stall, up to the declared delay", () => {
+    // 4 s and 12 s over the tolerance, the machine stalled 4.5 s and 13 s: a loaded local target.
+    const outcome = callbacksRetryPolicy.run({
+      attemptsAtMs: attemptsAfter([5_000 + 6_000, 15_000 + 14_000]),
+      policy: { attempts: 3, delaysMs: [5_000, 15_000], toleranceMs: 2_000 },
+      machineStallMs: [4_500, 13_000],
+    });
+    expect(outcome.ok, outcome.detail).toBe(true);
+    expect(outcome.detail).toContain("gave up to 13.00 s more room to be late");
+  });
+
+  it("gives a target on another host no room for this machine's stall, and says so", () => {
+    const run = (targetOnThisHost: boolean) =>
+      callbacksRetryPolicy.run({
+        attemptsAtMs: attemptsAfter([5_000 + 6_000, 15_000]),
+        policy: { attempts: 3, delaysMs: [5_000, 15_000], toleranceMs: 2_000 },
+        machineStallMs: [4_500, 10_000],
+        targetOnThisHost,
+      });
+    expect(run(true).ok, run(true).detail).toBe(true);
+    const remote = run(false);
+    expect(remote.ok).toBe(false);
+    expect(remote.detail).toContain("retry 1 after 11.00 s, the policy says 5.00 s ± 2.00 s");
+    expect(remote.detail).not.toContain("CPU stall");
+    const onTime = callbacksRetryPolicy.run({
+      attemptsAtMs: attemptsAfter([5_000, 15_000]),
+      policy: { attempts: 3, delaysMs: [5_000, 15_000], toleranceMs: 2_000 },
+      machineStallMs: [4_500, 10_000],
+      targetOnThisHost: false,
+    });
+    expect(onTime.ok, onTime.detail).toBe(true);
+    expect(onTime.detail).toContain(
+      "the target is on another host: this machine's CPU stall gave it no room",
     );
   });
 
@@ -34,7 +115,7 @@ describe("callbacks.retry-policy on a loaded machine: the measured stall, and on
     expect(outcome.detail).toContain("retry 3 after 1.60 s, the policy says 0.30 s ± 0.25 s");
   });
 
-  it("fails a retry later than tolerance plus the measured stall, and says how much room the stall gave", () => {
+  it("fails a retry later than tolerance plus the declared delay, whatever stall was measured", () => {
     const outcome = callbacksRetryPolicy.run({
       attemptsAtMs: attemptsAfter([100, 200, 300 + 1_300, 400]),
       policy,
@@ -42,7 +123,19 @@ describe("callbacks.retry-policy on a loaded machine: the measured stall, and on
     });
     expect(outcome.ok).toBe(false);
     expect(outcome.detail).toContain(
-      "retry 3 after 1.60 s, the policy says 0.30 s ± 0.25 s (+ 1.00 s late, the machine's measured CPU stall meanwhile)",
+      "retry 3 after 1.60 s, the policy says 0.30 s ± 0.25 s (the stalls' room to be late, 1.00 s measured meanwhile, is capped at the declared 0.30 s)",
+    );
+  });
+
+  it("fails a retry later than tolerance plus a stall shorter than its delay, naming the room", () => {
+    const outcome = callbacksRetryPolicy.run({
+      attemptsAtMs: attemptsAfter([100, 200, 300 + 600, 400]),
+      policy,
+      machineStallMs: [0, 0, 200, 0],
+    });
+    expect(outcome.ok).toBe(false);
+    expect(outcome.detail).toContain(
+      "retry 3 after 0.90 s, the policy says 0.30 s ± 0.25 s (+ 0.20 s late, the machine's measured CPU stall meanwhile)",
     );
   });
 
@@ -118,6 +211,22 @@ describe("callbacks.arrives on a loaded machine", () => {
     expect(outcome.ok).toBe(false);
     expect(outcome.detail).toContain(
       "no callback within 5.00 s (+ 1.00 s, the suite's machine's measured stall meanwhile) of entering succeeded",
+    );
+  });
+
+  it("fails a callback 3x the declared callbackMs late with the machine 97 % stalled: the room stops at callbackMs", () => {
+    const outcome = callbacksArrives.run({ ...scenario(15_000, 0.97 * 15_000), callbackMs: 5_000 });
+    expect(outcome.ok).toBe(false);
+    expect(outcome.detail).toContain(
+      "no callback within 5.00 s (+ 5.00 s: the suite's measured stall meanwhile was 14.55 s, but gives no more than the declared callbackMs)",
+    );
+  });
+
+  it("passes one late by less than the stall and callbackMs, saying the cap held", () => {
+    const outcome = callbacksArrives.run({ ...scenario(9_000, 8_700), callbackMs: 5_000 });
+    expect(outcome.ok, outcome.detail).toBe(true);
+    expect(outcome.detail).toContain(
+      "4.00 s past the timeout, within the 5.00 s the measured stall gave (of 8.70 s measured: never more than the declared callbackMs)",
     );
   });
 });

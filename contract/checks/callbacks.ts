@@ -36,6 +36,12 @@ export interface CallbackScenario {
    */
   stallMs?: number;
   /**
+   * The profile's callbackMs: the most room `stallMs` gives. A target slowed by contention is late
+   * by at most the delay it was running, so a loaded machine never excuses a callback many times
+   * later than declared. Default `timeoutMs`.
+   */
+  callbackMs?: number;
+  /**
    * How much earlier than `triggeredAtMs` a callback may still come: 0 after a request; a clock
    * tick after a lifetime the target counts on its own clock.
    */
@@ -69,12 +75,18 @@ export const callbacksArrives = defineCheck<CallbackScenario>(
   "callbacks",
   "A callback arrives at metadata.webHook within the profile's timeout when the order enters a callback status (§6).",
   (scenario) => {
-    const stallMs = scenario.stallMs ?? 0;
+    const measuredMs = Math.max(0, scenario.stallMs ?? 0);
+    const capMs = scenario.callbackMs ?? scenario.timeoutMs;
+    const stallMs = Math.min(measuredMs, capMs);
     const inTime = scenario.callbacks.filter(
       (c) => c.receivedAtMs - scenario.triggeredAtMs <= scenario.timeoutMs + stallMs,
     );
     const room =
-      stallMs > 0 ? ` (+ ${inSeconds(stallMs)}, the suite's machine's measured stall meanwhile)` : "";
+      measuredMs > capMs
+        ? ` (+ ${inSeconds(stallMs)}: the suite's measured stall meanwhile was ${inSeconds(measuredMs)}, but gives no more than the declared callbackMs)`
+        : stallMs > 0
+          ? ` (+ ${inSeconds(stallMs)}, the suite's machine's measured stall meanwhile)`
+          : "";
     if (inTime.length === 0) {
       return fail(
         `no callback within ${inSeconds(scenario.timeoutMs)}${room} of entering ${scenario.statusEntered}` +
@@ -86,7 +98,10 @@ export const callbacksArrives = defineCheck<CallbackScenario>(
     return pass(
       `${inTime.length} callback(s); the first ${relative(after)}` +
         (after > scenario.timeoutMs
-          ? `: ${inSeconds(after - scenario.timeoutMs)} past the timeout, within the ${inSeconds(stallMs)} the measured stall gave`
+          ? `: ${inSeconds(after - scenario.timeoutMs)} past the timeout, within the ${inSeconds(stallMs)} the measured stall gave` +
+            (measuredMs > capMs
+              ? ` (of ${inSeconds(measuredMs)} measured: never more than the declared callbackMs)`
+              : "")
           : ""),
     );
   },
@@ -315,13 +330,18 @@ export interface RetryObservation {
    * later. Room to be late only: contention never makes a retry come early.
    */
   machineStallMs?: readonly number[] | undefined;
+  /**
+   * False for a target on another host: this machine's CPU cannot slow it, so `machineStallMs`
+   * gives no room. Default true.
+   */
+  targetOnThisHost?: boolean | undefined;
 }
 
 export const callbacksRetryPolicy = defineCheck<RetryObservation>(
   "callbacks.retry-policy",
   "callbacks",
-  "A refused callback is retried: how often and after how long (the seed shows no policy; checked against the profile's when it declares one, within its tolerance, the sink's own measured lateness and, for a late retry, the machine's measured CPU stall meanwhile).",
-  ({ attemptsAtMs, policy, observerStallMs = 0, machineStallMs = [] }) => {
+  "A refused callback is retried: how often and after how long (the seed shows no policy; checked against the profile's when it declares one, within its tolerance, the sink's own measured lateness and, for a late retry on a target on this host, the machine's measured CPU stall meanwhile; the stall's room to be late is never more than the declared delay).",
+  ({ attemptsAtMs, policy, observerStallMs = 0, machineStallMs = [], targetOnThisHost = true }) => {
     const gaps = attemptsAtMs.slice(1).map((at, i) => at - (attemptsAtMs[i] as number));
     const seen = `${attemptsAtMs.length} attempt(s)${gaps.length > 0 ? `, retried after ${gaps.map(inSeconds).join(", ")}` : ""}`;
     if (!policy)
@@ -335,28 +355,50 @@ export const callbacksRetryPolicy = defineCheck<RetryObservation>(
     // most the time the sink was held up meanwhile, and is judged with that much more room.
     const slack = policy.toleranceMs + observerStallMs;
     const within = `± ${inSeconds(policy.toleranceMs)}${observerStallMs > 0 ? ` (+ ${inSeconds(observerStallMs)}, the sink's own stalls meanwhile)` : ""}`;
-    // A target on a machine busy with other work is late by as long as it waited for a CPU: as
-    // measured over that one interval, and only late, never early.
-    const lateRoom = (i: number) => Math.max(0, machineStallMs[i] ?? 0);
-    const roomLine = (i: number) =>
-      lateRoom(i) > 0
-        ? ` (+ ${inSeconds(lateRoom(i))} late, the machine's measured CPU stall meanwhile)`
-        : "";
+    // A target on this machine is late by as long as it waited for a CPU over that one interval
+    // (PSI "some" reads near 100 % on any busy machine, so it bounds, not measures, the delay).
+    const machineMs = (i: number) => (targetOnThisHost ? Math.max(0, machineStallMs[i] ?? 0) : 0);
+    // A timer slowed by contention is late by at most the delay it was running: the stall never
+    // excuses a retry more than its declared delay late, so 3x the declared delay fails however
+    // loaded the machine.
+    const measuredLate = (i: number) => observerStallMs + machineMs(i);
+    const capped = (i: number, expected: number) => measuredLate(i) > expected;
+    const machineRoom = (i: number, expected: number) =>
+      Math.min(machineMs(i), Math.max(0, expected - observerStallMs));
+    const lateRoom = (i: number, expected: number) => Math.min(measuredLate(i), expected) - observerStallMs;
+    const roomLine = (i: number, expected: number) =>
+      capped(i, expected)
+        ? ` (the stalls' room to be late, ${inSeconds(measuredLate(i))} measured meanwhile, is capped at the declared ${inSeconds(expected)})`
+        : machineRoom(i, expected) > 0
+          ? ` (+ ${inSeconds(machineRoom(i, expected))} late, the machine's measured CPU stall meanwhile)`
+          : "";
     gaps.forEach((gap, i) => {
       const expected = policy.delaysMs[i];
       if (expected === undefined) return;
       const early = expected - gap > slack;
-      if (early || gap - expected > slack + lateRoom(i)) {
+      if (early || gap - expected > slack + lateRoom(i, expected)) {
         problems.push(
-          `retry ${i + 1} after ${inSeconds(gap)}, the policy says ${inSeconds(expected)} ${within}${early ? "" : roomLine(i)}`,
+          `retry ${i + 1} after ${inSeconds(gap)}, the policy says ${inSeconds(expected)} ${within}${early ? "" : roomLine(i, expected)}`,
         );
       }
     });
-    const roomGiven = Math.max(0, ...gaps.map((_, i) => lateRoom(i)));
+    const rooms = gaps.map((_, i) => {
+      const expected = policy.delaysMs[i];
+      return expected === undefined ? 0 : machineRoom(i, expected);
+    });
+    const roomGiven = Math.max(0, ...rooms);
+    const anyCapped = gaps.some((_, i) => {
+      const expected = policy.delaysMs[i];
+      return expected !== undefined && capped(i, expected);
+    });
     const given =
-      roomGiven > 0
+      (roomGiven > 0
         ? `; the machine's measured CPU stall gave up to ${inSeconds(roomGiven)} more room to be late`
-        : "";
+        : "") +
+      (anyCapped ? "; the stall's room never exceeds a retry's declared delay" : "") +
+      (!targetOnThisHost && machineStallMs.some((ms) => ms > 0)
+        ? "; the target is on another host: this machine's CPU stall gave it no room"
+        : "");
     return problems.length === 0
       ? pass(`${seen}, as the policy says (${within}${given})`)
       : fail(`${seen}: ${problems.join("; ")}`);

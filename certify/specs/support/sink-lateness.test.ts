@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { callbacksRetryPolicy } from "../../../contract/index.ts";
-import { sinkLatenessMs } from "./sink-lateness.ts";
+import { isLoopbackUrl, measuredStall, sinkLatenessMs } from "./sink-lateness.ts";
+import type { SpecSink } from "./target.ts";
 
 // A sink whose loop was busy in short chunks: never more than 10 ms late, 545 ms in all.
 const busySink = { maxStallMs: 10, heldUpMs: 545 };
@@ -28,5 +29,47 @@ describe("sinkLatenessMs (the room callbacks.retry-policy adds for a loaded sink
       observerStallMs: sinkLatenessMs(busySink, false),
     });
     expect(outcome.ok, outcome.detail).toBe(true);
+  });
+});
+
+/** A sink that reports its loop held 40 ms at most (300 ms in all) and the machine 97 % stalled. */
+const loadedSink = {
+  client: {
+    stalls: async (since: number, until: number) => ({
+      maxStallMs: 40,
+      heldUpMs: 300,
+      covered: true,
+      machineStallMs: Math.round((until - since) * 0.97),
+      machineSource: "cpu-pressure" as const,
+    }),
+  },
+} as unknown as SpecSink;
+
+describe("measuredStall: the machine's stall counts only for a target on this host", () => {
+  it("counts the machine's stall and the sink's for a local target", async () => {
+    const stall = await measuredStall(loadedSink, 0, 10_000, { sharesSinkProcess: false, onThisHost: true });
+    expect(stall).toEqual({ processMs: 40, machineMs: 9_700, totalMs: 9_740 });
+  });
+
+  it("gives a remote target the sink's own stall only", async () => {
+    const stall = await measuredStall(loadedSink, 0, 10_000, { sharesSinkProcess: false, onThisHost: false });
+    expect(stall).toEqual({ processMs: 40, machineMs: 0, totalMs: 40 });
+  });
+
+  it("tells a loopback base URL from a remote one", () => {
+    for (const url of [
+      "http://127.0.0.1:8080",
+      "http://localhost:3000/h2h",
+      "https://[::1]:8443",
+      "http://127.3.0.9",
+    ])
+      expect(isLoopbackUrl(url), url).toBe(true);
+    for (const url of [
+      "https://sandbox.example.com",
+      "http://10.0.0.5:8080",
+      "http://128.0.0.1",
+      "not a url",
+    ])
+      expect(isLoopbackUrl(url), url).toBe(false);
   });
 });

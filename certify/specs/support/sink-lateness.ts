@@ -26,11 +26,38 @@ export function sinkLatenessMs(stalls: SinkStalls, targetSharesSinkProcess: bool
   return targetSharesSinkProcess ? stalls.heldUpMs : stalls.maxStallMs;
 }
 
+/** Where the target runs, as far as the stall allowance goes. */
+export interface TargetPlacement {
+  /** In the sink's own process (sinkLatenessMs). */
+  sharesSinkProcess: boolean;
+  /**
+   * On this machine (a loopback base URL): only then can this machine's CPU contention slow it.
+   * A remote target is late by the sink's own stalls at most.
+   */
+  onThisHost: boolean;
+}
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+
+/** The URL names this machine: localhost, 127.0.0.0/8 or ::1. */
+export function isLoopbackUrl(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  return LOOPBACK_HOSTS.has(host) || host.endsWith(".localhost") || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
 /** What was measured to hold the suite up over one window: its sink's process, and its machine. */
 export interface MeasuredStall {
   /** The sink's own lateness (sinkLatenessMs). */
   processMs: number;
-  /** How long runnable work waited for a CPU on the machine (PSI, else the load average; 0 unknown). */
+  /**
+   * How long runnable work waited for a CPU on the machine (PSI, else the load average; 0 unknown),
+   * counted only for a target on this host.
+   */
   machineMs: number;
   /** Both: how late a callback sent meanwhile may come through no fault of the target. */
   totalMs: number;
@@ -41,26 +68,27 @@ export async function measuredStall(
   sink: SpecSink,
   sinceMs: number,
   untilMs: number,
-  targetSharesSinkProcess: boolean,
+  target: TargetPlacement,
 ): Promise<MeasuredStall> {
   if (untilMs <= sinceMs) return { processMs: 0, machineMs: 0, totalMs: 0 };
   const report = await sink.client.stalls(sinceMs, untilMs);
-  const processMs = sinkLatenessMs(report, targetSharesSinkProcess);
-  const machineMs = report.machineStallMs ?? 0;
+  const processMs = sinkLatenessMs(report, target.sharesSinkProcess);
+  const machineMs = target.onThisHost ? (report.machineStallMs ?? 0) : 0;
   return { processMs, machineMs, totalMs: processMs + machineMs };
 }
 
 /**
  * Waits for `minCount` callbacks of `filter` until `fromMs + timeoutMs`; when they have not all come
- * by then, once more for as long as the suite was measured stalled over that window. Bounded: the
- * stall of a window is at most its length, so this waits at most twice the profile's timeout.
- * `stallMs` is the room the measured stall gave (0 when none was needed).
+ * by then, once more for as long as the suite was measured stalled over that window, at most
+ * `timeoutMs` again (the checks never give a stall more room than the declared delay), so this
+ * waits at most twice the profile's timeout. `stallMs` is the stall measured (0 when no more wait
+ * was needed).
  */
 export async function waitMeasured(
   sink: SpecSink,
   filter: CallbackFilter,
   wait: { fromMs: number; timeoutMs: number; minCount?: number },
-  targetSharesSinkProcess: boolean,
+  target: TargetPlacement,
 ): Promise<{ timedOut: boolean; stallMs: number }> {
   const minCount = wait.minCount ?? 1;
   const deadline = wait.fromMs + wait.timeoutMs;
@@ -69,10 +97,10 @@ export async function waitMeasured(
     minCount,
   });
   if (!first.timedOut) return { timedOut: false, stallMs: 0 };
-  const stall = await measuredStall(sink, wait.fromMs, deadline, targetSharesSinkProcess);
+  const stall = await measuredStall(sink, wait.fromMs, deadline, target);
   if (stall.totalMs <= 0) return { timedOut: true, stallMs: 0 };
   const more = await sink.client.waitFor(filter, {
-    timeoutMs: Math.max(0, deadline + stall.totalMs - Date.now()),
+    timeoutMs: Math.max(0, deadline + Math.min(stall.totalMs, wait.timeoutMs) - Date.now()),
     minCount,
   });
   return { timedOut: more.timedOut, stallMs: stall.totalMs };

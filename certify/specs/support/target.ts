@@ -19,6 +19,7 @@ import { SinkClient } from "../../../webhook-sink/index.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "../../run-context.ts";
 import { rateLimitRetryOf, runMasker } from "../../run-setup.ts";
 import { recordWarning } from "../../run-warnings.ts";
+import { isLoopbackUrl } from "./sink-lateness.ts";
 
 export interface SpecTarget {
   baseUrl: string;
@@ -33,6 +34,8 @@ export interface SpecTarget {
   secondApiKey: string | undefined;
   /** The target runs in the sink's process (see RunContext.targetSharesSinkProcess). */
   sharesSinkProcess: boolean;
+  /** The target runs on this machine (a loopback base URL): its CPU stall can slow it. */
+  onThisHost: boolean;
   /** When the run stops (ms since the epoch): no wait of a spec need outlast it. */
   deadlineAt: number;
   masker: Masker;
@@ -97,11 +100,12 @@ export function loadSpecTarget(specFile: string): SpecTarget {
     baseUrl,
     profile,
     contract: buildContract(profile.gaps),
-    knownStatuses: [...ORDER_STATUSES, ...profile.gaps.extraStatuses],
+    knownStatuses: [...ORDER_STATUSES, ...(profile.gaps.extraStatuses ?? [])],
     runId: context.runId,
     probes: context.probes,
     secondApiKey,
     sharesSinkProcess: context.targetSharesSinkProcess,
+    onThisHost: context.targetSharesSinkProcess || isLoopbackUrl(baseUrl),
     deadlineAt: context.deadlineAt,
     masker,
     recorder,
