@@ -7,6 +7,7 @@
 import { isAbsolute, relative, sep } from "node:path";
 import { failuresByRule, placeOf, standingNote } from "./failures-by-rule.ts";
 import { rateLimitWaitsLine } from "./preflight.ts";
+import { reconnectsLine } from "./reconnects.ts";
 import type { ReportPaths } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 
@@ -58,6 +59,8 @@ export function printSummary(
   ];
   for (const skipped of skippedNames) print(`skipped: ${skipped}`);
   if (report.rateLimitWaits) print(rateLimitWaitsLine(report.rateLimitWaits)); // issue 12
+  const reconnects = reconnectsLine(report.exchanges);
+  if (reconnects) print(reconnects);
   print(
     `verdict: ${report.verdict.toUpperCase()} — ${report.target.baseUrl} (profile ${report.target.profileName}), ` +
       `${totals.failedRequired} required check(s) failed, ${totals.notEvaluated} not evaluated, ` +

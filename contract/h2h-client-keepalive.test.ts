@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { H2hClient, TransportError } from "./h2h-client.ts";
+import { type Exchange, H2hClient, TransportError } from "./h2h-client.ts";
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -15,19 +15,28 @@ afterEach(async () => {
  * A JSON server; `drop(nth, total)` true: the nth request on its connection (the total-th in all)
  * is dropped unanswered, the connection closed.
  */
-async function serve(options: { keepAliveTimeout?: number; drop?: (nth: number, total: number) => boolean }) {
+async function serve(options: {
+  keepAliveTimeout?: number;
+  drop?: (nth: number, total: number) => boolean;
+  /** How a dropped request's connection ends: closed (FIN), reset (RST), or closed mid-answer. */
+  dropWith?: "close" | "reset" | "partial-answer";
+}) {
   const perSocket = new WeakMap<Socket, number>();
-  const connections = { count: 0 };
+  const connections = { count: 0, requests: 0 };
   let total = 0;
   const server = createServer((req, res) => {
     const nth = (perSocket.get(req.socket) ?? 0) + 1;
     perSocket.set(req.socket, nth);
     total += 1;
+    connections.requests = total;
     const drop = options.drop?.(nth, total) ?? false;
     req.resume();
     req.on("end", () => {
       if (drop) {
-        req.socket.destroy();
+        if (options.dropWith === "reset") req.socket.resetAndDestroy();
+        else if (options.dropWith === "partial-answer")
+          req.socket.end("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n");
+        else req.socket.destroy();
         return;
       }
       res.setHeader("content-type", "application/json");
@@ -103,6 +112,77 @@ describe("H2hClient on kept-alive connections the target closes", () => {
       expect((failure as TransportError).message).toContain("UND_ERR_SOCKET");
       // Sent twice, no more: on the kept-alive connection, then on a new one.
       expect(connections.count).toBe(2);
+    } finally {
+      await h2h.close();
+    }
+  });
+
+  // The target read these requests before the connection went: sending one again would make a
+  // second order.
+  it("never sends a create again after a reset on a kept-alive connection: a transport fault, named as such", async () => {
+    const { url, connections } = await serve({ drop: (nth) => nth === 2, dropWith: "reset" });
+    const h2h = client(url);
+    try {
+      await h2h.post("/x", {});
+      await pause(20);
+      const failure = await h2h.post("/x", {}).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(TransportError);
+      expect((failure as TransportError).causeCode).toBe("ECONNRESET");
+      expect((failure as TransportError).staleConnection).toBe(false);
+      expect((failure as TransportError).message).toContain(
+        "not sent again: the target may have processed it",
+      );
+      expect(connections.requests).toBe(2);
+      expect(connections.count).toBe(1);
+    } finally {
+      await h2h.close();
+    }
+  });
+
+  it("never sends it again when part of this request's answer came before the close, on a reused connection", async () => {
+    const { url, connections } = await serve({ drop: (nth) => nth === 2, dropWith: "partial-answer" });
+    const h2h = client(url);
+    try {
+      await h2h.post("/x", {});
+      await pause(20);
+      const failure = await h2h.post("/x", {}).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(TransportError);
+      expect((failure as TransportError).staleConnection).toBe(false);
+      expect(connections.requests).toBe(2);
+    } finally {
+      await h2h.close();
+    }
+  });
+
+  it("never sends it again when a fresh connection closes after part of the answer", async () => {
+    const { url, connections } = await serve({ drop: () => true, dropWith: "partial-answer" });
+    const h2h = client(url);
+    try {
+      const failure = await h2h.post("/x", {}).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(TransportError);
+      expect((failure as TransportError).staleConnection).toBe(false);
+      expect((failure as TransportError).message).toContain("not sent again");
+      expect(connections.requests).toBe(1);
+    } finally {
+      await h2h.close();
+    }
+  });
+
+  it("records the resend on the exchange it hands to the recorder", async () => {
+    const { url } = await serve({ drop: (nth) => nth === 2 });
+    const recorded: Exchange[] = [];
+    const h2h = new H2hClient({
+      baseUrl: url,
+      apiKey: "k",
+      timeoutMs: 2_000,
+      onExchange: (e) => recorded.push(e),
+    });
+    try {
+      await h2h.post("/x", {});
+      await pause(20);
+      await h2h.post("/x", {});
+      expect(recorded.map((e) => e.reconnected?.code)).toEqual([undefined, "UND_ERR_SOCKET"]);
+      expect(recorded[1]?.reconnected?.detail).toContain("other side closed");
     } finally {
       await h2h.close();
     }

@@ -12,6 +12,7 @@
 import { pipeline, type Readable, Transform } from "node:stream";
 import * as zlib from "node:zlib";
 import { Agent, request } from "undici";
+import { lostKeepAliveRace, trackingSockets } from "./connection-reuse.ts";
 import { endpointPath, OPERATIONS_BY_KIND, type OperationName, ORDER_KIND, type OrderKind } from "./names.ts";
 import {
   describeTlsFailure,
@@ -105,8 +106,9 @@ export interface Exchange {
    */
   rateLimited?: RateLimitedAttempt[];
   /**
-   * A kept-alive connection the target had closed when this request went out on it: the request
-   * was sent once more on a new connection, and `response` is that answer.
+   * A kept-alive connection the target had closed when this request went out on it (undici's
+   * "other side closed" on an idle, reused connection, before any answer): the target never read
+   * it, so it was sent once more on a new connection, and `response` is that answer.
    */
   reconnected?: { startedAt: string; code: string; detail: string };
   /** The check this request probes ({@link SendOptions.probeOf}). */
@@ -120,8 +122,8 @@ export class TransportError extends Error {
   /** Set when the failure is a TLS one: which, and how to fix it. */
   readonly tls: TlsFailure | undefined;
   /**
-   * The connection closed before any answer came, on a connection that had carried an earlier
-   * answer: the peer dropped it while idle, as the request went out (see H2hClient.post).
+   * The request lost the keep-alive race: "other side closed" on a reused connection with no other
+   * request in flight, before a byte of its answer (connection-reuse.ts). Only this is sent again.
    */
   staleConnection = false;
   constructor(url: string, causeCode: string, detail: string) {
@@ -353,10 +355,10 @@ function causeOf(error: unknown): { code: string; detail: string } {
   return { code: "REQUEST_FAILED", detail: error instanceof Error ? error.message : String(error) };
 }
 
-/** The socket info undici's SocketError carries, wherever it sits in the cause chain. */
-/** How a connection the peer closed shows: undici's "other side closed", a reset, a broken pipe. */
-const STALE_CONNECTION_CODES: ReadonlySet<string> = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
+/** How a connection closed under a request shows: undici's "other side closed", a reset, a broken pipe. */
+const CLOSED_CONNECTION_CODES: ReadonlySet<string> = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
 
+/** The socket info undici's SocketError carries, wherever it sits in the cause chain. */
 function socketInfoOf(error: unknown): { localPort?: number; bytesRead?: number } | undefined {
   for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
     const info = (current as { socket?: { localPort?: number; bytesRead?: number } }).socket;
@@ -400,7 +402,7 @@ export class H2hClient {
       options.tls?.cert !== undefined,
     );
     this.agent = new Agent({
-      connect: this.connector.connect,
+      connect: trackingSockets(this.connector.connect),
       // An idle connection is reused for 4 s when the target gives no Keep-Alive hint; with one
       // (`Keep-Alive: timeout=N`), up to N s less 2 s, so that it is dropped here before the target
       // drops it, even with this process held up for a second or two (a loaded machine).
@@ -441,7 +443,8 @@ export class H2hClient {
    * One request and its answer. A target may close an idle kept-alive connection just as a request
    * goes out on it (its timer and ours race; on a loaded machine ours is late): that request got
    * no answer and never reached the target's application, so it is sent once more on a new
-   * connection, and the exchange says so. Any other transport failure, or a second one, is thrown.
+   * connection, and the exchange says so. Any other transport failure (a reset or broken pipe may
+   * come after the target processed the request), or a second one, is thrown.
    */
   private async attemptOnLiveConnection(path: string, body: unknown, send: SendOptions): Promise<Exchange> {
     const startedAt = new Date().toISOString();
@@ -514,13 +517,19 @@ export class H2hClient {
         // "other side closed" on a TLS connection: what the socket saw says why.
         const socket = socketInfoOf(error);
         const explained = code === "UND_ERR_SOCKET" ? this.connector.explain(socket) : undefined;
-        const failure = new TransportError(url, explained?.code ?? code, explained?.detail ?? detail);
-        // No answer to this request, on a connection that had brought one before: it was stale.
-        failure.staleConnection =
-          !answered &&
-          explained === undefined &&
-          STALE_CONNECTION_CODES.has(code) &&
-          (socket?.bytesRead ?? 0) > 0;
+        const stale = !answered && explained === undefined && lostKeepAliveRace(error);
+        // Not the keep-alive race: the target may have processed the request, so it is not sent
+        // again, and the failure says so.
+        const unsent =
+          !stale && explained === undefined && CLOSED_CONNECTION_CODES.has(code)
+            ? "; not sent again: the target may have processed it"
+            : "";
+        const failure = new TransportError(
+          url,
+          explained?.code ?? code,
+          `${explained?.detail ?? detail}${unsent}`,
+        );
+        failure.staleConnection = stale;
         throw failure;
       }
       throw error;

@@ -61,6 +61,10 @@ export class ExchangeRecorder {
         body: responseBody,
         json: exchange.response.json === undefined ? undefined : parseJson(responseBody),
       },
+      // The failure's text names the URL, which may carry a secret.
+      ...(exchange.reconnected
+        ? { reconnected: { ...exchange.reconnected, detail: this.masker.text(exchange.reconnected.detail) } }
+        : {}),
     };
     this.exchanges.push(recorded);
     // Synchronous on purpose: a worker that dies mid-run still leaves every exchange it made.

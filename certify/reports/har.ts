@@ -1,6 +1,7 @@
 /** Every exchange of the run as a HAR 1.2 file, to replay a failure or hand it to the provider. */
 import type { RecordedExchange } from "../../contract/index.ts";
 import { type CallbackEvidence, relativeToTrigger } from "../callback-evidence.ts";
+import { reconnectedNote } from "../reconnects.ts";
 import type { RunReport } from "../run-model.ts";
 import { probeSettingsLine } from "./reproduction.ts";
 
@@ -60,9 +61,10 @@ function entry(exchange: RecordedExchange) {
             .map((a) => `${a.waitedMs} ms (Retry-After ${a.retryAfter ?? "–"})`)
             .join(", ")}`
         : ""
-    }`,
+    }${exchange.reconnected ? `; ${reconnectedNote(exchange)}` : ""}`,
     // issue 12: the 429s waited out before this answer (a custom field: HAR allows those with "_").
     ...(exchange.rateLimited ? { _rateLimited: exchange.rateLimited } : {}),
+    ...(exchange.reconnected ? { _reconnected: exchange.reconnected } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import { describeRuleSource, type RecordedExchange, tlsSummaryLines } from "../.
 import { type CallbackEvidence, relativeToTrigger } from "../callback-evidence.ts";
 import { failuresByRule, placeOf, standingNote } from "../failures-by-rule.ts";
 import { rateLimitWaitsLine } from "../preflight.ts";
+import { reconnectedNote, reconnectsLine } from "../reconnects.ts";
 import type { CheckRecord, RunReport } from "../run-model.ts";
 import { escapeHtml } from "./escape.ts";
 import { baselineSection, EXTRAS_CSS, targetContainerSection } from "./extras-html.ts";
@@ -60,13 +61,19 @@ function rateLimitedLine(exchange: RecordedExchange): string {
   return `<p><b>Rate limited first</b>: ${escapeHtml(attempts.join("; "))}; the answer below is to the request sent again.</p>\n`;
 }
 
+/** A request sent again on a new connection after losing the keep-alive race. */
+function reconnectedLine(exchange: RecordedExchange): string {
+  const note = reconnectedNote(exchange);
+  return note ? `<p><b>Sent twice</b>: ${escapeHtml(note)}.</p>\n` : "";
+}
+
 function exchangeBlock(exchange: RecordedExchange, open = true): string {
   const request = `${exchange.request.method} ${exchange.request.url}\n${headers(exchange.request.headers)}\n\n${pretty(exchange.request.body)}`;
   const response = `HTTP ${exchange.response.status}\n${headers(exchange.response.headers)}\n\n${pretty(exchange.response.body)}`;
   return `<details${open ? " open" : ""}><summary>Exchange <code>${escapeHtml(exchange.id)}</code> · ${escapeHtml(exchange.request.method)} ${escapeHtml(
     new URL(exchange.request.url).pathname,
   )} → HTTP ${exchange.response.status} · ${exchange.durationMs} ms · ${escapeHtml(exchange.startedAt)}</summary>
-${rateLimitedLine(exchange)}<p><b>Request as sent</b></p><pre>${escapeHtml(request)}</pre>
+${rateLimitedLine(exchange)}${reconnectedLine(exchange)}<p><b>Request as sent</b></p><pre>${escapeHtml(request)}</pre>
 <p><b>Response as received</b></p><pre>${escapeHtml(response)}</pre></details>`;
 }
 
@@ -300,6 +307,7 @@ profile <code>${escapeHtml(report.target.profileName)}</code> (${escapeHtml(repo
 ${escapeHtml(report.startedAt)} · ${(report.durationMs / 1000).toFixed(1)} s · ${escapeHtml(report.tool.name)} ${escapeHtml(report.tool.version)}</p>
 ${report.target.tls ? `<p class="meta">TLS: ${tlsSummaryLines(report.target.tls).map(escapeHtml).join(" · ")}</p>` : ""}
 ${report.rateLimitWaits ? `<p class="meta">${escapeHtml(rateLimitWaitsLine(report.rateLimitWaits))}</p>` : ""}
+${reconnectsLine(report.exchanges) ? `<p class="meta">${escapeHtml(reconnectsLine(report.exchanges) as string)}</p>` : ""}
 ${report.probes ? `<p class="meta">Generated inputs: ${escapeHtml(probeSettingsLine(report))}</p>` : ""}
 <p>${totals.passed} passed, ${totals.failed} failed (${totals.failedRequired} required), ${totals.notEvaluated} not evaluated, ${totals.skipped} skipped;
 ${report.exchanges.length} exchanges and ${report.callbacks.length} callbacks recorded. Card numbers (all but the last 4 digits), CVCs, API keys, callback secrets, the client key's passphrase and the sink's token are masked.</p>
