@@ -47,6 +47,7 @@ export {
   TransportError,
 } from "./h2h-client.ts";
 export * from "./lifecycle-model.ts";
+export { isLoopbackUrl } from "./loopback.ts";
 export {
   createMasker,
   credentialsOfUrl,

@@ -8,6 +8,7 @@ import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { isLoopbackUrl } from "../../contract/index.ts";
 import { CALLBACK_SECRET, MERCHANTS } from "../../fixtures/cleanroom-provider/index.ts";
 import { defineCommand, EXIT, UsageError } from "../cli.ts";
 
@@ -17,7 +18,6 @@ const CERTIFY = `${ROOT}scripts/certify.ts`;
 const CLEANROOM = `${ROOT}scripts/cleanroom-provider.ts`;
 const CLEANROOM_PROFILE = `${ROOT}fixtures/profiles/cleanroom.json`;
 const MAX_SEED = 2 ** 31 - 1;
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
 
 /** The H2H_* variables a URL or clean-room target is certified with, from this command's environment. */
 const PASSED_ON = ["H2H_API_KEY", "H2H_API_KEY_2", "H2H_CALLBACK_SECRET", "H2H_PROFILE", "H2H_WORKERS"];
@@ -149,7 +149,7 @@ async function targetEnv(target: string): Promise<{ label: string; env: Record<s
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
     throw new UsageError(`--target ${target}: not an http(s) URL`);
-  if (!LOOPBACK.has(url.hostname))
+  if (!isLoopbackUrl(url.href))
     throw new UsageError(
       `--target ${target}: only a loopback target (127.0.0.1, ::1, localhost) may be stressed`,
     );

@@ -37,19 +37,6 @@ export interface TargetPlacement {
   onThisHost: boolean;
 }
 
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
-
-/** The URL names this machine: localhost, 127.0.0.0/8 or ::1. */
-export function isLoopbackUrl(url: string): boolean {
-  let host: string;
-  try {
-    host = new URL(url).hostname.toLowerCase();
-  } catch {
-    return false;
-  }
-  return LOOPBACK_HOSTS.has(host) || host.endsWith(".localhost") || /^127(\.\d{1,3}){3}$/.test(host);
-}
-
 /** What was measured to hold the suite up over one window: its sink's process, and its machine. */
 export interface MeasuredStall {
   /** The sink's own lateness (sinkLatenessMs). */

@@ -11,6 +11,7 @@ import {
   callbackUrlWith,
   ExchangeRecorder,
   H2hClient,
+  isLoopbackUrl,
   type Masker,
   ORDER_STATUSES,
   type Profile,
@@ -19,7 +20,6 @@ import { SinkClient } from "../../../webhook-sink/index.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "../../run-context.ts";
 import { rateLimitRetryOf, runMasker } from "../../run-setup.ts";
 import { recordWarning } from "../../run-warnings.ts";
-import { isLoopbackUrl } from "./sink-lateness.ts";
 
 export interface SpecTarget {
   baseUrl: string;
