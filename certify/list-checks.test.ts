@@ -1,7 +1,7 @@
 /**
  * The classification of every rule is data: a required rule must rest on the API description
  * (a section that exists in docs/api.md), the profile (a key the profile format has), or a
- * necessary reading with its reason. The README's table of checks is the generated one.
+ * necessary reading with its reason. The table of checks in docs/checks.md is the generated one.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -114,11 +114,15 @@ describe("every rule's basis", () => {
   });
 });
 
-it("the README's table of checks is the one --list-checks --format markdown prints for the reference profile", () => {
-  const readme = read("../README.md");
-  const table = readme.match(/<!-- checks:start -->\n([\s\S]*?)\n<!-- checks:end -->/)?.[1];
-  expect(table, "README.md has no <!-- checks:start --> … <!-- checks:end --> block").toBeDefined();
-  expect(table, "regenerate it: npm run certify -- --list-checks --format markdown").toBe(
-    checksMarkdown(listChecks(REFERENCE_PROFILE)),
-  );
+it("docs/checks.md's table of checks is the one --list-checks --format markdown prints for the reference profile", () => {
+  const doc = read("../docs/checks.md");
+  const table = doc.match(/<!-- checks:start -->\n([\s\S]*?)\n<!-- checks:end -->/)?.[1];
+  expect(
+    table,
+    "docs/checks.md has no <!-- checks:start --> … <!-- checks:end --> block; put the output of npm run certify -- --list-checks --format markdown between those markers",
+  ).toBeDefined();
+  expect(
+    table,
+    "docs/checks.md's table of checks is stale: regenerate it with npm run certify -- --list-checks --format markdown and paste it between <!-- checks:start --> and <!-- checks:end -->",
+  ).toBe(checksMarkdown(listChecks(REFERENCE_PROFILE)));
 });
