@@ -6,10 +6,14 @@
  *
  *   5  scripts/                    thin entry points of the npm scripts
  *   4  bench/                      benchmark harnesses behind npm run bench:*
- *   3  load/                       k6 load scripts and their Node.js harness
- *   2  certify/                    the certification run, its specs, reports and self-test
+ *   3  certify/, load/             the certification run, its specs, reports and self-test;
+ *                                  k6 load scripts and their Node.js harness
+ *   2  target/                     opening a target: run settings, a target container, sink, masker
  *   1  webhook-sink/, fixtures/    the sink; test data, profiles and the reference provider
  *   0  contract/                   schemas, the names table, checks, HTTP client, recording, masking
+ *
+ * certify/ and load/ are siblings: each opens its target through target/, and neither uses the
+ * other (load's tests included, see `no-certify-in-load-tests`).
  *
  * Within layer 1, fixtures/ holds several packages (test data, profiles, the reference provider,
  * its container image, test helpers); the reference provider may read the test data and the
@@ -45,7 +49,9 @@ const PACKAGES = [
   },
   // Test helpers: only tests use them, file by file.
   { folder: "fixtures/testing", layer: 1, entries: "any" },
-  { folder: "certify", layer: 2, entries: ["certify/index.ts"] },
+  // What certify and load both need to open a target, so that neither needs the other.
+  { folder: "target", layer: 2, entries: ["target/index.ts"] },
+  { folder: "certify", layer: 3, entries: ["certify/index.ts"] },
   // load/testing/ (test doubles of k6 for load's own tests) is part of load.
   { folder: "load", layer: 3, entries: ["load/index.ts"] },
   { folder: "bench", layer: 4, entries: ["bench/index.ts"] },
@@ -143,6 +149,14 @@ export default {
     },
     ...layerRules,
     ...deepImportRules,
+    {
+      name: "no-certify-in-load-tests",
+      comment:
+        "load/ and certify/ are siblings, and load's tests keep to that too: what both need (settings, containers, sink, masker) is in target/index.ts.",
+      severity: "error",
+      from: { path: `^load/.*${TEST}` },
+      to: { path: "^certify/" },
+    },
     {
       name: "test-helpers-only-in-tests",
       comment: "fixtures/testing/ and load/testing/ are test doubles: only *.test.ts files may use them.",

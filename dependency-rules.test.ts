@@ -1,6 +1,6 @@
 /**
  * The dependency rules (.dependency-cruiser.mjs) catch what they are for: a small tree planted
- * in a temporary folder with one violation of each kind, and one clean import beside them.
+ * in a temporary folder with one violation of each kind, and clean imports beside them.
  * `npm run deps` holds the real tree to the same rules.
  */
 import { execFile } from "node:child_process";
@@ -45,6 +45,15 @@ const PLANTED: Record<string, string> = {
   // k6 code using a Node.js module.
   "load/lib/flow.ts": 'import { readFileSync } from "node:fs";\nexport const read = readFileSync;\n',
   "load/index.ts": "export const load = 1;\n",
+  // load reaching into certify, its sibling, from its code and from a test.
+  "load/harness/run.ts":
+    'import { runCertification } from "../../certify/index.ts";\nexport const run = runCertification;\n',
+  "load/harness/run.test.ts":
+    'import { runCertification } from "../../certify/index.ts";\nexport const run = runCertification;\n',
+  // Clean: what both need to open a target, through target/'s surface.
+  "target/index.ts": "export const readSettings = () => ({});\n",
+  "load/harness/settings.ts":
+    'import { readSettings } from "../../target/index.ts";\nexport const settings = readSettings;\n',
   // The clean one: the sink's server through the contract's surface.
   "webhook-sink/server.ts": 'import { NAMES } from "../contract/index.ts";\nexport const names = NAMES;\n',
 };
@@ -70,7 +79,7 @@ beforeAll(async () => {
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), source);
   }
-  violations = await cruise(dir, ["contract", "certify", "webhook-sink", "fixtures", "load"]);
+  violations = await cruise(dir, ["contract", "certify", "webhook-sink", "fixtures", "target", "load"]);
 }, 60_000);
 
 afterAll(async () => {
@@ -103,8 +112,14 @@ describe("dependency rules", () => {
     expect(found("k6-code-stays-k6-safe", "load/lib/flow.ts", "fs")).toBe(true);
   });
 
+  it("catch load using certify, in its code and in its tests", () => {
+    expect(found("no-sibling-import-from-load", "load/harness/run.ts", "certify/index.ts")).toBe(true);
+    expect(found("no-certify-in-load-tests", "load/harness/run.test.ts", "certify/index.ts")).toBe(true);
+  });
+
   it("let an import through a package's index.ts pass, and report nothing else", () => {
     expect(violations.some((v) => v.from === "webhook-sink/server.ts")).toBe(false);
-    expect(violations).toHaveLength(5);
+    expect(violations.some((v) => v.from === "load/harness/settings.ts")).toBe(false);
+    expect(violations).toHaveLength(7);
   });
 });

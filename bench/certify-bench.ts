@@ -9,7 +9,8 @@ import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PROJECT_ROOT, phasesOf, REPORT_FILES, type RunReport } from "../certify/index.ts";
+import { phasesOf, REPORT_FILES, type RunReport } from "../certify/index.ts";
+import { PROJECT_ROOT } from "../target/index.ts";
 import { median } from "./measure.ts";
 
 export interface CertifyBenchOptions {

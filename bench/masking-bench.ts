@@ -6,8 +6,8 @@
  * ids, URLs and escapes. Medians of repeated runs.
  */
 
-import { runMasker } from "../certify/index.ts";
 import { buildMobileCommerceOrderRequest, TEST_CARD } from "../fixtures/index.ts";
+import { runMasker } from "../target/index.ts";
 import { median } from "./measure.ts";
 
 export interface MaskingTiming {

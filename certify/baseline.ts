@@ -3,6 +3,7 @@
  * after the run, certify's console and HTML report show what changed since that run.
  */
 import { isAbsolute, resolve } from "node:path";
+import { SettingsError } from "../target/index.ts";
 import {
   type CheckChange,
   compareRuns,
@@ -13,7 +14,6 @@ import {
   resultsOf,
 } from "./compare.ts";
 import type { RunReport } from "./run-model.ts";
-import { SettingsError } from "./settings.ts";
 
 /** The baseline run, or undefined when H2H_BASELINE_REPORT is not set. */
 export async function loadBaseline(

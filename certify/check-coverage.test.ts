@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CHECK_REGISTRY } from "../contract/index.ts";
 import { CHECK_COVERAGE_EXEMPTIONS, FAULTS } from "../fixtures/reference-provider/index.ts";
-import { PROJECT_ROOT } from "./settings.ts";
+import { PROJECT_ROOT } from "../target/index.ts";
 
 const named = new Set([...FAULTS.values()].flatMap((fault) => fault.detectedBy));
 

@@ -4,7 +4,7 @@
  * request. A bad profile is refused with the path of each problem and its fix (exit 64).
  */
 import { CHECK_REGISTRY, type Profile, readProfile } from "../contract/index.ts";
-import { profilePathFrom, userDirectory } from "./settings.ts";
+import { profilePathFrom, userDirectory } from "../target/index.ts";
 
 export interface CheckProfileOptions {
   env?: Record<string, string | undefined>;

@@ -9,10 +9,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createVitest, type Reporter, type TestCase } from "vitest/node";
 import { startReferenceProvider } from "../fixtures/reference-provider/index.ts";
+import { PROJECT_ROOT } from "../target/index.ts";
 import { silencedOnStop, stoppableVitestRun, watchRunStop } from "./deadline.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
-import { PROJECT_ROOT } from "./settings.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
 
 function readReports(reportDir: string): RunReport {

@@ -20,7 +20,7 @@ import {
   readProfile,
   requirementOf,
 } from "../contract/index.ts";
-import { profilePathFrom, userDirectory } from "./settings.ts";
+import { profilePathFrom, userDirectory } from "../target/index.ts";
 
 export interface ListedRule {
   /** A check's name, or a constraint's `<operation> <field>: <keyword> <value>`. */

@@ -15,6 +15,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { CHECK_REGISTRY } from "../contract/index.ts";
 import { FAULTS, type Fault } from "../fixtures/reference-provider/index.ts";
+import { PROJECT_ROOT } from "../target/index.ts";
 import type { MutantJob, MutantReply } from "./mutant-child.ts";
 import {
   estimatedCostMs,
@@ -26,7 +27,6 @@ import {
 } from "./mutation-targets.ts";
 import { REPORT_FILES, REPORT_KINDS, type ReportKind } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
-import { PROJECT_ROOT } from "./settings.ts";
 
 const SPEC_DIR = "certify/specs";
 

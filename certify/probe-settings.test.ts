@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { SettingsError } from "../target/index.ts";
 import {
   describeProbeSettings,
   MAX_SEED,
@@ -6,7 +7,6 @@ import {
   readProbeSettings,
   rerunCommand,
 } from "./probe-settings.ts";
-import { SettingsError } from "./settings.ts";
 
 describe("the probes' settings", () => {
   it("takes --seed over H2H_SEED, and draws one (said so) when neither is given", () => {

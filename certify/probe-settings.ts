@@ -5,7 +5,7 @@
  */
 import { randomBytes, randomInt } from "node:crypto";
 import { CHECK_REGISTRY, type GenerationDepth } from "../contract/index.ts";
-import { SettingsError } from "./settings.ts";
+import { SettingsError } from "../target/index.ts";
 
 export const GENERATION_DEPTH_NAMES: readonly GenerationDepth[] = ["quick", "thorough"];
 

@@ -10,12 +10,12 @@ import {
   type RuleSource,
   type TlsSummary,
 } from "../contract/index.ts";
+import type { TargetContainerRecord } from "../target/index.ts";
 import type { CallbackEvidence } from "./callback-evidence.ts";
 import type { RunComparison } from "./compare.ts";
 import type { RateLimitWaits } from "./preflight.ts";
 import type { BlockedBy, CallbackTimeline, Reproduction } from "./run-context.ts";
 import type { RunTimings } from "./run-timings.ts";
-import type { TargetContainerRecord } from "./target-container.ts";
 
 /**
  * "not evaluated": the check could not judge, because something it depends on failed first (an

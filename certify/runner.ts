@@ -34,6 +34,23 @@ import {
   type RunningReferenceProvider,
   startReferenceProvider,
 } from "../fixtures/reference-provider/index.ts";
+import {
+  PROJECT_ROOT,
+  type RunningTargetContainer,
+  rateLimitRetryOf,
+  readSettings,
+  readTargetContainerSettings,
+  readTlsSettings,
+  runMasker,
+  type Settings,
+  secretEnvValues,
+  startRunSink,
+  startTargetContainer,
+  TargetContainerError,
+  type TargetContainerRecord,
+  userDirectory,
+  withReferenceDefaults,
+} from "../target/index.ts";
 import { type RunningSink, SinkClient } from "../webhook-sink/index.ts";
 import { baselineLines, compareWithBaseline, loadBaseline } from "./baseline.ts";
 import { type CallbackEvidence, callbackEvidence } from "./callback-evidence.ts";
@@ -59,27 +76,10 @@ import { type ReportKind, type ReportPaths, writeReports } from "./reports/index
 import { resolveRootCauses } from "./root-causes.ts";
 import type { RunContext } from "./run-context.ts";
 import { type CheckRecord, type RunReport, sortChecks, summarize, type Verdict } from "./run-model.ts";
-import { rateLimitRetryOf, runMasker, startRunSink } from "./run-setup.ts";
 import { SpecFileClock } from "./run-timings.ts";
 import { readWarnings } from "./run-warnings.ts";
-import {
-  PROJECT_ROOT,
-  readSettings,
-  readTlsSettings,
-  type Settings,
-  userDirectory,
-  withReferenceDefaults,
-} from "./settings.ts";
 import { sizeLimitChecks } from "./size-findings.ts";
-import { runSpecsOnce, SPEC_GLOB, type SpecRunner } from "./spec-runner.ts";
-import {
-  type RunningTargetContainer,
-  readTargetContainerSettings,
-  secretEnvValues,
-  startTargetContainer,
-  TargetContainerError,
-  type TargetContainerRecord,
-} from "./target-container.ts";
+import { readWorkers, runSpecsOnce, SPEC_GLOB, type SpecRunner } from "./spec-runner.ts";
 
 export interface CertifyOptions {
   env?: Record<string, string | undefined>;
@@ -247,6 +247,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
 
   // Everything the user gave is checked before a request is sent or a server started.
   const initial = readSettings(env, cwd);
+  const workers = readWorkers(env);
   const profile = await readProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
   const settings: Settings = withReferenceDefaults(initial, profile.name, profile.callbacks.signature.scheme);
   const probes = readProbeSettings(env, options.probes);
@@ -378,7 +379,7 @@ export async function runCertification(options: CertifyOptions = {}): Promise<Ce
           specFiles: options.specFiles,
           reporters: [collector, specClock],
           runStop,
-          workers: settings.workers,
+          workers,
           // --only: just the tests titled by those checks (the rest, and their setup, do not run).
           testNamePattern,
           // A check may wait for a few requests in a row; the profile bounds each one.

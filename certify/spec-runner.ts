@@ -8,10 +8,10 @@
 import { availableParallelism } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import type { Reporter, Vitest } from "vitest/node";
+import { blankVariableError, PROJECT_ROOT, SettingsError } from "../target/index.ts";
 import { type RunStop, stoppableVitestRun } from "./deadline.ts";
 import { type KeptThreadPool, keptThreadPool } from "./kept-thread-pool.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "./run-context.ts";
-import { PROJECT_ROOT } from "./settings.ts";
 
 export const SPEC_GLOB = "certify/specs/**/*.spec.ts";
 
@@ -52,6 +52,27 @@ const RUN_WORKERS = Math.max(2, availableParallelism());
  */
 export function workersOf(run: Pick<SpecRun, "testNamePattern" | "workers">): number {
   return run.testNamePattern ? 1 : (run.workers ?? RUN_WORKERS);
+}
+
+/** The most worker threads H2H_WORKERS may ask for. */
+export const MAX_WORKERS = 64;
+
+/**
+ * H2H_WORKERS, checked with the other settings before anything starts; undefined: unset. Read
+ * here, not with the target's settings: only certify's spec files run in worker threads.
+ */
+export function readWorkers(env: Record<string, string | undefined>): number | undefined {
+  const text = env.H2H_WORKERS;
+  if (text === undefined) return undefined;
+  if (text.trim() === "") throw blankVariableError("H2H_WORKERS");
+  // Digits only: Number() would also take "0x10" and "1e1".
+  const workers = /^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+  if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) {
+    throw new SettingsError(
+      `H2H_WORKERS "${text.trim()}" is not a number of worker threads (1-${MAX_WORKERS}): give one, or unset it for one per core`,
+    );
+  }
+  return workers;
 }
 
 function baseOptions(run: Pick<SpecRun, "testTimeout" | "hookTimeout">, maxWorkers: number) {

@@ -3,17 +3,19 @@
  * each check's result, and for each failure the rule, what was found and the request and
  * response as exchanged. No script, no external resource: it opens anywhere, offline.
  */
-import { describeRuleSource, type RecordedExchange, tlsSummaryLines } from "../../contract/index.ts";
+import {
+  describeRuleSource,
+  escapeHtml,
+  type RecordedExchange,
+  tlsSummaryLines,
+} from "../../contract/index.ts";
 import { type CallbackEvidence, relativeToTrigger } from "../callback-evidence.ts";
 import { failuresByRule, placeOf, standingNote } from "../failures-by-rule.ts";
 import { rateLimitWaitsLine } from "../preflight.ts";
 import { reconnectedNote, reconnectsLine } from "../reconnects.ts";
 import type { CheckRecord, RunReport } from "../run-model.ts";
-import { escapeHtml } from "./escape.ts";
 import { baselineSection, EXTRAS_CSS, targetContainerSection } from "./extras-html.ts";
 import { probeSettingsLine, reproductionHtml } from "./reproduction.ts";
-
-export { escapeHtml };
 
 const CSS = `
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}

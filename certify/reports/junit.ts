@@ -3,22 +3,9 @@
  * check that failed is a passing testcase with the finding in system-out, so CI goes red only
  * for what makes the target not conformant.
  */
+import { escapeXml } from "../../contract/index.ts";
 import type { CheckRecord, RunReport } from "../run-model.ts";
 import { probeProperties, reproductionLines } from "./reproduction.ts";
-
-export function escapeXml(text: string): string {
-  return (
-    text
-      .replace(/&/g, "&amp;")
-      .replace(/</g, "&lt;")
-      .replace(/>/g, "&gt;")
-      .replace(/"/g, "&quot;")
-      .replace(/'/g, "&apos;")
-      // Characters XML 1.0 cannot carry at all.
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly what must go
-      .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, "")
-  );
-}
 
 /** JUnit `time` attributes are seconds with a fraction. */
 const junitTime = (ms: number) => (ms / 1000).toFixed(3);

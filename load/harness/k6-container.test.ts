@@ -8,8 +8,8 @@ import { existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { engineClient } from "../../certify/index.ts";
 import { runScript } from "../../fixtures/testing/index.ts";
+import { engineClient } from "../../target/index.ts";
 import { DEFAULT_K6_IMAGE, k6ImageOf } from "./k6-container.ts";
 import { LOAD_FILES } from "./run.ts";
 

@@ -17,7 +17,7 @@ import {
   reasonOf,
   stopAndRemove,
   watchedContainer,
-} from "../../certify/index.ts";
+} from "../../target/index.ts";
 
 /** The k6 the load scripts are written and tested for; the image's tag pins it. */
 export const DEFAULT_K6_IMAGE = "grafana/k6:1.3.0";

@@ -8,6 +8,17 @@ import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from "
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import {
+  CHECK_REGISTRY,
+  type OrderKind,
+  readProfile,
+  summarizeTlsFiles,
+  tlsSummaryLines,
+} from "../../contract/index.ts";
+import {
+  type RunningReferenceProvider,
+  startReferenceProvider,
+} from "../../fixtures/reference-provider/index.ts";
+import {
   type RunningTargetContainer,
   readSettings,
   readTargetContainerSettings,
@@ -19,18 +30,7 @@ import {
   TargetContainerError,
   type TargetContainerRecord,
   withReferenceDefaults,
-} from "../../certify/index.ts";
-import {
-  CHECK_REGISTRY,
-  type OrderKind,
-  readProfile,
-  summarizeTlsFiles,
-  tlsSummaryLines,
-} from "../../contract/index.ts";
-import {
-  type RunningReferenceProvider,
-  startReferenceProvider,
-} from "../../fixtures/reference-provider/index.ts";
+} from "../../target/index.ts";
 import { CallbackTally, type RunningSink } from "../../webhook-sink/index.ts";
 import { capacityLine, stressOutcome } from "../lib/capacity.ts";
 import { parseLoadConfig, type ScenarioName } from "../lib/config.ts";

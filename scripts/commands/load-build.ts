@@ -1,8 +1,8 @@
 /** `npm run load:build`: bundles the k6 scripts into load/dist/ and prints their sizes. */
 
-import { profilePathFrom } from "../../certify/index.ts";
 import { CHECK_REGISTRY, readProfile } from "../../contract/index.ts";
 import { buildLoadBundles } from "../../load/index.ts";
+import { profilePathFrom } from "../../target/index.ts";
 import { defineCommand, EXIT } from "../cli.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
 

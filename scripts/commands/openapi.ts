@@ -1,8 +1,8 @@
 /** `npm run openapi`: the OpenAPI 3.1 document of one integration, from the zod contract and the profile. */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { profilePathFrom, userDirectory } from "../../certify/index.ts";
 import { buildOpenApiDocument, readProfile } from "../../contract/index.ts";
+import { profilePathFrom, userDirectory } from "../../target/index.ts";
 import { defineCommand, EXIT } from "../cli.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
 

@@ -1,8 +1,8 @@
 /** `npm run sink`: the webhook sink alone, e.g. behind a tunnel for a provider that must reach a public URL. */
 import { resolve } from "node:path";
-import { profilePathFrom, userDirectory } from "../../certify/index.ts";
 import { readProfile, readTlsFiles, TlsConfigError } from "../../contract/index.ts";
 import { REFERENCE_CALLBACK_SECRET } from "../../fixtures/reference-provider/index.ts";
+import { profilePathFrom, userDirectory } from "../../target/index.ts";
 import { startWebhookSink } from "../../webhook-sink/index.ts";
 import { defineCommand, EXIT, numberFlag, UsageError } from "../cli.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";

@@ -16,9 +16,9 @@ import {
   ORDER_STATUSES,
   type Profile,
 } from "../../../contract/index.ts";
+import { rateLimitRetryOf, runMasker } from "../../../target/index.ts";
 import { SinkClient } from "../../../webhook-sink/index.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "../../run-context.ts";
-import { rateLimitRetryOf, runMasker } from "../../run-setup.ts";
 import { recordWarning } from "../../run-warnings.ts";
 
 export interface SpecTarget {

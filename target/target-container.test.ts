@@ -1,6 +1,6 @@
 /**
  * H2H_TARGET_* settings, read before anything starts: each bad value is refused with the
- * variable's name. (Real containers: container-runs.test.ts.)
+ * variable's name. (Real containers: certify/container-runs.test.ts.)
  */
 import { describe, expect, it } from "vitest";
 import { SettingsError } from "./settings.ts";

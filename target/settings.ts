@@ -17,7 +17,7 @@ export class SettingsError extends Error {
 export interface Settings {
   /** undefined: start the bundled reference provider (or the target image, when one is set). */
   baseUrl: string | undefined;
-  /** H2H_TARGET_IMAGE: a provider image to start and certify (see target-container.ts). */
+  /** H2H_TARGET_IMAGE: a provider image to start as the target (see target-container.ts). */
   targetImage: string | undefined;
   apiKey: string | undefined;
   secondApiKey: string | undefined;
@@ -29,12 +29,7 @@ export interface Settings {
   sinkPublicUrl: string | undefined;
   /** issue 12: TLS files (H2H_CA_FILE, H2H_CLIENT_CERT, H2H_CLIENT_KEY, H2H_CLIENT_KEY_PASSPHRASE); read by readTlsSettings. */
   tls: TlsFiles;
-  /** H2H_WORKERS: the worker threads the spec files run in; undefined: the machine's cores, at least 2. */
-  workers: number | undefined;
 }
-
-/** The most worker threads H2H_WORKERS may ask for. */
-export const MAX_WORKERS = 64;
 
 type Env = Record<string, string | undefined>;
 
@@ -95,13 +90,6 @@ export function readSettings(env: Env = process.env, cwd = userDirectory(env)): 
   if (!Number.isInteger(sinkPort) || sinkPort < 0 || sinkPort > 65_535) {
     throw new SettingsError(`H2H_SINK_PORT "${sinkPortText}" is not a port number (0-65535)`);
   }
-  const workersText = nonEmpty(env, "H2H_WORKERS");
-  const workers = workersText === undefined ? undefined : wholeNumberOf(workersText);
-  if (workers !== undefined && (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS)) {
-    throw new SettingsError(
-      `H2H_WORKERS "${workersText}" is not a number of worker threads (1-${MAX_WORKERS}): give one, or unset it for one per core`,
-    );
-  }
   const sinkPublicUrl = nonEmpty(env, "H2H_SINK_PUBLIC_URL");
   if (sinkPublicUrl !== undefined && !/^https?:\/\/[^/]+/.test(sinkPublicUrl)) {
     throw new SettingsError(`H2H_SINK_PUBLIC_URL "${sinkPublicUrl}" is not an http(s) URL`);
@@ -134,7 +122,6 @@ export function readSettings(env: Env = process.env, cwd = userDirectory(env)): 
     sinkPort,
     sinkPublicUrl,
     tls,
-    workers,
   };
 }
 
@@ -162,7 +149,7 @@ export function readTlsSettings(settings: Pick<Settings, "tls">): TlsMaterial | 
 
 /**
  * Fills in the reference provider's sandbox keys where the target is the reference provider:
- * started by certify, or named so by its profile (`"name": "reference"`). A foreign target
+ * started by the run, or named so by its profile (`"name": "reference"`). A foreign target
  * (an image too) gets no default key: its own must be given, and so must its callback secret when
  * its profile says callbacks are signed (`signatureScheme` other than "none"): without it every
  * signature check would fail and blame the target for a secret the run was not given.

@@ -1,14 +1,15 @@
 /**
- * Settings read from the environment: H2H_WORKERS, the worker threads a run's spec files run in.
- * (The other variables are tested as a user meets them, through certify: preflight.test.ts.)
+ * H2H_WORKERS, the worker threads a run's spec files run in. (The other variables are tested as
+ * a user meets them, through certify: preflight.test.ts.)
  */
 import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
-import { MAX_WORKERS, readSettings, SettingsError } from "./settings.ts";
-import { workersOf } from "./spec-runner.ts";
+import { SettingsError } from "../target/index.ts";
+import { MAX_WORKERS, readWorkers, workersOf } from "./spec-runner.ts";
 
-const settingsWith = (workers: string | undefined) =>
-  readSettings(workers === undefined ? {} : { H2H_WORKERS: workers }, "/tmp");
+const settingsWith = (workers: string | undefined) => ({
+  workers: readWorkers(workers === undefined ? {} : { H2H_WORKERS: workers }),
+});
 
 describe("H2H_WORKERS", () => {
   it("sets the worker threads of a whole run; --only keeps to one; unset, one per core and at least 2", () => {

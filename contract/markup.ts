@@ -1,0 +1,24 @@
+/**
+ * Text made safe to put in the HTML and XML reports (certify's and load's alike). Here, at the
+ * bottom, so that every report writer escapes the same way without depending on another's.
+ */
+
+/** Text made safe to put in HTML, as element content or as a quoted attribute value. */
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+/** Text made safe to put in XML 1.0 (JUnit), as element content or as a quoted attribute value. */
+export function escapeXml(text: string): string {
+  return (
+    text
+      .replace(/&/g, "&amp;")
+      .replace(/</g, "&lt;")
+      .replace(/>/g, "&gt;")
+      .replace(/"/g, "&quot;")
+      .replace(/'/g, "&apos;")
+      // Characters XML 1.0 cannot carry at all.
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly what must go
+      .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, "")
+  );
+}

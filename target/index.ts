@@ -1,0 +1,38 @@
+/**
+ * The target package's public surface: what opening a target needs, for certify and load alike.
+ * The run settings (a remote URL, or none for the bundled reference provider, the keys, TLS),
+ * a provider image started as the target (H2H_TARGET_IMAGE) on the container engine, and what
+ * every run sets up around the target: the webhook sink and the masker.
+ */
+// The container engine (testcontainers) as the target container and load's k6 container use it.
+export {
+  ContainerEngineError,
+  effectiveImageName,
+  engineClient,
+  ensureImage,
+  ensureReaper,
+  reasonOf,
+  stopAndRemove,
+  watchedContainer,
+} from "./container-engine.ts";
+export { type RunSecrets, rateLimitRetryOf, runMasker, startRunSink } from "./run-setup.ts";
+export {
+  blankVariableError,
+  PROJECT_ROOT,
+  profilePathFrom,
+  readSettings,
+  readTlsSettings,
+  type Settings,
+  SettingsError,
+  userDirectory,
+  withReferenceDefaults,
+} from "./settings.ts";
+// A provider image as the target (H2H_TARGET_IMAGE).
+export {
+  type RunningTargetContainer,
+  readTargetContainerSettings,
+  secretEnvValues,
+  startTargetContainer,
+  TargetContainerError,
+  type TargetContainerRecord,
+} from "./target-container.ts";
