@@ -8,7 +8,7 @@
 import { availableParallelism } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import type { Reporter, Vitest } from "vitest/node";
-import { blankVariableError, PROJECT_ROOT, SettingsError } from "../target/index.ts";
+import { blankVariableError, PROJECT_ROOT, SettingsError, wholeNumberOf } from "../target/index.ts";
 import { type RunStop, stoppableVitestRun } from "./deadline.ts";
 import { type KeptThreadPool, keptThreadPool } from "./kept-thread-pool.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "./run-context.ts";
@@ -65,8 +65,7 @@ export function readWorkers(env: Record<string, string | undefined>): number | u
   const text = env.H2H_WORKERS;
   if (text === undefined) return undefined;
   if (text.trim() === "") throw blankVariableError("H2H_WORKERS");
-  // Digits only: Number() would also take "0x10" and "1e1".
-  const workers = /^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+  const workers = wholeNumberOf(text.trim());
   if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) {
     throw new SettingsError(
       `H2H_WORKERS "${text.trim()}" is not a number of worker threads (1-${MAX_WORKERS}): give one, or unset it for one per core`,

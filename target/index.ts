@@ -25,6 +25,7 @@ export {
   type Settings,
   SettingsError,
   userDirectory,
+  wholeNumberOf,
   withReferenceDefaults,
 } from "./settings.ts";
 // A provider image as the target (H2H_TARGET_IMAGE).

@@ -63,7 +63,7 @@ export function userDirectory(env: Env = process.env): string {
 }
 
 /** The number a variable spells in digits only, else NaN: Number() would also take "0x10" and "1e1". */
-const wholeNumberOf = (text: string): number => (/^\d+$/.test(text) ? Number(text) : Number.NaN);
+export const wholeNumberOf = (text: string): number => (/^\d+$/.test(text) ? Number(text) : Number.NaN);
 
 /** The profile file H2H_PROFILE names (from the user's directory), or the reference profile. */
 export function profilePathFrom(env: Env = process.env, cwd = userDirectory(env)): string {
