@@ -202,6 +202,8 @@ export default {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
     doNotFollow: { path: "node_modules" },
+    // Packages are resolved through their "exports", as Node.js does (tsx has no "main").
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "node", "default"] },
     exclude: { path: "^(load/dist|reports)/" },
   },
 };

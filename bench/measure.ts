@@ -17,7 +17,7 @@ export interface ChildServer {
 }
 
 /**
- * Runs `bench/serve.ts <kind>` as `npm run provider` runs the provider (scripts/run-ts.mjs: what
+ * Runs `bench/serve.ts <kind>` as `npm run provider` runs the provider (tsx, by scripts/tsx.mjs: what
  * is measured is what users run) and waits for its `LISTENING <url>` line.
  */
 export async function startChildServer(
@@ -26,8 +26,8 @@ export async function startChildServer(
   env: Record<string, string> = {},
 ): Promise<ChildServer> {
   const script = fileURLToPath(new URL("./serve.ts", import.meta.url));
-  const runTs = fileURLToPath(new URL("../scripts/run-ts.mjs", import.meta.url));
-  const child: ChildProcess = spawn(process.execPath, [runTs, script, kind], {
+  const tsx = new URL("../scripts/tsx.mjs", import.meta.url).href;
+  const child: ChildProcess = spawn(process.execPath, ["--import", tsx, script, kind], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, ...env },
   });

@@ -1,6 +1,6 @@
 /**
  * A process that runs certifications for the mutation self-test, one after another:
- * `node scripts/run-ts.mjs certify/mutant-child.ts`, jobs over the IPC channel. Each job starts the
+ * `node --import ./scripts/tsx.mjs certify/mutant-child.ts`, jobs over the IPC channel. Each job starts the
  * reference provider with the job's fault, here, next to the run's webhook sink (so the sink's
  * stall monitor also sees the provider's lateness), and certifies it. One process serves many
  * runs with one Vitest, so modules, transforms and worker threads are paid for once per process,

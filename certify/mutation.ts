@@ -90,7 +90,11 @@ class CertifyChild {
   private start(): ChildProcess {
     const child = spawn(
       process.execPath,
-      [join(PROJECT_ROOT, "scripts/run-ts.mjs"), join(PROJECT_ROOT, "certify/mutant-child.ts")],
+      [
+        "--import",
+        new URL("../scripts/tsx.mjs", import.meta.url).href,
+        join(PROJECT_ROOT, "certify/mutant-child.ts"),
+      ],
       {
         cwd: PROJECT_ROOT,
         env: process.env,

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { runNode } from "../fixtures/testing/index.ts";
+import { runNode, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 import { type CliOutput, type Command, defineCommand, EXIT, helpText, runCli, UsageError } from "./cli.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -17,12 +17,12 @@ const PACKAGE = JSON.parse(readFileSync(new URL("../package.json", import.meta.u
 
 /** The npm scripts that are commands of scripts/ (the rest are tools: tsc, biome, vitest). */
 const COMMANDS = Object.entries(PACKAGE.scripts).flatMap(([name, line]) => {
-  const match = /^node scripts\/run-ts\.mjs (scripts\/[\w-]+\.ts)$/.exec(line);
+  const match = /^node --import \.\/scripts\/tsx\.mjs (scripts\/[\w-]+\.ts)$/.exec(line);
   return match?.[1] ? [{ name, file: match[1] }] : [];
 });
 
 function run(file: string, args: string[]) {
-  return runNode(["scripts/run-ts.mjs", file, ...args], { cwd: ROOT });
+  return runNode([...TS_NODE_ARGS, file, ...args], { cwd: ROOT });
 }
 
 function capture(): CliOutput & { lines: string[] } {

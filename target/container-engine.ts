@@ -118,9 +118,9 @@ export interface ContainerWatch {
  * terminal's Ctrl-C.
  */
 export function watchContainer(containerId: string): ContainerWatch {
-  // Run as `npm run` runs the project's TypeScript (scripts/run-ts.mjs: bundled, quick to start).
-  const runTs = fileURLToPath(new URL("../scripts/run-ts.mjs", import.meta.url));
-  const child = spawn(process.execPath, [runTs, WATCHDOG, containerId], {
+  // Run as `npm run` runs the project's TypeScript (tsx, registered by scripts/tsx.mjs).
+  const tsx = new URL("../scripts/tsx.mjs", import.meta.url).href;
+  const child = spawn(process.execPath, ["--import", tsx, WATCHDOG, containerId], {
     cwd: PROJECT_ROOT,
     detached: true,
     stdio: ["pipe", "ignore", "ignore"],

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 
 const script = fileURLToPath(new URL("../../scripts/certify.ts", import.meta.url));
 /** How `npm run certify` runs its TypeScript (package.json), so that what is measured is what users run. */
-const runTs = fileURLToPath(new URL("../../scripts/run-ts.mjs", import.meta.url));
+const TSX = ["--import", new URL("../../scripts/tsx.mjs", import.meta.url).href];
 export const GNU_TIME = "/usr/bin/time";
 
 export interface CertifyChild {
@@ -38,7 +38,7 @@ export function spawnCertify(
 ): Promise<CertifyChild> {
   const timeDir = options.measureRss ? mkdtempSync(join(tmpdir(), "h2h-rss-")) : undefined;
   const timeFile = timeDir ? join(timeDir, "time.txt") : undefined;
-  const node = [process.execPath, runTs, script, ...(options.args ?? [])];
+  const node = [process.execPath, ...TSX, script, ...(options.args ?? [])];
   const [command, ...args] = timeFile ? [GNU_TIME, "-v", "-o", timeFile, ...node] : node;
   const started = Date.now();
   return new Promise((resolve) => {
