@@ -7,7 +7,8 @@ export default defineConfig({
     // The project's own tests. Contract specs (*.spec.ts) are the product: `certify` runs them.
     include: ["**/*.test.ts"],
     exclude: ["node_modules/**", "load/dist/**"],
-    // The watchdog names a file that runs too long and ends a run over its budget (see its header).
+    // The watchdog names a file that runs too long and ends a run over its budget (see its header):
+    // a worker stuck in a synchronous loop defeats testTimeout and hookTimeout, which run inside it.
     reporters: ["default", "./vitest.closing-reporter.ts", "./vitest.watchdog-reporter.ts"],
     // One worker more than the machine has cores (three on two): most files wait on child
     // processes, containers, sockets and timers (the mutation self-test's children, a container's

@@ -10,6 +10,10 @@
  *   prints the same for every file still running and ends the run with exit code 1, so that CI is
  *   red with the name of what hung instead of timed out with nothing. Vitest's workers and what they
  *   started are killed first: a worker stuck in a loop would outlive the run, spinning.
+ *
+ * Vitest has no means of its own for this: testTimeout and hookTimeout are timers in the worker, which
+ * a synchronous loop never lets fire; teardownTimeout and the hanging-process reporter act only once
+ * the run has ended; and a SIGTERM to Vitest leaves the spinning worker behind.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import type { Reporter, TestCase, TestModule } from "vitest/node";
