@@ -1,7 +1,7 @@
 /**
  * How fast a run's masker goes over report text, the last step before each report is written:
  * every report is masked whole (JSON token by token, HTML and other text by pattern). The text is
- * a report of many large answers (issue 12's 5 MB bodies, cut at 64 KB), written as JSON and as
+ * a report of many large answers (5 MB bodies, cut at 64 KB), written as JSON and as
  * HTML, with what reports hold: cards and keys already masked where they were recorded, numbers,
  * ids, URLs and escapes. Medians of repeated runs.
  */

@@ -274,7 +274,7 @@ describe("H2hClient: rate limits, credentials, failures", () => {
   });
 });
 
-describe("H2hClient: Retry-After honoured up to a bound (issue 12)", () => {
+describe("H2hClient: Retry-After honoured up to a bound", () => {
   const retry = { maxWaitMs: 5_000, maxRetries: 2 };
   const recorded: Exchange[] = [];
   const limitedClient = (rateLimitRetry: typeof retry & { deadlineAt?: number } = retry) =>

@@ -24,7 +24,7 @@ const expectOf = (state: string, operation: string, model = mobile) => {
   return transition;
 };
 
-describe("the reference lifecycle as a state machine (DESIGN §3)", () => {
+describe("the reference lifecycle as a state machine", () => {
   it("creates an order awaiting confirmation with each kind's status", () => {
     expect(expectOf(NOT_CREATED, "create").expect).toEqual({
       outcome: "accepted",

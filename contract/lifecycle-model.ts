@@ -1,6 +1,6 @@
 /**
  * The order lifecycle as one explicit state machine, built from a plain description of a target's
- * conventions (the reference provider's are DESIGN §3; a profile supplies a foreign target's).
+ * conventions (the reference provider's are in docs/api.md; a profile supplies a foreign target's).
  *
  * States are what one order, created by the merchant, can be in; operations are everything a
  * probe can do to it or around it (confirm with each code, with the wrong code, through the other
@@ -28,7 +28,7 @@ export interface ExpectedError {
   codeError?: string | undefined;
 }
 
-/** A target's lifecycle conventions, as plain data (DESIGN §3 for the reference provider). */
+/** A target's lifecycle conventions, as plain data (the reference provider's in docs/api.md). */
 export interface LifecycleConventions {
   /** The status each successful operation answers with, per order kind (§3's observed statuses). */
   statusAfter: Readonly<Record<OrderKind, { create: string; confirm: string }>>;

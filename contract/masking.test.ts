@@ -110,7 +110,7 @@ describe("masking", () => {
     expect(masker.text('{"cvc":"123","cvcHint":"x"}')).toBe('{"cvc":"***","cvcHint":"x"}');
     expect(masker.text('{"CVC": 9876}')).toBe('{"CVC": "***"}');
     expect(masker.text("POST /pay?amount=5&cvc=123&x=1")).toBe("POST /pay?amount=5&cvc=***&x=1");
-    // issue 12: a JSON body URL-encoded by an echoing target, once or twice.
+    // A JSON body URL-encoded by an echoing target, once or twice.
     const encoded = encodeURIComponent('{"cvc":"123","n":1}');
     expect(masker.text(encoded)).toBe(encodeURIComponent('{"cvc":"***","n":1}'));
     expect(masker.text(encodeURIComponent(encoded))).toBe(
@@ -375,7 +375,7 @@ describe("masking: every spelling of every secret", () => {
       }),
     "an HTML cell": (s) => `<pre>{&quot;echo&quot;:&quot;${s}&quot;}</pre>`,
     "a URL query": (s) => `http://127.0.0.1:9/callbacks/run/x?echo=${s}&n=1`,
-    // issue 12: an echoing target URL-encodes the JSON body it got: the quote before is `%22`.
+    // An echoing target URL-encodes the JSON body it got: the quote before is `%22`.
     "a URL-encoded JSON string": (s) =>
       JSON.stringify({ echo: encodeURIComponent(`{"number":"`) + s + encodeURIComponent(`","n":1}`) }),
     "a \\u-escaped quote before": (s) => `{"echo":"\\u0022${s}\\u0022"}`,

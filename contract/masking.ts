@@ -114,8 +114,7 @@ const USERINFO_AT = /([^\s/?#@"'<>\\]{1,512})@/y;
 /**
  * The URL with its userinfo password (or lone user) masked: `scheme://userinfo@`, the scheme of
  * 1 to 31 characters and not part of a longer word. Found from each `://` outwards, rather than by
- * a regex that would read up to 31 letters at every position of the text (issue 15: a report of
- * large answers is mostly letters).
+ * a regex that would read up to 31 letters at every position of the text.
  */
 export function maskUrlCredentials(text: string): string {
   let out = "";
@@ -190,8 +189,7 @@ export function secretSpellings(secret: string): RegExp {
 
 /**
  * Where a card's spelling may start: every spelling of a digit starts with a digit, `%` or `\`, so
- * the regex passes over any other position at the speed of a character class (issue 15: masking a
- * report of 5 MB answers took seconds). Other digits before it do not make it no card: a target
+ * the regex passes over any other position at the speed of a character class. Other digits before it do not make it no card: a target
  * that writes the card into a reference (`0014111111111111111`), or a value that spells it inside
  * a longer run (a phone number padded past its maxLength with 1s), would otherwise put the whole
  * card in a report. Only a decimal number's digits are left alone ({@link inDecimalNumber}).
@@ -334,7 +332,7 @@ function maskField(kind: FieldKind, value: string): string {
 }
 
 /** A quote at any JSON-escaping depth, or HTML-escaped. */
-// issue 12: and URL-encoded (`%22`, `%2522`): an echoing target URL-encodes the body it got.
+// And URL-encoded (`%22`, `%2522`): an echoing target URL-encodes the body it got.
 const QUOTE = String.raw`(?:\\{0,16}(?:"|&quot;|&#34;|&#x22;)|\\{1,16}u0022|%(?:25)?22)`;
 /** The colon between a key and its value, as is or URL-encoded. */
 const COLON = String.raw`\s*(?::|%(?:25)?3[aA])\s*`;
@@ -584,8 +582,8 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
     /**
      * Only what masking changed is kept, with the unchanged text before it: mostly nothing changes
      * (a report's values were masked as they were recorded), and then the text itself is the
-     * answer. No copy of a report of every exchange is built only to be thrown away (issue 12:
-     * bounded memory), nor a list of its every token (issue 15: a third of the time it took).
+     * answer. No copy of a report of every exchange is built only to be thrown away (memory stays
+     * bounded), nor a list of its every token.
      */
     const parts: string[] = [];
     let copied = 0;

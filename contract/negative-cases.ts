@@ -102,7 +102,7 @@ export interface DeriveNegativeCasesOptions {
   testCards?: readonly string[] | undefined;
 }
 
-/** Amounts are money with two decimals (DESIGN §3): a bound is broken by one cent. */
+/** Amounts are money with two decimals: a bound is broken by one cent. */
 const MONEY_STEP = 0.01;
 
 /**

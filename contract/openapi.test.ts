@@ -66,7 +66,7 @@ function fieldAt(rootName: string, path: string): Schema | undefined {
 }
 
 /**
- * Every field the seed names, transcribed from its tables (h2h-api.md §2 and §4), independently
+ * Every field the seed names, transcribed from its tables (docs/api.md §2 and §4), independently
  * of the contract, so a field dropped from the schemas is caught here.
  */
 const SEED_FIELDS: Record<string, string[]> = {

@@ -1,5 +1,5 @@
 /**
- * Profiles that are easy to write (issue 11 §7): the shipped JSON Schema is the one generated from
+ * Profiles that are easy to write: the shipped JSON Schema is the one generated from
  * the zod schema, every key described; the bundled profiles validate against it with an independent
  * validator (Ajv); and mistakes get messages that name the path and the fix.
  */

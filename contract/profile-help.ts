@@ -1,5 +1,5 @@
 /**
- * Help for whoever writes a target profile (issue 11 §7): the JSON Schema an editor completes and
+ * Help for whoever writes a target profile: the JSON Schema an editor completes and
  * checks it with (generated from the zod schema, with a description of every key), and errors that
  * name the path and say the fix: what is missing and what it is for, which form of a union was
  * meant, the nearest known key for a typo, the line and column of a JSON syntax error.

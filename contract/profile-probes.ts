@@ -69,7 +69,7 @@ export function lifetimeSecondsOf(profile: Profile): number | undefined {
   return "unconfirmedForSeconds" in trigger ? trigger.unconfirmedForSeconds : undefined;
 }
 
-/** The target's lifecycle as the model takes it (DESIGN §3 for the reference provider). */
+/** The target's lifecycle as the model takes it (the reference provider's in docs/api.md). */
 export function lifecycleConventionsOf(profile: Profile): LifecycleConventions {
   const errors = Object.fromEntries(
     Object.entries(LIFECYCLE_ERROR_KEYS).map(([name, key]) => {

@@ -71,7 +71,7 @@ describe("target profiles", () => {
     expect(profile.expectedStatus.confirmMobileCommerceOrder).toBe("waiting_for_terminal");
     expect(profile.errors).toEqual({});
     expect(profile.callbacks.signature).toEqual({ scheme: "none" });
-    // issue 12: a 429's Retry-After is waited out up to 5 s, twice per request.
+    // A 429's Retry-After is waited out up to 5 s, twice per request.
     expect(profile.limits).toEqual({ maxBodyBytes: 65_536, retryAfterMaxMs: 5_000, rateLimitRetries: 2 });
   });
 

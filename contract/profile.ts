@@ -1,5 +1,5 @@
 /**
- * Target profile (DESIGN §4): what the suite must know about one target that the seed leaves
+ * Target profile: what the suite must know about one target that the seed leaves
  * open. A profile is JSON, validated here before any request is sent; an error names the file
  * and the bad key. Every object may carry a "$comment" string, so a profile can be annotated.
  */
@@ -9,7 +9,7 @@ import { describeRuleSource } from "./checks/check.ts";
 import { ENDPOINTS } from "./endpoints.ts";
 import { ERROR_ANSWER_NAMES, type ErrorAnswerName } from "./error-answers.ts";
 import { luhnValid } from "./generated-orders.ts";
-import { DEFAULT_MAX_BODY_BYTES } from "./h2h-client.ts"; // issue 12: the profile's body limit
+import { DEFAULT_MAX_BODY_BYTES } from "./h2h-client.ts"; // the profile's body limit
 import {
   byOrderKind,
   CALLBACK_STATUSES,
@@ -37,7 +37,7 @@ const positiveMs = z.int().positive().max(600_000);
 
 const ClientMetadataField = z.enum(CLIENT_METADATA_FIELDS);
 
-// --- methods, limits, lifecycle, races: what the generated and stateful probes need (issue 10) ---
+// --- methods, limits, lifecycle, races: what the generated and stateful probes need ---
 
 /** A method's fields; `amount` is required where the fixed checks order with the method. */
 function methodShape<Amount extends z.ZodType>(amount: Amount) {
@@ -179,7 +179,7 @@ const Signature = z.discriminatedUnion("scheme", [
 ]);
 
 /**
- * What the parts of a profile the probes read must agree on (issue 10): a methodID listed once;
+ * What the parts of a profile the probes read must agree on: a methodID listed once;
  * a maximum length only for a string field some request has; Luhn-valid test cards; outcome codes
  * that include the success code and not the wrong one.
  */
@@ -292,9 +292,9 @@ const OBSERVED_STATUSES = Object.fromEntries(
   OPERATION_NAMES.map((operation) => [operation, OPERATIONS[operation].observedStatus]),
 ) as Record<OperationName, string>;
 
-/** issue 12: the longest Retry-After waited out, unless the profile says otherwise. */
+/** The longest Retry-After waited out, unless the profile says otherwise. */
 export const DEFAULT_RETRY_AFTER_MAX_MS = 5_000;
-/** issue 12: how many 429s one request may wait out, unless the profile says otherwise. */
+/** How many 429s one request may wait out, unless the profile says otherwise. */
 export const DEFAULT_RATE_LIMIT_RETRIES = 2;
 
 export const ProfileSchema = annotated({
@@ -307,14 +307,14 @@ export const ProfileSchema = annotated({
     /** How long to wait for a callback after the request that triggers it. */
     callbackMs: positiveMs.default(15_000),
   }).default({ requestMs: 5_000, callbackMs: 15_000 }),
-  // issue 12 (bounded evidence): how much of each answer is read and kept; a larger one fails
+  // Bounded evidence: how much of each answer is read and kept; a larger one fails
   // `envelope.within-size-limit` and is kept cut, with its real size.
   limits: annotated({
     /** Bytes of an answer read and kept (after decoding). */
     maxBodyBytes: z.number().int().min(1).default(DEFAULT_MAX_BODY_BYTES),
     /** The whole run's deadline (default: derived from the timeouts, certify/deadline.ts). */
     deadlineMs: z.int().positive().optional(),
-    // issue 12 (rate limits): a 429 whose Retry-After is at most this long is waited out and the
+    // Rate limits: a 429 whose Retry-After is at most this long is waited out and the
     // request sent again, at most rateLimitRetries times per request; a longer one stands.
     retryAfterMaxMs: z.int().min(0).default(DEFAULT_RETRY_AFTER_MAX_MS),
     rateLimitRetries: z.int().min(0).max(10).default(DEFAULT_RATE_LIMIT_RETRIES),
@@ -339,7 +339,7 @@ export const ProfileSchema = annotated({
   usdtTolerance: z.number().min(0).default(0.01),
   /** Per order kind (the names table's order kinds), the method the fixed checks order with. */
   methods: annotated(byOrderKind(() => MethodProfile)),
-  /** Per order kind, every other method the merchant uses (issue 10: every method is probed). */
+  /** Per order kind, every other method the merchant uses. */
   otherMethods: annotated(byOrderKind(() => z.array(OtherMethodProfile).default([]))).default(
     byOrderKind(() => []),
   ),
@@ -431,7 +431,7 @@ export type Profile = z.output<typeof ProfileSchema> & { declaredKeys?: readonly
 export type MethodProfile = z.output<typeof MethodProfile>;
 export type OtherMethodProfile = z.output<typeof OtherMethodProfile>;
 
-/** The profile's JSON Schema, generated from the zod schema, every key described (issue 11 §7). */
+/** The profile's JSON Schema, generated from the zod schema, every key described. */
 export function profileJsonSchema(): JsonSchema {
   return profileJsonSchemaOf(ProfileSchema);
 }

@@ -3,8 +3,8 @@
  * response, envelope, status and callback. The OpenAPI document, the reference provider's
  * validation, payload builders and the checks all derive from what is here.
  *
- * Section numbers (§) refer to `shared/h2h-api.md` (the seed), "DESIGN §3" to the reference
- * provider's sandbox conventions in `shared/DESIGN.md`.
+ * Section numbers (§) refer to docs/api.md (the API description), the reference provider's
+ * sandbox conventions to the last section of docs/api.md.
  *
  * Where the seed leaves a gap, the schema is lenient by default and a target profile can make it
  * strict through {@link GapPolicy}. Each such decision is written next to the field it concerns.
@@ -81,7 +81,7 @@ function anythingBut(word: string): RegExp {
   return new RegExp(`^(?!${word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$).+$`);
 }
 
-// --- request limits and nullability: the suite's reading (issue 10) --------------------------
+// --- request limits and nullability: the suite's reading --------------------------
 // The seed declares no maximum length for any request string, and does not say whether an
 // optional request field may be sent as null. What follows is the suite's reading, in this one
 // block; a target profile overrides a length per field (contract/request-json-schema.ts applies
@@ -305,7 +305,7 @@ export function buildContract(policy: GapPolicy = LENIENT_GAPS) {
   });
 
   /**
-   * DESIGN §3: the reference provider's callback body. §6 gap "body shape … not shown": a foreign
+   * The reference sandbox: the reference provider's callback body. §6 gap "body shape … not shown": a foreign
    * target's callback shape comes from its profile, not from this schema.
    */
   const referenceCallbackBody = z.looseObject({

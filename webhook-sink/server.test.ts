@@ -17,7 +17,7 @@ import { SinkClient } from "./client.ts";
 import { type RunningSink, type SinkOptions, startWebhookSink } from "./server.ts";
 import { CallbackStore, LOG_FILE } from "./store.ts";
 
-/** This process's environment without H2H_PROFILE (the reference profile): set but empty is refused (issue 12). */
+/** This process's environment without H2H_PROFILE (the reference profile): set but empty is refused. */
 function withoutProfile(): NodeJS.ProcessEnv {
   const { H2H_PROFILE: _profile, ...env } = process.env;
   return env;

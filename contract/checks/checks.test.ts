@@ -99,7 +99,7 @@ const scenario = (status: string, callbacks: ObservedCallback[], change: Record<
 });
 const succeeded = scenario("succeeded", [cb("succeeded", 200)]);
 
-// --- the checks of the generated and stateful probes (issue 10) --------------------------------------
+// --- the checks of the generated and stateful probes --------------------------------------
 const refused = (codeError: string, status = 409) =>
   response(status, { data: null, result: { ...errResult, codeError } });
 const PROBE_CASES: Record<string, Case> = {
@@ -199,7 +199,7 @@ const CASES: Record<string, Case> = {
       ],
     ],
   },
-  // --- issue 11 §2, §5: callbacks before their trigger, the sandbox clock ---
+  // --- callbacks before their trigger, the sandbox clock ---
   "callbacks.not-before-trigger": {
     good: [
       succeeded,
@@ -236,7 +236,7 @@ const CASES: Record<string, Case> = {
       [{}, /was not asked/],
     ],
   },
-  // --- end of issue 11 cases ---
+  // --- end of the callbacks-before-trigger cases ---
   "callbacks.body-parses": {
     good: [succeeded],
     bad: [
@@ -768,7 +768,7 @@ describe.each([...CHECK_REGISTRY.values()].map((check) => [check.name, check] as
         const outcome = (check as Check<unknown>).run(input);
         expect(outcome.ok).toBe(false);
         expect(outcome.detail).toMatch(detail);
-        // Plain words (issue 11 §3): the path, what was expected and found, never zod's own text.
+        // Plain words: the path, what was expected and found, never zod's own text.
         expect(outcome.detail).not.toMatch(/Invalid input|received undefined|Unrecognized key/);
       }
     });

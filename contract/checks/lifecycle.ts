@@ -1,5 +1,5 @@
 /**
- * Checks of the stateful probes (issue 10): the lifecycle as a model (contract/lifecycle-model.ts),
+ * Checks of the stateful probes: the lifecycle as a model (contract/lifecycle-model.ts),
  * `timer` against the order's clock, races of identical requests, and callbacks delivered exactly
  * where the order says.
  */

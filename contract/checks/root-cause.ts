@@ -1,5 +1,5 @@
 /**
- * One cause per failure (issue 11 §3). An answer that is not JSON, or JSON that is not the
+ * One cause per failure. An answer that is not JSON, or JSON that is not the
  * data/result envelope, fails `envelope.shape`; every other check of that answer depends on it
  * and is then "not evaluated, because …" instead of failing as well. The signature groups answers
  * that failed for the same reason, so one endpoint shows one root cause, not a cascade.

@@ -107,7 +107,7 @@ describe("k6 bundles", () => {
     });
   });
 
-  // issue 12: H2H_CLIENT_CERT / H2H_CLIENT_KEY reach k6's tlsAuth through the script's open().
+  // H2H_CLIENT_CERT / H2H_CLIENT_KEY reach k6's tlsAuth through the script's open().
   it.each(scriptNames())("%s: reads the client certificate and key into k6's tlsAuth", async (script) => {
     const files: Record<string, string> = {
       "/tls/client.pem": "-----BEGIN CERTIFICATE-----\nCERT\n-----END CERTIFICATE-----\n",

@@ -57,7 +57,7 @@ export interface K6ContainerRun {
   bundle: string;
   /** Mounted read-write at /out. */
   outputDir: string;
-  /** issue 12: the run's TLS folder (k6-tls.ts), mounted read-only at /tls. */
+  /** The run's TLS folder (k6-tls.ts), mounted read-only at /tls. */
   tlsDir?: string;
   /** Where k6's output goes (as it comes). */
   output?: NodeJS.WritableStream;

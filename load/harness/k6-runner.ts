@@ -95,7 +95,7 @@ export interface K6Invocation {
   timelinePeriodSeconds: number;
   /** The tags the dashboard aggregates per value. */
   timelineTags: readonly string[];
-  /** issue 12: the run's TLS folder (k6-tls.ts): CA bundle, client certificate and key. */
+  /** The run's TLS folder (k6-tls.ts): CA bundle, client certificate and key. */
   tls?: K6Tls;
 }
 
@@ -174,7 +174,7 @@ export async function runK6(runner: K6Runner, invocation: K6Invocation): Promise
     },
     bundle: invocation.bundle,
     outputDir: invocation.outputDir,
-    // issue 12: the TLS folder, mounted read-only where the paths above point.
+    // The TLS folder, mounted read-only where the paths above point.
     ...(invocation.tls ? { tlsDir: invocation.tls.dir } : {}),
   });
 }

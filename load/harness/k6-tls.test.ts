@@ -1,5 +1,5 @@
 /**
- * issue 12: the TLS folder a load run gives k6, with certificates made by openssl in the test: a CA
+ * The TLS folder a load run gives k6, with certificates made by openssl in the test: a CA
  * bundle of Node's roots plus H2H_CA_FILE's certificates (for SSL_CERT_FILE), the client
  * certificate and key for tlsAuth, an encrypted PKCS#8 key re-encrypted into the PEM form k6 reads,
  * and the passphrase passed in k6's environment, never on its command line.

@@ -1,5 +1,5 @@
 /**
- * issue 12 (TLS for load runs): the run's H2H_CA_FILE, H2H_CLIENT_CERT, H2H_CLIENT_KEY and
+ * TLS for load runs: the run's H2H_CA_FILE, H2H_CLIENT_CERT, H2H_CLIENT_KEY and
  * H2H_CLIENT_KEY_PASSPHRASE as k6 can use them, in a private folder of the run's work directory
  * (removed with it):
  *

@@ -34,7 +34,7 @@ describe("load reports", () => {
     expect(html).not.toMatch(/<script|<link|src="http|href="http/);
   });
 
-  // issue 12: which TLS settings k6 was given, never a key or passphrase.
+  // Which TLS settings k6 was given, never a key or passphrase.
   it("say which TLS files the run used", () => {
     const withTls: LoadReport = {
       ...report("mixed-smoke-shares"),

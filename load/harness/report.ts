@@ -44,7 +44,7 @@ export interface LoadReport {
   sends: string;
   settings: LoadSettings;
   runner: string;
-  /** issue 12: the TLS files k6 was given (paths, subjects, expiry; never a key or passphrase). */
+  /** The TLS files k6 was given (paths, subjects, expiry; never a key or passphrase). */
   tls?: TlsSummary;
   k6ExitCode: number;
   thresholds: ThresholdResult[];

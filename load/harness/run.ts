@@ -125,7 +125,7 @@ export async function runLoad(
   const profile = await readProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
   const settings = withReferenceDefaults(initial, profile.name, profile.callbacks.signature.scheme);
   const containerSettings = readTargetContainerSettings(env);
-  // issue 12: the TLS files checked before anything starts (exit 64 naming the variable).
+  // The TLS files checked before anything starts (exit 64 naming the variable).
   const tlsMaterial = readTlsSettings(settings);
   const startedAt = new Date();
   const runId = `load-${startedAt.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "")}-${randomBytes(3).toString("hex")}`;
@@ -158,7 +158,7 @@ export async function runLoad(
       ["H2H_FIELD_CHECK_EVERY", options.fieldCheckEvery],
     ];
     for (const [name, value] of optional) if (value !== undefined) scriptEnv[name] = String(value);
-    // issue 12: the TLS folder k6 gets (CA bundle for SSL_CERT_FILE, client certificate and key).
+    // The TLS folder k6 gets (CA bundle for SSL_CERT_FILE, client certificate and key).
     const tls = await prepareK6Tls(tlsMaterial, join(workDir, "tls"));
     const config = parseLoadConfig(
       { ...scriptEnv, ...k6TlsEnv(tls, tls?.dir ?? "").scriptEnv },

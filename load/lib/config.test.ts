@@ -167,7 +167,7 @@ describe("load scenarios", () => {
     expect(durationSeconds("500ms")).toBe(0.5);
   });
 
-  // issue 12: the same TLS variables as certify, as k6's tlsAuth.
+  // The same TLS variables as certify, as k6's tlsAuth.
   it("reads H2H_CLIENT_CERT, H2H_CLIENT_KEY and the passphrase into k6's tlsAuth (read with the script's open)", () => {
     const files: Record<string, string> = {
       "/tls/client.pem": "-----BEGIN CERTIFICATE-----\nCERT\n-----END CERTIFICATE-----\n",

@@ -59,7 +59,7 @@ export interface LoadConfig {
   fieldCheckEvery: number;
   profile: BundledProfile;
   /**
-   * issue 12: the client certificate for mTLS (H2H_CLIENT_CERT, H2H_CLIENT_KEY: PEM files the
+   * The client certificate for mTLS (H2H_CLIENT_CERT, H2H_CLIENT_KEY: PEM files the
    * script reads with k6's open() in its init stage; absolute paths, or relative to the script),
    * and the key's passphrase (H2H_CLIENT_KEY_PASSPHRASE, from k6's environment); becomes k6's tlsAuth.
    */

@@ -221,7 +221,7 @@ export function buildOptions(
     // Keeps the run id on every sample, so runs can be told apart in any output.
     tags: { h2h_run: config.runId },
     summaryTrendStats: ["avg", "min", "med", "max", "p(90)", "p(95)", "p(99)", "count"],
-    // issue 12: mTLS. Extra trusted CAs have no k6 option: the harness sets SSL_CERT_FILE.
+    // MTLS. Extra trusted CAs have no k6 option: the harness sets SSL_CERT_FILE.
     ...(config.tls ? { tlsAuth: tlsAuthOf(config, readText) } : {}),
   };
 }
