@@ -1,5 +1,5 @@
 /**
- * The four endpoints of the seed's §4, in one place: method, path, request schema and which
+ * The four endpoints of the API description's §4, in one place: method, path, request schema and which
  * response schema of the contract answers them. The OpenAPI document, the reference provider's
  * router and the HTTP client all read this table.
  */
@@ -14,7 +14,7 @@ import {
 export interface Endpoint {
   /** The operation, also the key of its success envelope in `contract.responses`. */
   operation: OperationName;
-  /** The seed's section. */
+  /** The API description's section. */
   section: string;
   summary: string;
   method: "POST";

@@ -10,7 +10,7 @@
  * which callbacks that move must cause. {@link reachablePairs} lists every pair a probe can reach,
  * with the operations that lead there, so that every operation is tried in every reachable state.
  *
- * The seed shows no transitions (§3 "Transitions: not shown"): every rule here is a convention of
+ * The API description shows no transitions (§3 "Transitions: not shown"): every rule here is a convention of
  * the description, never a fact of the contract.
  */
 import type { ErrorAnswerName } from "./error-answers.ts";
@@ -49,7 +49,7 @@ export interface LifecycleConventions {
   otherKindConfirm: LifecycleError;
   /** What confirming another merchant's order answers; undefined: any refusal (none is documented). */
   otherMerchantConfirm?: LifecycleError | undefined;
-  /** Where merchantOrderID must be unique: per merchant (the seed's wording) or across the service. */
+  /** Where merchantOrderID must be unique: per merchant (the API description's wording) or across the service. */
   merchantOrderIdScope: "merchant" | "service";
 }
 

@@ -34,7 +34,7 @@ export type OperationStep = "create" | "confirm";
 
 /**
  * The four operations: their order kind, step, section, path (relative to `{base_url}`, `{id}`
- * where the order id goes) and the status the seed observed each answering with (§3).
+ * where the order id goes) and the status the API description observed each answering with (§3).
  */
 export const OPERATIONS = {
   createMobileCommerceOrder: {
@@ -71,7 +71,7 @@ export const OPERATIONS = {
 >;
 export type OperationName = keyof typeof OPERATIONS;
 
-/** The operation names in the seed's order (§4.1 to §4.4). */
+/** The operation names in the API description's order (§4.1 to §4.4). */
 export const OPERATION_NAMES = Object.keys(OPERATIONS) as OperationName[];
 
 /** Each operation's name, for code that names one operation (`OPERATION.createQuasiEcomOrder`). */
@@ -104,7 +104,7 @@ export const OPERATIONS_BY_KIND = Object.fromEntries(
 // --- statuses (§3, §6) ---------------------------------------------------------------------------
 
 /**
- * §3: the seven statuses the seed names (the complete list is a gap, so a profile may add more),
+ * §3: the seven statuses the API description names (the complete list is a gap, so a profile may add more),
  * with whether entering one triggers a callback (§6) and whether it is final (no confirmation or
  * expiry after it; only an appeal may still follow `failed_by_terminal`).
  */
@@ -171,7 +171,7 @@ export function successResult(requestId: string) {
 
 // --- request enums (§4.1, §4.3) ------------------------------------------------------------------
 
-/** §4.1 / §4.3 `trafficType`; the seed says the default is `mixed`. */
+/** §4.1 / §4.3 `trafficType`; the API description says the default is `mixed`. */
 export const TRAFFIC_TYPES = ["ftd", "td", "mixed"] as const;
 
 /** §4.1 / §4.3 `clientMetadata.*`: the conditional client fields. */

@@ -66,7 +66,7 @@ function fieldAt(rootName: string, path: string): Schema | undefined {
 }
 
 /**
- * Every field the seed names, transcribed from its tables (docs/api.md §2 and §4), independently
+ * Every field the API description names, transcribed from its tables (docs/api.md §2 and §4), independently
  * of the contract, so a field dropped from the schemas is caught here.
  */
 const SEED_FIELDS: Record<string, string[]> = {
@@ -235,12 +235,15 @@ describe("OpenAPI document", () => {
     }
   });
 
-  it.each(Object.entries(SEED_FIELDS))("%s carries every field the seed names", (component, fields) => {
-    const missing = fields.filter((field) => fieldAt(component, field) === undefined);
-    expect(missing).toEqual([]);
-  });
+  it.each(Object.entries(SEED_FIELDS))(
+    "%s carries every field the API description names",
+    (component, fields) => {
+      const missing = fields.filter((field) => fieldAt(component, field) === undefined);
+      expect(missing).toEqual([]);
+    },
+  );
 
-  it("marks required what the seed marks required, and the request fields the seed marks optional as optional", () => {
+  it("marks required what the API description marks required, and the request fields the API description marks optional as optional", () => {
     const record = resolve({ $ref: "#/components/schemas/OrderRecord" });
     expect(record.required).toEqual(
       expect.arrayContaining([

@@ -102,7 +102,7 @@ export const PROFILE_KEY_DOCS: Readonly<Record<string, string>> = {
   "lifecycle.secondConfirm":
     "Which documented error confirming an already confirmed order answers (undeclared: an advisory).",
   "lifecycle.merchantOrderIdScope":
-    'Where merchantOrderID must be unique: "merchant" (the seed\'s wording) or "service".',
+    'Where merchantOrderID must be unique: "merchant" (the API description\'s wording) or "service".',
   "lifecycle.timerUnit":
     "The unit of timer in a confirmation result; declaring it holds timer to counting down the lifetime (undeclared: an advisory).",
   "lifecycle.timerToleranceSeconds": "How far timer may stray from the order's clock, in seconds.",

@@ -1,5 +1,5 @@
 /**
- * Target profile: what the suite must know about one target that the seed leaves
+ * Target profile: what the suite must know about one target that the API description leaves
  * open. A profile is JSON, validated here before any request is sent; an error names the file
  * and the bad key. Every object may carry a "$comment" string, so a profile can be annotated.
  */
@@ -107,7 +107,7 @@ const Lifecycle = annotated({
   otherMerchantConfirm: z.enum(LIFECYCLE_ERRORS).optional(),
   /** What confirming an already confirmed order answers; undeclared, that refusal is an advisory. */
   secondConfirm: z.enum(LIFECYCLE_ERRORS).optional(),
-  /** Where merchantOrderID must be unique: per merchant account (the seed's wording) or across the service. */
+  /** Where merchantOrderID must be unique: per merchant account (the API description's wording) or across the service. */
   merchantOrderIdScope: z.enum(["merchant", "service"]).default("merchant"),
   /** The unit of `timer` (§2.3 gap). */
   timerUnit: z.enum(["seconds", "milliseconds"]).default("seconds"),
@@ -287,7 +287,7 @@ function checkProbeSettings(
   }
 }
 
-/** The status each operation answers with, as the seed observed it (§3): the profile's default. */
+/** The status each operation answers with, as the API description observed it (§3): the profile's default. */
 const OBSERVED_STATUSES = Object.fromEntries(
   OPERATION_NAMES.map((operation) => [operation, OPERATIONS[operation].observedStatus]),
 ) as Record<OperationName, string>;
@@ -323,7 +323,7 @@ export const ProfileSchema = annotated({
     retryAfterMaxMs: DEFAULT_RETRY_AFTER_MAX_MS,
     rateLimitRetries: DEFAULT_RATE_LIMIT_RETRIES,
   }),
-  /** Strictness where the seed leaves a gap (contract/schemas.ts, GapPolicy). */
+  /** Strictness where the API description leaves a gap (contract/schemas.ts, GapPolicy). */
   gaps: annotated({
     dateFormat: z.enum(["string", "rfc3339"]).default(LENIENT_GAPS.dateFormat),
     orderTypes: z.array(z.string().min(1)).default([]),
@@ -353,7 +353,7 @@ export const ProfileSchema = annotated({
   lifecycle: Lifecycle.default(LIFECYCLE_DEFAULTS),
   /** The race probes (concurrent creations and confirmations). */
   races: Races.default({ concurrency: 5 }),
-  /** The status each operation answers (default: what the seed observed, §3). */
+  /** The status each operation answers (default: what the API description observed, §3). */
   expectedStatus: annotated(
     Object.fromEntries(
       OPERATION_NAMES.map((operation) => [

@@ -12,7 +12,7 @@ const required = (schema: Parameters<typeof requestFields>[0]) =>
     .map((f) => f.path);
 
 describe("request fields derived from the contract", () => {
-  it("lists the seed's required fields per endpoint (§4)", () => {
+  it("lists the API description's required fields per endpoint (§4)", () => {
     expect(required(CreateMobileCommerceOrderRequest)).toEqual(["methodID", "amount"]);
     expect(required(CreateQuasiEcomOrderRequest)).toEqual([
       "methodID",

@@ -1,5 +1,5 @@
 /**
- * The sandbox clock: an EXTENSION outside the seed's contract, offered by the
+ * The sandbox clock: an EXTENSION outside the API description's contract, offered by the
  * reference provider so that expiry can be provoked without waiting out an order's lifetime.
  * A target without it answers 404 `not_found`, and the suite then waits instead.
  *

@@ -44,7 +44,7 @@ describe("response schemas", () => {
     expect(parsed.error?.issues.map((i) => i.path.join("."))).toContain(path);
   });
 
-  it("treat the seed's gaps leniently by default and strictly under the reference policy", () => {
+  it("treat the API description's gaps leniently by default and strictly under the reference policy", () => {
     const oddRecord = { ...record, dateAdded: "22.11.2026 03:00", orderType: "mc", currency: "EUR" };
     expect(buildContract(LENIENT_GAPS).orderRecord.safeParse(oddRecord).success).toBe(true);
     const strict = buildContract(REFERENCE_PROFILE.gaps).orderRecord.safeParse(oddRecord);

@@ -6,7 +6,7 @@
  * Section numbers (§) refer to docs/api.md (the API description), the reference provider's
  * sandbox conventions to the last section of docs/api.md.
  *
- * Where the seed leaves a gap, the schema is lenient by default and a target profile can make it
+ * Where the API description leaves a gap, the schema is lenient by default and a target profile can make it
  * strict through {@link GapPolicy}. Each such decision is written next to the field it concerns.
  */
 import * as z from "zod";
@@ -22,8 +22,8 @@ import {
 } from "./names.ts";
 
 /**
- * How strict the schemas are where the seed leaves a gap. The default ({@link LENIENT_GAPS})
- * accepts anything the seed's wording allows; a profile narrows it to what a target documents.
+ * How strict the schemas are where the API description leaves a gap. The default ({@link LENIENT_GAPS})
+ * accepts anything the API description's wording allows; a profile narrows it to what a target documents.
  */
 export interface GapPolicy {
   /**
@@ -82,7 +82,7 @@ function anythingBut(word: string): RegExp {
 }
 
 // --- request limits and nullability: the suite's reading --------------------------
-// The seed declares no maximum length for any request string, and does not say whether an
+// The API description declares no maximum length for any request string, and does not say whether an
 // optional request field may be sent as null. What follows is the suite's reading, in this one
 // block; a target profile overrides a length per field (contract/request-json-schema.ts applies
 // the override to the JSON Schema the generated and negative inputs derive from).
@@ -142,7 +142,7 @@ const createOrderCommon = {
   /** §4: "Transfer method" (integer). Values are communicated at integration (§4.5 gap). */
   methodID: integer(),
   /**
-   * "Payment amount" (float64). The seed shows no minimum (§8 gap), but a non-positive payment
+   * "Payment amount" (float64). The API description shows no minimum (§8 gap), but a non-positive payment
    * amount is meaningless, so the contract requires amount > 0. A maximum is a target's rule.
    */
   amount: float64().positive(),
@@ -161,7 +161,7 @@ export const CreateMobileCommerceOrderRequest = z.looseObject({
 export type CreateMobileCommerceOrderRequest = z.infer<typeof CreateMobileCommerceOrderRequest>;
 
 /**
- * §4.3 `requisites.*`: all required strings. The seed fixes the formats of the expiry fields
+ * §4.3 `requisites.*`: all required strings. The API description fixes the formats of the expiry fields
  * (`MM`, `YY`); for the card number and CVC it says only "string", and this contract narrows them
  * to what a bank card can be (ISO/IEC 7812: 12–19 digits; CVC/CVV: 3–4 digits) so that an
  * obviously malformed card is a validation failure rather than a provider-specific surprise.
@@ -338,7 +338,7 @@ export function buildContract(policy: GapPolicy = LENIENT_GAPS) {
 
 export type Contract = ReturnType<typeof buildContract>;
 
-/** The contract as the seed allows it, with every gap lenient. */
+/** The contract as the API description allows it, with every gap lenient. */
 export const contract = buildContract(LENIENT_GAPS);
 
 export type OrderRecord = z.infer<Contract["orderRecord"]>;

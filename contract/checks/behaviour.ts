@@ -89,7 +89,7 @@ export const rejectsUnknownOrder = rejection(
   "rejects-unknown-order",
   "Confirming an order id the service never issued is refused.",
   necessary(
-    "§4.2 and §4.4 confirm an order by its id, and the seed shows no answer for an id the service never issued; confirming nothing cannot succeed",
+    "§4.2 and §4.4 confirm an order by its id, and the API description shows no answer for an id the service never issued; confirming nothing cannot succeed",
   ),
 );
 export const rejectsWrongCode = rejection(
@@ -124,7 +124,7 @@ export const rejectsOtherMerchantsOrder = rejection(
   "rejects-other-merchants-order",
   "A merchant cannot confirm another merchant's order.",
   necessary(
-    "§5 authenticates each merchant by its own key and §8 scopes orders to one merchant account; the seed does not say so of confirmation, so another merchant's order is read as not the caller's to confirm",
+    "§5 authenticates each merchant by its own key and §8 scopes orders to one merchant account; the API description does not say so of confirmation, so another merchant's order is read as not the caller's to confirm",
   ),
 );
 
@@ -153,7 +153,7 @@ export const confirmableAfterWrongCode = acceptance(
   "confirmable-after-wrong-code",
   "After a wrong code is refused, the order still accepts the right one.",
   necessary(
-    "§7 names a wrong confirmation code as a failure of that call; the seed shows no limit on attempts, so a wrong code is read as refusing the attempt, not the order",
+    "§7 names a wrong confirmation code as a failure of that call; the API description shows no limit on attempts, so a wrong code is read as refusing the attempt, not the order",
   ),
 );
 

@@ -1,5 +1,5 @@
 /**
- * Callback checks (seed §6): for an order made to enter a status, what arrived at the order's
+ * Callback checks (api §6): for an order made to enter a status, what arrived at the order's
  * own callback URL. Where the id and status sit in the body, and the signature scheme, come from
  * the target's profile.
  */
@@ -248,7 +248,7 @@ export const callbacksMatchesOrder = defineCheck<CallbackScenario>(
 export const callbacksExactlyOnce = defineCheck<CallbackScenario>(
   "callbacks.exactly-once",
   "callbacks",
-  "One acknowledged callback per status entered. A duplicate is a warning: the seed does not forbid at-least-once delivery.",
+  "One acknowledged callback per status entered. A duplicate is a warning: the API description does not forbid at-least-once delivery.",
   (scenario) => {
     const acknowledged = ofStatus(scenario).filter((c) => c.answeredWith >= 200 && c.answeredWith < 300);
     if (acknowledged.length === 1) return pass(`one acknowledged ${show(scenario.statusEntered)} callback`);
@@ -340,7 +340,7 @@ export interface RetryObservation {
 export const callbacksRetryPolicy = defineCheck<RetryObservation>(
   "callbacks.retry-policy",
   "callbacks",
-  "A refused callback is retried: how often and after how long (the seed shows no policy; checked against the profile's when it declares one, within its tolerance, the sink's own measured lateness and, for a late retry on a target on this host, the machine's measured CPU stall meanwhile; the stall's room to be late is never more than the declared delay).",
+  "A refused callback is retried: how often and after how long (the API description shows no policy; checked against the profile's when it declares one, within its tolerance, the sink's own measured lateness and, for a late retry on a target on this host, the machine's measured CPU stall meanwhile; the stall's room to be late is never more than the declared delay).",
   ({ attemptsAtMs, policy, observerStallMs = 0, machineStallMs = [], targetOnThisHost = true }) => {
     const gaps = attemptsAtMs.slice(1).map((at, i) => at - (attemptsAtMs[i] as number));
     const seen = `${attemptsAtMs.length} attempt(s)${gaps.length > 0 ? `, retried after ${gaps.map(inSeconds).join(", ")}` : ""}`;

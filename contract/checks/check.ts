@@ -97,7 +97,7 @@ export interface Check<Input> {
   /** Stable name, e.g. `envelope.request-id-present`; test titles and reports use it. */
   name: string;
   group: CheckGroup;
-  /** The rule in one sentence, with the seed's section where there is one. */
+  /** The rule in one sentence, with the API description's section where there is one. */
   rule: string;
   /** A warning is reported like any check but never makes a target not conformant. */
   warning: boolean;

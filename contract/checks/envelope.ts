@@ -1,4 +1,4 @@
-/** Envelope checks (seed §2.1, §7): every response, success or failure. */
+/** Envelope checks (api §2.1, §7): every response, success or failure. */
 import * as z from "zod";
 import type { ExchangeResponse } from "../h2h-client.ts";
 import { ENVELOPE_MARKERS } from "../names.ts";

@@ -1,4 +1,4 @@
-/** Field checks (seed §2.2–§2.4): every field with its type, required or nullable, and known statuses. */
+/** Field checks (api §2.2–§2.4): every field with its type, required or nullable, and known statuses. */
 import type * as z from "zod";
 import { describeFinding, plainFindings } from "../plain-issues.ts";
 import type { Contract } from "../schemas.ts";

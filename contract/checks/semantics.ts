@@ -259,7 +259,7 @@ export interface StatusAfterInput {
 export const semanticsStatusAfterOperation = defineCheck<StatusAfterInput>(
   "semantics.status-after-operation",
   "semantics",
-  "The status an operation answers is the one the profile expects (default: what the seed observed, §3).",
+  "The status an operation answers is the one the profile expects (default: what the API description observed, §3).",
   ({ operation, expected, received }) =>
     received === expected
       ? pass(`${operation} answered status ${show(received)}`)
