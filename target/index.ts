@@ -17,17 +17,36 @@ export {
 } from "./container-engine.ts";
 export { type RunSecrets, rateLimitRetryOf, runMasker, startRunSink } from "./run-setup.ts";
 export {
-  blankVariableError,
   PROJECT_ROOT,
-  profilePathFrom,
-  readSettings,
   readTlsSettings,
   type Settings,
-  SettingsError,
-  userDirectory,
-  wholeNumberOf,
+  targetSettingsOf,
   withReferenceDefaults,
 } from "./settings.ts";
+// Every setting in one table, parsed once per command.
+export {
+  blankVariableError,
+  DEFAULT_K6_IMAGE,
+  environmentHelp,
+  GENERATION_DEPTHS,
+  LOAD_SCENARIOS,
+  MAX_SEED,
+  MAX_WORKERS,
+  type ParseSettingsOptions,
+  parseSetting,
+  parseSettings,
+  type RunSettings,
+  SETTINGS,
+  type SettingKey,
+  type SettingReader,
+  type SettingSpec,
+  SettingsError,
+  settingsMarkdown,
+  sourceName,
+  TIMELINE_POINTS,
+  userDirectory,
+  wholeNumberOf,
+} from "./settings-table.ts";
 // A provider image as the target (H2H_TARGET_IMAGE).
 export {
   type RunningTargetContainer,

@@ -4,16 +4,21 @@
  */
 import { describe, expect, it } from "vitest";
 import { SettingsError } from "./settings.ts";
+import { parseSettings } from "./settings-table.ts";
 import {
+  readTargetContainerSettings as containerSettingsOf,
   DEFAULT_STARTUP_S,
   describeReadiness,
   freeLoopbackPort,
   LogBuffer,
   parseReadiness,
   parseTargetEnv,
-  readTargetContainerSettings,
   secretEnvValues,
 } from "./target-container.ts";
+
+/** The container's settings out of an environment, parsed as certify parses it. */
+const readTargetContainerSettings = (env: Record<string, string>) =>
+  containerSettingsOf(parseSettings(env, { command: "certify", cwd: "/" }));
 
 describe("target container settings", () => {
   it("are absent without H2H_TARGET_IMAGE", () => {

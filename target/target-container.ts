@@ -18,11 +18,9 @@ import {
   stopAndRemove,
   watchedContainer,
 } from "./container-engine.ts";
-import { SettingsError } from "./settings.ts";
+import { parseReadiness, type Readiness, type RunSettings } from "./settings-table.ts";
 
-type Env = Record<string, string | undefined>;
-
-export type Readiness = { kind: "http"; path: string; anyStatus: boolean } | { kind: "log"; text: string };
+export { parseReadiness, parseTargetEnv, type Readiness } from "./settings-table.ts";
 
 export interface TargetContainerSettings {
   image: string;
@@ -56,57 +54,11 @@ export interface TargetContainerRecord {
   logsOmittedChars: number;
 }
 
-export const DEFAULT_STARTUP_S = 60;
+export { DEFAULT_STARTUP_S } from "./settings-table.ts";
+
 /** How long a stopping container gets after SIGTERM before SIGKILL. */
 const STOP_GRACE_MS = 10_000;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const SECRET_NAME = /KEY|SECRET|TOKEN|PASS|CREDENTIAL|AUTH|PRIVATE/i;
-
-function nonEmpty(env: Env, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value.trim() === "" ? undefined : value.trim();
-}
-
-/**
- * `NAME=value,NAME2=value2` into a map; `\,` is a comma inside a value. PORT is refused: the
- * suite chooses it.
- */
-export function parseTargetEnv(text: string | undefined): Record<string, string> {
-  const env: Record<string, string> = {};
-  if (text === undefined || text.trim() === "") return env;
-  const pairs = text.split(/(?<!\\),/).map((pair) => pair.replace(/\\,/g, ","));
-  for (const pair of pairs) {
-    if (pair.trim() === "") continue;
-    const equals = pair.indexOf("=");
-    const name = (equals === -1 ? pair : pair.slice(0, equals)).trim();
-    if (equals === -1 || !ENV_NAME.test(name)) {
-      throw new SettingsError(
-        `H2H_TARGET_ENV: "${pair.trim()}" is not NAME=value (expected comma-separated pairs, e.g. LOG_LEVEL=debug,FEATURE_X=on)`,
-      );
-    }
-    if (name === "PORT")
-      throw new SettingsError(
-        "H2H_TARGET_ENV sets PORT: the suite sets PORT itself, to the port it expects the container on",
-      );
-    env[name] = pair.slice(equals + 1);
-  }
-  return env;
-}
-
-export function parseReadiness(text: string | undefined): Readiness {
-  if (text === undefined || text.trim() === "") return { kind: "http", path: "/", anyStatus: true };
-  const value = text.trim();
-  if (value.startsWith("log:")) {
-    const logText = value.slice("log:".length);
-    if (logText === "")
-      throw new SettingsError('H2H_TARGET_READY "log:" names no text to wait for (log:TEXT)');
-    return { kind: "log", text: logText };
-  }
-  if (value.startsWith("/")) return { kind: "http", path: value, anyStatus: false };
-  throw new SettingsError(
-    `H2H_TARGET_READY "${value}" is neither an HTTP path (e.g. /health) nor log:TEXT (e.g. log:listening on)`,
-  );
-}
 
 export function describeReadiness(readiness: Readiness): string {
   if (readiness.kind === "log") return `a log line contains "${readiness.text}"`;
@@ -115,32 +67,14 @@ export function describeReadiness(readiness: Readiness): string {
     : `GET ${readiness.path} answers with a status below 500`;
 }
 
-/** The target container's settings, or undefined when H2H_TARGET_IMAGE is not set. */
-export function readTargetContainerSettings(env: Env = process.env): TargetContainerSettings | undefined {
-  const image = nonEmpty(env, "H2H_TARGET_IMAGE");
-  const others = ["H2H_TARGET_ENV", "H2H_TARGET_READY", "H2H_TARGET_STARTUP_S"].filter(
-    (name) => nonEmpty(env, name) !== undefined,
-  );
-  if (image === undefined) {
-    if (others.length > 0)
-      throw new SettingsError(`${others.join(", ")} set without H2H_TARGET_IMAGE: set the image to start`);
-    return undefined;
-  }
-  if (nonEmpty(env, "H2H_BASE_URL") !== undefined)
-    throw new SettingsError(
-      "H2H_BASE_URL and H2H_TARGET_IMAGE are both set: certify either a running target or an image, not both",
-    );
-  const startupText = nonEmpty(env, "H2H_TARGET_STARTUP_S");
-  const startupS = startupText === undefined ? DEFAULT_STARTUP_S : Number(startupText);
-  if (!Number.isFinite(startupS) || startupS <= 0 || startupS > 3_600)
-    throw new SettingsError(
-      `H2H_TARGET_STARTUP_S "${startupText}" is not a number of seconds (0 < s ≤ 3600)`,
-    );
+/** The target container's settings (checked when parsed), or undefined when H2H_TARGET_IMAGE is not set. */
+export function readTargetContainerSettings(run: RunSettings): TargetContainerSettings | undefined {
+  if (run.targetImage === undefined) return undefined;
   return {
-    image,
-    env: parseTargetEnv(env.H2H_TARGET_ENV),
-    readiness: parseReadiness(env.H2H_TARGET_READY),
-    startupTimeoutMs: Math.round(startupS * 1000),
+    image: run.targetImage,
+    env: run.targetEnv ?? {},
+    readiness: run.targetReady ?? parseReadiness(undefined),
+    startupTimeoutMs: Math.round(run.targetStartupS * 1000),
   };
 }
 
