@@ -2,7 +2,6 @@
  * H2H_BASELINE_REPORT: a previous run's JSON report. Read and checked before the run starts;
  * after the run, certify's console and HTML report show what changed since that run.
  */
-import { isAbsolute, resolve } from "node:path";
 import { SettingsError } from "../target/index.ts";
 import {
   type CheckChange,
@@ -15,14 +14,9 @@ import {
 } from "./compare.ts";
 import type { RunReport } from "./run-model.ts";
 
-/** The baseline run, or undefined when H2H_BASELINE_REPORT is not set. */
-export async function loadBaseline(
-  env: Record<string, string | undefined>,
-  cwd: string,
-): Promise<RunResults | undefined> {
-  const value = env.H2H_BASELINE_REPORT?.trim();
-  if (!value) return undefined;
-  const path = isAbsolute(value) ? value : resolve(cwd, value);
+/** The baseline run, or undefined when H2H_BASELINE_REPORT (its resolved path) is not set. */
+export async function loadBaseline(path: string | undefined): Promise<RunResults | undefined> {
+  if (path === undefined) return undefined;
   try {
     return await readRunResults(path);
   } catch (error) {

@@ -20,7 +20,7 @@ import {
   readProfile,
   requirementOf,
 } from "../contract/index.ts";
-import { profilePathFrom, userDirectory } from "../target/index.ts";
+import type { RunSettings } from "../target/index.ts";
 
 export interface ListedRule {
   /** A check's name, or a constraint's `<operation> <field>: <keyword> <value>`. */
@@ -141,15 +141,15 @@ export function checksMarkdown(rules: readonly ListedRule[]): string {
 
 export interface PrintListedChecksOptions {
   format?: "text" | "json" | "markdown" | undefined;
-  env?: Record<string, string | undefined>;
+  /** The run's settings: the profile (H2H_PROFILE) is read from them. */
+  settings: Pick<RunSettings, "profile">;
   print?: (line: string) => void;
 }
 
 /** Reads the profile (H2H_PROFILE) and prints what a run with it would check. */
-export async function printListedChecks(options: PrintListedChecksOptions = {}): Promise<ListedRule[]> {
-  const env = options.env ?? process.env;
+export async function printListedChecks(options: PrintListedChecksOptions): Promise<ListedRule[]> {
   const print = options.print ?? console.log;
-  const path = profilePathFrom(env, userDirectory(env));
+  const path = options.settings.profile;
   const rules = listChecks(await readProfile(path, new Set(CHECK_REGISTRY.keys())));
   if (options.format === "json") print(JSON.stringify({ profile: path, rules }, null, 2));
   else if (options.format === "markdown") print(checksMarkdown(rules));

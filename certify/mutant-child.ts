@@ -8,6 +8,7 @@
  * the parent reads each run's JSON report.
  */
 import { startReferenceProvider } from "../fixtures/reference-provider/index.ts";
+import { parseSettings } from "../target/index.ts";
 import type { ReportKind } from "./reports/index.ts";
 import { runCertification } from "./runner.ts";
 import { ReusedSpecRunner } from "./spec-runner.ts";
@@ -44,7 +45,11 @@ async function certify(job: MutantJob): Promise<MutantReply> {
   const provider = await startReferenceProvider({ port: 0, faults: job.faults });
   try {
     const { report } = await runCertification({
-      env: { ...process.env, H2H_BASE_URL: provider.url, H2H_REPORT_DIR: job.reportDir },
+      // A process of its own: its environment is read here, as the commands read theirs.
+      settings: parseSettings(
+        { ...process.env, H2H_BASE_URL: provider.url, H2H_REPORT_DIR: job.reportDir },
+        { command: "certify" },
+      ),
       print: () => {},
       specRunner: specRunner.run,
       reports: job.reports,

@@ -1,12 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { SettingsError } from "../target/index.ts";
+import { parseSettings, SettingsError } from "../target/index.ts";
 import {
   describeProbeSettings,
   MAX_SEED,
   onlyPattern,
-  readProbeSettings,
+  readProbeSettings as probesOf,
   rerunCommand,
 } from "./probe-settings.ts";
+
+/** The probes' settings as certify reads them: the environment and the flags, parsed once. */
+function readProbeSettings(
+  env: Record<string, string>,
+  flags: { seed?: number; depth?: string; only?: string[] } = {},
+) {
+  const { only, ...given } = flags;
+  return probesOf(parseSettings(env, { command: "certify", cwd: "/", flags: given }), { only });
+}
 
 describe("the probes' settings", () => {
   it("takes --seed over H2H_SEED, and draws one (said so) when neither is given", () => {

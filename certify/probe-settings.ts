@@ -1,18 +1,16 @@
 /**
- * The settings of the generated and stateful probes (issue 10): the seed (`--seed` / H2H_SEED),
+ * The settings of the generated and stateful probes: the seed (`--seed` / H2H_SEED),
  * the depth (`--depth` / H2H_DEPTH), the per-run merchantOrderID prefix, and the checks a run is
- * limited to (`--only`). Checked before anything starts; a bad value is refused with its name.
+ * limited to (`--only`). The seed and depth are checked with the other settings (target/settings-table.ts).
  */
 import { randomBytes, randomInt } from "node:crypto";
 import { CHECK_REGISTRY, type GenerationDepth } from "../contract/index.ts";
-import { SettingsError } from "../target/index.ts";
+import { MAX_SEED, type RunSettings, SettingsError } from "../target/index.ts";
 
-export const GENERATION_DEPTH_NAMES: readonly GenerationDepth[] = ["quick", "thorough"];
+export { MAX_SEED } from "../target/index.ts";
 
-/** What the command line gives; each wins over its environment variable. */
+/** What the command line gives besides the table's settings (`--seed` and `--depth` are there). */
 export interface ProbeOverrides {
-  seed?: number | undefined;
-  depth?: string | undefined;
   /** Check names: the run is limited to these. */
   only?: readonly string[] | undefined;
 }
@@ -33,25 +31,6 @@ export interface ProbeSettings {
   only: readonly string[];
 }
 
-/** The largest seed: what json-schema-faker and the generators take whole. */
-export const MAX_SEED = 2 ** 31 - 1;
-
-function seedFrom(text: string, source: string): number {
-  const seed = Number(text);
-  if (text.trim() === "" || !Number.isSafeInteger(seed) || seed < 0 || seed > MAX_SEED)
-    throw new SettingsError(`${source} "${text}" is not a seed: an integer from 0 to ${MAX_SEED}`);
-  return seed;
-}
-
-function depthFrom(text: string, source: string): GenerationDepth {
-  const depth = GENERATION_DEPTH_NAMES.find((name) => name === text.trim().toLowerCase());
-  if (!depth)
-    throw new SettingsError(
-      `${source} "${text}" is not a depth: one of ${GENERATION_DEPTH_NAMES.join(", ")}`,
-    );
-  return depth;
-}
-
 function checkNames(names: readonly string[]): string[] {
   const unknown = names.filter((name) => !CHECK_REGISTRY.has(name));
   if (unknown.length > 0) {
@@ -70,34 +49,16 @@ function checkNames(names: readonly string[]): string[] {
   return [...new Set(names)];
 }
 
+/** The probes' settings out of the run's parsed settings (seed and depth checked there). */
 export function readProbeSettings(
-  env: Record<string, string | undefined>,
+  run: Pick<RunSettings, "seed" | "depth" | "sources">,
   overrides: ProbeOverrides = {},
 ): ProbeSettings {
-  const envSeed = env.H2H_SEED?.trim() ? env.H2H_SEED : undefined;
-  let seed: number;
-  let seedSource: ProbeSettings["seedSource"];
-  if (overrides.seed !== undefined) {
-    seed = seedFrom(String(overrides.seed), "--seed");
-    seedSource = "--seed";
-  } else if (envSeed !== undefined) {
-    seed = seedFrom(envSeed, "H2H_SEED");
-    seedSource = "H2H_SEED";
-  } else {
-    seed = randomInt(0, MAX_SEED);
-    seedSource = "random";
-  }
-  const envDepth = env.H2H_DEPTH?.trim() ? env.H2H_DEPTH : undefined;
-  const depth =
-    overrides.depth !== undefined
-      ? depthFrom(overrides.depth, "--depth")
-      : envDepth !== undefined
-        ? depthFrom(envDepth, "H2H_DEPTH")
-        : "quick";
+  const source = run.sources.seed;
   return {
-    seed,
-    seedSource,
-    depth,
+    seed: run.seed ?? randomInt(0, MAX_SEED),
+    seedSource: source === "flag" ? "--seed" : source === "variable" ? "H2H_SEED" : "random",
+    depth: run.depth,
     merchantOrderIdPrefix: `h2h-${randomBytes(3).toString("hex")}`,
     only: checkNames(overrides.only ?? []),
   };

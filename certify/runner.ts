@@ -37,8 +37,8 @@ import {
 import {
   PROJECT_ROOT,
   type RunningTargetContainer,
+  type RunSettings,
   rateLimitRetryOf,
-  readSettings,
   readTargetContainerSettings,
   readTlsSettings,
   runMasker,
@@ -48,7 +48,7 @@ import {
   startTargetContainer,
   TargetContainerError,
   type TargetContainerRecord,
-  userDirectory,
+  targetSettingsOf,
   withReferenceDefaults,
 } from "../target/index.ts";
 import { type RunningSink, SinkClient } from "../webhook-sink/index.ts";
@@ -79,16 +79,16 @@ import { type CheckRecord, type RunReport, sortChecks, summarize, type Verdict }
 import { SpecFileClock } from "./run-timings.ts";
 import { readWarnings } from "./run-warnings.ts";
 import { sizeLimitChecks } from "./size-findings.ts";
-import { readWorkers, runSpecsOnce, SPEC_GLOB, type SpecRunner } from "./spec-runner.ts";
+import { runSpecsOnce, SPEC_GLOB, type SpecRunner } from "./spec-runner.ts";
 
 export interface CertifyOptions {
-  env?: Record<string, string | undefined>;
-  cwd?: string;
+  /** The run's settings, parsed once (parseSettings, command "certify", with --seed and --depth). */
+  settings: RunSettings;
   /** Where progress and the summary go (already masked). */
   print?: (line: string) => void;
   /** issue 12: the whole run's deadline (`--deadline`); default: the profile's, or derived from its timeouts. */
   deadlineMs?: number;
-  /** `--seed`, `--depth`, `--only` (they win over H2H_SEED and H2H_DEPTH). */
+  /** `--only`: the checks the run is limited to. */
   probes?: ProbeOverrides;
   /** Only these spec files (paths from the project root); default: every contract spec. */
   specFiles?: readonly string[];
@@ -239,20 +239,20 @@ async function tryReachTarget(
   }
 }
 
-export async function runCertification(options: CertifyOptions = {}): Promise<CertifyResult> {
-  const env = options.env ?? process.env;
-  const cwd = options.cwd ?? userDirectory(env);
+export async function runCertification(options: CertifyOptions): Promise<CertifyResult> {
+  const run = options.settings;
+  const cwd = run.cwd;
   const startedAt = new Date();
   const runId = `run-${startedAt.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "")}-${randomBytes(3).toString("hex")}`;
 
   // Everything the user gave is checked before a request is sent or a server started.
-  const initial = readSettings(env, cwd);
-  const workers = readWorkers(env);
+  const initial = targetSettingsOf(run);
+  const workers = run.workers;
   const profile = await readProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
   const settings: Settings = withReferenceDefaults(initial, profile.name, profile.callbacks.signature.scheme);
-  const probes = readProbeSettings(env, options.probes);
-  const containerSettings = readTargetContainerSettings(env);
-  const baseline = await loadBaseline(env, cwd);
+  const probes = readProbeSettings(run, options.probes);
+  const containerSettings = readTargetContainerSettings(run);
+  const baseline = await loadBaseline(run.baselineReport);
   // issue 12: TLS files read and checked now (exit 64 naming the variable), before any request.
   const tls = readTlsSettings(settings);
   const tlsSummary: TlsSummary | undefined = tls ? summarizeTlsFiles(settings.tls, tls) : undefined;

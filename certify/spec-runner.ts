@@ -8,7 +8,7 @@
 import { availableParallelism } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import type { Reporter, Vitest } from "vitest/node";
-import { blankVariableError, PROJECT_ROOT, SettingsError, wholeNumberOf } from "../target/index.ts";
+import { PROJECT_ROOT } from "../target/index.ts";
 import { type RunStop, stoppableVitestRun } from "./deadline.ts";
 import { type KeptThreadPool, keptThreadPool } from "./kept-thread-pool.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "./run-context.ts";
@@ -54,25 +54,7 @@ export function workersOf(run: Pick<SpecRun, "testNamePattern" | "workers">): nu
   return run.testNamePattern ? 1 : (run.workers ?? RUN_WORKERS);
 }
 
-/** The most worker threads H2H_WORKERS may ask for. */
-export const MAX_WORKERS = 64;
-
-/**
- * H2H_WORKERS, checked with the other settings before anything starts; undefined: unset. Read
- * here, not with the target's settings: only certify's spec files run in worker threads.
- */
-export function readWorkers(env: Record<string, string | undefined>): number | undefined {
-  const text = env.H2H_WORKERS;
-  if (text === undefined) return undefined;
-  if (text.trim() === "") throw blankVariableError("H2H_WORKERS");
-  const workers = wholeNumberOf(text.trim());
-  if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) {
-    throw new SettingsError(
-      `H2H_WORKERS "${text.trim()}" is not a number of worker threads (1-${MAX_WORKERS}): give one, or unset it for one per core`,
-    );
-  }
-  return workers;
-}
+export { MAX_WORKERS } from "../target/index.ts";
 
 function baseOptions(run: Pick<SpecRun, "testTimeout" | "hookTimeout">, maxWorkers: number) {
   return {

@@ -4,12 +4,11 @@
  */
 import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
-import { SettingsError } from "../target/index.ts";
-import { MAX_WORKERS, readWorkers, workersOf } from "./spec-runner.ts";
+import { parseSettings, SettingsError } from "../target/index.ts";
+import { MAX_WORKERS, workersOf } from "./spec-runner.ts";
 
-const settingsWith = (workers: string | undefined) => ({
-  workers: readWorkers(workers === undefined ? {} : { H2H_WORKERS: workers }),
-});
+const settingsWith = (workers: string | undefined) =>
+  parseSettings(workers === undefined ? {} : { H2H_WORKERS: workers }, { command: "certify", cwd: "/" });
 
 describe("H2H_WORKERS", () => {
   it("sets the worker threads of a whole run; --only keeps to one; unset, one per core and at least 2", () => {
