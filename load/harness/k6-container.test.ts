@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runScript } from "../../fixtures/testing/index.ts";
-import { engineClient } from "../../target/index.ts";
-import { DEFAULT_K6_IMAGE, k6ImageOf } from "./k6-container.ts";
+import { engineClient, parseSetting } from "../../target/index.ts";
+import { DEFAULT_K6_IMAGE } from "./k6-container.ts";
 import { LOAD_FILES } from "./run.ts";
 
 function load(args: string[], env: Record<string, string>) {
@@ -36,7 +36,7 @@ beforeAll(async () => {
   try {
     const client = await engineClient("the k6 container tests");
     const { ImageName } = await import("testcontainers");
-    const image = k6ImageOf(process.env);
+    const image = parseSetting("k6Image", process.env);
     k6Image = (await client.image.exists(ImageName.fromString(image)))
       ? { image }
       : {

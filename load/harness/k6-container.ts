@@ -20,16 +20,11 @@ import {
 } from "../../target/index.ts";
 
 /** The k6 the load scripts are written and tested for; the image's tag pins it. */
-export const DEFAULT_K6_IMAGE = "grafana/k6:1.3.0";
+export { DEFAULT_K6_IMAGE } from "../../target/index.ts";
 
 export const HOW_TO_GET_K6 =
   "install k6 (https://grafana.com/docs/k6/latest/set-up/install-k6/) and put it on PATH or set K6_BIN=/path/to/k6, " +
   "or set H2H_K6_IMAGE to a k6 image the Docker engine has (docker images)";
-
-export function k6ImageOf(env: Record<string, string | undefined>): string {
-  const value = env.H2H_K6_IMAGE?.trim();
-  return value === undefined || value === "" ? DEFAULT_K6_IMAGE : value;
-}
 
 /**
  * Makes sure k6 can run from `image`: the engine answers, testcontainers' reaper can start (or

@@ -11,7 +11,6 @@ import {
   DEFAULT_K6_IMAGE,
   HOW_TO_GET_K6,
   IN_CONTAINER,
-  k6ImageOf,
   k6ImageProblem,
   runK6InContainer,
 } from "./k6-container.ts";
@@ -65,11 +64,11 @@ export async function dockerAvailable(
   }
 }
 
-export async function locateK6(env: Record<string, string | undefined> = process.env): Promise<K6Lookup> {
+/** k6 on PATH or K6_BIN, else in `image` (H2H_K6_IMAGE) when a Docker engine answers. */
+export async function locateK6(env: Record<string, string | undefined>, image: string): Promise<K6Lookup> {
   const local = findLocalK6(env);
   if (local) return { kind: "local", bin: local };
   if (await dockerAvailable(env)) {
-    const image = k6ImageOf(env);
     const problem = await k6ImageProblem(image);
     return problem === undefined ? { kind: "docker", image } : { kind: "none", reason: problem };
   }

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { parseSetting } from "../../target/index.ts";
 import type { K6Summary } from "../lib/summary.ts";
 import {
   businessErrorsByCode,
@@ -14,7 +15,6 @@ import {
   TIMELINE_POINTS,
   TimelineFormatError,
   timelinePeriodSeconds,
-  timelinePointsFrom,
 } from "./k6-timeline.ts";
 
 const record = (name: string) =>
@@ -104,11 +104,12 @@ describe("k6 web dashboard record", () => {
     }
   });
 
+  // Spaces around the value are trimmed, as for every setting; inside it, digits only.
   it("reads H2H_TIMELINE_POINTS as digits only, naming the variable and its range otherwise", () => {
-    expect(timelinePointsFrom({})).toBe(TIMELINE_POINTS);
-    expect(timelinePointsFrom({ H2H_TIMELINE_POINTS: "250" })).toBe(250);
-    for (const raw of ["0x64", "1e2", " 100", "100.0", "9", "2001"]) {
-      expect(() => timelinePointsFrom({ H2H_TIMELINE_POINTS: raw })).toThrow(
+    expect(parseSetting("timelinePoints", {})).toBe(TIMELINE_POINTS);
+    expect(parseSetting("timelinePoints", { H2H_TIMELINE_POINTS: "250" })).toBe(250);
+    for (const raw of ["0x64", "1e2", "1 00", "100.0", "9", "2001"]) {
+      expect(() => parseSetting("timelinePoints", { H2H_TIMELINE_POINTS: raw })).toThrow(
         `H2H_TIMELINE_POINTS="${raw}": must be a whole number from 10 to 2000`,
       );
     }

@@ -15,28 +15,18 @@
  */
 import { readFile } from "node:fs/promises";
 import { gunzipSync } from "node:zlib";
-import { LoadConfigError } from "../lib/config.ts";
+import { TIMELINE_POINTS } from "../../target/index.ts";
 import { BUSINESS_ERRORS_METRIC, CONFIRMED_METRIC_PREFIX } from "../lib/metric-names.ts";
 
-/** Periods per run, about: the record and the plots stay this size however long the run. */
-export const TIMELINE_POINTS = 120;
+/** Periods per run, about (H2H_TIMELINE_POINTS): the record and the plots stay this size however long the run. */
+export { TIMELINE_POINTS };
+
 /** The tags k6's dashboard aggregates per value: per endpoint, per business error code. */
 export const TIMELINE_TAGS = ["name", "codeError"] as const;
 
 /** The dashboard period for a run of this many seconds: whole seconds, at most `points` periods. */
 export function timelinePeriodSeconds(runSeconds: number, points = TIMELINE_POINTS): number {
   return Math.max(1, Math.ceil(runSeconds / points));
-}
-
-/** H2H_TIMELINE_POINTS: periods per run (the plots' resolution), default TIMELINE_POINTS. */
-export function timelinePointsFrom(env: Record<string, string | undefined>): number {
-  const raw = env.H2H_TIMELINE_POINTS;
-  if (raw === undefined || raw === "") return TIMELINE_POINTS;
-  // Digits only: Number() also takes "0x64", "1e2" and " 100".
-  const points = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isInteger(points) || points < 10 || points > 2000)
-    throw new LoadConfigError(`H2H_TIMELINE_POINTS="${raw}": must be a whole number from 10 to 2000`);
-  return points;
 }
 
 type MetricType = "counter" | "gauge" | "rate" | "trend";

@@ -20,20 +20,24 @@ import {
 } from "../../fixtures/reference-provider/index.ts";
 import {
   type RunningTargetContainer,
-  readSettings,
+  type RunSettings,
   readTargetContainerSettings,
   readTlsSettings,
   runMasker,
+  SETTINGS,
+  type SettingKey,
+  type SettingSpec,
   secretEnvValues,
   startRunSink,
   startTargetContainer,
   TargetContainerError,
   type TargetContainerRecord,
+  targetSettingsOf,
   withReferenceDefaults,
 } from "../../target/index.ts";
 import { CallbackTally, type RunningSink } from "../../webhook-sink/index.ts";
 import { capacityLine, stressOutcome } from "../lib/capacity.ts";
-import { parseLoadConfig, type ScenarioName } from "../lib/config.ts";
+import { parseLoadConfig } from "../lib/config.ts";
 import { describeScenario, durationSeconds, operationsOf, stressSteps } from "../lib/scenarios.ts";
 import { confirmedByFinal, failingCheckLines, type K6Summary } from "../lib/summary.ts";
 import { buildLoadBundles, bundledProfileOf } from "./build.ts";
@@ -47,7 +51,6 @@ import {
   TIMELINE_TAGS,
   TimelineFormatError,
   timelinePeriodSeconds,
-  timelinePointsFrom,
 } from "./k6-timeline.ts";
 import { k6TlsEnv, prepareK6Tls } from "./k6-tls.ts";
 import {
@@ -61,19 +64,11 @@ import {
 export const LOAD_SCRIPTS = ["mixed", "mobile-commerce", "quasi-ecom"] as const;
 
 export interface LoadOptions {
-  scenario: ScenarioName;
+  /** The run's settings, parsed once (parseSettings, command "load", with the flags). */
+  settings: RunSettings;
   script: (typeof LOAD_SCRIPTS)[number];
-  /** Passed to the script as H2H_RATE, H2H_DURATION, ... when set. */
-  rate?: number;
-  duration?: string;
-  maxVUs?: number;
-  mobileShare?: number;
-  failureShare?: number;
-  appealShare?: number;
-  p95Ms?: number;
-  thinkSeconds?: number;
-  vus?: number;
-  fieldCheckEvery?: number;
+  /** Where k6 is looked for: PATH, K6_BIN, DOCKER_HOST (default: this process's environment). */
+  toolEnv?: Record<string, string | undefined>;
 }
 
 export class NoK6Error extends Error {}
@@ -113,18 +108,18 @@ const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 
 export async function runLoad(
   options: LoadOptions,
-  env: Record<string, string | undefined> = process.env,
   print: (line: string) => void = console.log,
 ): Promise<{ report: LoadReport }> {
+  const run = options.settings;
   // k6 first: without one, say how to get it and write nothing.
-  const lookup = await locateK6(env);
+  const lookup = await locateK6(options.toolEnv ?? process.env, run.k6Image);
   if (lookup.kind === "none") throw new NoK6Error(lookup.reason);
   const runner: K6Runner = lookup;
 
-  const initial = readSettings(env);
+  const initial = targetSettingsOf(run);
   const profile = await readProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
   const settings = withReferenceDefaults(initial, profile.name, profile.callbacks.signature.scheme);
-  const containerSettings = readTargetContainerSettings(env);
+  const containerSettings = readTargetContainerSettings(run);
   // The TLS files checked before anything starts (exit 64 naming the variable).
   const tlsMaterial = readTlsSettings(settings);
   const startedAt = new Date();
@@ -143,28 +138,19 @@ export async function runLoad(
       H2H_BASE_URL: settings.baseUrl ?? "http://127.0.0.1:1",
       H2H_API_KEY: settings.apiKey as string,
       H2H_RUN_ID: runId,
-      H2H_SCENARIO: options.scenario,
+      H2H_SCENARIO: run.scenario,
     };
-    const optional: [string, number | string | undefined][] = [
-      ["H2H_RATE", options.rate],
-      ["H2H_DURATION", options.duration],
-      ["H2H_MAX_VUS", options.maxVUs],
-      ["H2H_VUS", options.vus],
-      ["H2H_THINK_S", options.thinkSeconds],
-      ["H2H_MOBILE_SHARE", options.mobileShare],
-      ["H2H_FAILURE_SHARE", options.failureShare],
-      ["H2H_APPEAL_SHARE", options.appealShare],
-      ["H2H_P95_MS", options.p95Ms],
-      ["H2H_FIELD_CHECK_EVERY", options.fieldCheckEvery],
-    ];
-    for (const [name, value] of optional) if (value !== undefined) scriptEnv[name] = String(value);
+    // The script's settings given as flags; the script's own defaults stand for the rest.
+    for (const [key, spec] of Object.entries(SETTINGS) as [SettingKey, SettingSpec][])
+      if (spec.parsedBy === "k6 scripts" && run.sources[key] === "flag")
+        scriptEnv[spec.variable] = String(run[key]);
     // The TLS folder k6 gets (CA bundle for SSL_CERT_FILE, client certificate and key).
     const tls = await prepareK6Tls(tlsMaterial, join(workDir, "tls"));
     const config = parseLoadConfig(
       { ...scriptEnv, ...k6TlsEnv(tls, tls?.dir ?? "").scriptEnv },
       bundledProfileOf(profile),
     );
-    const timelinePoints = timelinePointsFrom(env);
+    const timelinePoints = run.timelinePoints;
 
     const bundles = await buildLoadBundles(profile);
     const bundle = bundles.find((b) => b.script === options.script);
@@ -290,7 +276,7 @@ export async function runLoad(
         finishedAt: new Date().toISOString(),
         target: baseUrl,
         script: options.script,
-        scenario: options.scenario,
+        scenario: run.scenario,
         sends,
         settings: {
           rate: config.rate,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { parseSetting, SETTINGS } from "../../target/index.ts";
 import { type BundledProfile, parseLoadConfig } from "./config.ts";
 import {
   buildOptions,
@@ -213,5 +214,43 @@ describe("load scenarios", () => {
     expect(() => parseLoadConfig({ ...env, H2H_CLIENT_KEY: "/tls/client.key" }, profile)).toThrow(
       "H2H_CLIENT_KEY is set without H2H_CLIENT_CERT",
     );
+  });
+});
+
+describe("the settings table's rows of the script's variables", () => {
+  // npm run load checks its flags with the table's parsers; k6 reads the same variables with
+  // parseLoadConfig (no zod in a bundle): both must take and refuse the same values, with the same words.
+  it.each([
+    ["rate", ["1", "0.5", "0", "-3", "1e3", "abc", "100001"]],
+    ["duration", ["30s", "1h30m", "10 minutes", "5"]],
+    ["thinkSeconds", ["0", "60", "61", "0.5", "x"]],
+    ["vus", ["1", "0", "2.5", "10001"]],
+    ["maxVus", ["100", "0", "2.5"]],
+    ["mobileShare", ["0", "1", "0.5", "2", "-1"]],
+    ["failureShare", ["0", "0.2", "1.5"]],
+    ["appealShare", ["0", "0.2", "1.5"]],
+    ["p95Ms", ["500", "0", "x"]],
+    ["fieldCheckEvery", ["1", "10", "0", "1.5"]],
+    ["scenario", ["load", "soak", "burst"]],
+    ["runId", ["run-1", "run id", "x".repeat(61)]],
+    ["callbackUrl", ["http://127.0.0.1:1/cb", "sink"]],
+  ] as const)("%s", (key, values) => {
+    const spec = SETTINGS[key];
+    for (const value of values) {
+      const base = { ...env, H2H_SCENARIO: "load" };
+      let k6Refusal: string | undefined;
+      try {
+        parseLoadConfig({ ...base, [spec.variable]: value }, profile);
+      } catch (error) {
+        k6Refusal = (error as Error).message;
+      }
+      let tableRefusal: string | undefined;
+      try {
+        parseSetting(key, { [spec.variable]: value });
+      } catch (error) {
+        tableRefusal = (error as Error).message;
+      }
+      expect(tableRefusal, `${spec.variable}=${value}`).toBe(k6Refusal);
+    }
   });
 });
