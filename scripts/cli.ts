@@ -6,6 +6,16 @@
  */
 import { parseArgs } from "node:util";
 import { terminalSafe } from "../contract/index.ts";
+import {
+  environmentHelp,
+  type ParseSettingsOptions,
+  parseSettings,
+  type RunSettings,
+  SETTINGS,
+  type SettingKey,
+  type SettingReader,
+  type SettingSpec,
+} from "../target/index.ts";
 
 /** The exit codes of every command; README.md "Exit codes" documents them. */
 export const EXIT = {
@@ -75,7 +85,9 @@ export interface Command<Options extends Record<string, OptionSpec> = Record<str
   options: Options;
   /** Arguments that are not options; without this, any such argument is a usage error. */
   operands?: OperandSpec;
-  /** Help lines on the environment variables the command reads. */
+  /** Whose settings of the table (target/settings-table.ts) the command reads; its help lists them. */
+  settings?: SettingReader;
+  /** Help lines on the variables the command reads besides the table's (K6_BIN). */
   environment?: readonly string[];
   /** What each exit code the command uses means for it (0 and 64 are implied). */
   exitCodes?: Partial<Record<ExitCode, string>>;
@@ -128,11 +140,40 @@ export function helpText(command: Command): string {
       : []),
     "options:",
     ...flags.map(([flag, description]) => `  ${flag.padEnd(width)}${description}`),
-    ...(command.environment?.length ? ["", "environment:", ...command.environment.map((l) => `  ${l}`)] : []),
+    ...environmentSection(command),
     "",
     "exit codes:",
     ...Object.entries(exitCodes).map(([code, meaning]) => `  ${code.padStart(2)}  ${meaning}`),
   ].join("\n");
+}
+
+/** The table's settings the command reads (H2H_DEBUG with them), then its own lines. */
+function environmentSection(command: Command): string[] {
+  const table = command.settings === undefined ? [] : environmentHelp(command.settings);
+  const lines = [...table, ...(command.environment ?? [])];
+  return lines.length > 0 ? ["", "environment:", ...lines.map((line) => `  ${line}`)] : [];
+}
+
+/** An option of a setting of the table: its help, and that it wins over the variable. */
+export function settingOption<const Key extends SettingKey>(key: Key, value: string) {
+  const spec: SettingSpec = SETTINGS[key];
+  const plain = (text: string) => text.replace(/`/g, "");
+  return {
+    type: "string",
+    value,
+    description: `${plain(spec.help)} (default: ${spec.variable}, else ${plain(spec.defaultText)})`,
+  } as const;
+}
+
+/**
+ * A command's settings, from this process's environment and the flags given: the one place an
+ * npm script reads H2H_* variables. A bad value is a SettingsError naming it (exit 64).
+ */
+export function commandSettings(
+  command: SettingReader,
+  flags: ParseSettingsOptions["flags"] = {},
+): RunSettings {
+  return parseSettings(process.env, { command, flags });
 }
 
 type Parsed<Options extends Record<string, OptionSpec>> = {
@@ -237,7 +278,8 @@ async function exitCodeOf<Options extends Record<string, OptionSpec>>(
     output.err(`error: ${message}`);
     const known = command.knownErrors?.find(([type]) => error instanceof type);
     if (known) return known[1];
-    if (process.env.H2H_DEBUG) output.err(String(error instanceof Error ? error.stack : error));
+    if (process.env[SETTINGS.debug.variable]?.trim())
+      output.err(String(error instanceof Error ? error.stack : error));
     return EXIT.failed;
   }
 }

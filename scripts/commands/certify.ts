@@ -1,13 +1,13 @@
 /** `npm run certify`: certifies the target against the contract and writes the reports. */
 import { checkProfile, printListedChecks, runCertification, type Verdict } from "../../certify/index.ts";
-import { defineCommand, EXIT, type ExitCode, UsageError } from "../cli.ts";
+import { commandSettings, defineCommand, EXIT, type ExitCode, settingOption, UsageError } from "../cli.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
 
 const EXIT_OF_VERDICT: Record<Verdict, ExitCode> = {
   conformant: EXIT.ok,
   "not conformant": EXIT.failed,
   "not run": EXIT.notJudged,
-  incomplete: EXIT.notJudged, // issue 12: deadline, SIGINT or SIGTERM
+  incomplete: EXIT.notJudged, // deadline, SIGINT or SIGTERM
 };
 
 export const certify = defineCommand({
@@ -16,6 +16,7 @@ export const certify = defineCommand({
     "Certifies the target at H2H_BASE_URL, a container of the image H2H_TARGET_IMAGE, or the bundled\n" +
     "reference provider against the contract and writes the JUnit, JSON, HTML and HAR reports.",
   options: {
+    "base-url": settingOption("baseUrl", "URL"),
     "check-profile": {
       type: "boolean",
       description:
@@ -47,7 +48,7 @@ export const certify = defineCommand({
       value: "CHECK",
       description: "run only this check (repeatable), e.g. --seed N --only semantics.amount-echoed",
     },
-    // issue 12: the whole run's deadline; then the reports of what ran, verdict "incomplete", exit 2.
+    // The whole run's deadline; then the reports of what ran, verdict "incomplete", exit 2.
     deadline: {
       type: "number",
       value: "SECONDS",
@@ -55,26 +56,7 @@ export const certify = defineCommand({
         "stop the run after this long and write partial reports (default: the profile's limits.deadlineMs, or derived from its timeouts)",
     },
   },
-  environment: [
-    "H2H_BASE_URL         target base URL (default: start the bundled reference provider)",
-    "H2H_API_KEY          merchant API key (required for a foreign target)",
-    "H2H_API_KEY_2        a second merchant's key, for the cross-merchant checks",
-    "H2H_CALLBACK_SECRET  secret to verify callback signatures",
-    "H2H_PROFILE          target profile file (default: fixtures/profiles/reference.json)",
-    "H2H_SINK_PORT, H2H_SINK_PUBLIC_URL  where the webhook sink listens / the URL in metadata.webHook",
-    "H2H_REPORT_DIR       where reports go (default: reports/)",
-    "H2H_SEED             seed of the generated inputs (--seed wins)",
-    "H2H_DEPTH            quick (default) or thorough (--depth wins)",
-    "H2H_WORKERS          worker threads the spec files run in (default: one per core, at least 2)",
-    "H2H_TARGET_IMAGE     a provider image to start (listening on $PORT, host network) and certify",
-    "H2H_TARGET_ENV       its extra environment, NAME=value,NAME2=value2",
-    "H2H_TARGET_READY     when it is ready: an HTTP path answering below 500, or log:TEXT (default: any answer on /)",
-    "H2H_TARGET_STARTUP_S how long to wait for it to be ready (default: 60)",
-    "H2H_BASELINE_REPORT  a previous run's h2h-certify.json: show what changed since",
-    "H2H_CA_FILE          extra trusted CA certificates (PEM; may hold several) for an https target",
-    "H2H_CLIENT_CERT, H2H_CLIENT_KEY  client certificate and key (PEM) for mTLS: both or neither",
-    "H2H_CLIENT_KEY_PASSPHRASE  the client key's passphrase, when it is encrypted",
-  ],
+  settings: "certify",
   exitCodes: {
     [EXIT.ok]: "conformant: every required check passed",
     [EXIT.failed]: "not conformant",
@@ -82,23 +64,31 @@ export const certify = defineCommand({
       "the target could not be judged (unreachable, invalid API key: every answer 401, a spec that did not load, a crash), or the run was incomplete (--deadline, SIGINT, SIGTERM)",
     ...BAD_SETTINGS_EXIT,
   },
-  // issue 12: anything else that escapes (a crash, a setup failure) means "not judged", never "not conformant".
+  // Anything else that escapes (a crash, a setup failure) means "not judged", never "not conformant".
   knownErrors: [...BAD_SETTINGS, [Error, EXIT.notJudged]],
   async run(options) {
+    const settings = commandSettings("certify", {
+      baseUrl: options["base-url"],
+      seed: options.seed,
+      depth: options.depth,
+    });
     if (options["check-profile"]) {
-      await checkProfile();
+      await checkProfile({ settings });
       return EXIT.ok;
     }
     if (options["list-checks"]) {
-      await printListedChecks({ format: options.format as "text" | "json" | "markdown" | undefined });
+      await printListedChecks({
+        settings,
+        format: options.format as "text" | "json" | "markdown" | undefined,
+      });
       return EXIT.ok;
     }
     if (options.format !== undefined) throw new UsageError("--format: only with --list-checks");
     const { deadline } = options;
     if (deadline !== undefined && !(deadline > 0))
       throw new UsageError(`--deadline ${deadline}: must be a positive number of seconds`);
-    const probes = { seed: options.seed, depth: options.depth, only: options.only };
+    const probes = { only: options.only };
     const limits = deadline === undefined ? {} : { deadlineMs: Math.round(deadline * 1000) };
-    return EXIT_OF_VERDICT[(await runCertification({ probes, ...limits })).report.verdict];
+    return EXIT_OF_VERDICT[(await runCertification({ settings, probes, ...limits })).report.verdict];
   },
 });

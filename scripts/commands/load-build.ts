@@ -2,19 +2,18 @@
 
 import { CHECK_REGISTRY, readProfile } from "../../contract/index.ts";
 import { buildLoadBundles } from "../../load/index.ts";
-import { profilePathFrom } from "../../target/index.ts";
-import { defineCommand, EXIT } from "../cli.ts";
+import { commandSettings, defineCommand, EXIT } from "../cli.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
 
 export const loadBuild = defineCommand({
   name: "load:build",
   summary: "Bundles the k6 load scripts for the target's profile into load/dist/ and prints their sizes.",
   options: {},
-  environment: ["H2H_PROFILE  target profile file (default: fixtures/profiles/reference.json)"],
+  settings: "load:build",
   exitCodes: BAD_SETTINGS_EXIT,
   knownErrors: BAD_SETTINGS,
   async run() {
-    const profilePath = profilePathFrom(process.env);
+    const profilePath = commandSettings("load:build").profile;
     const profile = await readProfile(profilePath, new Set(CHECK_REGISTRY.keys()));
     const bundles = await buildLoadBundles(profile);
     console.log(`k6 bundles for profile "${profile.name}":`);

@@ -1,14 +1,8 @@
 /** `npm run load`: a k6 load scenario against the target, with thresholds, latency and callback delivery. */
 
-import {
-  DEFAULT_K6_IMAGE,
-  LOAD_SCRIPTS,
-  LoadConfigError,
-  NoK6Error,
-  runLoad,
-  SCENARIOS,
-} from "../../load/index.ts";
-import { defineCommand, EXIT, UsageError } from "../cli.ts";
+import { LOAD_SCRIPTS, LoadConfigError, NoK6Error, runLoad, SCENARIOS } from "../../load/index.ts";
+import { SETTINGS, type SettingSpec } from "../../target/index.ts";
+import { commandSettings, defineCommand, EXIT, settingOption, UsageError } from "../cli.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
 
 export const load = defineCommand({
@@ -19,6 +13,7 @@ export const load = defineCommand({
     "status and plots over time; stress prints the capacity. k6 comes from PATH or K6_BIN, else the\n" +
     "image H2H_K6_IMAGE when a Docker engine answers.",
   options: {
+    "base-url": settingOption("baseUrl", "URL"),
     scenario: { type: "string", choices: SCENARIOS, description: "the load shape (default: smoke)" },
     script: { type: "string", choices: LOAD_SCRIPTS, description: "which flows (default: mixed)" },
     rate: {
@@ -64,14 +59,8 @@ export const load = defineCommand({
         "check every field of every N-th answer and a VU's first 3; 1: of every answer (default: 10)",
     },
   },
-  environment: [
-    "H2H_BASE_URL, H2H_API_KEY, H2H_PROFILE, H2H_REPORT_DIR  as for certify",
-    "H2H_TARGET_IMAGE, H2H_TARGET_ENV, H2H_TARGET_READY, H2H_TARGET_STARTUP_S  a target image, as for certify",
-    "H2H_CA_FILE, H2H_CLIENT_CERT, H2H_CLIENT_KEY, H2H_CLIENT_KEY_PASSPHRASE  TLS, as for certify (k6: tlsAuth and SSL_CERT_FILE)",
-    "K6_BIN  the k6 binary (default: k6 on PATH, else Docker)",
-    `H2H_K6_IMAGE  the k6 image when k6 runs in Docker (default: ${DEFAULT_K6_IMAGE}; never pulled when present)`,
-    "H2H_TIMELINE_POINTS  periods in the run's timeline and plots (default: 120, whatever the length)",
-  ],
+  settings: "load",
+  environment: ["K6_BIN  the k6 binary (default: k6 on PATH, else Docker)"],
   exitCodes: {
     [EXIT.ok]: "every threshold and the delivery target met (stress: its first step held)",
     [EXIT.failed]: "a threshold or the delivery target missed",
@@ -80,49 +69,37 @@ export const load = defineCommand({
   },
   knownErrors: [[NoK6Error, EXIT.missingTool], ...BAD_SETTINGS],
   async run(options) {
-    const chosen = {
-      scenario: options.scenario ?? "smoke",
-      script: options.script ?? "mixed",
-      rate: options.rate,
-      duration: options.duration,
-      thinkSeconds: options.think,
-      vus: options.vus,
-      maxVUs: options["max-vus"],
-      mobileShare: options["mobile-share"],
-      failureShare: options["failure-share"],
-      appealShare: options["appeal-share"],
-      p95Ms: options.p95,
-      fieldCheckEvery: options["field-check-every"],
-    };
-    // Only what was given: the script's own defaults stand for the rest.
     try {
-      const { report } = await runLoad(
-        Object.fromEntries(
-          Object.entries(chosen).filter(([, value]) => value !== undefined),
-        ) as typeof chosen,
-      );
+      const settings = commandSettings("load", {
+        baseUrl: options["base-url"],
+        scenario: options.scenario,
+        rate: options.rate,
+        duration: options.duration,
+        thinkSeconds: options.think,
+        vus: options.vus,
+        maxVus: options["max-vus"],
+        mobileShare: options["mobile-share"],
+        failureShare: options["failure-share"],
+        appealShare: options["appeal-share"],
+        p95Ms: options.p95,
+        fieldCheckEvery: options["field-check-every"],
+      });
+      const { report } = await runLoad({ settings, script: options.script ?? "mixed" });
       return report.passed ? EXIT.ok : EXIT.failed;
     } catch (error) {
-      // The script's own refusal names its variable; the user typed a flag.
+      // The script's own refusal (of settings taken together) names its variables; the user typed flags.
       if (error instanceof LoadConfigError) throw new UsageError(flagNames(error.message));
       throw error;
     }
   },
 });
 
-/** The flag each script variable comes from, so a refusal names what the user typed. */
-const FLAGS: Record<string, string> = {
-  H2H_RATE: "--rate",
-  H2H_DURATION: "--duration",
-  H2H_MAX_VUS: "--max-vus",
-  H2H_VUS: "--vus",
-  H2H_THINK_S: "--think",
-  H2H_MOBILE_SHARE: "--mobile-share",
-  H2H_FAILURE_SHARE: "--failure-share",
-  H2H_APPEAL_SHARE: "--appeal-share",
-  H2H_P95_MS: "--p95",
-  H2H_FIELD_CHECK_EVERY: "--field-check-every",
-};
+/** The flag each script variable comes from (the table's), so a refusal names what the user typed. */
+const FLAGS: Record<string, string> = Object.fromEntries(
+  Object.values(SETTINGS as Record<string, SettingSpec>).flatMap((spec) =>
+    spec.parsedBy === "k6 scripts" && spec.flag ? [[spec.variable, `--${spec.flag}`]] : [],
+  ),
+);
 
 function flagNames(message: string): string {
   return message.replace(/\b(H2H_[A-Z0-9_]+)(=?)/g, (match, name: string, equals: string) =>

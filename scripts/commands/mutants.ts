@@ -3,9 +3,10 @@
  * provider several times; prints the table and the kill rate, writes the table to the reports folder.
  */
 import { mkdir, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { killRate, progressLine, renderMutationTable, runMutationSuite } from "../../certify/index.ts";
-import { defineCommand, EXIT } from "../cli.ts";
+import { commandSettings, defineCommand, EXIT } from "../cli.ts";
+import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
 
 export const mutants = defineCommand({
   name: "mutants",
@@ -30,13 +31,15 @@ export const mutants = defineCommand({
         "what npm test does, writing each run's JSON report alone; faster, as strict on those checks",
     },
   },
-  environment: ["H2H_REPORT_DIR  where the reports go (default: reports/)"],
+  settings: "mutants",
   exitCodes: {
     [EXIT.ok]: "every fault killed and no clean run failed",
     [EXIT.failed]: "a fault survived or a clean run failed",
+    ...BAD_SETTINGS_EXIT,
   },
+  knownErrors: BAD_SETTINGS,
   async run(options) {
-    const reportDir = resolve(process.env.H2H_REPORT_DIR ?? "reports", "mutants");
+    const reportDir = join(commandSettings("mutants").reportDir, "mutants");
     await mkdir(reportDir, { recursive: true });
     const started = Date.now();
     const results = await runMutationSuite({

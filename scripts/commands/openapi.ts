@@ -2,8 +2,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { buildOpenApiDocument, readProfile } from "../../contract/index.ts";
-import { profilePathFrom, userDirectory } from "../../target/index.ts";
-import { defineCommand, EXIT } from "../cli.ts";
+import { commandSettings, defineCommand, EXIT } from "../cli.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
 
 export const openapi = defineCommand({
@@ -18,16 +17,15 @@ export const openapi = defineCommand({
       description: "where to write it (default: openapi/h2h-api.openapi.json)",
     },
   },
-  environment: ["H2H_PROFILE  target profile file (default: fixtures/profiles/reference.json)"],
+  settings: "openapi",
   exitCodes: BAD_SETTINGS_EXIT,
   knownErrors: BAD_SETTINGS,
   async run(options) {
-    const profilePath = profilePathFrom(process.env);
+    const settings = commandSettings("openapi");
+    const profilePath = settings.profile;
     const profile = await readProfile(profilePath);
     // The default lies in the suite's folder (git ignores it); a given path is the user's.
-    const out = options.out
-      ? resolve(userDirectory(process.env), options.out)
-      : resolve("openapi/h2h-api.openapi.json");
+    const out = options.out ? resolve(settings.cwd, options.out) : resolve("openapi/h2h-api.openapi.json");
     await mkdir(dirname(out), { recursive: true });
     await writeFile(out, `${JSON.stringify(buildOpenApiDocument(profile), null, 2)}\n`);
     console.log(`OpenAPI 3.1 document of profile "${profile.name}" (${profilePath}) written to ${out}`);

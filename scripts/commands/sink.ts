@@ -1,10 +1,9 @@
 /** `npm run sink`: the webhook sink alone, e.g. behind a tunnel for a provider that must reach a public URL. */
-import { resolve } from "node:path";
 import { readProfile, readTlsFiles, TlsConfigError } from "../../contract/index.ts";
 import { REFERENCE_CALLBACK_SECRET } from "../../fixtures/reference-provider/index.ts";
-import { profilePathFrom, userDirectory } from "../../target/index.ts";
+import { sourceName } from "../../target/index.ts";
 import { startWebhookSink } from "../../webhook-sink/index.ts";
-import { defineCommand, EXIT, numberFlag, UsageError } from "../cli.ts";
+import { commandSettings, defineCommand, EXIT, settingOption } from "../cli.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
 
 export const sink = defineCommand({
@@ -14,73 +13,48 @@ export const sink = defineCommand({
     "Signature scheme and the id/status paths come from the profile (H2H_PROFILE); the secret from\n" +
     "H2H_CALLBACK_SECRET (the reference secret when the profile is the reference one).",
   options: {
-    port: { type: "string", value: "N", description: "port (default: H2H_SINK_PORT, else a free port)" },
+    port: settingOption("sinkPort", "N"),
     host: { type: "string", value: "ADDR", description: "address to listen on (default: 127.0.0.1)" },
-    "public-url": {
-      type: "string",
-      value: "URL",
-      description:
-        "base URL providers reach the sink at (default: H2H_SINK_PUBLIC_URL, else the loopback URL)",
-    },
-    "data-dir": {
-      type: "string",
-      value: "DIR",
-      description: "where callbacks are stored (default: H2H_SINK_DATA_DIR, else .sink-data)",
-    },
-    token: {
-      type: "string",
-      value: "TOKEN",
-      description: "the secret path token (default: H2H_SINK_TOKEN, else generated and printed)",
-    },
-    "tls-cert": {
-      type: "string",
-      value: "FILE",
-      description: "serve HTTPS with this certificate (PEM, may carry its chain; default: H2H_SINK_TLS_CERT)",
-    },
-    "tls-key": {
-      type: "string",
-      value: "FILE",
-      description: "... and this private key (PEM; default: H2H_SINK_TLS_KEY)",
-    },
+    "public-url": settingOption("sinkPublicUrl", "URL"),
+    "data-dir": settingOption("sinkDataDir", "DIR"),
+    token: settingOption("sinkToken", "TOKEN"),
+    "tls-cert": settingOption("sinkTlsCert", "FILE"),
+    "tls-key": settingOption("sinkTlsKey", "FILE"),
   },
-  environment: [
-    "H2H_SINK_PORT, H2H_SINK_PUBLIC_URL, H2H_SINK_DATA_DIR, H2H_SINK_TOKEN,",
-    "H2H_SINK_TLS_CERT, H2H_SINK_TLS_KEY  defaults of the options above",
-    "H2H_PROFILE          target profile file (default: fixtures/profiles/reference.json)",
-    "H2H_CALLBACK_SECRET  secret to verify callback signatures",
-  ],
+  settings: "sink",
   exitCodes: BAD_SETTINGS_EXIT,
   // A missing, unreadable or mismatched certificate or key is bad usage; its message names the option.
   knownErrors: [...BAD_SETTINGS, [TlsConfigError, EXIT.usage]],
   async run(options) {
-    const env = process.env;
-    const profile = await readProfile(profilePathFrom(env));
+    const settings = commandSettings("sink", {
+      sinkPort: options.port,
+      sinkPublicUrl: options["public-url"],
+      sinkDataDir: options["data-dir"],
+      sinkToken: options.token,
+      sinkTlsCert: options["tls-cert"],
+      sinkTlsKey: options["tls-key"],
+    });
+    const profile = await readProfile(settings.profile);
     const secret =
-      env.H2H_CALLBACK_SECRET || (profile.name === "reference" ? REFERENCE_CALLBACK_SECRET : undefined);
-    const publicUrl = options["public-url"] ?? env.H2H_SINK_PUBLIC_URL;
-    if (publicUrl !== undefined && !/^https?:\/\/[^/]+/.test(publicUrl)) {
-      throw new UsageError(`--public-url / H2H_SINK_PUBLIC_URL "${publicUrl}" is not an http(s) URL`);
-    }
-    const port = options.port ?? env.H2H_SINK_PORT;
-    const cwd = userDirectory(env);
-    const dataDir = resolve(cwd, options["data-dir"] ?? env.H2H_SINK_DATA_DIR ?? ".sink-data");
-    const certFile = options["tls-cert"] ?? (env.H2H_SINK_TLS_CERT || undefined);
-    const keyFile = options["tls-key"] ?? (env.H2H_SINK_TLS_KEY || undefined);
+      settings.callbackSecret ?? (profile.name === "reference" ? REFERENCE_CALLBACK_SECRET : undefined);
+    const publicUrl = settings.sinkPublicUrl;
+    const dataDir = settings.sinkDataDir;
+    const certFile = settings.sinkTlsCert;
+    const keyFile = settings.sinkTlsKey;
+    // Named as given: the flag, or its variable.
+    const labels = {
+      certFile: sourceName(settings, "sinkTlsCert"),
+      keyFile: sourceName(settings, "sinkTlsKey"),
+    };
     const tls =
       certFile !== undefined || keyFile !== undefined
-        ? readTlsFiles(
-            {
-              ...(certFile ? { certFile: resolve(cwd, certFile) } : {}),
-              ...(keyFile ? { keyFile: resolve(cwd, keyFile) } : {}),
-            },
-            { certFile: "--tls-cert", keyFile: "--tls-key" },
-          )
+        ? readTlsFiles({ ...(certFile ? { certFile } : {}), ...(keyFile ? { keyFile } : {}) }, labels)
         : undefined;
     const running = await startWebhookSink({
-      port: port === undefined ? 0 : numberFlag("port", port),
+      port: settings.sinkPort,
       host: options.host ?? "127.0.0.1",
       dataDir,
-      token: options.token ?? env.H2H_SINK_TOKEN,
+      token: settings.sinkToken,
       ...(publicUrl !== undefined ? { publicUrl } : {}),
       ...(secret !== undefined ? { secret } : {}),
       signature: profile.callbacks.signature,

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isLoopbackUrl } from "../../contract/index.ts";
 import { CALLBACK_SECRET, MERCHANTS } from "../../fixtures/cleanroom-provider/index.ts";
+import { MAX_SEED, SETTINGS } from "../../target/index.ts";
 import { defineCommand, EXIT, UsageError } from "../cli.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -18,10 +19,11 @@ const TSX = ["--import", new URL("../tsx.mjs", import.meta.url).href];
 const CERTIFY = `${ROOT}scripts/certify.ts`;
 const CLEANROOM = `${ROOT}scripts/cleanroom-provider.ts`;
 const CLEANROOM_PROFILE = `${ROOT}fixtures/profiles/cleanroom.json`;
-const MAX_SEED = 2 ** 31 - 1;
 
 /** The H2H_* variables a URL or clean-room target is certified with, from this command's environment. */
-const PASSED_ON = ["H2H_API_KEY", "H2H_API_KEY_2", "H2H_CALLBACK_SECRET", "H2H_PROFILE", "H2H_WORKERS"];
+const PASSED_ON = (["apiKey", "secondApiKey", "callbackSecret", "profile", "workers"] as const).map(
+  (key) => SETTINGS[key].variable,
+);
 
 interface RunResult {
   exitCode: number | null;
