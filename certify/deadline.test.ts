@@ -7,12 +7,13 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createVitest, type Reporter, type TestCase } from "vitest/node";
+import type { Reporter, TestCase } from "vitest/node";
 import { startReferenceProvider } from "../fixtures/reference-provider/index.ts";
-import { PROJECT_ROOT } from "../target/index.ts";
-import { silencedOnStop, stoppableVitestRun, watchRunStop } from "./deadline.ts";
+import { silencedOnStop, watchRunStop } from "./deadline.ts";
 import { REPORT_FILES } from "./reports/index.ts";
+import type { RunContext } from "./run-context.ts";
 import type { RunReport } from "./run-model.ts";
+import { runSpecsOnce } from "./spec-runner.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
 
 function readReports(reportDir: string): RunReport {
@@ -96,23 +97,43 @@ describe("a run that is stopped", () => {
   }, 120_000);
 });
 
-describe("stoppableVitestRun", () => {
-  it("returns when no spec file matches (the run then says no contract spec ran), and does not throw", async () => {
+describe("runSpecsOnce (Vitest in a thread of its own)", () => {
+  const run = (runStop: ReturnType<typeof watchRunStop>, specFiles: string[]) =>
+    runSpecsOnce({
+      runContext: {} as RunContext,
+      specFiles,
+      reporting: { secrets: {}, requirements: { informationalChecks: {} } },
+      print: () => {},
+      runStop,
+      testTimeout: 5_000,
+      hookTimeout: 5_000,
+    });
+
+  it("returns no records when no spec file matches (the run then says no contract spec ran)", async () => {
     const runStop = watchRunStop(60_000);
     try {
-      const vitest = await stoppableVitestRun(runStop, createVitest, {
-        config: false,
-        root: PROJECT_ROOT,
-        watch: false,
-        include: ["certify/specs/no-such-file.spec.ts"],
-        reporters: [],
+      expect(await run(runStop, ["certify/specs/no-such-file.spec.ts"])).toEqual({
+        records: [],
+        runErrors: [],
+        specFiles: [],
       });
-      expect(vitest).toBeDefined();
-      expect(vitest?.state.getFiles()).toEqual([]);
-      await vitest?.close();
     } finally {
       runStop.dispose();
     }
+  });
+
+  it("runs nothing when stopped before Vitest is up, and keeps this process's signal handlers alone", async () => {
+    const before = process.listenerCount("SIGINT");
+    const runStop = watchRunStop(1);
+    try {
+      const result = await run(runStop, ["certify/specs/quasi-ecom.spec.ts"]);
+      expect(result.records).toEqual([]);
+      // Vitest's own handler lives in its thread, where no signal is delivered.
+      expect(process.listenerCount("SIGINT")).toBe(before + 1);
+    } finally {
+      runStop.dispose();
+    }
+    expect(process.listenerCount("SIGINT")).toBe(before);
   });
 });
 

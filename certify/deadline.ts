@@ -4,7 +4,7 @@
  * reports of what ran, with the verdict "incomplete" and this reason, and exits 2. A second signal
  * exits at once (2): the user insists.
  */
-import type { createVitest, Reporter, TestCase } from "vitest/node";
+import type { Reporter, TestCase } from "vitest/node";
 import type { Profile } from "../contract/index.ts";
 
 /**
@@ -21,6 +21,11 @@ export function deadlineOf(profile: Profile, optionMs: number | undefined): numb
 }
 
 export interface RunStop {
+  /**
+   * Aborted, with the reason as a string, when the run must stop: the deadline, SIGINT, SIGTERM.
+   * The one signal of a run: the spec runner cancels Vitest's run on it, and every wait on it ends.
+   */
+  readonly signal: AbortSignal;
   /** Resolves with the reason when the run must stop; never rejects. */
   readonly stopped: Promise<string>;
   /** The reason, once stopped. */
@@ -30,36 +35,33 @@ export interface RunStop {
 }
 
 const SIGNALS = ["SIGINT", "SIGTERM"] as const;
-/** The runs' own signal handlers (several runs may share a process: the mutation suite). */
-const RUN_STOP_HANDLERS = new WeakSet<(...args: never[]) => unknown>();
 
 export function watchRunStop(deadlineMs: number): RunStop {
-  let reason: string | undefined;
-  let resolveStop: (why: string) => void = () => undefined;
-  const stopped = new Promise<string>((resolve) => {
-    resolveStop = resolve;
-  });
+  const controller = new AbortController();
   const stop = (why: string) => {
-    if (reason !== undefined) return;
-    reason = why;
-    resolveStop(why);
+    if (!controller.signal.aborted) controller.abort(why);
   };
   const onSignal = (signal: NodeJS.Signals) => {
     // The second signal: stop waiting for the reports.
-    if (reason !== undefined) process.exit(2);
+    if (controller.signal.aborted) process.exit(2);
     stop(`stopped by ${signal} before the run was complete`);
   };
-  RUN_STOP_HANDLERS.add(onSignal);
   for (const signal of SIGNALS) process.on(signal, onSignal);
   const timer = setTimeout(
     () => stop(`the run's deadline of ${(deadlineMs / 1000).toFixed(0)} s passed before it was complete`),
     deadlineMs,
   );
   timer.unref();
+  const stopped = new Promise<string>((resolve) => {
+    controller.signal.addEventListener("abort", () => resolve(String(controller.signal.reason)), {
+      once: true,
+    });
+  });
   return {
+    signal: controller.signal,
     stopped,
     get reason() {
-      return reason;
+      return controller.signal.aborted ? String(controller.signal.reason) : undefined;
     },
     dispose() {
       clearTimeout(timer);
@@ -68,11 +70,8 @@ export function watchRunStop(deadlineMs: number): RunStop {
   };
 }
 
-type CreateVitest = typeof createVitest;
-type VitestInstance = Awaited<ReturnType<CreateVitest>>;
-
-/** How long closing Vitest (its workers) may take once the run was stopped. */
-const CLOSE_GRACE_MS = 10_000;
+/** How long Vitest may take to wind down (its workers, its teardown) once the run was stopped. */
+export const CLOSE_GRACE_MS = 10_000;
 
 /**
  * Whether a reporter call made after the run was stopped still belongs to it: a test that ended
@@ -113,74 +112,4 @@ export function silencedOnStop(
       };
     },
   });
-}
-
-const STOPPED: unique symbol = Symbol("stopped");
-
-/**
- * One Vitest run of `files` (none: every spec the options include) that ends when the run is
- * stopped too, whenever that comes: while Vitest is being created it is closed as soon as it
- * exists, and never started; while specs run, the run is cancelled (the files under way end, what
- * ran is kept) and waited for, within a grace period. Nothing of Vitest runs on after this
- * returns: no spec against a target that was stopped meanwhile, no report event, no exit code of
- * its own. The caller closes the Vitest it gets back.
- */
-export async function stoppableVitestRun(
-  runStop: RunStop,
-  create: CreateVitest,
-  options: Parameters<CreateVitest>[1],
-): Promise<VitestInstance | undefined> {
-  // Vitest's logger exits the process on SIGINT/SIGTERM (after its own cleanup), from as soon as
-  // it exists: the run's stop handles those signals instead, so the partial reports get written.
-  // Each such listener goes as it comes.
-  const dropSignalListener = (event: string | symbol, listener: (...args: unknown[]) => void) => {
-    if ((SIGNALS as readonly (string | symbol)[]).includes(event) && !RUN_STOP_HANDLERS.has(listener))
-      queueMicrotask(() => process.off(event as NodeJS.Signals, listener));
-  };
-  process.on("newListener", dropSignalListener);
-  const grace = () =>
-    new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), CLOSE_GRACE_MS).unref());
-  let stoppedAtMs: number | undefined;
-  const stopped: Promise<typeof STOPPED> = runStop.stopped.then(() => {
-    stoppedAtMs = Date.now();
-    return STOPPED;
-  });
-  let over = false;
-  try {
-    const given = (options?.reporters as Reporter[] | undefined) ?? [];
-    const reporters = given.map((reporter) =>
-      silencedOnStop(
-        reporter,
-        () => (runStop.reason === undefined ? undefined : (stoppedAtMs ?? Date.now())),
-        () => over,
-      ),
-    );
-    const creating = create("test", { ...options, reporters });
-    const created = await Promise.race([creating, stopped]);
-    if (created === STOPPED) {
-      const vitest = await Promise.race([creating.catch(() => undefined), grace()]);
-      await Promise.race([vitest?.close().catch(() => undefined), grace()]);
-      return undefined;
-    }
-    const running = created.start().catch((error: unknown) => {
-      // No spec file matched: the run reports that no contract spec ran. (Vitest's error says so by
-      // its code; its name is plain "Error".)
-      if ((error as { code?: string } | undefined)?.code !== "VITEST_FILES_NOT_FOUND") throw error;
-    });
-    try {
-      if ((await Promise.race([running, stopped])) === STOPPED) {
-        await created.cancelCurrentRun("keyboard-input");
-        await Promise.race([running.catch(() => undefined), grace()]);
-      }
-    } catch (error) {
-      // Vitest failed to run: it is closed here, since the caller gets no Vitest to close.
-      await Promise.race([created.close().catch(() => undefined), grace()]);
-      throw error;
-    }
-    return created;
-  } finally {
-    // Once stopped, what comes after this returns (a run that outlived its grace) is not reported.
-    over = runStop.reason !== undefined;
-    process.off("newListener", dropSignalListener);
-  }
 }

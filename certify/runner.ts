@@ -37,6 +37,7 @@ import {
 import {
   PROJECT_ROOT,
   type RunningTargetContainer,
+  type RunSecrets,
   type RunSettings,
   rateLimitRetryOf,
   readTargetContainerSettings,
@@ -54,7 +55,6 @@ import {
 import { type RunningSink, SinkClient } from "../webhook-sink/index.ts";
 import { baselineLines, compareWithBaseline, loadBaseline } from "./baseline.ts";
 import { type CallbackEvidence, callbackEvidence } from "./callback-evidence.ts";
-import { CheckCollector } from "./check-collector.ts";
 import { consoleLine } from "./console.ts";
 import { printSummary } from "./console-summary.ts";
 import { deadlineOf, watchRunStop } from "./deadline.ts";
@@ -79,7 +79,7 @@ import { type CheckRecord, type RunReport, sortChecks, summarize, type Verdict }
 import { SpecFileClock } from "./run-timings.ts";
 import { readWarnings } from "./run-warnings.ts";
 import { sizeLimitChecks } from "./size-findings.ts";
-import { runSpecsOnce, SPEC_GLOB, type SpecRunner } from "./spec-runner.ts";
+import { runSpecsOnce, SPEC_GLOB, type SpecRunner, type SpecRunResult } from "./spec-runner.ts";
 
 export interface CertifyOptions {
   /** The run's settings, parsed once (parseSettings, command "certify", with --seed and --depth). */
@@ -283,13 +283,17 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
       startRunSink(settings, profile, join(runDir, "sink")),
     );
     // The sink's token guards it against fake callbacks: it is masked like a secret.
-    masker = runMasker({
-      ...settings,
+    const secrets: RunSecrets = {
+      apiKey: settings.apiKey,
+      secondApiKey: settings.secondApiKey,
+      callbackSecret: settings.callbackSecret,
+      baseUrl: settings.baseUrl,
       sinkToken: sink.token,
       targetEnvSecrets,
       tlsPassphrase,
       cardNumbers: profile.testCards,
-    });
+    };
+    masker = runMasker(secrets);
     // H2H_TARGET_IMAGE: the target is a container started here; one that does not get ready
     // ends the run as "not run", with its logs in the report.
     let containerRecord: TargetContainerRecord | undefined;
@@ -347,7 +351,6 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
       });
       print(`✗ ${masker.text(unreachable)}`);
     } else {
-      const collector = new CheckCollector(masker, print, profile);
       const runContext: RunContext = {
         baseUrl,
         apiKey: settings.apiKey as string,
@@ -371,13 +374,19 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
       const runWide = [envelopeRequestIdUnique.name, noServerError.name];
       const testNamePattern = onlyPattern(probes.only.some((c) => runWide.includes(c)) ? [] : probes.only);
       const previousExitCode = process.exitCode;
+      let specRun: SpecRunResult;
       try {
         // issue 12: the specs run until done, the deadline, SIGINT or SIGTERM (certify/deadline.ts).
         const rateLimitAllowance = 3 * profile.limits.rateLimitRetries * profile.limits.retryAfterMaxMs;
-        await (options.specRunner ?? runSpecsOnce)({
+        specRun = await (options.specRunner ?? runSpecsOnce)({
           runContext,
           specFiles: options.specFiles,
-          reporters: [collector, specClock],
+          // The records are made where Vitest runs: from the same secrets, with the same masker.
+          reporting: {
+            secrets,
+            requirements: { informationalChecks: profile.informationalChecks },
+          },
+          print,
           runStop,
           workers,
           // --only: just the tests titled by those checks (the rest, and their setup, do not run).
@@ -393,14 +402,15 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
         // Vitest sets a failing exit code for failed tests; the verdict decides ours.
         process.exitCode = previousExitCode;
       }
-      checks.push(...collector.records);
-      errors.push(...collector.runErrors);
+      checks.push(...specRun.records);
+      errors.push(...specRun.runErrors);
+      specClock.files.push(...specRun.specFiles);
       if (probes.only.length > 0) {
         // The tests --only left out are not part of this run's report.
         const kept = checks.filter((c) => probes.only.includes(c.check));
         checks.splice(0, checks.length, ...kept);
       }
-      if (collector.records.length === 0 && errors.length === 0)
+      if (specRun.records.length === 0 && errors.length === 0)
         errors.push(`no contract spec ran (looked for ${SPEC_GLOB})`);
       else if (probes.only.length > 0 && checks.length === 0 && !probes.only.some((c) => runWide.includes(c)))
         errors.push(`no test of ${probes.only.join(", ")} ran for this target and profile`);

@@ -7,11 +7,19 @@
 
 import { availableParallelism } from "node:os";
 import { isAbsolute, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
 import type { Reporter, Vitest } from "vitest/node";
-import { PROJECT_ROOT } from "../target/index.ts";
-import { type RunStop, stoppableVitestRun } from "./deadline.ts";
+import type { RequirementContext } from "../contract/index.ts";
+import { PROJECT_ROOT, type RunSecrets, runMasker } from "../target/index.ts";
+import { CheckCollector } from "./check-collector.ts";
+import { CLOSE_GRACE_MS, type RunStop } from "./deadline.ts";
 import { type KeptThreadPool, keptThreadPool } from "./kept-thread-pool.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "./run-context.ts";
+import { SpecFileClock } from "./run-timings.ts";
+import type { SpecRunResult, SpecThreadMessage } from "./spec-thread-reporter.ts";
+
+export type { SpecRunResult } from "./spec-thread-reporter.ts";
 
 export const SPEC_GLOB = "certify/specs/**/*.spec.ts";
 
@@ -19,7 +27,10 @@ export interface SpecRun {
   runContext: RunContext;
   /** Spec files (paths from the project root), or none: every contract spec. */
   specFiles?: readonly string[] | undefined;
-  reporters: Reporter[];
+  /** How the checks are recorded: the secrets masked, the profile's informational checks. */
+  reporting: { secrets: RunSecrets; requirements: RequirementContext };
+  /** Where progress lines go: a failed check as it fails, a spec file as it ends. */
+  print: (line: string) => void;
   /** Only the tests whose title matches (`--only`). */
   testNamePattern?: RegExp | undefined;
   /** Worker threads the spec files run in (H2H_WORKERS); default: the machine's cores, at least 2. */
@@ -27,14 +38,17 @@ export interface SpecRun {
   testTimeout: number;
   hookTimeout: number;
   /**
-   * issue 12: what ends the run early (the deadline, SIGINT, SIGTERM): the specs stop, Vitest's
-   * workers close, and the run writes the reports of what ran.
+   * What ends the run early (the deadline, SIGINT, SIGTERM): Vitest cancels the run, the specs'
+   * requests end, and the run writes the reports of what ran.
    */
   runStop?: RunStop | undefined;
 }
 
-/** Runs the contract specs of one certification, reporting to `run.reporters`. */
-export type SpecRunner = (run: SpecRun) => Promise<void>;
+/** Why a run was cancelled: Vitest takes any text besides its own two reasons. */
+type CancelReason = Parameters<Vitest["cancelCurrentRun"]>[0];
+
+/** Runs the contract specs of one certification, and gives back their records. */
+export type SpecRunner = (run: SpecRun) => Promise<SpecRunResult>;
 
 /**
  * The spec files run side by side (they mostly wait on the target and the sink), in worker
@@ -72,60 +86,91 @@ function baseOptions(run: Pick<SpecRun, "testTimeout" | "hookTimeout">, maxWorke
 }
 
 /**
- * Vitest's node API, imported when specs are to run: it is most of certify's start-up, and a run
- * refused for its settings, or a target that cannot be reached, never needs it.
+ * Vitest's node API, imported when specs are to run in this process (the reused runner): it is
+ * most of a run's start-up, and a run refused for its settings never needs it.
  */
 const loadVitest = () => import("vitest/node");
 
-/** One Vitest for one run. */
+const SPEC_THREAD = fileURLToPath(new URL("./spec-thread.mjs", import.meta.url));
+const SPEC_THREAD_REPORTER = fileURLToPath(new URL("./spec-thread-reporter.ts", import.meta.url));
+
+/**
+ * One Vitest for one run, in a thread of its own (spec-thread.mjs): there Vitest's handlers of
+ * SIGINT and SIGTERM, which exit, never fire, and this process's stop ends the run through
+ * Vitest's cancelCurrentRun, with the records of what ran. Once stopped, the thread has
+ * CLOSE_GRACE_MS to wind down; then it is ended, and what it sent is kept.
+ */
 export const runSpecsOnce: SpecRunner = async (run) => {
-  const { createVitest, startVitest } = await loadVitest();
-  const options = {
-    ...baseOptions(run, workersOf(run)),
-    include: run.specFiles ? [...run.specFiles] : [SPEC_GLOB],
-    reporters: run.reporters,
-    provide: { [RUN_CONTEXT_KEY]: run.runContext },
-    ...(run.testNamePattern ? { testNamePattern: run.testNamePattern } : {}),
+  const thread = new Worker(SPEC_THREAD, {
+    // Vitest loads the TypeScript it needs itself: no loader of this process's in that thread.
+    execArgv: [],
+    workerData: {
+      options: {
+        ...baseOptions(run, workersOf(run)),
+        include: run.specFiles ? [...run.specFiles] : [SPEC_GLOB],
+        provide: { [RUN_CONTEXT_KEY]: run.runContext },
+        ...(run.testNamePattern ? { testNamePattern: run.testNamePattern } : {}),
+        teardownTimeout: CLOSE_GRACE_MS,
+      },
+      reporterPath: SPEC_THREAD_REPORTER,
+      reporting: run.reporting,
+    },
+  });
+  let result: SpecRunResult = { records: [], runErrors: [], specFiles: [] };
+  let failure: string | undefined;
+  let over = false;
+  thread.on("message", (message: SpecThreadMessage | { type: "finished" }) => {
+    // Nothing of the thread reaches the run once it has its results back (its reports follow).
+    if (over) return;
+    if (message.type === "print") run.print(message.line);
+    else if (message.type === "snapshot") result = message.result;
+    else if (message.type === "error") failure = message.message;
+  });
+  thread.on("error", (error) => {
+    failure ??= String(error.stack ?? error);
+  });
+  const exited = new Promise<void>((resolve) => thread.once("exit", () => resolve()));
+  const stop = () => {
+    thread.postMessage({ type: "stop", reason: String(run.runStop?.signal.reason), at: Date.now() });
   };
-  const vitest = run.runStop
-    ? await stoppableVitestRun(run.runStop, createVitest, options)
-    : await startVitest("test", [], options);
-  await vitest?.close();
+  const signal = run.runStop?.signal;
+  if (signal?.aborted) stop();
+  else signal?.addEventListener("abort", stop, { once: true });
+  try {
+    const graceOver = run.runStop?.stopped.then(
+      () => new Promise<void>((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref()),
+    );
+    await Promise.race([exited, ...(graceOver ? [graceOver] : [])]);
+  } finally {
+    over = true;
+    signal?.removeEventListener("abort", stop);
+    await thread.terminate();
+  }
+  // A stopped run's own winding down is no failure of the specs.
+  if (failure !== undefined && run.runStop?.reason === undefined)
+    throw new Error(`the contract specs could not run: ${failure}`);
+  return result;
 };
 
-const REPORTER_HOOKS = [
-  "onInit",
-  "onTestRemoved",
-  "onUserConsoleLog",
-  "onProcessTimeout",
-  "onTestRunStart",
-  "onTestRunEnd",
-  "onTestModuleQueued",
-  "onTestModuleCollected",
-  "onTestModuleStart",
-  "onTestModuleEnd",
-  "onTestCaseReady",
-  "onTestCaseResult",
-  "onTestCaseAnnotate",
-  "onTestCaseArtifactRecord",
-  "onTestSuiteReady",
-  "onTestSuiteResult",
-  "onHookStart",
-  "onHookEnd",
-] as const satisfies readonly (keyof Reporter)[];
-
-/** A reporter that hands every event to the reporters of the run under way. */
+/**
+ * A reporter that hands every event (every `on…` hook, whatever Vitest adds) to the reporters of
+ * the run under way: Vitest takes its reporters once, when it is created.
+ */
 function forwardingReporter(current: () => readonly Reporter[]): Reporter {
-  const reporter: Record<string, (...args: unknown[]) => unknown> = {};
-  for (const hook of REPORTER_HOOKS) {
-    reporter[hook] = (...args: unknown[]) =>
-      Promise.all(
-        current().map((target) =>
-          (target[hook] as ((...a: unknown[]) => unknown) | undefined)?.apply(target, args),
-        ),
-      );
-  }
-  return reporter as Reporter;
+  return new Proxy({} as Reporter, {
+    get(_target, property) {
+      if (typeof property !== "string" || !/^on[A-Z]/.test(property)) return undefined;
+      return (...args: unknown[]) =>
+        Promise.all(
+          current().map((target) =>
+            (target[property as keyof Reporter] as ((...a: unknown[]) => unknown) | undefined)?.apply(
+              target,
+              args,
+            ),
+          ),
+        );
+    },
+  });
 }
 
 /**
@@ -137,7 +182,6 @@ export class ReusedSpecRunner {
   private pool: KeptThreadPool | undefined;
   private timeouts: { testTimeout: number; hookTimeout: number } | undefined;
   private reporters: readonly Reporter[] = [];
-  private initialised = new WeakSet<Reporter>();
 
   readonly run: SpecRunner = async (run) => {
     const sameTimeouts =
@@ -151,12 +195,13 @@ export class ReusedSpecRunner {
     // `--only`: this run's tests alone; the next run sets its own, or none.
     if (run.testNamePattern) vitest.setGlobalTestNamePattern(run.testNamePattern);
     else vitest.resetGlobalTestNamePattern();
-    this.reporters = run.reporters;
-    for (const reporter of run.reporters) {
-      if (this.initialised.has(reporter)) continue;
-      this.initialised.add(reporter);
-      await reporter.onInit?.(vitest);
-    }
+    const collector = new CheckCollector(
+      runMasker(run.reporting.secrets),
+      run.print,
+      run.reporting.requirements,
+    );
+    const clock = new SpecFileClock();
+    this.reporters = [collector, clock];
     try {
       const files = (run.specFiles ?? []).map((file) =>
         isAbsolute(file) ? file : resolve(PROJECT_ROOT, file),
@@ -165,16 +210,17 @@ export class ReusedSpecRunner {
         files.length > 0
           ? vitest.runTestFiles(files)
           : vitest.globTestSpecifications().then((specs) => vitest.runTestSpecifications(specs));
-      // issue 12: a stopped run cancels the files under way and keeps what ran.
+      // A stopped run cancels the files under way and keeps what ran.
       const stopped = run.runStop?.stopped.then(() => "stopped" as const);
       if ((await Promise.race([running, ...(stopped ? [stopped] : [])])) === "stopped") {
         running.catch(() => undefined);
-        await vitest.cancelCurrentRun("keyboard-input");
+        await vitest.cancelCurrentRun((run.runStop?.reason ?? "stopped") as CancelReason);
         await running.catch(() => undefined);
       }
     } finally {
       this.reporters = [];
     }
+    return { records: collector.records, runErrors: collector.runErrors, specFiles: clock.files };
   };
 
   private async create(run: SpecRun): Promise<Vitest> {

@@ -158,6 +158,8 @@ export interface H2hClientOptions {
   tls?: TlsMaterial;
   /** issue 12: how a 429 with Retry-After is waited out; without it a 429 is never retried. */
   rateLimitRetry?: RateLimitRetry;
+  /** The run was stopped (its deadline, Ctrl-C): every request and wait of this client ends now. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -198,6 +200,34 @@ export interface SendOptions {
    * fail elsewhere (a 5xx) is reported, not required.
    */
   probeOf?: string;
+  /** Ends this call early (e.g. its test's own signal), besides the client's signal and timeout. */
+  signal?: AbortSignal;
+}
+
+/** The client's signal, the call's and the request timeout, as one. */
+function signalOf(timeoutMs: number, ...signals: (AbortSignal | undefined)[]): AbortSignal {
+  const given = signals.filter((signal): signal is AbortSignal => signal !== undefined);
+  return given.length === 0
+    ? AbortSignal.timeout(timeoutMs)
+    : AbortSignal.any([...given, AbortSignal.timeout(timeoutMs)]);
+}
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+function waitUnlessAborted(ms: number, signals: (AbortSignal | undefined)[]): Promise<void> {
+  const given = signals.filter((signal): signal is AbortSignal => signal !== undefined);
+  const signal = given.length > 0 ? AbortSignal.any(given) : undefined;
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
 }
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -435,7 +465,7 @@ export class H2hClient {
           : {}),
         waitedMs: wait,
       });
-      await new Promise((resolve) => setTimeout(resolve, wait));
+      await waitUnlessAborted(wait, [this.options.signal, send.signal]);
     }
   }
 
@@ -480,7 +510,7 @@ export class H2hClient {
         body: text,
         headersTimeout: this.options.timeoutMs,
         bodyTimeout: this.options.timeoutMs,
-        signal: AbortSignal.timeout(this.options.timeoutMs),
+        signal: signalOf(this.options.timeoutMs, this.options.signal, send.signal),
       });
       answered = true;
       const responseHeaders = flattenHeaders(response.headers);

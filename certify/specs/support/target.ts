@@ -4,7 +4,7 @@
  * and exchange recording built on it.
  */
 import { basename } from "node:path";
-import { inject } from "vitest";
+import { beforeEach, inject } from "vitest";
 import {
   buildContract,
   type Contract,
@@ -67,6 +67,26 @@ function runContext(): RunContext {
   return context;
 }
 
+/**
+ * The run's stop as a spec file sees it: the deadline passed, or Vitest cancelled the run (the
+ * deadline or Ctrl-C of the certify process): Vitest then aborts the signal of each test under
+ * way with a TestRunAbortError. A test's own timeout aborts only its signal, not the file's.
+ */
+function runStopSignal(deadlineAt: number): AbortSignal {
+  const cancelled = new AbortController();
+  beforeEach(({ signal }) => {
+    signal.addEventListener(
+      "abort",
+      () => {
+        if ((signal.reason as Error | undefined)?.name === "TestRunAbortError")
+          cancelled.abort(signal.reason);
+      },
+      { once: true },
+    );
+  });
+  return AbortSignal.any([cancelled.signal, AbortSignal.timeout(Math.max(0, deadlineAt - Date.now()))]);
+}
+
 /** Builds the target for one spec file; `specFile` is `import.meta.url` of the spec. */
 export function loadSpecTarget(specFile: string): SpecTarget {
   const context = runContext();
@@ -80,6 +100,7 @@ export function loadSpecTarget(specFile: string): SpecTarget {
   });
   const source = basename(new URL(specFile).pathname).replace(/\.spec\.ts$/, "");
   const recorder = new ExchangeRecorder(source, masker, context.runDir);
+  const stopped = runStopSignal(context.deadlineAt);
   const makeClient = (key: string) =>
     new H2hClient({
       baseUrl,
@@ -89,6 +110,7 @@ export function loadSpecTarget(specFile: string): SpecTarget {
       ...(context.tls ? { tls: context.tls } : {}), // issue 12: H2H_CA_FILE, H2H_CLIENT_CERT/KEY
       // issue 12: a 429 with a short Retry-After is waited out, never past the run's deadline.
       rateLimitRetry: rateLimitRetryOf(profile, context.deadlineAt),
+      signal: stopped,
       onExchange: (exchange) => {
         exchange.id = recorder.record(exchange).id;
       },
