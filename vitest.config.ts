@@ -13,7 +13,7 @@ export default defineConfig({
     // One worker more than the machine has cores (three on two): most files wait on child
     // processes, containers, sockets and timers (the mutation self-test's children, a container's
     // start, a callback's retries), and a third file uses the CPU they leave idle. npm test on a
-    // 2-core machine: 3 min with two workers, 2 min 24 s with three (issue 15: 150 s).
+    // 2-core machine: 3 min with two workers, 2 min 24 s with three.
     maxWorkers: availableParallelism() + 1,
     // The certifications the tests start run their spec files in one worker thread (H2H_WORKERS,
     // inherited by the child processes): with every core already busy with other test files, a

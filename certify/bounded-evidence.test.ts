@@ -1,5 +1,5 @@
 /**
- * issue 12 (bounded evidence): a target answering 5 MB bodies is certified to a verdict with
+ * Bounded evidence: a target answering 5 MB bodies is certified to a verdict with
  * parseable reports, each answer kept cut at the profile's limit with its real size, the size
  * check failing by name, and certify's peak RSS (GNU time, the largest of its processes) < 1 GB.
  */

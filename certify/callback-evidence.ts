@@ -1,5 +1,5 @@
 /**
- * Callbacks as evidence (issue 11 §2): every callback the webhook sink received during a run,
+ * Callbacks as evidence: every callback the webhook sink received during a run,
  * as the provider sent it (method, path and query, headers, raw body), with the sink's verdict
  * on its signature, its answer, and when it arrived after the request that triggered it. The
  * reports show them like exchanges: the JSON report lists them, the HAR holds each as an entry

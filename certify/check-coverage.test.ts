@@ -1,5 +1,5 @@
 /**
- * The self-test covers every check (issue 10 §8): each registered check is named by at least one
+ * The self-test covers every check: each registered check is named by at least one
  * fault of the reference provider's catalogue, so that the mutation self-test shows it fails on a
  * bad provider; a check no fault can catch is exempt only with its reason. The mutation self-test
  * (mutation.test.ts) then requires each fault to be killed by the checks it names.

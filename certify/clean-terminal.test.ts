@@ -1,5 +1,5 @@
 /**
- * issue 12 (clean terminals): a target whose answers carry ESC, CR and BEL (a fake green verdict,
+ * Clean terminals: a target whose answers carry ESC, CR and BEL (a fake green verdict,
  * a terminal title) gets none of them onto certify's console raw: they show escaped.
  */
 import { mkdtempSync } from "node:fs";

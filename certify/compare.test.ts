@@ -178,7 +178,7 @@ function child(script: string, args: string[], env: Record<string, string>) {
 
 /**
  * The checks a provider that signs its callbacks wrongly fails: every signature, both kinds, all
- * four statuses, and the generated orders of every method (issue 10; their case names the seed,
+ * four statuses, and the generated orders of every method (their case names the random seed,
  * which a comparison leaves out).
  */
 const SIGNATURE_CASES = [

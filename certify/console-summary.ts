@@ -58,7 +58,7 @@ export function printSummary(
     ),
   ];
   for (const skipped of skippedNames) print(`skipped: ${skipped}`);
-  if (report.rateLimitWaits) print(rateLimitWaitsLine(report.rateLimitWaits)); // issue 12
+  if (report.rateLimitWaits) print(rateLimitWaitsLine(report.rateLimitWaits));
   const reconnects = reconnectsLine(report.exchanges);
   if (reconnects) print(reconnects);
   print(

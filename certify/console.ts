@@ -1,5 +1,5 @@
 /**
- * issue 12 (clean terminals): every console line certify prints may carry a target's text (a
+ * Clean terminals: every console line certify prints may carry a target's text (a
  * check's detail, an error, a body excerpt). Control characters are shown escaped (`\x1b`, `\r`,
  * `\x07`), so a target can neither paint a fake verdict, move the cursor, nor retitle the terminal,
  * and a line is shortened. certify prints no colour codes of its own.

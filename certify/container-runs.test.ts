@@ -236,7 +236,7 @@ describe("certify a provider image (H2H_TARGET_IMAGE)", () => {
     expect(report.targetContainer?.environment).toMatchObject({
       H2H_PROVIDER_FAULTS: "bad-callback-signature",
     });
-    // 8 fixed callback scenarios and the generated orders of the 4 methods (issue 10).
+    // 8 fixed callback scenarios and the generated orders of the 4 methods.
     if (report.baseline) expect(report.baseline.regressions).toHaveLength(12);
   }, 180_000);
 

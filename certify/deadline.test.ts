@@ -1,5 +1,5 @@
 /**
- * issue 12 (a deadline, and partial reports): SIGTERM during a run (a CI job's timeout) and the
+ * A deadline, and partial reports: SIGTERM during a run (a CI job's timeout) and the
  * `--deadline` leave parseable reports of what ran, marked "incomplete" with the reason, exit 2,
  * and no temp folder behind.
  */

@@ -1,5 +1,5 @@
 /**
- * issue 12 (a deadline, and partial reports): what ends a run before its specs are done: the
+ * A deadline, and partial reports: what ends a run before its specs are done: the
  * overall deadline, SIGINT (Ctrl-C) or SIGTERM (a CI job's timeout). The run then writes the
  * reports of what ran, with the verdict "incomplete" and this reason, and exits 2. A second signal
  * exits at once (2): the user insists.

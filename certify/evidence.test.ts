@@ -1,5 +1,5 @@
 /**
- * Evidence a provider accepts (issue 11), as a user sees it: `npm run certify` (a child process)
+ * Evidence a provider accepts, as a user sees it: `npm run certify` (a child process)
  * against targets that fail in ways a person must be able to read.
  *
  * - every answer a non-JSON 502 page: one root-cause failure per endpoint, the rest "not
@@ -37,7 +37,7 @@ function certify(
 ): Promise<{ exitCode: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [...TS_NODE_ARGS, script, ...args], {
-      // An empty value unsets the variable: a set-but-empty H2H_* variable is refused (issue 12).
+      // An empty value unsets the variable: a set-but-empty H2H_* variable is refused.
       env: childEnv({ H2H_API_KEY_2: "", H2H_SEED: "11", ...env }),
       stdio: ["ignore", "pipe", "pipe"],
     });

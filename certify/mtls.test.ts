@@ -1,5 +1,5 @@
 /**
- * issue 12 (TLS): `npm run certify` against the reference provider served over HTTPS that
+ * TLS: `npm run certify` against the reference provider served over HTTPS that
  * requires a client certificate, with certificates made by `openssl` in the test. Green with
  * H2H_CA_FILE + H2H_CLIENT_CERT + H2H_CLIENT_KEY (and a passphrase); without the client
  * certificate, or without the CA, the cause is named and the run is "not run" (exit 2), not 1.

@@ -1,5 +1,5 @@
 /**
- * issue 12: no false green and exit codes that mean what the README says: a blank variable, an
+ * No false green and exit codes that mean what the README says: a blank variable, an
  * unwritable report directory and a busy sink port are refused before the first request (64,
  * naming the variable); a target that refuses the API key on every request is "not run" (2).
  */
@@ -171,7 +171,7 @@ async function rateLimitingProxy(target: string) {
   };
 }
 
-describe("a target that asks to retry after a short while (issue 12)", () => {
+describe("a target that asks to retry after a short while", () => {
   it("waits out Retry-After: 1 on the first request of each kind, is CONFORMANT, and the report shows the waits", async () => {
     const provider = await startReferenceProvider({ port: 0 });
     const proxy = await rateLimitingProxy(provider.url);

@@ -1,5 +1,5 @@
 /**
- * issue 12: what is checked before the first request, so a run that cannot end well is refused in
+ * What is checked before the first request, so a run that cannot end well is refused in
  * seconds, naming the variable (exit 64), instead of being lost after the whole run: the report
  * directory must be writable and the sink port free. And the diagnoses that make a run "not run"
  * (exit 2) rather than "not conformant": a target that refuses the API key.
@@ -65,7 +65,7 @@ export function invalidApiKeyDiagnosis(exchanges: readonly RecordedExchange[]): 
 const TOO_MANY_REQUESTS = 429;
 
 /**
- * issue 12 (rate limits): when the target answered 429 Too Many Requests to the reachability probe,
+ * Rate limits: when the target answered 429 Too Many Requests to the reachability probe,
  * or to at least half of the run's requests, the failures say nothing about the contract: the run
  * ends with that diagnosis ("not run", exit 2), naming the largest Retry-After seen.
  */
@@ -84,7 +84,7 @@ export function rateLimitedDiagnosis(exchanges: readonly RecordedExchange[]): st
   );
 }
 
-/** issue 12 (rate limits): the 429s the run waited out (Retry-After within the profile's bound). */
+/** Rate limits: the 429s the run waited out (Retry-After within the profile's bound). */
 export interface RateLimitWaits {
   /** Requests answered 429 at least once, then sent again. */
   requests: number;

@@ -1,5 +1,5 @@
 /**
- * The generated and stateful probes as a user meets them (issue 10 §7), through `npm run certify`
+ * The generated and stateful probes as a user meets them, through `npm run certify`
  * (a child process): a failing generated order is reported with its seed, the command that re-runs
  * just that check, the minimal request and a curl; `--only` runs just that check; the same seed
  * sends the same requests; no test card is left whole in any report.
@@ -27,7 +27,7 @@ function certify(baseUrl: string, args: string[]) {
   return new Promise<{ exitCode: number | null; output: string; reportDir: string; report: RunReport }>(
     (resolve) => {
       const child = spawn(process.execPath, [...TS_NODE_ARGS, script, ...args], {
-        // An empty value unsets the variable: a set-but-empty H2H_* variable is refused (issue 12).
+        // An empty value unsets the variable: a set-but-empty H2H_* variable is refused.
         env: childEnv({
           H2H_BASE_URL: baseUrl,
           H2H_REPORT_DIR: reportDir,

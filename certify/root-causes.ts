@@ -1,5 +1,5 @@
 /**
- * One cause per failure (issue 11 §3), across the whole run. The specs mark a check "not
+ * One cause per failure, across the whole run. The specs mark a check "not
  * evaluated" when the answer it judges is not JSON or not an envelope, or when what it needed
  * (an order) could not be made; here, after the run, every such cause is reported once per
  * endpoint, as the failure of the check that judges it, and every check waiting on it points

@@ -26,9 +26,9 @@ export interface RunContext {
   runDir: string;
   /** The webhook sink certify started for this run. */
   sink: { url: string; token: string; callbackUrl: string };
-  /** issue 12: the extra CAs and client certificate every client of the run uses (PEM text), or null. */
+  /** The extra CAs and client certificate every client of the run uses (PEM text), or null. */
   tls: TlsMaterial | null;
-  /** issue 12: when the run's deadline passes (epoch ms): no wait for a rate limit may outlast it. */
+  /** When the run's deadline passes (epoch ms): no wait for a rate limit may outlast it. */
   deadlineAt: number;
   /**
    * The target runs in the sink's own process (the bundled reference provider, a mutant of it): its
@@ -40,7 +40,7 @@ export interface RunContext {
   probes: { seed: number; depth: GenerationDepth; merchantOrderIdPrefix: string };
 }
 
-/** How to reproduce a failure of a generated or stateful probe (issue 10 §7). */
+/** How to reproduce a failure of a generated or stateful probe. */
 export interface Reproduction {
   seed: number;
   /** Re-runs just this check with the same generated inputs: `npm run certify -- --seed N --only CHECK`. */
@@ -71,7 +71,7 @@ export interface CheckMeta {
   timeline?: CallbackTimeline;
   /** For a failed generated or stateful probe: how to reproduce it. */
   reproduction?: Reproduction;
-  // --- one cause per failure, evidence (issue 11 §2, §3) ---
+  // --- one cause per failure, evidence ---
   /** The exchange whose answer the check judged. */
   subject?: string;
   /** On failure, each wrong field (masked). */

@@ -48,7 +48,7 @@ export interface CheckRecord {
   source: string;
   /** For callback checks: the order's callbacks, as they arrived. */
   timeline?: CallbackTimeline;
-  /** For a failed generated or stateful probe: seed, re-run command, minimal request, curl (issue 10 §7). */
+  /** For a failed generated or stateful probe: seed, re-run command, minimal request, curl. */
   reproduction?: Reproduction;
   /** The basis of the rule: stated, declared, necessary or advisory, and where from. */
   ruleSource?: RuleSource;
@@ -72,7 +72,7 @@ export interface EndpointSummary {
   score: number | null;
 }
 
-/** issue 12: "incomplete": stopped by the deadline, SIGINT or SIGTERM; the reports hold what ran. */
+/** "incomplete": stopped by the deadline, SIGINT or SIGTERM; the reports hold what ran. */
 export type Verdict = "conformant" | "not conformant" | "not run" | "incomplete";
 
 export interface RunReport {
@@ -86,10 +86,10 @@ export interface RunReport {
     reference: boolean;
     profileName: string;
     profilePath: string;
-    /** issue 12: the TLS files used (paths, certificate subjects and expiry; never a key or passphrase). */
+    /** The TLS files used (paths, certificate subjects and expiry; never a key or passphrase). */
     tls?: TlsSummary;
   };
-  /** The generated and stateful probes: the same seed (and prefix) sends the same requests (issue 10). */
+  /** The generated and stateful probes: the same seed (and prefix) sends the same requests. */
   probes?: { seed: number; depth: string; merchantOrderIdPrefix: string; only: string[] };
   verdict: Verdict;
   /** Why the run could not judge the target, when it could not (unreachable, bad setup). */
@@ -102,7 +102,7 @@ export interface RunReport {
   exchanges: RecordedExchange[];
   /** H2H_TARGET_IMAGE: the container the target ran in, its logs included. */
   targetContainer?: TargetContainerRecord;
-  /** issue 12: the 429s the run waited out (each exchange's `rateLimited` says which). */
+  /** The 429s the run waited out (each exchange's `rateLimited` says which). */
   rateLimitWaits?: RateLimitWaits;
   /** H2H_BASELINE_REPORT: what changed since that run. */
   baseline?: RunComparison;

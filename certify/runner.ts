@@ -58,7 +58,7 @@ import { type CallbackEvidence, callbackEvidence } from "./callback-evidence.ts"
 import { consoleLine } from "./console.ts";
 import { printSummary } from "./console-summary.ts";
 import { deadlineOf, watchRunStop } from "./deadline.ts";
-// issue 12: checks before the first request, and the invalid-key diagnosis.
+// Checks before the first request, and the invalid-key diagnosis.
 import {
   assertReportDirWritable,
   invalidApiKeyDiagnosis,
@@ -86,7 +86,7 @@ export interface CertifyOptions {
   settings: RunSettings;
   /** Where progress and the summary go (already masked). */
   print?: (line: string) => void;
-  /** issue 12: the whole run's deadline (`--deadline`); default: the profile's, or derived from its timeouts. */
+  /** The whole run's deadline (`--deadline`); default: the profile's, or derived from its timeouts. */
   deadlineMs?: number;
   /** `--only`: the checks the run is limited to. */
   probes?: ProbeOverrides;
@@ -218,11 +218,11 @@ async function tryReachTarget(
   deadlineAt: number,
 ): Promise<string | undefined> {
   const client = new H2hClient({
-    rateLimitRetry: rateLimitRetryOf(profile, deadlineAt), // issue 12
+    rateLimitRetry: rateLimitRetryOf(profile, deadlineAt),
     baseUrl,
     apiKey,
     timeoutMs: profile.timeouts.requestMs,
-    maxBodyBytes: profile.limits.maxBodyBytes, // issue 12: bounded evidence
+    maxBodyBytes: profile.limits.maxBodyBytes, // bounded evidence
     ...(tls ? { tls } : {}),
     onExchange: (exchange) => {
       exchange.id = recorder.record(exchange).id;
@@ -253,18 +253,18 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
   const probes = readProbeSettings(run, options.probes);
   const containerSettings = readTargetContainerSettings(run);
   const baseline = await loadBaseline(run.baselineReport);
-  // issue 12: TLS files read and checked now (exit 64 naming the variable), before any request.
+  // TLS files read and checked now (exit 64 naming the variable), before any request.
   const tls = readTlsSettings(settings);
   const tlsSummary: TlsSummary | undefined = tls ? summarizeTlsFiles(settings.tls, tls) : undefined;
   const targetEnvSecrets = secretEnvValues(containerSettings);
   const tlsPassphrase = settings.tls.passphrase;
   let masker = runMasker({ ...settings, targetEnvSecrets, tlsPassphrase, cardNumbers: profile.testCards });
-  // issue 12: control characters from the target escaped, lines shortened (certify/console.ts).
+  // Control characters from the target escaped, lines shortened (certify/console.ts).
   const print = (line: string) => (options.print ?? console.log)(consoleLine(masker.text(line)));
 
-  // issue 12: a report directory that cannot be written is refused now, not after the run.
+  // A report directory that cannot be written is refused now, not after the run.
   await assertReportDirWritable(settings.reportDir);
-  // issue 12: the deadline and SIGINT/SIGTERM end the run with partial reports.
+  // The deadline and SIGINT/SIGTERM end the run with partial reports.
   const deadlineMs = deadlineOf(profile, options.deadlineMs);
   const deadlineAt = Date.now() + deadlineMs;
   const runStop = watchRunStop(deadlineMs);
@@ -278,7 +278,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
   try {
     if (settings.baseUrl === undefined && !containerSettings)
       provider = await startReferenceProvider({ port: 0 });
-    // issue 12: a busy H2H_SINK_PORT is a usage error naming the variable.
+    // A busy H2H_SINK_PORT is a usage error naming the variable.
     sink = await startSinkNamingPort(settings.sinkPort, () =>
       startRunSink(settings, profile, join(runDir, "sink")),
     );
@@ -320,7 +320,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
     for (const line of tlsSummary ? tlsSummaryLines(tlsSummary) : []) print(`  TLS: ${line}`);
 
     const runnerRecorder = new ExchangeRecorder("runner", masker, runDir);
-    // issue 12: a probe answered 401 means the key is refused: nothing can be judged.
+    // A probe answered 401 means the key is refused: nothing can be judged.
     const unreachable =
       containerFailure ??
       (await tryReachTarget(baseUrl, settings.apiKey, profile, runnerRecorder, tls, deadlineAt)) ??
@@ -376,7 +376,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
       const previousExitCode = process.exitCode;
       let specRun: SpecRunResult;
       try {
-        // issue 12: the specs run until done, the deadline, SIGINT or SIGTERM (certify/deadline.ts).
+        // The specs run until done, the deadline, SIGINT or SIGTERM (certify/deadline.ts).
         const rateLimitAllowance = 3 * profile.limits.rateLimitRetries * profile.limits.retryAfterMaxMs;
         specRun = await (options.specRunner ?? runSpecsOnce)({
           runContext,
@@ -392,12 +392,12 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
           // --only: just the tests titled by those checks (the rest, and their setup, do not run).
           testNamePattern,
           // A check may wait for a few requests in a row; the profile bounds each one.
-          // issue 12: plus the waits for rate limits a few requests may take.
+          // Plus the waits for rate limits a few requests may take.
           testTimeout: profile.timeouts.requestMs * 3 + 5_000 + rateLimitAllowance,
           // Callback specs set their own, longer hook timeouts from the profile.
           hookTimeout: profile.timeouts.requestMs * 8 + 5_000 + rateLimitAllowance,
         });
-        stoppedBecause = runStop.reason; // issue 12
+        stoppedBecause = runStop.reason;
       } finally {
         // Vitest sets a failing exit code for failed tests; the verdict decides ours.
         process.exitCode = previousExitCode;
@@ -421,10 +421,10 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
     if (unreachable === undefined) checks.push(...runWideChecks(exchanges, profile, masker).filter(onlyKept));
     // Stopped before the reports are written, so that they hold its whole log and its exit code.
     if (container) containerRecord = await container.stop();
-    // issue 12: every answer, the probe's too, against the profile's body limit.
+    // Every answer, the probe's too, against the profile's body limit.
     if (unreachable === undefined)
       checks.push(...sizeLimitChecks(exchanges, profile, masker).filter(onlyKept));
-    // issue 12: every answer a 401 is a refused key, not a non-conformant target; mostly 429s: rate limited.
+    // Every answer a 401 is a refused key, not a non-conformant target; mostly 429s: rate limited.
     const refusedKey =
       unreachable === undefined
         ? (invalidApiKeyDiagnosis(exchanges) ?? rateLimitedDiagnosis(exchanges))
@@ -443,7 +443,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
     const warnings = readWarnings(runDir).map((warning) => masker.text(warning));
     sortChecks(checks);
     const { summary, totals } = summarize(checks);
-    // issue 12: a stopped run is "incomplete", its reason first; its reports hold what ran.
+    // A stopped run is "incomplete", its reason first; its reports hold what ran.
     if (stoppedBecause !== undefined) errors.unshift(stoppedBecause);
     const verdict: Verdict =
       stoppedBecause !== undefined
@@ -453,7 +453,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
           : totals.failedRequired > 0
             ? "not conformant"
             : "conformant";
-    const rateLimitWaits = rateLimitWaitsOf(exchanges); // issue 12
+    const rateLimitWaits = rateLimitWaitsOf(exchanges);
     const finishedAt = new Date();
     const report: RunReport = {
       tool: { name: "h2h-certify", version: await toolVersion() },
@@ -493,7 +493,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
     return { report, paths };
   } finally {
     if (container) await container.stop();
-    runStop.dispose(); // issue 12
+    runStop.dispose();
     if (provider) await provider.stop();
     if (sink) await sink.stop();
     await rm(runDir, { recursive: true, force: true });

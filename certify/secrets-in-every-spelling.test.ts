@@ -1,5 +1,5 @@
 /**
- * issue 12 (secrets in every spelling): an echoing target answers every request with what it was
+ * Secrets in every spelling: an echoing target answers every request with what it was
  * sent, re-spelled (card with spaces and dashes, JSON-escaped twice, URL-encoded, base64), and is
  * reached through a base URL with user:password. No report and no console line holds any spelling.
  */

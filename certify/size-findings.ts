@@ -1,5 +1,5 @@
 /**
- * issue 12 (bounded evidence): `envelope.within-size-limit` over every exchange of the run. Each
+ * Bounded evidence: `envelope.within-size-limit` over every exchange of the run. Each
  * answer the client had to cut is a failed record of its own, pointing at that exchange (kept cut,
  * with its real size); when none was cut, one passed record says how many were looked at.
  */

@@ -81,7 +81,7 @@ export interface ExchangeResponse {
   rateLimit?: RateLimitInfo;
 }
 
-/** issue 12 (rate limits): one 429 answer that was waited out and the request sent again. */
+/** Rate limits: one 429 answer that was waited out and the request sent again. */
 export interface RateLimitedAttempt {
   status: number;
   startedAt: string;
@@ -101,7 +101,7 @@ export interface Exchange {
   request: ExchangeRequest;
   response: ExchangeResponse;
   /**
-   * issue 12: the 429 answers that came before `response`, each waited out (Retry-After within the
+   * The 429 answers that came before `response`, each waited out (Retry-After within the
    * client's bound) before the request was sent again; `response` is the final answer.
    */
   rateLimited?: RateLimitedAttempt[];
@@ -156,14 +156,14 @@ export interface H2hClientOptions {
   sizeProbeBytes?: number;
   /** Extra trusted CAs and a client certificate (read them with `readTlsFiles`). */
   tls?: TlsMaterial;
-  /** issue 12: how a 429 with Retry-After is waited out; without it a 429 is never retried. */
+  /** How a 429 with Retry-After is waited out; without it a 429 is never retried. */
   rateLimitRetry?: RateLimitRetry;
   /** The run was stopped (its deadline, Ctrl-C): every request and wait of this client ends now. */
   signal?: AbortSignal;
 }
 
 /**
- * issue 12 (rate limits): a 429 whose Retry-After is at most `maxWaitMs` is waited out and the
+ * Rate limits: a 429 whose Retry-After is at most `maxWaitMs` is waited out and the
  * request sent again, up to `maxRetries` times per request. A longer Retry-After, none, or a wait
  * that would end after `deadlineAt` is not waited: the 429 stands.
  */

@@ -265,7 +265,7 @@ async function exitCodeOf<Options extends Record<string, OptionSpec>>(
     }
     return await command.run(options, operands);
   } catch (error) {
-    // A message may quote what a target or a file said: control characters escaped (issue 12).
+    // A message may quote what a target or a file said: control characters escaped.
     const message = (error instanceof Error ? error.message : String(error))
       .split("\n")
       .map((line) => terminalSafe(line, 2_000))

@@ -1,4 +1,4 @@
-/** issue 12: what every run sets up from its settings: the passphrase masked, the rate-limit waits bounded. */
+/** What every run sets up from its settings: the passphrase masked, the rate-limit waits bounded. */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseProfile } from "../contract/index.ts";

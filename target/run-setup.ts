@@ -23,9 +23,9 @@ export interface RunSecrets {
   sinkToken?: string | null | undefined;
   /** H2H_TARGET_IMAGE: values of the container's secret-looking environment (H2H_TARGET_ENV). */
   targetEnvSecrets?: readonly string[] | undefined;
-  /** The target's base URL: credentials in it (user:password@) are secrets too (issue 12). */
+  /** The target's base URL: credentials in it (user:password@) are secrets too. */
   baseUrl?: string | null | undefined;
-  /** issue 12: H2H_CLIENT_KEY_PASSPHRASE. */
+  /** H2H_CLIENT_KEY_PASSPHRASE. */
   tlsPassphrase?: string | null | undefined;
   /** Test cards the target's profile gives, besides the suite's own. */
   cardNumbers?: readonly string[] | undefined;
@@ -78,7 +78,7 @@ export function startRunSink(
 }
 
 /**
- * issue 12 (rate limits): how the run's clients wait out a 429: Retry-After up to the profile's
+ * Rate limits: how the run's clients wait out a 429: Retry-After up to the profile's
  * `limits.retryAfterMaxMs`, `limits.rateLimitRetries` times per request, never past the deadline.
  */
 export function rateLimitRetryOf(profile: Profile, deadlineAt: number | undefined): RateLimitRetry {

@@ -1,5 +1,5 @@
 /**
- * A full garbage collection between two reports (issue 12: bounded memory). Each report is one
+ * A full garbage collection between two reports. Each report is one
  * string of up to every exchange of the run (limits.maxBodyBytes each), and masking it makes a few
  * more of that size; V8 keeps such large strings until a major collection it may not run before the
  * next report is built, so the peak would be every report's garbage at once. Without the flag

@@ -62,7 +62,7 @@ function entry(exchange: RecordedExchange) {
             .join(", ")}`
         : ""
     }${exchange.reconnected ? `; ${reconnectedNote(exchange)}` : ""}`,
-    // issue 12: the 429s waited out before this answer (a custom field: HAR allows those with "_").
+    // The 429s waited out before this answer (a custom field: HAR allows those with "_").
     ...(exchange.rateLimited ? { _rateLimited: exchange.rateLimited } : {}),
     ...(exchange.reconnected ? { _reconnected: exchange.reconnected } : {}),
   };

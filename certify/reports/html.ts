@@ -54,7 +54,7 @@ function headers(map: Record<string, string>): string {
     .join("\n");
 }
 
-/** issue 12: the 429s waited out before the answer shown. */
+/** The 429s waited out before the answer shown. */
 function rateLimitedLine(exchange: RecordedExchange): string {
   if (!exchange.rateLimited || exchange.rateLimited.length === 0) return "";
   const attempts = exchange.rateLimited.map(

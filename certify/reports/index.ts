@@ -78,7 +78,7 @@ export async function writeReports(
   const paths: ReportPaths = { json: join(dir, REPORT_FILES.json) };
   // One report at a time, each rendered just before it is written: a report holds every exchange
   // (up to limits.maxBodyBytes each), so four rendered at once, and their masked copies, would
-  // hold all of them eight times over (issue 12: bounded memory).
+  // Hold all of them eight times over.
   for (const kind of REPORT_KINDS) {
     const path = join(dir, REPORT_FILES[kind]);
     if (kind !== "json" && !kinds.includes(kind)) {

@@ -1,5 +1,5 @@
 /**
- * How a failure of a generated or stateful probe is reproduced (issue 10 §7), as each report shows
+ * How a failure of a generated or stateful probe is reproduced, as each report shows
  * it: the seed, the command that re-runs just that check, the minimal request, a copy-paste curl.
  */
 import type { Reproduction } from "../run-context.ts";

@@ -1,5 +1,5 @@
 /**
- * Authentication and malformed input on all four endpoints (seed §4, §5, §7): what the target must
+ * Authentication and malformed input on all four endpoints (api §4, §5, §7): what the target must
  * refuse. Every constraint of the request schemas and the profile (required fields, types, formats,
  * lengths, ranges, each method's conditional fields) is probed by derived-negatives.spec.ts, one
  * case per constraint; the few hand-picked cases here stay as the plainest examples.

@@ -1,5 +1,5 @@
 /**
- * Callbacks (seed §6), for both order kinds and each of the four statuses: the order is made to
+ * Callbacks (api §6), for both order kinds and each of the four statuses: the order is made to
  * enter the status as the profile says (a confirmation code; for `expired`, no confirmation and
  * the sandbox clock where the target has one, otherwise waiting), and what arrives at the order's
  * own callback URL on the webhook sink is checked. Then one callback the sink keeps refusing

@@ -1,5 +1,5 @@
 /**
- * Negative inputs derived from the contract and the profile, never hand-listed (issue 10 §2, §3):
+ * Negative inputs derived from the contract and the profile, never hand-listed:
  * for every constraint of a request schema (required, type, enum, format `MM`/`YY`/digits, length,
  * range) and every rule of each method the profile lists (its conditional fields, its amount
  * limits, its order kind), one request that breaks exactly that constraint and nothing else. Each

@@ -1,5 +1,5 @@
 /**
- * Valid orders generated from the contract (issue 10 §1, §3, §6, §7), for every method the profile
+ * Valid orders generated from the contract, for every method the profile
  * lists: fractional amounts and the declared limits, strings at their maximum length, Cyrillic,
  * Kazakh and emoji, optional fields present, absent and null, webHook URLs with a query, a port and
  * percent-encoding. Each is created and confirmed, and every answer is judged by the same named

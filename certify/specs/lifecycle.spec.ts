@@ -1,5 +1,5 @@
 /**
- * The order lifecycle as a model (issue 10 §4): the statuses and transitions of the profile become
+ * The order lifecycle as a model: the statuses and transitions of the profile become
  * one state machine (contract/lifecycle-model.ts), and every operation is tried in every reachable
  * state, on an order of its own: before and after expiry, after each final status, after a wrong
  * code, through the other flow's path, by the other merchant, again with the same merchantOrderID.

@@ -1,5 +1,5 @@
 /**
- * Mobile-commerce orders (seed §4.1, §4.2): the order record a creation answers, field by field
+ * Mobile-commerce orders (api §4.1, §4.2): the order record a creation answers, field by field
  * and value by value, then the confirmation flow.
  */
 import { it } from "vitest";

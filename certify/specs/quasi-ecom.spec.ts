@@ -1,5 +1,5 @@
 /**
- * Quasi-ecom orders (seed §4.3, §4.4): the creation result, then the confirmation flow. The
+ * Quasi-ecom orders (api §4.3, §4.4): the creation result, then the confirmation flow. The
  * request carries a test card; every recorded copy of it is masked.
  */
 import { fieldsQuasiEcomCreationResult } from "../../contract/index.ts";

@@ -1,5 +1,5 @@
 /**
- * Races (issue 10 §5): identical requests sent at once. N creations with one merchantOrderID: exactly
+ * Races: identical requests sent at once. N creations with one merchantOrderID: exactly
  * one is accepted. N confirmations of one order: exactly one is accepted, and exactly one final
  * callback arrives. N is the profile's `races.concurrency` (default 5), kept within the target's
  * rate limit by whoever writes the profile.

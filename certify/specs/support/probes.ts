@@ -1,5 +1,5 @@
 /**
- * What the generated and stateful probes (issue 10) share: bounded concurrency, the exact body
+ * What the generated and stateful probes share: bounded concurrency, the exact body
  * sent, fresh merchantOrderIDs for resends, the callbacks of one order, one check judged over many
  * cases, and how a failure is reproduced (seed, `--only` command, minimal request, curl).
  */

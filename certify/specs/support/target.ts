@@ -106,9 +106,9 @@ export function loadSpecTarget(specFile: string): SpecTarget {
       baseUrl,
       apiKey: key,
       timeoutMs: profile.timeouts.requestMs,
-      maxBodyBytes: profile.limits.maxBodyBytes, // issue 12: bounded evidence
-      ...(context.tls ? { tls: context.tls } : {}), // issue 12: H2H_CA_FILE, H2H_CLIENT_CERT/KEY
-      // issue 12: a 429 with a short Retry-After is waited out, never past the run's deadline.
+      maxBodyBytes: profile.limits.maxBodyBytes, // bounded evidence
+      ...(context.tls ? { tls: context.tls } : {}), // H2H_CA_FILE, H2H_CLIENT_CERT/KEY
+      // A 429 with a short Retry-After is waited out, never past the run's deadline.
       rateLimitRetry: rateLimitRetryOf(profile, context.deadlineAt),
       signal: stopped,
       onExchange: (exchange) => {
