@@ -133,7 +133,7 @@ function distance(a: string, b: string): number {
 
 /**
  * The known name nearest to a mistyped one, when one is near enough: a close spelling, a
- * different case, or one that contains the other (`wait` → `waitSeconds`).
+ * different case, or one that contains the other (`wait` → `waitSeconds`); the closest spelling wins.
  */
 export function nearestName(given: string, known: readonly string[]): string | undefined {
   const lower = given.toLowerCase();
@@ -142,7 +142,8 @@ export function nearestName(given: string, known: readonly string[]): string | u
     if (name === given) continue;
     const other = name.toLowerCase();
     const contains = lower.length >= 3 && (other.includes(lower) || lower.includes(other));
-    const score = contains ? 0.5 : distance(given, name);
+    // A containment counts as near, but a spelling one edit away is nearer (`load-build` → `load:build`).
+    const score = Math.min(distance(given, name), contains ? 1.5 : Number.POSITIVE_INFINITY);
     if (score <= Math.max(2, Math.floor(given.length / 3)) && (!best || score < best.score))
       best = { name, score };
   }

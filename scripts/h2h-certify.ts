@@ -4,41 +4,51 @@
  * `<command> --help` is that command's own help; an unknown command is a usage error naming the
  * nearest known one. bin/h2h-certify.mjs registers tsx and runs {@link main}.
  */
+import { nearestName } from "../contract/index.ts";
 import { type CliOutput, type Command, EXIT, runCli } from "./cli.ts";
+
+/** Each command by its npm script's name, and the module of scripts/commands/ that defines it. */
+const COMMAND_MODULES: Readonly<Record<string, string>> = {
+  certify: "certify",
+  provider: "provider",
+  "provider:cleanroom": "cleanroom-provider",
+  sink: "sink",
+  load: "load",
+  "load:build": "load-build",
+  mutants: "mutants",
+  compare: "compare",
+  openapi: "openapi",
+  "profile:schema": "profile-schema",
+  "stress:certify": "stress-certify",
+  "image:provider": "image-provider",
+  "bench:certify": "bench-certify",
+  "bench:generate": "bench-generate",
+  "bench:load-overhead": "bench-load-overhead",
+  "bench:masking": "bench-masking",
+  "bench:provider": "bench-provider",
+  "bench:sink": "bench-sink",
+};
+
+/** A module's command: the exported `defineCommand` of that name. */
+function commandIn(module: Record<string, unknown>, name: string): Command {
+  const found = Object.values(module).find(
+    (value) => typeof value === "object" && value !== null && (value as { name?: unknown }).name === name,
+  );
+  if (!found)
+    throw new Error(`scripts/commands/${COMMAND_MODULES[name]}.ts exports no command named ${name}`);
+  return found as Command;
+}
 
 /**
  * Each command by its npm script's name, imported only when it runs: a command's module loads its
  * whole layer (certify, load, bench), which `--help` alone need not pay for but to list them all.
  */
-export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
-  certify: async () => (await import("./commands/certify.ts")).certify as unknown as Command,
-  provider: async () => (await import("./commands/provider.ts")).provider as unknown as Command,
-  "provider:cleanroom": async () =>
-    (await import("./commands/cleanroom-provider.ts")).cleanroomProvider as unknown as Command,
-  sink: async () => (await import("./commands/sink.ts")).sink as unknown as Command,
-  load: async () => (await import("./commands/load.ts")).load as unknown as Command,
-  "load:build": async () => (await import("./commands/load-build.ts")).loadBuild as unknown as Command,
-  mutants: async () => (await import("./commands/mutants.ts")).mutants as unknown as Command,
-  compare: async () => (await import("./commands/compare.ts")).compare as unknown as Command,
-  openapi: async () => (await import("./commands/openapi.ts")).openapi as unknown as Command,
-  "profile:schema": async () =>
-    (await import("./commands/profile-schema.ts")).profileSchema as unknown as Command,
-  "stress:certify": async () =>
-    (await import("./commands/stress-certify.ts")).stressCertify as unknown as Command,
-  "image:provider": async () =>
-    (await import("./commands/image-provider.ts")).imageProvider as unknown as Command,
-  "bench:certify": async () =>
-    (await import("./commands/bench-certify.ts")).benchCertify as unknown as Command,
-  "bench:generate": async () =>
-    (await import("./commands/bench-generate.ts")).benchGenerate as unknown as Command,
-  "bench:load-overhead": async () =>
-    (await import("./commands/bench-load-overhead.ts")).benchLoadOverhead as unknown as Command,
-  "bench:masking": async () =>
-    (await import("./commands/bench-masking.ts")).benchMasking as unknown as Command,
-  "bench:provider": async () =>
-    (await import("./commands/bench-provider.ts")).benchProvider as unknown as Command,
-  "bench:sink": async () => (await import("./commands/bench-sink.ts")).benchSink as unknown as Command,
-};
+export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = Object.fromEntries(
+  Object.entries(COMMAND_MODULES).map(([name, file]) => [
+    name,
+    async () => commandIn(await import(`./commands/${file}.ts`), name),
+  ]),
+);
 
 const USAGE = "usage: npx h2h-certify <command> [options]";
 
@@ -86,28 +96,9 @@ export async function commandList(): Promise<string> {
   ].join("\n");
 }
 
-/** Edit distance, for the known command nearest a mistyped one. */
-function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++)
-      row[j] = Math.min(
-        (previous[j] as number) + 1,
-        (row[j - 1] as number) + 1,
-        (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    previous = row;
-  }
-  return previous[b.length] as number;
-}
-
-/** The known command nearest `name`. */
-export function nearestCommand(name: string): string {
-  const names = Object.keys(COMMANDS);
-  return names.reduce((best, candidate) =>
-    distance(name, candidate) < distance(name, best) ? candidate : best,
-  ) as string;
+/** The known command nearest `name`, when one is near. */
+export function nearestCommand(name: string): string | undefined {
+  return nearestName(name, Object.keys(COMMANDS));
 }
 
 const CONSOLE: CliOutput = { out: (line) => console.log(line), err: (line) => console.error(line) };
@@ -126,8 +117,9 @@ export async function main(
     else output.out(list);
     code = name === undefined ? EXIT.usage : EXIT.ok;
   } else if (!Object.hasOwn(COMMANDS, name)) {
+    const nearest = nearestCommand(name);
     output.err(
-      `error: unknown command "${name}" (nearest: ${nearestCommand(name)}); npx h2h-certify --help lists them`,
+      `error: unknown command "${name}"${nearest ? ` (nearest: ${nearest})` : ""}; npx h2h-certify --help lists them`,
     );
     code = EXIT.usage;
   } else {
