@@ -40,6 +40,19 @@ export interface RunContext {
   probes: { seed: number; depth: GenerationDepth; merchantOrderIdPrefix: string };
 }
 
+/**
+ * How long a spec's test and hook may take: a check may wait for a few requests in a row, each
+ * bounded by the profile, plus the waits for rate limits a few requests may take. Callback specs
+ * set their own, longer hook timeouts from the profile.
+ */
+export function specTimeoutsOf(profile: Profile): { testTimeout: number; hookTimeout: number } {
+  const rateLimitAllowance = 3 * profile.limits.rateLimitRetries * profile.limits.retryAfterMaxMs;
+  return {
+    testTimeout: profile.timeouts.requestMs * 3 + 5_000 + rateLimitAllowance,
+    hookTimeout: profile.timeouts.requestMs * 8 + 5_000 + rateLimitAllowance,
+  };
+}
+
 /** How to reproduce a failure of a generated or stateful probe. */
 export interface Reproduction {
   seed: number;

@@ -3,55 +3,23 @@
  * no target is given, the target's reachability tried once, then the contract specs run by
  * Vitest, the run-wide checks over every exchange, and the reports written.
  */
-import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   answerRootCause,
-  CHECK_REGISTRY,
   type Check,
   ExchangeRecorder,
   effectiveSource,
-  endpointPath,
   envelopeRequestIdUnique,
-  H2hClient,
   type Masker,
   noServerError,
-  OPERATION,
   type Profile,
   type RecordedExchange,
-  readProfile,
   readRecordedExchanges,
   requirementOf,
-  summarizeTlsFiles,
-  type TlsMaterial,
-  type TlsSummary,
-  TransportError,
-  tlsSummaryLines,
 } from "../contract/index.ts";
-import {
-  type RunningReferenceProvider,
-  startReferenceProvider,
-} from "../fixtures/reference-provider/index.ts";
-import {
-  PROJECT_ROOT,
-  type RunningTargetContainer,
-  type RunSecrets,
-  type RunSettings,
-  rateLimitRetryOf,
-  readTargetContainerSettings,
-  readTlsSettings,
-  runMasker,
-  type Settings,
-  secretEnvValues,
-  startRunSink,
-  startTargetContainer,
-  TargetContainerError,
-  type TargetContainerRecord,
-  targetSettingsOf,
-  withReferenceDefaults,
-} from "../target/index.ts";
+import { PROJECT_ROOT, type RunSettings } from "../target/index.ts";
 import { type RunningSink, SinkClient } from "../webhook-sink/index.ts";
 import { baselineLines, compareWithBaseline, loadBaseline } from "./baseline.ts";
 import { type CallbackEvidence, callbackEvidence } from "./callback-evidence.ts";
@@ -64,18 +32,21 @@ import {
   invalidApiKeyDiagnosis,
   rateLimitedDiagnosis,
   rateLimitWaitsOf,
-  startSinkNamingPort,
 } from "./preflight.ts";
-import {
-  describeProbeSettings,
-  onlyPattern,
-  type ProbeOverrides,
-  readProbeSettings,
-} from "./probe-settings.ts";
+import { onlyPattern, type ProbeOverrides } from "./probe-settings.ts";
 import { type ReportKind, type ReportPaths, writeReports } from "./reports/index.ts";
 import { resolveRootCauses } from "./root-causes.ts";
-import type { RunContext } from "./run-context.ts";
+import { specTimeoutsOf } from "./run-context.ts";
 import { type CheckRecord, type RunReport, sortChecks, summarize, type Verdict } from "./run-model.ts";
+import {
+  describeRun,
+  newRunId,
+  type OpenedTarget,
+  openTarget,
+  readRunInputs,
+  runContextOf,
+  whyNotJudgeable,
+} from "./run-target.ts";
 import { SpecFileClock } from "./run-timings.ts";
 import { readWarnings } from "./run-warnings.ts";
 import { sizeLimitChecks } from "./size-findings.ts";
@@ -208,57 +179,18 @@ function runWideChecks(
   ];
 }
 
-/** Tries the target once with a request that creates nothing; a transport failure ends the run. */
-async function tryReachTarget(
-  baseUrl: string,
-  apiKey: string | undefined,
-  profile: Profile,
-  recorder: ExchangeRecorder,
-  tls: TlsMaterial | undefined,
-  deadlineAt: number,
-): Promise<string | undefined> {
-  const client = new H2hClient({
-    rateLimitRetry: rateLimitRetryOf(profile, deadlineAt),
-    baseUrl,
-    apiKey,
-    timeoutMs: profile.timeouts.requestMs,
-    maxBodyBytes: profile.limits.maxBodyBytes, // bounded evidence
-    ...(tls ? { tls } : {}),
-    onExchange: (exchange) => {
-      exchange.id = recorder.record(exchange).id;
-    },
-  });
-  try {
-    await client.post(endpointPath(OPERATION.createMobileCommerceOrder), {});
-    return undefined;
-  } catch (error) {
-    if (error instanceof TransportError) return `cannot reach the target: ${error.message}`;
-    throw error;
-  } finally {
-    await client.close();
-  }
-}
-
 export async function runCertification(options: CertifyOptions): Promise<CertifyResult> {
   const run = options.settings;
   const cwd = run.cwd;
   const startedAt = new Date();
-  const runId = `run-${startedAt.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "")}-${randomBytes(3).toString("hex")}`;
+  const runId = newRunId(startedAt);
 
   // Everything the user gave is checked before a request is sent or a server started.
-  const initial = targetSettingsOf(run);
+  const inputs = await readRunInputs(run, options.probes);
+  const { settings, profile, probes, tlsSummary } = inputs;
   const workers = run.workers;
-  const profile = await readProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
-  const settings: Settings = withReferenceDefaults(initial, profile.name, profile.callbacks.signature.scheme);
-  const probes = readProbeSettings(run, options.probes);
-  const containerSettings = readTargetContainerSettings(run);
   const baseline = await loadBaseline(run.baselineReport);
-  // TLS files read and checked now (exit 64 naming the variable), before any request.
-  const tls = readTlsSettings(settings);
-  const tlsSummary: TlsSummary | undefined = tls ? summarizeTlsFiles(settings.tls, tls) : undefined;
-  const targetEnvSecrets = secretEnvValues(containerSettings);
-  const tlsPassphrase = settings.tls.passphrase;
-  let masker = runMasker({ ...settings, targetEnvSecrets, tlsPassphrase, cardNumbers: profile.testCards });
+  let masker = inputs.masker;
   // Control characters from the target escaped, lines shortened (certify/console.ts).
   const print = (line: string) => (options.print ?? console.log)(consoleLine(masker.text(line)));
 
@@ -271,61 +203,21 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
   let stoppedBecause: string | undefined;
 
   const specClock = new SpecFileClock();
-  let provider: RunningReferenceProvider | undefined;
-  let sink: RunningSink | undefined;
-  let container: RunningTargetContainer | undefined;
+  let target: OpenedTarget | undefined;
   const runDir = await mkdtemp(join(tmpdir(), "h2h-certify-"));
   try {
-    if (settings.baseUrl === undefined && !containerSettings)
-      provider = await startReferenceProvider({ port: 0 });
-    // A busy H2H_SINK_PORT is a usage error naming the variable.
-    sink = await startSinkNamingPort(settings.sinkPort, () =>
-      startRunSink(settings, profile, join(runDir, "sink")),
-    );
-    // The sink's token guards it against fake callbacks: it is masked like a secret.
-    const secrets: RunSecrets = {
-      apiKey: settings.apiKey,
-      secondApiKey: settings.secondApiKey,
-      callbackSecret: settings.callbackSecret,
-      baseUrl: settings.baseUrl,
-      sinkToken: sink.token,
-      targetEnvSecrets,
-      tlsPassphrase,
-      cardNumbers: profile.testCards,
-    };
-    masker = runMasker(secrets);
     // H2H_TARGET_IMAGE: the target is a container started here; one that does not get ready
     // ends the run as "not run", with its logs in the report.
-    let containerRecord: TargetContainerRecord | undefined;
-    let containerFailure: string | undefined;
-    if (containerSettings) {
-      try {
-        container = await startTargetContainer(containerSettings, { runId, print });
-      } catch (error) {
-        if (!(error instanceof TargetContainerError)) throw error;
-        containerFailure = error.message;
-        containerRecord = error.record;
-      }
-    }
-    const baseUrl =
-      settings.baseUrl ??
-      (containerRecord ? `http://127.0.0.1:${containerRecord.port}` : undefined) ??
-      container?.url ??
-      (provider as RunningReferenceProvider).url;
-    print(
-      `h2h-certify: certifying ${baseUrl}${provider ? " (bundled reference provider)" : containerSettings ? ` (container of ${containerSettings.image})` : ""} with profile "${profile.name}"`,
-    );
-    print(`  ${describeProbeSettings(probes)}`);
-    if (!settings.secondApiKey) print("  H2H_API_KEY_2 is not set: cross-merchant checks will be skipped");
-    for (const line of tlsSummary ? tlsSummaryLines(tlsSummary) : []) print(`  TLS: ${line}`);
+    target = await openTarget(inputs, { runId, runDir, print });
+    const { provider, sink, secrets, baseUrl } = target;
+    let { containerRecord } = target;
+    const containerFailure = target.containerFailure;
+    masker = target.masker;
+    for (const line of describeRun(inputs, target)) print(line);
 
     const runnerRecorder = new ExchangeRecorder("runner", masker, runDir);
     // A probe answered 401 means the key is refused: nothing can be judged.
-    const unreachable =
-      containerFailure ??
-      (await tryReachTarget(baseUrl, settings.apiKey, profile, runnerRecorder, tls, deadlineAt)) ??
-      invalidApiKeyDiagnosis(runnerRecorder.exchanges) ??
-      rateLimitedDiagnosis(runnerRecorder.exchanges);
+    const unreachable = await whyNotJudgeable(inputs, target, runnerRecorder, deadlineAt);
     const checks: CheckRecord[] = [];
     const errors: string[] = [];
 
@@ -351,25 +243,12 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
       });
       print(`✗ ${masker.text(unreachable)}`);
     } else {
-      const runContext: RunContext = {
-        baseUrl,
-        apiKey: settings.apiKey as string,
-        secondApiKey: settings.secondApiKey ?? null,
-        callbackSecret: settings.callbackSecret ?? null,
-        profile,
-        profilePath: settings.profilePath,
+      const runContext = runContextOf(inputs, target, {
         runId,
         runDir,
-        sink: { url: sink.url, token: sink.token, callbackUrl: sink.callbackUrl() },
-        tls: tls ?? null,
         deadlineAt,
-        targetSharesSinkProcess: provider !== undefined || options.targetInThisProcess === true,
-        probes: {
-          seed: probes.seed,
-          depth: probes.depth,
-          merchantOrderIdPrefix: probes.merchantOrderIdPrefix,
-        },
-      };
+        targetInThisProcess: options.targetInThisProcess,
+      });
       // A run-wide check judges every exchange: --only it, and every spec still runs to make them.
       const runWide = [envelopeRequestIdUnique.name, noServerError.name];
       const testNamePattern = onlyPattern(probes.only.some((c) => runWide.includes(c)) ? [] : probes.only);
@@ -377,7 +256,6 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
       let specRun: SpecRunResult;
       try {
         // The specs run until done, the deadline, SIGINT or SIGTERM (certify/deadline.ts).
-        const rateLimitAllowance = 3 * profile.limits.rateLimitRetries * profile.limits.retryAfterMaxMs;
         specRun = await (options.specRunner ?? runSpecsOnce)({
           runContext,
           specFiles: options.specFiles,
@@ -391,11 +269,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
           workers,
           // --only: just the tests titled by those checks (the rest, and their setup, do not run).
           testNamePattern,
-          // A check may wait for a few requests in a row; the profile bounds each one.
-          // Plus the waits for rate limits a few requests may take.
-          testTimeout: profile.timeouts.requestMs * 3 + 5_000 + rateLimitAllowance,
-          // Callback specs set their own, longer hook timeouts from the profile.
-          hookTimeout: profile.timeouts.requestMs * 8 + 5_000 + rateLimitAllowance,
+          ...specTimeoutsOf(profile),
         });
         stoppedBecause = runStop.reason;
       } finally {
@@ -420,7 +294,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
     const onlyKept = (c: CheckRecord) => probes.only.length === 0 || probes.only.includes(c.check);
     if (unreachable === undefined) checks.push(...runWideChecks(exchanges, profile, masker).filter(onlyKept));
     // Stopped before the reports are written, so that they hold its whole log and its exit code.
-    if (container) containerRecord = await container.stop();
+    if (target.container) containerRecord = await target.container.stop();
     // Every answer, the probe's too, against the profile's body limit.
     if (unreachable === undefined)
       checks.push(...sizeLimitChecks(exchanges, profile, masker).filter(onlyKept));
@@ -492,10 +366,8 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
     if (report.baseline) for (const line of baselineLines(report.baseline)) print(line);
     return { report, paths };
   } finally {
-    if (container) await container.stop();
     runStop.dispose();
-    if (provider) await provider.stop();
-    if (sink) await sink.stop();
+    await target?.close();
     await rm(runDir, { recursive: true, force: true });
   }
 }

@@ -5,7 +5,6 @@
  * threads and imported modules are paid for once, not per run.
  */
 
-import { availableParallelism } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
@@ -17,11 +16,11 @@ import { CLOSE_GRACE_MS, type RunStop } from "./deadline.ts";
 import { type KeptThreadPool, keptThreadPool } from "./kept-thread-pool.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "./run-context.ts";
 import { SpecFileClock } from "./run-timings.ts";
+import { RUN_WORKERS, SPEC_GLOB, SPEC_POOL } from "./spec-pool.ts";
 import type { SpecRunResult, SpecThreadMessage } from "./spec-thread-reporter.ts";
 
+export { SPEC_GLOB } from "./spec-pool.ts";
 export type { SpecRunResult } from "./spec-thread-reporter.ts";
-
-export const SPEC_GLOB = "certify/specs/**/*.spec.ts";
 
 export interface SpecRun {
   runContext: RunContext;
@@ -51,15 +50,6 @@ type CancelReason = Parameters<Vitest["cancelCurrentRun"]>[0];
 export type SpecRunner = (run: SpecRun) => Promise<SpecRunResult>;
 
 /**
- * The spec files run side by side (they mostly wait on the target and the sink), in worker
- * threads that each import the contract once for all the files they run. No isolation: a spec
- * file keeps its state in what `loadSpecTarget` builds for it, not in shared modules.
- */
-const POOL = { pool: "threads", isolate: false, fileParallelism: true } as const;
-/** Workers of one run: two at least, so that one file's waiting overlaps another's work. */
-const RUN_WORKERS = Math.max(2, availableParallelism());
-
-/**
  * The worker threads of one run: `--only` runs a few tests, whose files load in one worker for
  * less than a second one's start-up (it imports the contract anew) costs; a whole run keeps its
  * files side by side, in H2H_WORKERS threads or one per core.
@@ -75,7 +65,7 @@ function baseOptions(run: Pick<SpecRun, "testTimeout" | "hookTimeout">, maxWorke
     config: false as const,
     root: PROJECT_ROOT,
     watch: false,
-    ...POOL,
+    ...SPEC_POOL,
     maxWorkers,
     testTimeout: run.testTimeout,
     hookTimeout: run.hookTimeout,

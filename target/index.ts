@@ -55,4 +55,5 @@ export {
   startTargetContainer,
   TargetContainerError,
   type TargetContainerRecord,
+  type TargetContainerSettings,
 } from "./target-container.ts";

@@ -61,7 +61,7 @@ function runContext(): RunContext {
   const context = inject(RUN_CONTEXT_KEY);
   if (context === undefined) {
     throw new Error(
-      "no run context: contract specs are run by `npm run certify`, which provides it (see README.md)",
+      "no run context: contract specs are run by `npm run certify` or `npx vitest run --project contract`, which provide it (see docs/commands.md)",
     );
   }
   return context;

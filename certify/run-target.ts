@@ -1,0 +1,284 @@
+/**
+ * Opening a certification's target, shared by `npm run certify` (runner.ts) and the `contract`
+ * Vitest project's global setup (vitest-global-setup.ts), so that both certify the same target,
+ * with the same settings, sink and run context: the settings read and checked, the bundled
+ * reference provider or the H2H_TARGET_IMAGE container started when no URL is given, the sink
+ * started, the target tried once, and the run context the specs inject built.
+ */
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import {
+  CHECK_REGISTRY,
+  type ExchangeRecorder,
+  endpointPath,
+  H2hClient,
+  type Masker,
+  OPERATION,
+  type Profile,
+  readProfile,
+  summarizeTlsFiles,
+  type TlsMaterial,
+  type TlsSummary,
+  TransportError,
+  tlsSummaryLines,
+} from "../contract/index.ts";
+import {
+  type RunningReferenceProvider,
+  startReferenceProvider,
+} from "../fixtures/reference-provider/index.ts";
+import {
+  type RunningTargetContainer,
+  type RunSecrets,
+  type RunSettings,
+  rateLimitRetryOf,
+  readTargetContainerSettings,
+  readTlsSettings,
+  runMasker,
+  type Settings,
+  secretEnvValues,
+  startRunSink,
+  startTargetContainer,
+  TargetContainerError,
+  type TargetContainerRecord,
+  type TargetContainerSettings,
+  targetSettingsOf,
+  withReferenceDefaults,
+} from "../target/index.ts";
+import type { RunningSink } from "../webhook-sink/index.ts";
+import { invalidApiKeyDiagnosis, rateLimitedDiagnosis, startSinkNamingPort } from "./preflight.ts";
+import {
+  describeProbeSettings,
+  type ProbeOverrides,
+  type ProbeSettings,
+  readProbeSettings,
+} from "./probe-settings.ts";
+import type { RunContext } from "./run-context.ts";
+
+/** What the user gave, read and checked before a request is sent or a server started. */
+export interface RunInputs {
+  settings: Settings;
+  profile: Profile;
+  probes: ProbeSettings;
+  /** H2H_TARGET_IMAGE: the container to start as the target, or undefined. */
+  containerSettings: TargetContainerSettings | undefined;
+  tls: TlsMaterial | undefined;
+  tlsSummary: TlsSummary | undefined;
+  /** What is masked before the sink's token exists (the secrets of the settings). */
+  masker: Masker;
+}
+
+/** Reads and checks the run's settings, profile, probes and TLS files (exit 64 on a bad one). */
+export async function readRunInputs(run: RunSettings, probeOverrides?: ProbeOverrides): Promise<RunInputs> {
+  const initial = targetSettingsOf(run);
+  const profile = await readProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
+  const settings = withReferenceDefaults(initial, profile.name, profile.callbacks.signature.scheme);
+  const probes = readProbeSettings(run, probeOverrides);
+  const containerSettings = readTargetContainerSettings(run);
+  // TLS files read and checked now (exit 64 naming the variable), before any request.
+  const tls = readTlsSettings(settings);
+  const tlsSummary = tls ? summarizeTlsFiles(settings.tls, tls) : undefined;
+  const masker = runMasker({
+    ...settings,
+    targetEnvSecrets: secretEnvValues(containerSettings),
+    tlsPassphrase: settings.tls.passphrase,
+    cardNumbers: profile.testCards,
+  });
+  return { settings, profile, probes, containerSettings, tls, tlsSummary, masker };
+}
+
+/** The target of a run, opened, with the sink that takes its callbacks. */
+export interface OpenedTarget {
+  baseUrl: string;
+  /** The bundled reference provider, when the run started it (no URL, no image). */
+  provider: RunningReferenceProvider | undefined;
+  container: RunningTargetContainer | undefined;
+  /** Why the H2H_TARGET_IMAGE container did not get ready, and its record (logs), when it did not. */
+  containerFailure: string | undefined;
+  containerRecord: TargetContainerRecord | undefined;
+  sink: RunningSink;
+  /** Every secret of the run, the sink's token with them. */
+  secrets: RunSecrets;
+  masker: Masker;
+  /** Stops the container, the provider and the sink (each once). */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the bundled reference provider when no URL or image is given, the run's sink (its data
+ * in `runDir`), and the H2H_TARGET_IMAGE container: one that does not get ready is reported in
+ * `containerFailure`, not thrown. What started is stopped again when a later step throws.
+ */
+export async function openTarget(
+  inputs: RunInputs,
+  options: { runId: string; runDir: string; print: (line: string) => void },
+): Promise<OpenedTarget> {
+  const { settings, profile, containerSettings } = inputs;
+  let provider: RunningReferenceProvider | undefined;
+  let sink: RunningSink | undefined;
+  let container: RunningTargetContainer | undefined;
+  const close = async () => {
+    if (container) await container.stop();
+    if (provider) await provider.stop();
+    if (sink) await sink.stop();
+  };
+  try {
+    if (settings.baseUrl === undefined && !containerSettings)
+      provider = await startReferenceProvider({ port: 0 });
+    // A busy H2H_SINK_PORT is a usage error naming the variable.
+    sink = await startSinkNamingPort(settings.sinkPort, () =>
+      startRunSink(settings, profile, join(options.runDir, "sink")),
+    );
+    // The sink's token guards it against fake callbacks: it is masked like a secret.
+    const secrets: RunSecrets = {
+      apiKey: settings.apiKey,
+      secondApiKey: settings.secondApiKey,
+      callbackSecret: settings.callbackSecret,
+      baseUrl: settings.baseUrl,
+      sinkToken: sink.token,
+      targetEnvSecrets: secretEnvValues(containerSettings),
+      tlsPassphrase: settings.tls.passphrase,
+      cardNumbers: profile.testCards,
+    };
+    const masker = runMasker(secrets);
+    let containerRecord: TargetContainerRecord | undefined;
+    let containerFailure: string | undefined;
+    if (containerSettings) {
+      try {
+        container = await startTargetContainer(containerSettings, {
+          runId: options.runId,
+          // What the container prints is masked with the sink's token too.
+          print: (line) => options.print(masker.text(line)),
+        });
+      } catch (error) {
+        if (!(error instanceof TargetContainerError)) throw error;
+        containerFailure = error.message;
+        containerRecord = error.record;
+      }
+    }
+    const baseUrl =
+      settings.baseUrl ??
+      (containerRecord ? `http://127.0.0.1:${containerRecord.port}` : undefined) ??
+      container?.url ??
+      (provider as RunningReferenceProvider).url;
+    return {
+      baseUrl,
+      provider,
+      container,
+      containerFailure,
+      containerRecord,
+      sink,
+      secrets,
+      masker,
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** What the run says of itself before the specs start: the target, the probes, what is missing. */
+export function describeRun(inputs: RunInputs, target: OpenedTarget): string[] {
+  const { settings, profile, containerSettings, tlsSummary } = inputs;
+  const what = target.provider
+    ? " (bundled reference provider)"
+    : containerSettings
+      ? ` (container of ${containerSettings.image})`
+      : "";
+  return [
+    `h2h-certify: certifying ${target.baseUrl}${what} with profile "${profile.name}"`,
+    `  ${describeProbeSettings(inputs.probes)}`,
+    ...(settings.secondApiKey ? [] : ["  H2H_API_KEY_2 is not set: cross-merchant checks will be skipped"]),
+    ...(tlsSummary ? tlsSummaryLines(tlsSummary) : []).map((line) => `  TLS: ${line}`),
+  ];
+}
+
+/** Tries the target once with a request that creates nothing; a transport failure ends the run. */
+async function tryReachTarget(
+  baseUrl: string,
+  apiKey: string | undefined,
+  profile: Profile,
+  recorder: ExchangeRecorder,
+  tls: TlsMaterial | undefined,
+  deadlineAt: number,
+): Promise<string | undefined> {
+  const client = new H2hClient({
+    rateLimitRetry: rateLimitRetryOf(profile, deadlineAt),
+    baseUrl,
+    apiKey,
+    timeoutMs: profile.timeouts.requestMs,
+    maxBodyBytes: profile.limits.maxBodyBytes, // bounded evidence
+    ...(tls ? { tls } : {}),
+    onExchange: (exchange) => {
+      exchange.id = recorder.record(exchange).id;
+    },
+  });
+  try {
+    await client.post(endpointPath(OPERATION.createMobileCommerceOrder), {});
+    return undefined;
+  } catch (error) {
+    if (error instanceof TransportError) return `cannot reach the target: ${error.message}`;
+    throw error;
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * Why nothing of the target can be judged, or undefined: its container did not get ready, it does
+ * not answer, or its answer to one request says the key is refused or the run rate limited. The
+ * request is recorded by `recorder`.
+ */
+export async function whyNotJudgeable(
+  inputs: RunInputs,
+  target: OpenedTarget,
+  recorder: ExchangeRecorder,
+  deadlineAt: number,
+): Promise<string | undefined> {
+  return (
+    target.containerFailure ??
+    (await tryReachTarget(
+      target.baseUrl,
+      inputs.settings.apiKey,
+      inputs.profile,
+      recorder,
+      inputs.tls,
+      deadlineAt,
+    )) ??
+    invalidApiKeyDiagnosis(recorder.exchanges) ??
+    rateLimitedDiagnosis(recorder.exchanges)
+  );
+}
+
+/** The run context the contract specs inject (see run-context.ts). */
+export function runContextOf(
+  inputs: RunInputs,
+  target: OpenedTarget,
+  run: { runId: string; runDir: string; deadlineAt: number; targetInThisProcess?: boolean | undefined },
+): RunContext {
+  const { settings, profile, probes, tls } = inputs;
+  return {
+    baseUrl: target.baseUrl,
+    apiKey: settings.apiKey as string,
+    secondApiKey: settings.secondApiKey ?? null,
+    callbackSecret: settings.callbackSecret ?? null,
+    profile,
+    profilePath: settings.profilePath,
+    runId: run.runId,
+    runDir: run.runDir,
+    sink: { url: target.sink.url, token: target.sink.token, callbackUrl: target.sink.callbackUrl() },
+    tls: tls ?? null,
+    deadlineAt: run.deadlineAt,
+    targetSharesSinkProcess: target.provider !== undefined || run.targetInThisProcess === true,
+    probes: {
+      seed: probes.seed,
+      depth: probes.depth,
+      merchantOrderIdPrefix: probes.merchantOrderIdPrefix,
+    },
+  };
+}
+
+/** A new run's id: when it started, and a few random hex digits. */
+export function newRunId(startedAt: Date): string {
+  return `run-${startedAt.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "")}-${randomBytes(3).toString("hex")}`;
+}
