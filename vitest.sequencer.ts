@@ -34,6 +34,7 @@ export const LONG_FILES_FIRST: readonly string[] = [
   "certify/deadline.test.ts", // 8-15 s
   "certify/compare.test.ts", // 14 s
   "load/harness/k6-container.test.ts", // 12 s (skipped without Docker)
+  "certify/contract-project.test.ts", // 13 s
   "certify/mtls.test.ts", // 12 s
   "certify/clean-terminal.test.ts", // 8-11 s
   "fixtures/reference-provider/server.test.ts", // 6 s
