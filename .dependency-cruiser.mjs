@@ -9,7 +9,7 @@
  *   3  certify/, load/             the certification run, its specs, reports and self-test;
  *                                  k6 load scripts and their Node.js harness
  *   2  target/                     opening a target: run settings, a target container, sink, masker
- *   1  webhook-sink/, fixtures/    the sink; test data, profiles and the reference provider
+ *   1  sink/, fixtures/            the sink; test data, profiles and the reference provider
  *   0  contract/                   schemas, the names table, checks, HTTP client, recording, masking
  *
  * certify/ and load/ are siblings: each opens its target through target/, and neither uses the
@@ -29,7 +29,7 @@
 /** Packages, from the bottom layer up. A package is a folder whose files others reach only via its entries. */
 const PACKAGES = [
   { folder: "contract", layer: 0, entries: ["contract/index.ts", "contract/names.ts"] },
-  { folder: "webhook-sink", layer: 1, entries: ["webhook-sink/index.ts"] },
+  { folder: "sink", layer: 1, entries: ["sink/index.ts"] },
   // fixtures/ (its own files: payload builders, samples) and its sub-packages.
   {
     folder: "fixtures",

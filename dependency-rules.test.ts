@@ -39,8 +39,7 @@ const PLANTED: Record<string, string> = {
   // A deep import past the contract's index.ts.
   "certify/deep.ts": 'import { pong } from "../contract/pong.ts";\nexport const deep = pong;\n',
   // A sibling import within layer 1.
-  "webhook-sink/index.ts":
-    'import { TEST_CARD } from "../fixtures/index.ts";\nexport const card = TEST_CARD;\n',
+  "sink/index.ts": 'import { TEST_CARD } from "../fixtures/index.ts";\nexport const card = TEST_CARD;\n',
   "fixtures/index.ts": "export const TEST_CARD = 1;\n",
   // k6 code using a Node.js module.
   "load/lib/flow.ts": 'import { readFileSync } from "node:fs";\nexport const read = readFileSync;\n',
@@ -55,7 +54,7 @@ const PLANTED: Record<string, string> = {
   "load/harness/settings.ts":
     'import { readSettings } from "../../target/index.ts";\nexport const settings = readSettings;\n',
   // The clean one: the sink's server through the contract's surface.
-  "webhook-sink/server.ts": 'import { NAMES } from "../contract/index.ts";\nexport const names = NAMES;\n',
+  "sink/server.ts": 'import { NAMES } from "../contract/index.ts";\nexport const names = NAMES;\n',
 };
 
 let dir: string;
@@ -79,7 +78,7 @@ beforeAll(async () => {
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), source);
   }
-  violations = await cruise(dir, ["contract", "certify", "webhook-sink", "fixtures", "target", "load"]);
+  violations = await cruise(dir, ["contract", "certify", "sink", "fixtures", "target", "load"]);
 }, 60_000);
 
 afterAll(async () => {
@@ -103,9 +102,7 @@ describe("dependency rules", () => {
   });
 
   it("catch a sibling import within a layer", () => {
-    expect(found("no-sibling-import-from-webhook-sink", "webhook-sink/index.ts", "fixtures/index.ts")).toBe(
-      true,
-    );
+    expect(found("no-sibling-import-from-sink", "sink/index.ts", "fixtures/index.ts")).toBe(true);
   });
 
   it("catch a Node.js module in k6 code", () => {
@@ -118,7 +115,7 @@ describe("dependency rules", () => {
   });
 
   it("let an import through a package's index.ts pass, and report nothing else", () => {
-    expect(violations.some((v) => v.from === "webhook-sink/server.ts")).toBe(false);
+    expect(violations.some((v) => v.from === "sink/server.ts")).toBe(false);
     expect(violations.some((v) => v.from === "load/harness/settings.ts")).toBe(false);
     expect(violations).toHaveLength(7);
   });

@@ -39,7 +39,7 @@ export const LONG_FILES_FIRST: readonly string[] = [
   "certify/clean-terminal.test.ts", // 8-11 s
   "fixtures/reference-provider/server.test.ts", // 6 s
   "fixtures/reference-provider/fuzz.test.ts", // 5 s
-  "webhook-sink/server.test.ts", // 4-5 s
+  "sink/server.test.ts", // 4-5 s
 ];
 
 export default class LongFilesFirstSequencer extends BaseSequencer {

@@ -29,7 +29,7 @@ import {
   REFERENCE_SIGNATURE,
   startReferenceProvider,
 } from "../fixtures/reference-provider/index.ts";
-import { startWebhookSink } from "../webhook-sink/index.ts";
+import { startWebhookSink } from "../sink/index.ts";
 
 /** A body of the size and shape of a mobile-commerce creation answer, so both servers write alike. */
 export const FIXED_BODY = JSON.stringify(sampleSuccessEnvelope(SAMPLE_ORDER_RECORD));

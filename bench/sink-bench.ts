@@ -5,7 +5,7 @@
  */
 import { STATUS, signCallbackBody } from "../contract/index.ts";
 import { REFERENCE_CALLBACK_SECRET, REFERENCE_SIGNATURE } from "../fixtures/reference-provider/index.ts";
-import { SinkClient } from "../webhook-sink/index.ts";
+import { SinkClient } from "../sink/index.ts";
 import { assertValidRuns, measureThroughput, startChildServer, type Throughput } from "./measure.ts";
 
 export interface SinkBenchOptions {

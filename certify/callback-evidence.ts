@@ -6,7 +6,7 @@
  * of its own, and the HTML timeline opens each one's raw body.
  */
 import type { Masker } from "../contract/index.ts";
-import type { StoredCallback } from "../webhook-sink/index.ts";
+import type { StoredCallback } from "../sink/index.ts";
 import type { CallbackTimeline } from "./run-context.ts";
 
 export interface CallbackEvidence {

@@ -26,6 +26,7 @@ import {
   type RunningReferenceProvider,
   startReferenceProvider,
 } from "../fixtures/reference-provider/index.ts";
+import type { RunningSink } from "../sink/index.ts";
 import {
   type RunningTargetContainer,
   type RunSecrets,
@@ -44,7 +45,6 @@ import {
   targetSettingsOf,
   withReferenceDefaults,
 } from "../target/index.ts";
-import type { RunningSink } from "../webhook-sink/index.ts";
 import { invalidApiKeyDiagnosis, rateLimitedDiagnosis, startSinkNamingPort } from "./preflight.ts";
 import {
   describeProbeSettings,

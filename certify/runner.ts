@@ -19,8 +19,8 @@ import {
   readRecordedExchanges,
   requirementOf,
 } from "../contract/index.ts";
+import { type RunningSink, SinkClient } from "../sink/index.ts";
 import { PROJECT_ROOT, type RunSettings } from "../target/index.ts";
-import { type RunningSink, SinkClient } from "../webhook-sink/index.ts";
 import { baselineLines, compareWithBaseline, loadBaseline } from "./baseline.ts";
 import { type CallbackEvidence, callbackEvidence } from "./callback-evidence.ts";
 import { consoleLine } from "./console.ts";

@@ -11,7 +11,7 @@ import {
   TEST_CARD_NUMBERS,
 } from "../contract/index.ts";
 import { TEST_CARD } from "../fixtures/index.ts";
-import { type RunningSink, type SinkOptions, startWebhookSink } from "../webhook-sink/index.ts";
+import { type RunningSink, type SinkOptions, startWebhookSink } from "../sink/index.ts";
 import type { Settings } from "./settings.ts";
 
 /** The secrets of a run; each may be absent (null or undefined). */

@@ -29,7 +29,7 @@ import {
   TransportError,
 } from "../../contract/index.ts";
 import { ORDER_KIND_TAGS } from "../../fixtures/index.ts";
-import type { StoredCallback } from "../../webhook-sink/index.ts";
+import type { StoredCallback } from "../../sink/index.ts";
 import { callbackId } from "../callback-evidence.ts";
 import type { BlockedBy, CallbackTimeline } from "../run-context.ts";
 import { hookTimeoutFor, withinMeasuredBudget } from "./support/measured-budget.ts";

@@ -49,7 +49,7 @@ import {
   semanticsUsdtCommission,
   shrinkRequest,
 } from "../../contract/index.ts";
-import type { StoredCallback } from "../../webhook-sink/index.ts";
+import type { StoredCallback } from "../../sink/index.ts";
 import { callbackId } from "../callback-evidence.ts";
 import { PrerequisiteError } from "../run-context.ts";
 import {

@@ -17,7 +17,7 @@ import {
   type OrderKind,
 } from "../../contract/index.ts";
 import { ORDER_KIND_TAGS } from "../../fixtures/index.ts";
-import type { StoredCallback } from "../../webhook-sink/index.ts";
+import type { StoredCallback } from "../../sink/index.ts";
 import { callbackId } from "../callback-evidence.ts";
 import { PrerequisiteError } from "../run-context.ts";
 import { hookTimeoutFor, withinMeasuredBudget } from "./support/measured-budget.ts";

@@ -7,7 +7,7 @@
  * bucket), so the files do not grow with the run's length.
  */
 import { escapeHtml, escapeXml, type TlsSummary, tlsSummaryLines } from "../../contract/index.ts";
-import type { TimelineSeries } from "../../webhook-sink/index.ts";
+import type { TimelineSeries } from "../../sink/index.ts";
 import { capacityLine, type StressOutcome } from "../lib/capacity.ts";
 import {
   businessErrorCount,

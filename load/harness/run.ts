@@ -18,6 +18,7 @@ import {
   type RunningReferenceProvider,
   startReferenceProvider,
 } from "../../fixtures/reference-provider/index.ts";
+import { CallbackTally, type RunningSink } from "../../sink/index.ts";
 import {
   type RunningTargetContainer,
   type RunSettings,
@@ -35,7 +36,6 @@ import {
   targetSettingsOf,
   withReferenceDefaults,
 } from "../../target/index.ts";
-import { CallbackTally, type RunningSink } from "../../webhook-sink/index.ts";
 import { capacityLine, stressOutcome } from "../lib/capacity.ts";
 import { parseLoadConfig } from "../lib/config.ts";
 import { describeScenario, durationSeconds, operationsOf, stressSteps } from "../lib/scenarios.ts";

@@ -16,8 +16,8 @@ import {
   ORDER_STATUSES,
   type Profile,
 } from "../../../contract/index.ts";
+import { SinkClient } from "../../../sink/index.ts";
 import { rateLimitRetryOf, runMasker } from "../../../target/index.ts";
-import { SinkClient } from "../../../webhook-sink/index.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "../../run-context.ts";
 import { recordWarning } from "../../run-warnings.ts";
 
