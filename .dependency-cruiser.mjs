@@ -9,15 +9,17 @@
  *   3  certify/, load/             the certification run, its specs, reports and self-test;
  *                                  k6 load scripts and their Node.js harness
  *   2  target/                     opening a target: run settings, a target container, sink, masker
- *   1  sink/, fixtures/            the sink; test data, profiles and the reference provider
+ *   1  sink/, fixtures/,           the sink; test data and profiles; the reference provider, its
+ *      provider/                   container image and the clean-room provider
  *   0  contract/                   schemas, the names table, checks, HTTP client, recording, masking
  *
  * certify/ and load/ are siblings: each opens its target through target/, and neither uses the
  * other (load's tests included, see `no-certify-in-load-tests`).
  *
- * Within layer 1, fixtures/ holds several packages (test data, profiles, the reference provider,
- * its container image, test helpers); the reference provider may read the test data and the
- * profiles beside it, and its image the reference provider.
+ * Within layer 1, fixtures/ holds several packages (test data, profiles, test helpers) and
+ * provider/ one per provider (the reference provider, its container image, the clean-room
+ * provider); the reference provider may read the test data and the profiles, and its image the
+ * reference provider.
  *
  * Each package is used from outside only through its hand-picked surface, its `index.ts`.
  * `contract/names.ts` is a second, schema-free entry to the contract, for k6 code.
@@ -31,21 +33,17 @@ const PACKAGES = [
   { folder: "contract", layer: 0, entries: ["contract/index.ts", "contract/names.ts"] },
   { folder: "sink", layer: 1, entries: ["sink/index.ts"] },
   // fixtures/ (its own files: payload builders, samples) and its sub-packages.
-  {
-    folder: "fixtures",
-    layer: 1,
-    entries: ["fixtures/index.ts"],
-    except: ["reference-provider", "reference-provider-image", "cleanroom-provider", "profiles", "testing"],
-  },
+  { folder: "fixtures", layer: 1, entries: ["fixtures/index.ts"], except: ["profiles", "testing"] },
   { folder: "fixtures/profiles", layer: 1, entries: ["fixtures/profiles/index.ts"] },
-  { folder: "fixtures/reference-provider", layer: 1, entries: ["fixtures/reference-provider/index.ts"] },
+  // provider/ holds the providers the suite is tried on, a package each (no provider/index.ts).
+  { folder: "provider/reference", layer: 1, entries: ["provider/reference/index.ts"] },
   // A second provider, written apart from the suite: it may use no sibling at all.
-  { folder: "fixtures/cleanroom-provider", layer: 1, entries: ["fixtures/cleanroom-provider/index.ts"] },
+  { folder: "provider/cleanroom", layer: 1, entries: ["provider/cleanroom/index.ts"] },
   // The reference provider's container image (entry.ts is bundled into it, not imported).
   {
-    folder: "fixtures/reference-provider-image",
+    folder: "provider/reference-image",
     layer: 1,
-    entries: ["fixtures/reference-provider-image/index.ts"],
+    entries: ["provider/reference-image/index.ts"],
   },
   // Test helpers: only tests use them, file by file.
   { folder: "fixtures/testing", layer: 1, entries: "any" },
@@ -60,9 +58,9 @@ const PACKAGES = [
 
 /** The siblings (same layer) a package may use; any other sibling is off limits. */
 const MAY_USE_SIBLINGS = {
-  "fixtures/reference-provider": ["fixtures", "fixtures/profiles"],
-  "fixtures/reference-provider-image": ["fixtures/reference-provider"],
-  "fixtures/testing": ["fixtures", "fixtures/reference-provider"],
+  "provider/reference": ["fixtures", "fixtures/profiles"],
+  "provider/reference-image": ["provider/reference"],
+  "fixtures/testing": ["fixtures", "provider/reference"],
 };
 
 const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
@@ -73,7 +71,7 @@ function filesOf(pkg) {
   return `^${escapeRegExp(pkg.folder)}/${except}`;
 }
 
-/** A rule-name-friendly package name: `fixtures/reference-provider` → `fixtures-reference-provider`. */
+/** A rule-name-friendly package name: `provider/reference` → `provider-reference`. */
 const slug = (pkg) => pkg.folder.replaceAll("/", "-");
 
 const matchAny = (packages) => packages.map(filesOf).join("|");
@@ -99,14 +97,14 @@ const layerRules = PACKAGES.flatMap((pkg) => {
       from: { path: filesOf(pkg), pathNot: TEST },
       to: { path: matchAny(above) },
     });
-    // A test is a leaf nobody imports: it may use fixtures/ (test data, profiles, the reference
-    // provider as a test double) whatever its layer, and nothing else above it.
+    // A test is a leaf nobody imports: it may use fixtures/ (test data, profiles) and provider/
+    // (the providers as test doubles) whatever its layer, and nothing else above it.
     rules.push({
       name: `no-upward-import-from-${slug(pkg)}-test`,
-      comment: `${comment} A test may use fixtures/ from any layer, nothing else above its own.`,
+      comment: `${comment} A test may use fixtures/ and provider/ from any layer, nothing else above its own.`,
       severity: "error",
       from: { path: `(${filesOf(pkg)}).*${TEST}` },
-      to: { path: matchAny(above), pathNot: "^fixtures/" },
+      to: { path: matchAny(above), pathNot: "^(fixtures|provider)/" },
     });
   }
   if (siblings.length > 0) {

@@ -41,6 +41,9 @@ const PLANTED: Record<string, string> = {
   // A sibling import within layer 1.
   "sink/index.ts": 'import { TEST_CARD } from "../fixtures/index.ts";\nexport const card = TEST_CARD;\n',
   "fixtures/index.ts": "export const TEST_CARD = 1;\n",
+  // The clean-room provider using the suite's test data: it may use no sibling at all.
+  "provider/cleanroom/index.ts":
+    'import { TEST_CARD } from "../../fixtures/index.ts";\nexport const card = TEST_CARD;\n',
   // k6 code using a Node.js module.
   "load/lib/flow.ts": 'import { readFileSync } from "node:fs";\nexport const read = readFileSync;\n',
   "load/index.ts": "export const load = 1;\n",
@@ -78,7 +81,7 @@ beforeAll(async () => {
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), source);
   }
-  violations = await cruise(dir, ["contract", "certify", "sink", "fixtures", "target", "load"]);
+  violations = await cruise(dir, ["contract", "certify", "sink", "fixtures", "provider", "target", "load"]);
 }, 60_000);
 
 afterAll(async () => {
@@ -105,6 +108,12 @@ describe("dependency rules", () => {
     expect(found("no-sibling-import-from-sink", "sink/index.ts", "fixtures/index.ts")).toBe(true);
   });
 
+  it("catch a provider using a package beside it", () => {
+    expect(
+      found("no-sibling-import-from-provider-cleanroom", "provider/cleanroom/index.ts", "fixtures/index.ts"),
+    ).toBe(true);
+  });
+
   it("catch a Node.js module in k6 code", () => {
     expect(found("k6-code-stays-k6-safe", "load/lib/flow.ts", "fs")).toBe(true);
   });
@@ -117,6 +126,6 @@ describe("dependency rules", () => {
   it("let an import through a package's index.ts pass, and report nothing else", () => {
     expect(violations.some((v) => v.from === "sink/server.ts")).toBe(false);
     expect(violations.some((v) => v.from === "load/harness/settings.ts")).toBe(false);
-    expect(violations).toHaveLength(7);
+    expect(violations).toHaveLength(8);
   });
 });

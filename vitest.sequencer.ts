@@ -37,8 +37,8 @@ export const LONG_FILES_FIRST: readonly string[] = [
   "certify/contract-project.test.ts", // 13 s
   "certify/mtls.test.ts", // 12 s
   "certify/clean-terminal.test.ts", // 8-11 s
-  "fixtures/reference-provider/server.test.ts", // 6 s
-  "fixtures/reference-provider/fuzz.test.ts", // 5 s
+  "provider/reference/server.test.ts", // 6 s
+  "provider/reference/fuzz.test.ts", // 5 s
   "sink/server.test.ts", // 4-5 s
 ];
 

@@ -10,7 +10,7 @@ import {
   type GenerationDepth,
   generateOrders,
 } from "../contract/index.ts";
-import { REFERENCE_ORDER_METHODS } from "../fixtures/reference-provider/index.ts";
+import { REFERENCE_ORDER_METHODS } from "../provider/reference/index.ts";
 import { median } from "./measure.ts";
 
 export interface Timing {

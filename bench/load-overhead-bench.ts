@@ -22,8 +22,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ENDPOINT_PATHS } from "../contract/index.ts";
 import { REFERENCE_PROFILE } from "../fixtures/profiles/index.ts";
-import { REFERENCE_API_KEYS } from "../fixtures/reference-provider/index.ts";
 import { buildLoadBundles, durationSeconds } from "../load/index.ts";
+import { REFERENCE_API_KEYS } from "../provider/reference/index.ts";
 import { median, startChildServer } from "./measure.ts";
 
 export const OVERHEAD_SCRIPTS = ["bundle", "hand-written", "bare"] as const;

@@ -7,7 +7,7 @@
 
 import { endpointPath, OPERATION } from "../contract/index.ts";
 import { buildMobileCommerceOrderRequest } from "../fixtures/index.ts";
-import { REFERENCE_API_KEYS } from "../fixtures/reference-provider/index.ts";
+import { REFERENCE_API_KEYS } from "../provider/reference/index.ts";
 import {
   assertValidRuns,
   type LoadShape,

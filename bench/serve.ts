@@ -28,7 +28,7 @@ import {
   REFERENCE_CALLBACK_SECRET,
   REFERENCE_SIGNATURE,
   startReferenceProvider,
-} from "../fixtures/reference-provider/index.ts";
+} from "../provider/reference/index.ts";
 import { startWebhookSink } from "../sink/index.ts";
 
 /** A body of the size and shape of a mobile-commerce creation answer, so both servers write alike. */

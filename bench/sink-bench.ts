@@ -4,7 +4,7 @@
  * Afterwards the sink's store is counted: every acknowledged callback must be there.
  */
 import { STATUS, signCallbackBody } from "../contract/index.ts";
-import { REFERENCE_CALLBACK_SECRET, REFERENCE_SIGNATURE } from "../fixtures/reference-provider/index.ts";
+import { REFERENCE_CALLBACK_SECRET, REFERENCE_SIGNATURE } from "../provider/reference/index.ts";
 import { SinkClient } from "../sink/index.ts";
 import { assertValidRuns, measureThroughput, startChildServer, type Throughput } from "./measure.ts";
 

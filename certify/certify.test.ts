@@ -11,12 +11,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { TEST_CARD } from "../fixtures/index.ts";
+import { TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 import {
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
   startReferenceProvider,
-} from "../fixtures/reference-provider/index.ts";
-import { TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+} from "../provider/reference/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 

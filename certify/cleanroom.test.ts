@@ -14,7 +14,7 @@ import {
   MERCHANTS,
   type RunningCleanroomProvider,
   startCleanroomProvider,
-} from "../fixtures/cleanroom-provider/index.ts";
+} from "../provider/cleanroom/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";

@@ -9,11 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type RunningReferenceProvider,
-  startReferenceProvider,
-} from "../fixtures/reference-provider/index.ts";
 import { runScript } from "../fixtures/testing/index.ts";
+import { type RunningReferenceProvider, startReferenceProvider } from "../provider/reference/index.ts";
 import { compareRuns, ReportReadError, type RunResults, readRunResults, resultsOf } from "./compare.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";

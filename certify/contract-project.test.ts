@@ -9,7 +9,7 @@ import {
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
   startReferenceProvider,
-} from "../fixtures/reference-provider/index.ts";
+} from "../provider/reference/index.ts";
 import { PROJECT_ROOT } from "../target/index.ts";
 
 /** The contract project in a child, with only the H2H_* variables given (H2H_WORKERS kept). */

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Reporter, TestCase } from "vitest/node";
-import { startReferenceProvider } from "../fixtures/reference-provider/index.ts";
+import { startReferenceProvider } from "../provider/reference/index.ts";
 import { silencedOnStop, watchRunStop } from "./deadline.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunContext } from "./run-context.ts";

@@ -20,12 +20,12 @@ import { request } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
 import { SANDBOX_CLOCK_ADVANCE_PATH } from "../contract/index.ts";
 import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
+import { childEnv, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 import {
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
   startReferenceProvider,
-} from "../fixtures/reference-provider/index.ts";
-import { childEnv, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+} from "../provider/reference/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 

@@ -12,7 +12,7 @@ import {
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
   startReferenceProvider,
-} from "../fixtures/reference-provider/index.ts";
+} from "../provider/reference/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";

@@ -10,14 +10,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  type RunningReferenceProvider,
-  startReferenceProvider,
-} from "../fixtures/reference-provider/index.ts";
-import {
   type CertificateFactory,
   certificateFactory,
   OPENSSL_MISSING,
 } from "../fixtures/testing/certificates.ts";
+import { type RunningReferenceProvider, startReferenceProvider } from "../provider/reference/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";

@@ -7,7 +7,7 @@
  * not once per run (they cost more CPU than a targeted run itself). Prints nothing of its own:
  * the parent reads each run's JSON report.
  */
-import { startReferenceProvider } from "../fixtures/reference-provider/index.ts";
+import { startReferenceProvider } from "../provider/reference/index.ts";
 import { parseSettings } from "../target/index.ts";
 import type { ReportKind } from "./reports/index.ts";
 import { runCertification } from "./runner.ts";

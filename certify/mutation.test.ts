@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CHECK_REGISTRY } from "../contract/index.ts";
-import { FAULTS } from "../fixtures/reference-provider/index.ts";
+import { FAULTS } from "../provider/reference/index.ts";
 import {
   killRate,
   type MutantResult,

@@ -14,7 +14,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { CHECK_REGISTRY } from "../contract/index.ts";
-import { FAULTS, type Fault } from "../fixtures/reference-provider/index.ts";
+import { FAULTS, type Fault } from "../provider/reference/index.ts";
 import { PROJECT_ROOT } from "../target/index.ts";
 import type { MutantJob, MutantReply } from "./mutant-child.ts";
 import {

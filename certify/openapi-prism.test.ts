@@ -14,10 +14,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildOpenApiDocument, matchEndpoint, readProfile } from "../contract/index.ts";
-import { CALLBACK_SECRET, MERCHANTS, startCleanroomProvider } from "../fixtures/cleanroom-provider/index.ts";
 import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
-import { startReferenceProvider } from "../fixtures/reference-provider/index.ts";
 import { startForwarder, startPrismProxy } from "../fixtures/testing/index.ts";
+import { CALLBACK_SECRET, MERCHANTS, startCleanroomProvider } from "../provider/cleanroom/index.ts";
+import { startReferenceProvider } from "../provider/reference/index.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
 
 const CLEANROOM_PROFILE_PATH = fileURLToPath(new URL("../fixtures/profiles/cleanroom.json", import.meta.url));

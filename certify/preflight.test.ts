@@ -9,7 +9,7 @@ import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { startReferenceProvider } from "../fixtures/reference-provider/index.ts";
+import { startReferenceProvider } from "../provider/reference/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 import { startHostileTarget, writeHostileProfile } from "./testing/hostile-target.ts";

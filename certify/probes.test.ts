@@ -11,11 +11,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_CARD_NUMBERS } from "../contract/index.ts";
-import {
-  type RunningReferenceProvider,
-  startReferenceProvider,
-} from "../fixtures/reference-provider/index.ts";
 import { childEnv, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+import { type RunningReferenceProvider, startReferenceProvider } from "../provider/reference/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 

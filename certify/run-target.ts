@@ -22,10 +22,7 @@ import {
   TransportError,
   tlsSummaryLines,
 } from "../contract/index.ts";
-import {
-  type RunningReferenceProvider,
-  startReferenceProvider,
-} from "../fixtures/reference-provider/index.ts";
+import { type RunningReferenceProvider, startReferenceProvider } from "../provider/reference/index.ts";
 import type { RunningSink } from "../sink/index.ts";
 import {
   type RunningTargetContainer,

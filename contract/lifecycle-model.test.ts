@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { REFERENCE_LIFECYCLE } from "../fixtures/reference-provider/index.ts";
+import { REFERENCE_LIFECYCLE } from "../provider/reference/index.ts";
 import {
   AFTER_WRONG_CODE,
   AWAITING_CONFIRMATION,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { buildMobileCommerceOrderRequest, buildQuasiEcomOrderRequest } from "../fixtures/index.ts";
-import { REFERENCE_ORDER_METHODS } from "../fixtures/reference-provider/index.ts";
+import { REFERENCE_ORDER_METHODS } from "../provider/reference/index.ts";
 import { createRequestSchema, generateOrders, methodRequestSchema } from "./generated-orders.ts";
 import { deriveNegativeCases, type NegativeCases } from "./negative-cases.ts";
 import {

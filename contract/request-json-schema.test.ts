@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { REFERENCE_ORDER_METHODS } from "../fixtures/reference-provider/index.ts";
+import { REFERENCE_ORDER_METHODS } from "../provider/reference/index.ts";
 import {
   assertMaxLengthPaths,
   methodViolations,

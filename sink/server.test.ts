@@ -6,13 +6,13 @@ import { fileURLToPath } from "node:url";
 import { Agent, request } from "undici";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { readTlsFiles, signCallbackBody } from "../contract/index.ts";
-import { REFERENCE_SIGNATURE } from "../fixtures/reference-provider/index.ts";
 import {
   type CertificateFactory,
   certificateFactory,
   OPENSSL_MISSING,
 } from "../fixtures/testing/certificates.ts";
 import { TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+import { REFERENCE_SIGNATURE } from "../provider/reference/index.ts";
 import { SinkClient } from "./client.ts";
 import { type RunningSink, type SinkOptions, startWebhookSink } from "./server.ts";
 import { CallbackStore, LOG_FILE } from "./store.ts";

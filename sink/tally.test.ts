@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { request } from "undici";
 import { describe, expect, it } from "vitest";
 import { signCallbackBody } from "../contract/index.ts";
-import { REFERENCE_SIGNATURE } from "../fixtures/reference-provider/index.ts";
+import { REFERENCE_SIGNATURE } from "../provider/reference/index.ts";
 import { startWebhookSink } from "./server.ts";
 import type { StoredCallback } from "./store.ts";
 import { CallbackTally, DurationHistogram, latencyHistogram, Timeline } from "./tally.ts";

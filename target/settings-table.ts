@@ -14,7 +14,7 @@ import {
   DEFAULT_PROCESSING_DELAY_MS,
   DEFAULT_RETENTION_SECONDS,
   FAULTS,
-} from "../fixtures/reference-provider/index.ts";
+} from "../provider/reference/index.ts";
 
 export class SettingsError extends Error {
   override name = "SettingsError";

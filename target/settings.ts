@@ -4,7 +4,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { readTlsFiles, TlsConfigError, type TlsFiles, type TlsMaterial } from "../contract/index.ts";
-import { REFERENCE_API_KEYS, REFERENCE_CALLBACK_SECRET } from "../fixtures/reference-provider/index.ts";
+import { REFERENCE_API_KEYS, REFERENCE_CALLBACK_SECRET } from "../provider/reference/index.ts";
 import { type RunSettings, SettingsError } from "./settings-table.ts";
 
 export { blankVariableError, SettingsError, userDirectory, wholeNumberOf } from "./settings-table.ts";

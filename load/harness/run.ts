@@ -14,10 +14,7 @@ import {
   summarizeTlsFiles,
   tlsSummaryLines,
 } from "../../contract/index.ts";
-import {
-  type RunningReferenceProvider,
-  startReferenceProvider,
-} from "../../fixtures/reference-provider/index.ts";
+import { type RunningReferenceProvider, startReferenceProvider } from "../../provider/reference/index.ts";
 import { CallbackTally, type RunningSink } from "../../sink/index.ts";
 import {
   type RunningTargetContainer,

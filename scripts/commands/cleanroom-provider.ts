@@ -1,10 +1,10 @@
 /** `npm run provider:cleanroom`: the clean-room sandbox alone, until SIGINT or SIGTERM. */
-import { DEFAULTS, startCleanroomProvider } from "../../fixtures/cleanroom-provider/index.ts";
+import { DEFAULTS, startCleanroomProvider } from "../../provider/cleanroom/index.ts";
 import { defineCommand, EXIT, numberFlag } from "../cli.ts";
 
 export const cleanroomProvider = defineCommand({
   name: "provider:cleanroom",
-  summary: "Starts the clean-room sandbox (fixtures/cleanroom-provider) and prints its URL; Ctrl-C stops it.",
+  summary: "Starts the clean-room sandbox (provider/cleanroom) and prints its URL; Ctrl-C stops it.",
   options: {
     port: { type: "number", description: "port to listen on (default: a free port)" },
     host: { type: "string", value: "ADDR", description: "address to listen on (default: 127.0.0.1)" },

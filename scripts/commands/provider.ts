@@ -10,7 +10,7 @@ import {
   ProviderOptionsError,
   serveUntilSignal,
   startReferenceProvider,
-} from "../../fixtures/reference-provider/index.ts";
+} from "../../provider/reference/index.ts";
 import { defineCommand, EXIT, numberFlag } from "../cli.ts";
 
 export const provider = defineCommand({
@@ -63,7 +63,7 @@ export const provider = defineCommand({
       return EXIT.ok;
     }
     const retries = options["callback-retries"];
-    // A server of its own: its heap stays near what it holds (fixtures/reference-provider/heap.ts).
+    // A server of its own: its heap stays near what it holds (provider/reference/heap.ts).
     boundHeapGrowth();
     const running = await startReferenceProvider({
       port: options.port ?? 0,

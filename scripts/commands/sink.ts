@@ -1,6 +1,6 @@
 /** `npm run sink`: the webhook sink alone, e.g. behind a tunnel for a provider that must reach a public URL. */
 import { readProfile, readTlsFiles, TlsConfigError } from "../../contract/index.ts";
-import { REFERENCE_CALLBACK_SECRET } from "../../fixtures/reference-provider/index.ts";
+import { REFERENCE_CALLBACK_SECRET } from "../../provider/reference/index.ts";
 import { startWebhookSink } from "../../sink/index.ts";
 import { sourceName } from "../../target/index.ts";
 import { commandSettings, defineCommand, EXIT, settingOption } from "../cli.ts";

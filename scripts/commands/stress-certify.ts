@@ -9,7 +9,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isLoopbackUrl } from "../../contract/index.ts";
-import { CALLBACK_SECRET, MERCHANTS } from "../../fixtures/cleanroom-provider/index.ts";
+import { CALLBACK_SECRET, MERCHANTS } from "../../provider/cleanroom/index.ts";
 import { MAX_SEED, SETTINGS } from "../../target/index.ts";
 import { defineCommand, EXIT, UsageError } from "../cli.ts";
 
