@@ -4,9 +4,10 @@
  * The code is layered; a layer may use the layers below it, never one above, and never a sibling
  * in its own layer:
  *
- *   5  scripts/                    thin entry points of the npm scripts
- *   4  bench/                      benchmark harnesses behind npm run bench:*
- *   3  certify/, load/             the certification run, its specs, reports and self-test;
+ *   6  scripts/                    thin entry points of the npm scripts
+ *   5  bench/                      benchmark harnesses behind npm run bench:*
+ *   4  selftest/                   the mutation self-test: certify against the faulty providers
+ *   3  certify/, load/             the certification run, its specs and reports;
  *                                  k6 load scripts and their Node.js harness
  *   2  target/                     opening a target: run settings, a target container, sink, masker
  *   1  sink/, fixtures/,           the sink; test data and profiles; the reference provider, its
@@ -52,8 +53,10 @@ const PACKAGES = [
   { folder: "certify", layer: 3, entries: ["certify/index.ts"] },
   // load/testing/ (test doubles of k6 for load's own tests) is part of load.
   { folder: "load", layer: 3, entries: ["load/index.ts"] },
-  { folder: "bench", layer: 4, entries: ["bench/index.ts"] },
-  { folder: "scripts", layer: 5, entries: [] },
+  // The mutation self-test: certify's API against the reference provider's faults.
+  { folder: "selftest", layer: 4, entries: ["selftest/index.ts"] },
+  { folder: "bench", layer: 5, entries: ["bench/index.ts"] },
+  { folder: "scripts", layer: 6, entries: [] },
 ];
 
 /** The siblings (same layer) a package may use; any other sibling is off limits. */

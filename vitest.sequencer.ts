@@ -19,7 +19,7 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /** Longest first: seconds measured in two npm test runs on 2 cores, for the reader. */
 export const LONG_FILES_FIRST: readonly string[] = [
-  "certify/mutation.test.ts", // 61-70 s
+  "selftest/mutation.test.ts", // 61-70 s
   "certify/container-runs.test.ts", // 54-64 s (skipped without Docker)
   "certify/cleanroom.test.ts", // 39 s
   "certify/evidence.test.ts", // 27-29 s

@@ -1,7 +1,7 @@
 /**
- * The certify package's public surface: a certification run, the mutation self-test, the check
- * listing and run-to-run comparison. Opening a target (settings, container, sink, masker) is
- * target/'s. The contract specs (`specs/`) are not imported by anyone: Vitest runs them, and they
+ * The certify package's public surface: a certification run, the check listing and run-to-run
+ * comparison, and what the mutation self-test (selftest/) certifies with (the reused spec runner,
+ * the report kinds). Opening a target (settings, container, sink, masker) is target/'s. The contract specs (`specs/`) are not imported by anyone: Vitest runs them, and they
  * read their settings through the typed run context (`run-context.ts`).
  */
 export { checkProfile } from "./check-profile.ts";
@@ -18,14 +18,8 @@ export {
   renderComparisonText,
 } from "./compare.ts";
 export { checksMarkdown, type ListedRule, listChecks, printListedChecks } from "./list-checks.ts";
-export {
-  killRate,
-  type MutantResult,
-  progressLine,
-  renderMutationTable,
-  runMutationSuite,
-} from "./mutation.ts";
-export { REPORT_FILES, TARGET_LOG_FILE } from "./reports/index.ts";
+export { REPORT_FILES, REPORT_KINDS, type ReportKind, TARGET_LOG_FILE } from "./reports/index.ts";
 export type { CheckRecord, RunReport, Verdict } from "./run-model.ts";
 export { phasesOf, type RunTimings } from "./run-timings.ts";
 export { type CertifyOptions, type CertifyResult, runCertification } from "./runner.ts";
+export { ReusedSpecRunner } from "./spec-runner.ts";

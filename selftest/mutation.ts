@@ -2,7 +2,7 @@
  * The suite checks itself: `certify` is run against the reference provider switched into each
  * fault of the catalogue (a mutant), and must fail at least the checks the fault names; against
  * the clean provider it must pass, run after run. Certifications run in child processes
- * (certify/mutant-child.ts), one per core, each running one certification after another, with the
+ * (selftest/mutant-child.ts), one per core, each running one certification after another, with the
  * faulty provider beside it and one Vitest, whose worker thread it keeps for all its runs.
  *
  * Targeted (npm test): the clean runs go first, and the first one's records say which spec file
@@ -13,6 +13,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, readFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
+import { REPORT_FILES, REPORT_KINDS, type ReportKind, type RunReport } from "../certify/index.ts";
 import { CHECK_REGISTRY } from "../contract/index.ts";
 import { FAULTS, type Fault } from "../provider/reference/index.ts";
 import { PROJECT_ROOT } from "../target/index.ts";
@@ -25,8 +26,6 @@ import {
   specFilesByCheck,
   targetOf,
 } from "./mutation-targets.ts";
-import { REPORT_FILES, REPORT_KINDS, type ReportKind } from "./reports/index.ts";
-import type { RunReport } from "./run-model.ts";
 
 const SPEC_DIR = "certify/specs";
 
@@ -79,7 +78,7 @@ export interface MutationOptions {
 }
 
 /**
- * One child process (certify/mutant-child.ts) that runs certifications one after another; it is
+ * One child process (selftest/mutant-child.ts) that runs certifications one after another; it is
  * started on first use and again after it died, and ended by `close()`.
  */
 class CertifyChild {
@@ -93,7 +92,7 @@ class CertifyChild {
       [
         "--import",
         new URL("../scripts/tsx.mjs", import.meta.url).href,
-        join(PROJECT_ROOT, "certify/mutant-child.ts"),
+        join(PROJECT_ROOT, "selftest/mutant-child.ts"),
       ],
       {
         cwd: PROJECT_ROOT,

@@ -1,17 +1,16 @@
 /**
  * A process that runs certifications for the mutation self-test, one after another:
- * `node --import ./scripts/tsx.mjs certify/mutant-child.ts`, jobs over the IPC channel. Each job starts the
+ * `node --import ./scripts/tsx.mjs selftest/mutant-child.ts`, jobs over the IPC channel. Each job starts the
  * reference provider with the job's fault, here, next to the run's webhook sink (so the sink's
  * stall monitor also sees the provider's lateness), and certifies it. One process serves many
  * runs with one Vitest, so modules, transforms and worker threads are paid for once per process,
  * not once per run (they cost more CPU than a targeted run itself). Prints nothing of its own:
  * the parent reads each run's JSON report.
  */
+
+import { type ReportKind, ReusedSpecRunner, runCertification } from "../certify/index.ts";
 import { startReferenceProvider } from "../provider/reference/index.ts";
 import { parseSettings } from "../target/index.ts";
-import type { ReportKind } from "./reports/index.ts";
-import { runCertification } from "./runner.ts";
-import { ReusedSpecRunner } from "./spec-runner.ts";
 
 export interface MutantJob {
   /** Faults to switch the reference provider into; none: the clean provider. */
@@ -30,7 +29,7 @@ export interface MutantJob {
 export type MutantReply = ({ exitCode: number } | { error: string }) & { cpuMs: number };
 
 if (!process.send) {
-  console.error("certify/mutant-child.ts is started by the mutation self-test, with an IPC channel");
+  console.error("selftest/mutant-child.ts is started by the mutation self-test, with an IPC channel");
   process.exit(2);
 }
 

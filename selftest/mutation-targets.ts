@@ -5,8 +5,7 @@
  */
 import { readdirSync } from "node:fs";
 import { basename, join, relative } from "node:path";
-import type { CheckRecord } from "./run-model.ts";
-import type { RunTimings } from "./run-timings.ts";
+import type { CheckRecord, RunTimings } from "../certify/index.ts";
 
 /** The source of the checks certify runs itself, over every exchange of the run. */
 const RUN_WIDE_SOURCE = "runner";

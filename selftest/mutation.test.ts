@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { REPORT_FILES } from "../certify/index.ts";
 import { CHECK_REGISTRY } from "../contract/index.ts";
 import { FAULTS } from "../provider/reference/index.ts";
 import {
@@ -16,7 +17,6 @@ import {
   renderMutationTable,
   runMutationSuite,
 } from "./mutation.ts";
-import { REPORT_FILES } from "./reports/index.ts";
 
 describe("mutation self-test", () => {
   it("every fault names checks that exist", () => {
