@@ -198,6 +198,8 @@ describe("a target that asks to retry after a short while", () => {
         requests: proxy.limited(),
         waits: proxy.limited(),
         waitedMs: proxy.limited() * 1000,
+        answered429: proxy.limited(),
+        notWaitedOut: 0,
       });
       expect(readFileSync(join(dir, REPORT_FILES.html), "utf8")).toContain("rate limits: ");
       const har = JSON.parse(readFileSync(join(dir, REPORT_FILES.har), "utf8")) as {

@@ -84,29 +84,42 @@ export function rateLimitedDiagnosis(exchanges: readonly RecordedExchange[]): st
   );
 }
 
-/** Rate limits: the 429s the run waited out (Retry-After within the profile's bound). */
+/** Rate limits: every 429 the run met, waited out (Retry-After within the profile's bound) or not. */
 export interface RateLimitWaits {
   /** Requests answered 429 at least once, then sent again. */
   requests: number;
   /** 429 answers waited out. */
   waits: number;
   waitedMs: number;
+  /** Every 429 answer: the ones waited out and the ones that stood. */
+  answered429: number;
+  /** Final answers that were 429 (no Retry-After, or one too long): no check judged them. */
+  notWaitedOut: number;
 }
 
+/** The run's 429s, counted; undefined when the target never answered one. */
 export function rateLimitWaitsOf(exchanges: readonly RecordedExchange[]): RateLimitWaits | undefined {
   const retried = exchanges.filter((e) => (e.rateLimited?.length ?? 0) > 0);
-  if (retried.length === 0) return undefined;
   const attempts = retried.flatMap((e) => e.rateLimited ?? []);
+  const notWaitedOut = exchanges.filter((e) => e.response.status === TOO_MANY_REQUESTS).length;
+  if (attempts.length === 0 && notWaitedOut === 0) return undefined;
   return {
     requests: retried.length,
     waits: attempts.length,
     waitedMs: attempts.reduce((total, a) => total + a.waitedMs, 0),
+    answered429: attempts.length + notWaitedOut,
+    notWaitedOut,
   };
 }
 
 export function rateLimitWaitsLine(waits: RateLimitWaits): string {
+  const waited =
+    `${waits.requests} request(s) were answered 429 Too Many Requests and sent again after ` +
+    `waiting out Retry-After (${waits.waits} wait(s), ${(waits.waitedMs / 1000).toFixed(1)} s in all)`;
+  if (waits.notWaitedOut === 0) return `rate limits: ${waited}`;
   return (
-    `rate limits: ${waits.requests} request(s) were answered 429 Too Many Requests and sent again after ` +
-    `waiting out Retry-After (${waits.waits} wait(s), ${(waits.waitedMs / 1000).toFixed(1)} s in all)`
+    `rate limits: ${waits.answered429} answer(s) 429 Too Many Requests, ${waits.waits} waited out, ` +
+    `${waits.notWaitedOut} not waited out (no Retry-After, or one too long): the checks that needed them were not evaluated` +
+    (waits.waits > 0 ? `; ${waited}` : "")
   );
 }

@@ -24,8 +24,10 @@ import {
   fieldsOrderRecord,
   fieldsQuasiEcomCreationResult,
   OPERATION,
+  RATE_LIMITED,
   type RecordedExchange,
   type RequirementContext,
+  rateLimitCause,
   requirementOf,
   show,
 } from "../contract/index.ts";
@@ -45,6 +47,8 @@ interface Cause {
 function causeOf(blockedBy: BlockedBy, exchanges: ReadonlyMap<string, RecordedExchange>): Cause | undefined {
   const exchange = blockedBy.exchange ? exchanges.get(blockedBy.exchange) : undefined;
   if (!exchange) return undefined;
+  // No check fails for a rate-limited answer: what waits on it stays unexplained, never judged.
+  if (blockedBy.check === RATE_LIMITED || rateLimitCause(exchange.response)) return undefined;
   const unreadable = answerRootCause(exchange.response);
   if (unreadable) return { ...unreadable, exchange };
   // A readable answer that is not the success the setup needed: the success markers say why.
@@ -88,6 +92,18 @@ function where(exchange: RecordedExchange | undefined): string {
     }
   })();
   return `${exchange.request.method} ${path}`;
+}
+
+/** Whether a check was not evaluated because the answer it needed was rate limited (429, 503). */
+export function isRateLimited(
+  record: CheckRecord,
+  exchanges: ReadonlyMap<string, RecordedExchange>,
+): boolean {
+  const blockedBy = record.blockedBy;
+  if (record.status !== "not evaluated" || !blockedBy) return false;
+  if (blockedBy.check === RATE_LIMITED) return true;
+  const exchange = blockedBy.exchange ? exchanges.get(blockedBy.exchange) : undefined;
+  return exchange !== undefined && rateLimitCause(exchange.response) !== undefined;
 }
 
 export interface ResolvedChecks {

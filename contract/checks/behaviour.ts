@@ -1,10 +1,12 @@
 /**
  * Behaviour and security checks: what the target must refuse and what it must accept. A refusal
  * is a 4xx answer; a 5xx is never a refusal (it is a server error), and a 2xx is an acceptance.
+ * A 429 or 503 is neither: the check is not evaluated (rate limited).
  * Where the profile pins the error (HTTP status and/or codeError), the refusal must match it.
  */
 import type { ExchangeResponse } from "../h2h-client.ts";
-import { defineCheck, fail, isRecord, pass, type RuleSource, show } from "./check.ts";
+import { defineCheck, fail, isRecord, notEvaluated, pass, type RuleSource, show } from "./check.ts";
+import { rateLimitCause } from "./root-cause.ts";
 
 /** What a target documents for one kind of refusal; unset parts accept any value. */
 export interface PinnedError {
@@ -25,6 +27,9 @@ function codeErrorOf(response: ExchangeResponse): unknown {
 
 /** The rule every `behaviour.rejects-*` check applies to its own request. */
 export function evaluateRejection({ response, pinned }: RejectionInput) {
+  // A 429 or 503 is the limiter's answer, not the endpoint's refusal.
+  const limited = rateLimitCause(response);
+  if (limited) return notEvaluated(limited);
   const codeError = codeErrorOf(response);
   const answer = `HTTP ${response.status}${codeError !== undefined ? ` codeError ${show(codeError)}` : ""}`;
   if (response.status >= 200 && response.status < 300) return fail(`accepted: ${answer}`);
@@ -134,6 +139,8 @@ function acceptance(name: string, rule: string, source?: RuleSource) {
     "behaviour",
     rule,
     (response) => {
+      const limited = rateLimitCause(response);
+      if (limited) return notEvaluated(limited);
       const codeError = codeErrorOf(response);
       return response.status === 200
         ? pass(`accepted: HTTP 200`)

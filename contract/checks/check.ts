@@ -15,6 +15,11 @@ export interface CheckOutcome {
   detail: string;
   /** On failure, where one is wrong: each field with what was expected and what was found. */
   findings?: Finding[];
+  /**
+   * Set when the check could not judge (a rate-limited answer): `ok` is false so that nothing
+   * reads it as a pass, and verify() records it "not evaluated", waiting on this cause.
+   */
+  notEvaluated?: { check: string; signature: string; reason: string };
 }
 
 // --- where a rule comes from -------------------------------------------------------------------
@@ -109,6 +114,13 @@ export interface Check<Input> {
 export const pass = (detail: string): CheckOutcome => ({ ok: true, detail });
 export const fail = (detail: string, findings?: Finding[]): CheckOutcome =>
   findings && findings.length > 0 ? { ok: false, detail, findings } : { ok: false, detail };
+
+/** The check could not judge: see CheckOutcome.notEvaluated. */
+export const notEvaluated = (cause: NonNullable<CheckOutcome["notEvaluated"]>): CheckOutcome => ({
+  ok: false,
+  detail: `not evaluated, because ${cause.reason}`,
+  notEvaluated: cause,
+});
 
 /** Every check ever defined, by name, so reports and profiles can name them and be validated. */
 export const CHECK_REGISTRY = new Map<string, Check<never>>();

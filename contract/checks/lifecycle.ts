@@ -5,7 +5,8 @@
  */
 import type { ExchangeResponse } from "../h2h-client.ts";
 import { evaluateRejection, type PinnedError, type RejectionInput } from "./behaviour.ts";
-import { defineCheck, fail, isRecord, pass, show } from "./check.ts";
+import { defineCheck, fail, isRecord, notEvaluated, pass, show } from "./check.ts";
+import { rateLimitCause } from "./root-cause.ts";
 
 // --- the lifecycle ---------------------------------------------------------------------------------
 
@@ -151,6 +152,14 @@ function codeErrorOf(response: ExchangeResponse): unknown {
 }
 
 function exactlyOneAccepted({ answers, pinned }: RaceInput) {
+  // A 429 or 503 is neither the one acceptance nor a refusal: the race was not run as sent.
+  const limited = answers.filter((a) => rateLimitCause(a) !== undefined);
+  const cause = limited[0] && rateLimitCause(limited[0]);
+  if (cause)
+    return notEvaluated({
+      ...cause,
+      reason: `${cause.reason} (${limited.length} of ${answers.length} answers)`,
+    });
   const accepted = answers.filter((a) => a.status >= 200 && a.status < 300);
   const losers = answers.filter((a) => a.status < 200 || a.status >= 300);
   const wrongRefusals = losers

@@ -10,8 +10,10 @@ import {
   type Exchange,
   effectiveSource,
   envelopeShape,
+  RATE_LIMITED,
   type RejectionInput,
   type RuleSource,
+  rateLimitCause,
   requirementOf,
 } from "../../../contract/index.ts";
 import type { BlockedBy, CallbackTimeline, CheckMeta, Reproduction } from "../../run-context.ts";
@@ -55,7 +57,8 @@ export function verify<Input>(
 ): void {
   const requirement = requirementOf(check, target.profile, extra.informationalReason);
   const subject = extra.subject === undefined ? evidence.at(-1) : (extra.subject ?? undefined);
-  const cause = subject ? answerRootCause(subject.response) : undefined;
+  // A rate-limited answer is no answer for any check, envelope.shape included.
+  const cause = subject ? (rateLimitCause(subject.response) ?? answerRootCause(subject.response)) : undefined;
   const common = {
     check: check.name,
     ruleSource: extra.ruleSource ?? effectiveSource(check.source, target.profile),
@@ -76,7 +79,7 @@ export function verify<Input>(
     };
     return;
   }
-  if (cause && check.name !== envelopeShape.name) {
+  if (cause && (cause.check === RATE_LIMITED || check.name !== envelopeShape.name)) {
     const reason = target.masker.text(cause.reason);
     context.task.meta.h2h = {
       ...common,
@@ -92,6 +95,18 @@ export function verify<Input>(
     return;
   }
   const outcome = check.run(input);
+  if (outcome.notEvaluated) {
+    // The check met a rate-limited answer among several (a race): it waits on that answer.
+    const limited = evidence.find((e) => e !== undefined && rateLimitCause(e.response) !== undefined);
+    const reason = target.masker.text(outcome.notEvaluated.reason);
+    context.task.meta.h2h = {
+      ...common,
+      outcome: "not evaluated",
+      detail: `not evaluated, because ${reason}`,
+      blockedBy: { ...outcome.notEvaluated, reason, ...(limited?.id ? { exchange: limited.id } : {}) },
+    };
+    return;
+  }
   const detail = target.masker.text(outcome.detail);
   const findings = outcome.findings?.map((finding) => ({
     ...finding,
