@@ -202,7 +202,8 @@ describe("comparing two real certification runs", () => {
     // comparison is what is under test here, so the rest of a certification is left out.
     const only = ["--only", "callbacks.signature-valid", "--only", "callbacks.arrives"];
     const cleanRun = await child("scripts/certify.ts", only, { H2H_REPORT_DIR: clean });
-    expect(cleanRun.exitCode, cleanRun.output).toBe(0);
+    // --only: a partial run (exit 4), a baseline all the same.
+    expect(cleanRun.exitCode, cleanRun.output).toBe(4);
     provider = await startReferenceProvider({ port: 0, faults: ["bad-callback-signature"] });
     faultyRun = await child("scripts/certify.ts", only, {
       H2H_BASE_URL: provider.url,
@@ -219,7 +220,7 @@ describe("comparing two real certification runs", () => {
     const { exitCode, output } = faultyRun;
     expect(exitCode, output).toBe(1);
     expect(output).toMatch(
-      /since baseline run-\S+ \(.*, conformant\): 12 regression\(s\), 0 fix\(es\), 0 new, 0 removed/,
+      /since baseline run-\S+ \(.*, partial\): 12 regression\(s\), 0 fix\(es\), 0 new, 0 removed/,
     );
     for (const key of SIGNATURE_CASES) expect(output).toContain(`  regressed: ${key}\n`);
     const html = readFileSync(join(faulty, REPORT_FILES.html), "utf8");
@@ -261,10 +262,17 @@ describe("comparing two real certification runs", () => {
       );
       return child("scripts/compare.ts", [previous, join(dir, name)], {});
     };
-    // Fixed: the clean run again, after the faulty one.
-    const back = await compareWithLaterCopy(join(faulty, REPORT_FILES.json), "later.json");
+    // Fixed: the clean run again, after the faulty one, as a whole run.
+    const back = await compareWithLaterCopy(join(faulty, REPORT_FILES.json), "later.json", {
+      verdict: "conformant",
+    });
     expect(back.exitCode, back.output).toBe(0);
     expect(back.output).toContain("fixes (failed → passed): 12");
+
+    // The same, as the partial run it was (--only): no comparison passes it, even with fixes only.
+    const onlyPart = await compareWithLaterCopy(join(faulty, REPORT_FILES.json), "partial.json");
+    expect(onlyPart.exitCode, onlyPart.output).toBe(4);
+    expect(onlyPart.output).toContain('judged only part of the contract (verdict "partial")');
 
     // A later run stopped before its end passes no comparison, even with no regression.
     const partial = await compareWithLaterCopy(join(clean, REPORT_FILES.json), "stopped.json", {

@@ -9,7 +9,7 @@ import { failuresByRule, placeOf, standingNote } from "./failures-by-rule.ts";
 import { rateLimitWaitsLine } from "./preflight.ts";
 import { reconnectsLine } from "./reconnects.ts";
 import type { ReportPaths } from "./reports/index.ts";
-import type { RunReport } from "./run-model.ts";
+import { partialLine, type RunReport } from "./run-model.ts";
 
 const MAX_DETAIL = 240;
 
@@ -63,6 +63,7 @@ export function printSummary(
   if (reconnects) print(reconnects);
   print(
     `verdict: ${report.verdict.toUpperCase()} — ${report.target.baseUrl} (profile ${report.target.profileName}), ` +
+      (report.partial ? `${partialLine(report.partial)}, ` : "") +
       `${totals.failedRequired} required check(s) failed, ${totals.notEvaluated} not evaluated, ` +
       `${(report.durationMs / 1000).toFixed(1)} s`,
   );

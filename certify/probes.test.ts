@@ -112,8 +112,10 @@ describe("a failing generated probe", () => {
       certify(clean.url, ["--seed", "11", "--only", CHECK]),
       certify(clean.url, ["--seed", "11", "--only", CHECK]),
     ]);
-    expect(first.exitCode, first.output).toBe(0);
-    expect(second.exitCode, second.output).toBe(0);
+    // --only judges part of the contract: partial (exit 4), never a pass, and no failure.
+    expect(first.exitCode, first.output).toBe(4);
+    expect(second.exitCode, second.output).toBe(4);
+    expect(first.report.verdict).toBe("partial");
     expect(first.report.probes?.merchantOrderIdPrefix).not.toBe(second.report.probes?.merchantOrderIdPrefix);
     const requests = generatedCreations(first.report);
     // Six orders per method at the quick depth, four methods.
@@ -133,7 +135,8 @@ describe("--only", () => {
       clean.url,
       envelope.flatMap((check) => ["--only", check]),
     );
-    expect(run.exitCode, run.output).toBe(0);
+    expect(run.exitCode, run.output).toBe(4);
+    expect(run.report.totals.failedRequired).toBe(0);
     const refusals = run.report.checks.filter((c) => c.source === "auth-and-validation.spec.ts");
     expect(refusals.length).toBeGreaterThanOrEqual(24);
     expect(refusals.filter((c) => c.status !== "passed").map((c) => `${c.check}: ${c.detail}`)).toEqual([]);

@@ -72,8 +72,28 @@ export interface EndpointSummary {
   score: number | null;
 }
 
-/** "incomplete": stopped by the deadline, SIGINT or SIGTERM; the reports hold what ran. */
-export type Verdict = "conformant" | "not conformant" | "not run" | "incomplete";
+/**
+ * "incomplete": stopped by the deadline, SIGINT or SIGTERM; the reports hold what ran.
+ * "partial": no required check failed, but the run judged only part of the contract (`--only`, or
+ * required checks not evaluated): never a pass.
+ */
+export type Verdict = "conformant" | "not conformant" | "not run" | "incomplete" | "partial";
+
+/** What a partial run judged and what it left out. */
+export interface PartialRun {
+  /** Checks judged (passed or failed). */
+  checksRun: number;
+  /** Checks left out by `--only`, and required checks not evaluated. */
+  checksNotRun: number;
+  /** The `--only` checks, when the run was limited to them. */
+  only: string[];
+}
+
+/** How much a partial run judged, in words: the console and the HTML say it alike. */
+export function partialLine(partial: PartialRun): string {
+  const why = partial.only.length > 0 ? ` (--only ${partial.only.join(", ")})` : "";
+  return `${partial.checksRun} check(s) run, ${partial.checksNotRun} not run${why}: not a certification`;
+}
 
 export interface RunReport {
   tool: { name: string; version: string };
@@ -92,6 +112,8 @@ export interface RunReport {
   /** The generated and stateful probes: the same seed (and prefix) sends the same requests. */
   probes?: { seed: number; depth: string; merchantOrderIdPrefix: string; only: string[] };
   verdict: Verdict;
+  /** With the verdict "partial": how much of the contract the run judged. */
+  partial?: PartialRun;
   /** Why the run could not judge the target, when it could not (unreachable, bad setup). */
   errors: string[];
   /** What the reader must know but is no failure (a sandbox clock that did not answer, say). */

@@ -35,9 +35,16 @@ import {
 } from "./preflight.ts";
 import { onlyPattern, type ProbeOverrides } from "./probe-settings.ts";
 import { type ReportKind, type ReportPaths, writeReports } from "./reports/index.ts";
-import { resolveRootCauses } from "./root-causes.ts";
+import { isRateLimited, resolveRootCauses } from "./root-causes.ts";
 import { specTimeoutsOf } from "./run-context.ts";
-import { type CheckRecord, type RunReport, sortChecks, summarize, type Verdict } from "./run-model.ts";
+import {
+  type CheckRecord,
+  type PartialRun,
+  type RunReport,
+  sortChecks,
+  summarize,
+  type Verdict,
+} from "./run-model.ts";
 import {
   describeRun,
   newRunId,
@@ -220,6 +227,8 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
     const unreachable = await whyNotJudgeable(inputs, target, runnerRecorder, deadlineAt);
     const checks: CheckRecord[] = [];
     const errors: string[] = [];
+    // The checks --only left out: a run that judged part of the contract is "partial", never a pass.
+    let leftOutByOnly = 0;
 
     if (unreachable !== undefined) {
       errors.push(masker.text(unreachable));
@@ -282,6 +291,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
       if (probes.only.length > 0) {
         // The tests --only left out are not part of this run's report.
         const kept = checks.filter((c) => probes.only.includes(c.check));
+        leftOutByOnly += checks.length - kept.length;
         checks.splice(0, checks.length, ...kept);
       }
       if (specRun.records.length === 0 && errors.length === 0)
@@ -292,12 +302,16 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
 
     const exchanges = readRecordedExchanges(runDir);
     const onlyKept = (c: CheckRecord) => probes.only.length === 0 || probes.only.includes(c.check);
-    if (unreachable === undefined) checks.push(...runWideChecks(exchanges, profile, masker).filter(onlyKept));
+    const keptByOnly = (records: readonly CheckRecord[]) => {
+      const kept = records.filter(onlyKept);
+      leftOutByOnly += records.length - kept.length;
+      return kept;
+    };
+    if (unreachable === undefined) checks.push(...keptByOnly(runWideChecks(exchanges, profile, masker)));
     // Stopped before the reports are written, so that they hold its whole log and its exit code.
     if (target.container) containerRecord = await target.container.stop();
     // Every answer, the probe's too, against the profile's body limit.
-    if (unreachable === undefined)
-      checks.push(...sizeLimitChecks(exchanges, profile, masker).filter(onlyKept));
+    if (unreachable === undefined) checks.push(...keptByOnly(sizeLimitChecks(exchanges, profile, masker)));
     // Every answer a 401 is a refused key, not a non-conformant target; mostly 429s: rate limited.
     const refusedKey =
       unreachable === undefined
@@ -307,10 +321,24 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
     // One cause per failure: each cause fails once per endpoint; the checks it blocked point at it.
     const resolved = resolveRootCauses(checks, exchanges, profile);
     checks.splice(0, checks.length, ...resolved.records);
-    if (resolved.unexplained.length > 0 && errors.length === 0 && runStop.reason === undefined) {
-      const [first] = resolved.unexplained;
+    // A 429 or 503 is no answer: the checks that met one were not evaluated, and the run says why.
+    const byId = new Map(exchanges.map((e) => [e.id, e]));
+    const rateLimited = resolved.unexplained.filter((c) => isRateLimited(c, byId));
+    const unexplained = resolved.unexplained.filter((c) => !rateLimited.includes(c));
+    if (
+      rateLimited.length > 0 &&
+      runStop.reason === undefined &&
+      !errors.some((e) => e.startsWith("rate limited"))
+    ) {
+      const [first] = rateLimited;
       errors.push(
-        `${resolved.unexplained.length} check(s) could not be evaluated, first ${first?.endpoint} › ${first?.check}: ${first?.detail}`,
+        `rate limited: ${rateLimited.length} check(s) could not be evaluated, first ${first?.endpoint} › ${first?.check}: ${first?.detail}`,
+      );
+    }
+    if (unexplained.length > 0 && errors.length === 0 && runStop.reason === undefined) {
+      const [first] = unexplained;
+      errors.push(
+        `${unexplained.length} check(s) could not be evaluated, first ${first?.endpoint} › ${first?.check}: ${first?.detail}`,
       );
     }
     const callbacks = await collectCallbacks(sink, checks, masker, errors);
@@ -319,6 +347,15 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
     const { summary, totals } = summarize(checks);
     // A stopped run is "incomplete", its reason first; its reports hold what ran.
     if (stoppedBecause !== undefined) errors.unshift(stoppedBecause);
+    const requiredNotEvaluated = checks.filter((c) => c.status === "not evaluated" && c.required).length;
+    const partial: PartialRun | undefined =
+      probes.only.length > 0 || requiredNotEvaluated > 0
+        ? {
+            checksRun: totals.passed + totals.failed,
+            checksNotRun: leftOutByOnly + requiredNotEvaluated,
+            only: [...probes.only],
+          }
+        : undefined;
     const verdict: Verdict =
       stoppedBecause !== undefined
         ? "incomplete"
@@ -326,7 +363,9 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
           ? "not run"
           : totals.failedRequired > 0
             ? "not conformant"
-            : "conformant";
+            : partial !== undefined
+              ? "partial"
+              : "conformant";
     const rateLimitWaits = rateLimitWaitsOf(exchanges);
     const finishedAt = new Date();
     const report: RunReport = {
@@ -349,6 +388,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
         only: [...probes.only],
       },
       verdict,
+      ...(verdict === "partial" && partial ? { partial } : {}),
       errors,
       warnings,
       summary,

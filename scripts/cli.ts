@@ -27,6 +27,8 @@ export const EXIT = {
   notJudged: 2,
   /** A tool the command needs is not installed (k6); nothing was written. */
   missingTool: 3,
+  /** The verdict is partial: no required check failed, but part of the contract was not judged. */
+  partial: 4,
   /** Bad usage: an unknown option, a bad value, a bad profile or environment variable. */
   usage: 64,
 } as const;

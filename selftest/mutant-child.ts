@@ -57,8 +57,15 @@ async function certify(job: MutantJob): Promise<MutantReply> {
       ...(job.specFiles.length > 0 ? { specFiles: job.specFiles } : {}),
     });
     await provider.stop();
-    // The CLI's exit codes (scripts/commands/certify.ts): 0 conformant, 1 not conformant, else 2.
-    const exitCode = report.verdict === "conformant" ? 0 : report.verdict === "not conformant" ? 1 : 2;
+    // The CLI's exit codes (scripts/commands/certify.ts): 0 conformant, 1 not conformant, 4 partial, else 2.
+    const exitCode =
+      report.verdict === "conformant"
+        ? 0
+        : report.verdict === "not conformant"
+          ? 1
+          : report.verdict === "partial"
+            ? 4
+            : 2;
     return { exitCode, cpuMs: cpuMs() };
   } catch (error) {
     await provider.stop();

@@ -13,7 +13,7 @@ import { type CallbackEvidence, relativeToTrigger } from "../callback-evidence.t
 import { failuresByRule, placeOf, standingNote } from "../failures-by-rule.ts";
 import { rateLimitWaitsLine } from "../preflight.ts";
 import { reconnectedNote, reconnectsLine } from "../reconnects.ts";
-import type { CheckRecord, RunReport } from "../run-model.ts";
+import { type CheckRecord, partialLine, type RunReport } from "../run-model.ts";
 import { baselineSection, EXTRAS_CSS, targetContainerSection } from "./extras-html.ts";
 import { probeSettingsLine, reproductionHtml } from "./reproduction.ts";
 
@@ -22,7 +22,7 @@ body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;
 main{max-width:1180px;margin:0 auto;padding:24px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px}
 .verdict{display:inline-block;padding:4px 12px;border-radius:4px;font-weight:600;color:#fff}
-.conformant{background:#1f7a3a}.not-conformant{background:#b3261e}.not-run{background:#7a5b00}.incomplete{background:#7a5b00}
+.conformant{background:#1f7a3a}.not-conformant{background:#b3261e}.not-run{background:#7a5b00}.incomplete{background:#7a5b00}.partial{background:#7a5b00}
 table{border-collapse:collapse;width:100%;background:#fff;border:1px solid #dde1e6}
 th,td{text-align:left;padding:6px 8px;border-top:1px solid #e6e9ee;vertical-align:top}
 th{background:#eef1f5;font-weight:600}
@@ -299,7 +299,7 @@ ${rows}
 <title>h2h-certify: ${escapeHtml(report.verdict)} · ${escapeHtml(report.target.baseUrl)}</title>
 <style>${CSS}${EXTRAS_CSS}</style></head><body><main>
 <h1>H2H pay-in API certification</h1>
-<p><span class="verdict ${verdictClass}">${escapeHtml(report.verdict.toUpperCase())}</span></p>
+<p><span class="verdict ${verdictClass}">${escapeHtml(report.verdict.toUpperCase())}</span>${report.partial ? ` ${escapeHtml(partialLine(report.partial))}` : ""}</p>
 <p class="meta">Target <code>${escapeHtml(report.target.baseUrl)}</code>${report.target.reference ? " (bundled reference provider)" : ""}${
     report.targetContainer
       ? ` (a container of <code>${escapeHtml(report.targetContainer.imageRun)}</code>, <a href="#target-container">its log</a>)`

@@ -2,8 +2,10 @@
  * How a failure of a generated or stateful probe is reproduced, as each report shows
  * it: the seed, the command that re-runs just that check, the minimal request, a copy-paste curl.
  */
+
+import { rateLimitWaitsLine } from "../preflight.ts";
 import type { Reproduction } from "../run-context.ts";
-import type { CheckRecord, RunReport } from "../run-model.ts";
+import { type CheckRecord, partialLine, type RunReport } from "../run-model.ts";
 
 /** The reproduction as plain lines (JUnit, console). */
 export function reproductionLines(reproduction: Reproduction | undefined): string[] {
@@ -57,6 +59,9 @@ export function probeProperties(report: RunReport, escapeXml: (text: string) => 
     property("h2h.depth", probes.depth),
     property("h2h.merchantOrderIdPrefix", probes.merchantOrderIdPrefix),
     ...(probes.only.length > 0 ? [property("h2h.only", probes.only.join(","))] : []),
+    // CI must see a partial run and the target's 429s beside the testcases.
+    ...(report.partial ? [property("h2h.partial", partialLine(report.partial))] : []),
+    ...(report.rateLimitWaits ? [property("h2h.rateLimits", rateLimitWaitsLine(report.rateLimitWaits))] : []),
     "    </properties>",
   ];
 }

@@ -8,6 +8,7 @@ const EXIT_OF_VERDICT: Record<Verdict, ExitCode> = {
   "not conformant": EXIT.failed,
   "not run": EXIT.notJudged,
   incomplete: EXIT.notJudged, // deadline, SIGINT or SIGTERM
+  partial: EXIT.partial, // --only, or required checks not evaluated: never a pass
 };
 
 export const certify = defineCommand({
@@ -46,7 +47,8 @@ export const certify = defineCommand({
       type: "string",
       multiple: true,
       value: "CHECK",
-      description: "run only this check (repeatable), e.g. --seed N --only semantics.amount-echoed",
+      description:
+        "run only this check (repeatable), e.g. --seed N --only semantics.amount-echoed; the verdict is then PARTIAL at best (exit 4)",
     },
     // The whole run's deadline; then the reports of what ran, verdict "incomplete", exit 2.
     deadline: {
@@ -61,7 +63,9 @@ export const certify = defineCommand({
     [EXIT.ok]: "conformant: every required check passed",
     [EXIT.failed]: "not conformant",
     [EXIT.notJudged]:
-      "the target could not be judged (unreachable, invalid API key: every answer 401, a spec that did not load, a crash), or the run was incomplete (--deadline, SIGINT, SIGTERM)",
+      "the target could not be judged (unreachable, invalid API key: every answer 401, rate limited, a spec that did not load, a crash), or the run was incomplete (--deadline, SIGINT, SIGTERM)",
+    [EXIT.partial]:
+      "partial: no required check failed, but the run judged only part of the contract (--only, or required checks not evaluated)",
     ...BAD_SETTINGS_EXIT,
   },
   // Anything else that escapes (a crash, a setup failure) means "not judged", never "not conformant".

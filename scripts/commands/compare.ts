@@ -30,6 +30,8 @@ export const compare = defineCommand({
     [EXIT.failed]: "a regression: a check that passed in the previous run fails in the current one",
     [EXIT.notJudged]:
       'the current run could not judge its target (verdict "not run") or did not finish (verdict "incomplete"): no comparison passes it',
+    [EXIT.partial]:
+      'the current run judged only part of the contract (verdict "partial", e.g. --only): what it left out is not compared, so no comparison passes it',
     [EXIT.usage]: "bad usage, or a file that is not a certify report",
   },
   knownErrors: [[ReportReadError, EXIT.usage]],
@@ -58,6 +60,13 @@ export const compare = defineCommand({
         `compare: the current run (${comparison.current.runId}) did not finish (verdict "incomplete"): the checks it did not reach are not compared, so no comparison passes it`,
       );
       return EXIT.notJudged;
+    }
+    if (comparison.current.verdict === "partial") {
+      // --only, or required checks not evaluated: the checks it left out read as removed, not passed.
+      console.error(
+        `compare: the current run (${comparison.current.runId}) judged only part of the contract (verdict "partial"): the checks it left out are not compared, so no comparison passes it`,
+      );
+      return EXIT.partial;
     }
     return EXIT.ok;
   },
