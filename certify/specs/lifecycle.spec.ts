@@ -18,6 +18,7 @@ import {
   buildLifecycleModel,
   type Check,
   callbacksFollowLifecycle,
+  callbacksSandboxClock,
   confirmableAfterWrongCode,
   dataOf,
   type Exchange,
@@ -49,7 +50,7 @@ import {
 import { ORDER_KIND_TAGS } from "../../fixtures/index.ts";
 import type { StoredCallback } from "../../sink/index.ts";
 import { callbackId } from "../callback-evidence.ts";
-import { PrerequisiteError } from "../run-context.ts";
+import { type BlockedBy, PrerequisiteError } from "../run-context.ts";
 import { hookTimeoutFor, withinMeasuredBudget } from "./support/measured-budget.ts";
 import { orderRequest } from "./support/orders.ts";
 import { curlOf, Limiter, mapLimit, reproductionOf, sleep } from "./support/probes.ts";
@@ -60,7 +61,7 @@ import { verify } from "./support/verify.ts";
 
 const target = loadSpecTarget(import.meta.url);
 const { profile } = target;
-const { depth, merchantOrderIdPrefix } = target.probes;
+const { merchantOrderIdPrefix } = target.probes;
 const conventions = lifecycleConventionsOf(profile);
 const lifetimeSeconds = lifetimeSecondsOf(profile);
 /** Lifecycle probes in flight at once, both kinds together: each mostly waits (processing, callbacks). */
@@ -85,20 +86,59 @@ const KIND_TITLES: Record<OrderKind, string> = {
  */
 let clock: { works: true } | { works: false; failure?: string } = { works: false };
 
-/** Why a target cannot have this operation tried, or undefined when it can. */
+/**
+ * Why the expiry probes cannot be evaluated, as the run found the target (set with `clock`): a
+ * sandbox clock the profile requires that failed, or a lifetime to wait out that the run's
+ * deadline leaves no room for. Never a skip: the profile asks for these checks.
+ */
+let expiryBlocked: BlockedBy | undefined;
+
+/** How long the probes of an expired order take once its lifetime is waited out: its callback, a move, the quiet. */
+const AFTER_EXPIRY_MS = 2 * profile.timeouts.callbackMs + profile.timeouts.requestMs + QUIET_MS;
+
+/** Why a target cannot have this operation tried (the profile excludes it), or undefined when it can. */
 function unavailable(op: LifecycleOperation): string | undefined {
   if (op.needs.includes("second-merchant") && !target.secondApiKey)
     return "H2H_API_KEY_2 is not set: moves by the other merchant need a second merchant's API key";
-  if (op.needs.includes("expiry")) {
-    if (lifetimeSeconds === undefined)
-      return "the profile provokes expiry manually: the suite cannot make an order expire";
-    if (!clock.works && depth !== "thorough") {
-      const why = profile.sandboxClock
-        ? `the sandbox clock failed (${"failure" in clock ? clock.failure : "not asked"})`
-        : "no sandbox clock";
-      return `${why}: expiry means waiting out the ${lifetimeSeconds} s lifetime, done at --depth thorough`;
-    }
-  }
+  if (op.needs.includes("expiry") && lifetimeSeconds === undefined)
+    return "the profile provokes expiry manually: the suite cannot make an order expire";
+  return undefined;
+}
+
+/** Whether a pair's path or operation makes its order expire. */
+const needsExpiry = (ops: readonly LifecycleOperation[]) => ops.some((op) => op.needs.includes("expiry"));
+
+/**
+ * Without a working clock, expiry is waited out in real time, at any depth (a skip would certify
+ * a target whose expiry was never tried); unless the profile requires the clock, or the wait
+ * cannot end before the run's deadline: the expiry probes are then not evaluated.
+ */
+function expiryPlan(): BlockedBy | undefined {
+  if (clock.works || lifetimeSeconds === undefined || conventions.expiredStatus === null) return undefined;
+  const failure = "failure" in clock ? clock.failure : undefined;
+  if (profile.sandboxClock === "required")
+    return {
+      check: callbacksSandboxClock.name,
+      case: conventions.expiredStatus,
+      reason: `the sandbox clock the profile requires did not move the order's clock (${failure ?? "not asked"})`,
+    };
+  const needMs = (lifetimeSeconds + 1) * 1000 + AFTER_EXPIRY_MS;
+  const leftMs = target.deadlineAt - Date.now();
+  const why = profile.sandboxClock
+    ? `the sandbox clock failed (${failure ?? "not asked"})`
+    : "no sandbox clock";
+  if (needMs > leftMs)
+    return {
+      check: "lifecycle.expiry-wait",
+      reason:
+        `${why}: expiry means waiting out the ${lifetimeSeconds} s lifetime, and the run's deadline ` +
+        `leaves ${Math.max(0, Math.floor(leftMs / 1000))} s of the ${Math.ceil(needMs / 1000)} s it needs; give a longer --deadline`,
+    };
+  if (profile.sandboxClock)
+    target.warn(
+      `the profile declares a sandbox clock, but it failed (${failure ?? "not asked"}): the lifecycle's expiry ` +
+        `probes wait out the order's lifetime (${lifetimeSeconds} s) instead.`,
+    );
   return undefined;
 }
 
@@ -149,6 +189,17 @@ function settleChain(model: LifecycleModel, stateId: string): string[] {
     state = next;
   }
   return out;
+}
+
+/**
+ * In real time: waits until an order has outlived its lifetime, counted from the end of its
+ * creation (a second of margin), out of the probes' bound. Orders created together thus share
+ * one wait, however many there are.
+ */
+async function outlive(creation: Exchange | undefined): Promise<void> {
+  const createdBy = creation ? Date.parse(creation.startedAt) + creation.durationMs : Date.now();
+  const leftMs = createdBy + ((lifetimeSeconds ?? 0) + 1) * 1000 - Date.now();
+  if (leftMs > 0) await inFlight.outside(() => sleep(leftMs));
 }
 
 async function waitForCallbacks(tag: string, count: number): Promise<void> {
@@ -241,7 +292,10 @@ async function runOrder(
         if (clock.works && op.clock === "part-of-lifetime") run.movedAheadS += seconds;
         if (clock.works)
           exchange = await client.post(SANDBOX_CLOCK_ADVANCE_PATH, { seconds, orderId: needId() });
-        else await sleep(seconds * 1000);
+        else if (op.clock === "past-lifetime") {
+          needId();
+          await outlive(creation);
+        } else await sleep(seconds * 1000);
         break;
       }
       case "await-processing":
@@ -342,6 +396,16 @@ for (const kind of ORDER_KINDS) {
   /** Why a pair is not tried (a move of its path or itself is unavailable), as the run found the target. */
   const reasonOf = (pair: ReachablePair) =>
     [...pair.path, pair.operation].map((id) => unavailable(opOf(id))).find((r) => r !== undefined);
+  /** Why a pair that expires its order cannot be evaluated in this run, or undefined. */
+  const blockedOf = (pair: ReachablePair): BlockedBy | undefined =>
+    expiryBlocked && needsExpiry([...pair.path, pair.operation].map(opOf))
+      ? {
+          ...expiryBlocked,
+          ...(expiryBlocked.check === callbacksSandboxClock.name
+            ? { endpoint: `callbacks (${KIND_TITLES[kind]})` }
+            : {}),
+        }
+      : undefined;
 
   /** Probes that leave the order's state as it is share one order per state (a clock move last). */
   const stays = (pair: ReachablePair) =>
@@ -374,7 +438,9 @@ for (const kind of ORDER_KINDS) {
   /** The order each pair was judged on, or why its probe could not run. */
   const runs = new Map<ReachablePair, Settled<OrderRun>>();
   probeKind.set(kind, async () => {
-    const jobs = jobsOf(everyPair.filter((pair) => reasonOf(pair) === undefined));
+    const jobs = jobsOf(
+      everyPair.filter((pair) => reasonOf(pair) === undefined && blockedOf(pair) === undefined),
+    );
     const done = await runOrders(model, jobs);
     // A shared order on which anything went other than modelled cannot say which move caused it:
     // each of its pairs is tried again on an order of its own (one cause per failure).
@@ -415,6 +481,8 @@ for (const kind of ORDER_KINDS) {
         it(titled(judge.check, caseLabel(pair)), (ctx) => {
           const reason = reasonOf(pair);
           if (reason) return ctx.skip(reason);
+          const blockedBy = blockedOf(pair);
+          if (blockedBy) return verify(ctx, target, judge.check, undefined as never, [], { blockedBy });
           const run = runOf(pair);
           const answer = run.answers.get(pair);
           if (!answer) throw new Error(`${caseLabel(pair)} sent no request to judge`);
@@ -427,6 +495,12 @@ for (const kind of ORDER_KINDS) {
       it(titled(callbacksFollowLifecycle, caseLabel(pair)), (ctx) => {
         const reason = reasonOf(pair);
         if (reason) return ctx.skip(reason);
+        const blockedBy = blockedOf(pair);
+        if (blockedBy)
+          return verify(ctx, target, callbacksFollowLifecycle, undefined as never, [], {
+            subject: null,
+            blockedBy,
+          });
         const run = runOf(pair);
         const waived = waivedMoveOf(model, run);
         verify(ctx, target, callbacksFollowLifecycle, callbacksInput(run), run.exchanges, {
@@ -533,8 +607,9 @@ const timers = new Map<OrderKind, Settled<TimerRun>>();
 // The longest path waits for two processing steps and their callbacks, twice when retried alone;
 // without a clock, expiry is waited out. Plus the suite's measured stall: this fixed 60 s (for the
 // reference profile) was reached by correct targets on loaded machines.
+const mayWaitOutExpiry = profile.sandboxClock !== "required" && lifetimeSeconds !== undefined;
 const setupBudgetMs =
-  profile.timeouts.callbackMs * 6 + (depth === "thorough" ? (lifetimeSeconds ?? 0) * 2000 : 0) + 30_000;
+  profile.timeouts.callbackMs * 6 + (mayWaitOutExpiry ? (lifetimeSeconds + 1) * 2000 : 0) + 30_000;
 beforeAll(
   async () => {
     const work = async () => {
@@ -542,6 +617,7 @@ beforeAll(
         works: false,
         failure: error instanceof Error ? error.message : String(error),
       }));
+      expiryBlocked = expiryPlan();
       await Promise.all([
         ...[...probeKind.values()].map((probe) => probe()),
         ...ORDER_KINDS.map(async (kind) => timers.set(kind, await settle(timerRun(kind)))),

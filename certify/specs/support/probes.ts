@@ -37,6 +37,21 @@ export class Limiter {
       this.waiting.shift()?.();
     }
   }
+
+  /**
+   * Called from inside `run`: gives the slot up while `work` only waits (a sleep), and takes one
+   * again after, so that pieces waiting out the same moment all wait at once.
+   */
+  async outside<R>(work: () => Promise<R>): Promise<R> {
+    this.running -= 1;
+    this.waiting.shift()?.();
+    try {
+      return await work();
+    } finally {
+      if (this.running >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+      this.running += 1;
+    }
+  }
 }
 
 /**
