@@ -1,7 +1,8 @@
 /**
  * The clean-room sandbox, written from docs/api.md alone with conventions other than the reference
  * provider's on every open point, is certified green as its authors' profile describes it: with
- * three seeds, one at thorough depth (its orders expire unconfirmed: no sandbox clock). Its strings
+ * three seeds, one at thorough depth. It has no sandbox clock: its orders' 5 s lifetime is waited
+ * out at every depth, so the expiry pairs are judged at quick depth too. Its strings
  * have no length limit; the advisories show what it did with 10,000 characters.
  */
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
@@ -57,6 +58,14 @@ describe("the clean-room sandbox, certified with its own profile", () => {
       expect(
         report.checks.filter((c) => c.required && c.status !== "passed" && c.status !== "skipped"),
       ).toEqual([]);
+      // No sandbox clock: expiry is waited out (5 s) at every depth, so the expiry pairs are judged.
+      const lifecycle = report.checks.filter((c) => c.endpoint.startsWith("lifecycle ("));
+      expect(lifecycle.filter((c) => c.status === "skipped").map((c) => `${c.case}: ${c.detail}`)).toEqual(
+        [],
+      );
+      const expiry = lifecycle.filter((c) => c.case?.endsWith("advance the clock past the lifetime"));
+      expect(expiry.length, "expiry pairs").toBeGreaterThan(4);
+      expect(expiry.filter((c) => c.status !== "passed")).toEqual([]);
       // No length declared: 10,000 characters are sent, and what the target did is reported, not judged.
       const unlimited = report.checks.filter((c) => /maxLength none \(10000 characters\)/.test(c.case ?? ""));
       expect(unlimited.length, "advisories of the unlimited lengths").toBeGreaterThan(4);

@@ -1,0 +1,155 @@
+/**
+ * A sandbox clock the profile declares (`"sandboxClock": true`) that answers 404: the suite does
+ * what its warning says and waits out the order's lifetime, at quick depth too, so the expiry
+ * checks are judged, never skipped. A provider that accepts a confirmation after expiry is then
+ * not conformant; a correct one is conformant with those checks evaluated.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SANDBOX_CLOCK_ADVANCE_PATH } from "../contract/index.ts";
+import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
+import { type RunningForwarder, startForwarder } from "../fixtures/testing/index.ts";
+import {
+  REFERENCE_API_KEYS,
+  REFERENCE_CALLBACK_SECRET,
+  type RunningReferenceProvider,
+  startReferenceProvider,
+} from "../provider/reference/index.ts";
+import { REPORT_FILES } from "./reports/index.ts";
+import type { RunReport } from "./run-model.ts";
+import { type HostileTarget, startHostileTarget } from "./testing/hostile-target.ts";
+import { spawnCertify } from "./testing/spawn-certify.ts";
+
+/** The orders' lifetime: short, so that waiting it out costs a few seconds. */
+const LIFETIME_SECONDS = 3;
+
+/** Answers every request 404 `not_found`, as a target without the clock extension does. */
+let noClock: HostileTarget;
+const running: { stop(): Promise<unknown> }[] = [];
+
+beforeAll(async () => {
+  noClock = await startHostileTarget((_request, _body, response) => {
+    response.writeHead(404, { "content-type": "application/json" });
+    response.end(
+      JSON.stringify({
+        data: null,
+        result: {
+          codeError: "not_found",
+          message: "no such path",
+          status: "error",
+          "x-request-id": randomUUID(),
+        },
+      }),
+    );
+  });
+});
+afterAll(async () => {
+  for (const server of running) await server.stop();
+  await noClock?.stop();
+});
+
+/** The reference provider (with `faults`) behind a forwarder whose clock path answers 404. */
+async function providerWithoutClock(faults: string[], lifetimeSeconds = LIFETIME_SECONDS): Promise<string> {
+  const provider: RunningReferenceProvider = await startReferenceProvider({
+    port: 0,
+    faults,
+    lifetimeSeconds,
+    processingDelayMs: 50,
+  });
+  running.push(provider);
+  const forwarder: RunningForwarder = await startForwarder({
+    upstreamOf: (req) =>
+      (req.url ?? "").startsWith(SANDBOX_CLOCK_ADVANCE_PATH) ? noClock.url : provider.url,
+  });
+  running.push({ stop: () => forwarder.close() });
+  return forwarder.url;
+}
+
+async function certify(baseUrl: string, lifetimeSeconds = LIFETIME_SECONDS, args: string[] = []) {
+  const dir = mkdtempSync(join(tmpdir(), "h2h-expiry-"));
+  const profile = JSON.parse(readFileSync(REFERENCE_PROFILE_PATH, "utf8")) as Record<string, unknown>;
+  (profile.callbackTriggers as Record<string, unknown>).expired = { unconfirmedForSeconds: lifetimeSeconds };
+  const profilePath = join(dir, "profile.json");
+  writeFileSync(profilePath, JSON.stringify(profile));
+  const run = await spawnCertify(
+    {
+      H2H_BASE_URL: baseUrl,
+      H2H_API_KEY: REFERENCE_API_KEYS.merchant1,
+      H2H_API_KEY_2: REFERENCE_API_KEYS.merchant2,
+      H2H_CALLBACK_SECRET: REFERENCE_CALLBACK_SECRET,
+      H2H_PROFILE: profilePath,
+      H2H_REPORT_DIR: dir,
+      H2H_SEED: "5",
+    },
+    { args: ["--depth", "quick", ...args] },
+  );
+  const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
+  return { ...run, report };
+}
+
+/** The lifecycle records of orders that expire (their case names the expired state or the move past the lifetime). */
+const expiryRecords = (report: RunReport) =>
+  report.checks.filter(
+    (c) =>
+      c.endpoint.startsWith("lifecycle (") &&
+      (c.case?.startsWith("expired:") || c.case?.endsWith("advance the clock past the lifetime")),
+  );
+
+describe("a declared sandbox clock that answers 404, at quick depth", () => {
+  it("a provider that accepts a confirmation after expiry is not conformant", async () => {
+    const { exitCode, output, report } = await certify(
+      await providerWithoutClock(["confirm-after-expiry-accepted"]),
+    );
+    expect(exitCode, output).toBe(1);
+    expect(report.verdict).toBe("not conformant");
+    const afterExpiry = report.checks.filter((c) => c.check === "behaviour.rejects-confirm-after-expiry");
+    expect(afterExpiry.length).toBeGreaterThan(0);
+    expect(afterExpiry.some((c) => c.status === "failed" && c.required)).toBe(true);
+    expect(afterExpiry.filter((c) => c.status === "skipped")).toEqual([]);
+  }, 120_000);
+
+  it("a correct provider is conformant, its expiry checks judged after waiting out the lifetime", async () => {
+    const { exitCode, output, report } = await certify(await providerWithoutClock([]));
+    expect(exitCode, output).toBe(0);
+    expect(report.verdict).toBe("conformant");
+    const expiry = expiryRecords(report);
+    expect(expiry.length).toBeGreaterThan(8);
+    expect(
+      expiry.filter((c) => c.status !== "passed").map((c) => `${c.check} ${c.case}: ${c.detail}`),
+    ).toEqual([]);
+    expect(
+      report.checks.filter((c) => c.check === "behaviour.rejects-confirm-after-expiry").length,
+    ).toBeGreaterThan(0);
+    expect(report.checks.filter((c) => /done at --depth thorough/.test(c.detail ?? ""))).toEqual([]);
+    expect(output).toMatch(
+      new RegExp(
+        `warning: the profile declares a sandbox clock, but it failed \\(HTTP 404 .*\\): the lifecycle's expiry probes wait out the order's lifetime \\(${LIFETIME_SECONDS} s\\) instead`,
+      ),
+    );
+  }, 120_000);
+
+  it("expiry that cannot be waited out before the deadline is not evaluated, never skipped: not run", async () => {
+    // A 30 s lifetime and a 20 s deadline; only the lifecycle's checks, so nothing else waits.
+    const only = ["behaviour.rejects-confirm-after-expiry", "callbacks.follow-lifecycle"];
+    const { exitCode, output, report } = await certify(await providerWithoutClock([], 30), 30, [
+      "--deadline",
+      "20",
+      ...only.flatMap((check) => ["--only", check]),
+    ]);
+    expect(exitCode, output).toBe(2);
+    expect(report.verdict).toBe("not run");
+    expect(report.errors[0]).toMatch(/could not be evaluated/);
+    const expiry = expiryRecords(report);
+    expect(expiry.length).toBeGreaterThan(8);
+    for (const record of expiry) {
+      expect(record.status, `${record.check} ${record.case}`).toBe("not evaluated");
+      expect(record.detail).toMatch(/waiting out the 30 s lifetime, and the run's deadline leaves \d+ s/);
+    }
+    expect(report.checks.filter((c) => c.status === "skipped")).toEqual([]);
+    // What needs no expiry was judged.
+    expect(report.checks.filter((c) => c.status === "passed").length).toBeGreaterThan(10);
+  }, 120_000);
+});
