@@ -6,7 +6,7 @@
  */
 import type { ExchangeResponse } from "../h2h-client.ts";
 import { defineCheck, fail, isRecord, notEvaluated, pass, type RuleSource, show } from "./check.ts";
-import { rateLimitCause } from "./root-cause.ts";
+import { rateLimitCause } from "./rate-limit.ts";
 
 /** What a target documents for one kind of refusal; unset parts accept any value. */
 export interface PinnedError {

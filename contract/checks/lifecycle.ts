@@ -6,7 +6,7 @@
 import type { ExchangeResponse } from "../h2h-client.ts";
 import { evaluateRejection, type PinnedError, type RejectionInput } from "./behaviour.ts";
 import { defineCheck, fail, isRecord, notEvaluated, pass, show } from "./check.ts";
-import { rateLimitCause } from "./root-cause.ts";
+import { rateLimitCause } from "./rate-limit.ts";
 
 // --- the lifecycle ---------------------------------------------------------------------------------
 

@@ -8,6 +8,8 @@ import type { ExchangeResponse } from "../h2h-client.ts";
 import { isRecord, show } from "./check.ts";
 import { envelopeShape } from "./envelope.ts";
 
+export { RATE_LIMITED, rateLimitCause } from "./rate-limit.ts";
+
 export interface RootCause {
   /** The check that fails for it: the others of the same answer wait on it. */
   check: string;
@@ -19,24 +21,6 @@ export interface RootCause {
 
 function mediaType(response: ExchangeResponse): string {
   return (response.headers["content-type"] ?? "no Content-Type").split(";")[0]?.trim() || "no Content-Type";
-}
-
-/** What a check that met a rate-limited answer waits on: no check fails for it, so it is never explained. */
-export const RATE_LIMITED = "target.rate-limited";
-
-/**
- * A 429 or 503 is the target's limiter (or load) speaking, not the endpoint: never a refusal, an
- * acceptance or an envelope to judge. Undefined for any other answer.
- */
-export function rateLimitCause(response: ExchangeResponse): RootCause | undefined {
-  if (response.status !== 429 && response.status !== 503) return undefined;
-  const retryAfter = response.headers["retry-after"];
-  const why = retryAfter === undefined ? "no Retry-After" : `Retry-After ${show(retryAfter)} not waited out`;
-  return {
-    check: RATE_LIMITED,
-    signature: `rate limited · HTTP ${response.status}`,
-    reason: `rate limited: HTTP ${response.status}, ${why}`,
-  };
 }
 
 /** Why no check can read this answer, or undefined when it is an envelope they can read. */
