@@ -200,7 +200,10 @@ export function resolveRootCauses(
     if (!blockedBy) return true;
     if (blockedBy.exchange && explained.has(blockedBy.exchange)) return false;
     if (record.endpoint === RUN_WIDE && failedAnywhere.has(blockedBy.check)) return false;
-    return !failed.has(key(record.endpoint, `${blockedBy.check}\u0000${blockedBy.case ?? ""}`));
+    // The failure may sit on another endpoint (a sandbox clock's lifecycle pairs wait on the callbacks').
+    return !failed.has(
+      key(blockedBy.endpoint ?? record.endpoint, `${blockedBy.check}\u0000${blockedBy.case ?? ""}`),
+    );
   });
   return { records: out, unexplained };
 }
