@@ -47,6 +47,8 @@ describe("the probes' settings", () => {
 
   it.each([
     [{ H2H_SEED: "abc" }, {}, 'H2H_SEED "abc" is not a seed: an integer from 0 to 2147483647'],
+    [{ H2H_SEED: "0x10" }, {}, 'H2H_SEED "0x10" is not a seed'],
+    [{ H2H_SEED: "1e3" }, {}, 'H2H_SEED "1e3" is not a seed'],
     [{}, { seed: -1 }, '--seed "-1" is not a seed'],
     [{}, { seed: 1.5 }, '--seed "1.5" is not a seed'],
     [{ H2H_DEPTH: "deep" }, {}, 'H2H_DEPTH "deep" is not a depth: one of quick, thorough'],

@@ -138,6 +138,8 @@ describe("runCli", () => {
 
   it.each([
     [["--count", "many"], '--count: "many" is not a number'],
+    [["--count", "0x10"], '--count: "0x10" is not a number'],
+    [["--count", "1e2"], '--count: "1e2" is not a number'],
     [["--colour", "green"], "--colour green: must be one of red, blue"],
     [["--count"], "--count"],
     [["extra"], "extra"],

@@ -233,10 +233,10 @@ function parseOptions<Options extends Record<string, OptionSpec>>(
 
 /** A number from an option's value; names the option when it is not one. */
 export function numberFlag(name: string, value: string): number {
-  const parsed = Number(value);
-  if (value.trim() === "" || !Number.isFinite(parsed))
-    throw new UsageError(`--${name}: "${value}" is not a number`);
-  return parsed;
+  // Plain decimal notation only: Number() would take 0x10 as 16, 1e2 as 100 and "" as 0.
+  if (!/^-?(\d+(\.\d*)?|\.\d+)$/.test(value.trim()))
+    throw new UsageError(`--${name}: "${value}" is not a number (decimal digits, e.g. 12 or 2.5)`);
+  return Number(value);
 }
 
 /**

@@ -320,8 +320,13 @@ export const SETTINGS = {
     variable: "H2H_SEED",
     flag: "seed",
     readBy: ["certify"],
+    // Plain decimal digits only: Number() would take 0x10 as 16 and 1e3 as 1000.
     parse: z
       .string()
+      .refine(
+        (text) => /^\d+$/.test(text),
+        refuse(`$NAME "$VALUE" is not a seed: an integer from 0 to ${MAX_SEED}`),
+      )
       .transform(Number)
       .refine(
         (seed) => Number.isSafeInteger(seed) && seed >= 0 && seed <= MAX_SEED,
