@@ -24,6 +24,12 @@ function readReports(reportDir: string): RunReport {
   return JSON.parse(readFileSync(join(reportDir, REPORT_FILES.json), "utf8")) as RunReport;
 }
 
+it("refuses a --deadline longer than a timer can wait (it would fire at once), exit 64", async () => {
+  const run = await spawnCertify({}, { args: ["--deadline", "3000000"] });
+  expect(run.exitCode).toBe(64);
+  expect(run.output).toMatch(/--deadline 3000000: at most 2147483\.647 seconds/);
+});
+
 describe("a run that is stopped", () => {
   it("by SIGTERM mid-run: parseable reports marked incomplete, exit 2, temp folders removed", async () => {
     const reportDir = join(mkdtempSync(join(tmpdir(), "h2h-sigterm-")), "reports");

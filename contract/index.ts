@@ -107,6 +107,7 @@ export {
 } from "./plain-issues.ts";
 // Target profiles.
 export {
+  MAX_DEADLINE_MS,
   type Profile,
   ProfileError,
   parseProfile,

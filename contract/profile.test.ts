@@ -1,4 +1,6 @@
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { CHECK_REGISTRY } from "./checks/index.ts";
@@ -51,6 +53,15 @@ describe("target profiles", () => {
     expect(message).toMatch(/requestRules\.requisites\.lifetimeYear\.pattern .*stated/);
     expect(message).toMatch(/requestRules\.metadata\.webHook\.format .*necessary/);
     expect(message).not.toMatch(/clientID/);
+  });
+
+  it("reads a profile saved with a UTF-8 byte order mark, and refuses a deadline no timer can wait", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "h2h-profile-"));
+    const file = join(dir, "bom.json");
+    writeFileSync(file, `\uFEFF${JSON.stringify(reference())}`);
+    expect((await readProfile(file, known)).name).toBe("reference");
+    const tooLong = { ...reference(), limits: { ...reference().limits, deadlineMs: 2 ** 31 } };
+    expect(() => parseProfile(tooLong, "deadline.json", known)).toThrow(/limits\.deadlineMs/);
   });
 
   it("the annotated example for a foreign provider is valid, its comments included", async () => {

@@ -35,6 +35,9 @@ function annotated<T extends z.ZodRawShape>(shape: T) {
 
 const positiveMs = z.int().positive().max(600_000);
 
+/** The longest deadline a Node.js timer can wait for (2^31 - 1 ms); a longer one fires at once. */
+export const MAX_DEADLINE_MS = 2_147_483_647;
+
 const ClientMetadataField = z.enum(CLIENT_METADATA_FIELDS);
 
 // --- methods, limits, lifecycle, races: what the generated and stateful probes need ---
@@ -313,7 +316,7 @@ export const ProfileSchema = annotated({
     /** Bytes of an answer read and kept (after decoding). */
     maxBodyBytes: z.number().int().min(1).default(DEFAULT_MAX_BODY_BYTES),
     /** The whole run's deadline (default: derived from the timeouts, certify/deadline.ts). */
-    deadlineMs: z.int().positive().optional(),
+    deadlineMs: z.int().positive().max(MAX_DEADLINE_MS).optional(),
     // Rate limits: a 429 whose Retry-After is at most this long is waited out and the
     // request sent again, at most rateLimitRetries times per request; a longer one stands.
     retryAfterMaxMs: z.int().min(0).default(DEFAULT_RETRY_AFTER_MAX_MS),
@@ -485,7 +488,8 @@ export async function readProfile(path: string, knownChecks?: ReadonlySet<string
   }
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    // An editor's UTF-8 byte order mark is no part of the JSON.
+    json = JSON.parse(text.replace(/^\uFEFF/, ""));
   } catch (error) {
     throw new ProfileError(`profile ${path} is not valid JSON: ${jsonErrorLocation(text, error)}`);
   }

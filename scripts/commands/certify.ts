@@ -1,5 +1,6 @@
 /** `npm run certify`: certifies the target against the contract and writes the reports. */
 import { checkProfile, printListedChecks, runCertification, type Verdict } from "../../certify/index.ts";
+import { MAX_DEADLINE_MS } from "../../contract/index.ts";
 import { commandSettings, defineCommand, EXIT, type ExitCode, settingOption, UsageError } from "../cli.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
 
@@ -91,6 +92,11 @@ export const certify = defineCommand({
     const { deadline } = options;
     if (deadline !== undefined && !(deadline > 0))
       throw new UsageError(`--deadline ${deadline}: must be a positive number of seconds`);
+    // A timer longer than 2^31 - 1 ms fires at once in Node.js: the run would end as it starts.
+    if (deadline !== undefined && deadline * 1000 > MAX_DEADLINE_MS)
+      throw new UsageError(
+        `--deadline ${deadline}: at most ${MAX_DEADLINE_MS / 1000} seconds (about 24 days)`,
+      );
     const probes = { only: options.only };
     const limits = deadline === undefined ? {} : { deadlineMs: Math.round(deadline * 1000) };
     return EXIT_OF_VERDICT[(await runCertification({ settings, probes, ...limits })).report.verdict];
