@@ -175,6 +175,10 @@ describe("generated orders", () => {
     expect(portless.some((h) => h?.startsWith("https://sink.example.org:443/h2h/tag-1"))).toBe(true);
     const max = portless.find((h) => h?.startsWith("https://sink.example.org:443/h2h/tag-1?pad="));
     expect(max?.length).toBe(2048);
+    // A base that writes out its default port (a sink on port 80) keeps it once, and stays a URL.
+    const port80 = generate(42, { callbackUrl: "http://127.0.0.1:80/callbacks/t" }).map((o) => o.webHook);
+    for (const hook of port80) if (hook) expect(URL.canParse(hook), hook).toBe(true);
+    expect(port80.some((h) => h?.startsWith("http://127.0.0.1:80/callbacks/t"))).toBe(true);
   });
 
   it("ask the callback URL function for each order, so the sink can tag it", () => {

@@ -643,10 +643,12 @@ function withQuery(url: string, query: string): string {
 /** The URL with its port written out (the scheme's default when it has none), as some merchants write it. */
 function withExplicitPort(url: string): string {
   const parsed = new URL(url);
-  if (parsed.port !== "") return url;
-  const port = parsed.protocol === "https:" ? "443" : "80";
-  const authorityEnd = url.indexOf("/", url.indexOf("//") + 2);
+  const start = url.indexOf("//") + 2;
+  const authorityEnd = url.indexOf("/", start);
   const end = authorityEnd === -1 ? url.length : authorityEnd;
+  // A default port already written out (a sink on port 80) reads as no port to URL, but is there.
+  if (parsed.port !== "" || /:\d+$/.test(url.slice(start, end))) return url;
+  const port = parsed.protocol === "https:" ? "443" : "80";
   return `${url.slice(0, end)}:${port}${url.slice(end)}`;
 }
 
