@@ -42,6 +42,16 @@ describe("certify before the first request", () => {
     expect(elapsedMs - startup.elapsedMs).toBeLessThan(5_000);
   }, 30_000);
 
+  it.skipIf(process.platform !== "linux")(
+    "refuses a report directory under /proc at once (a recursive mkdir there never returns)",
+    async () => {
+      const { exitCode, output } = await spawnCertify({ H2H_REPORT_DIR: "/proc/h2h-no-such-dir" });
+      expect(exitCode, output).toBe(64);
+      expect(output).toMatch(/H2H_REPORT_DIR "\/proc\/h2h-no-such-dir" is not writable/);
+    },
+    30_000,
+  );
+
   it("refuses a busy sink port, naming H2H_SINK_PORT", async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));

@@ -6,18 +6,33 @@
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve, sep } from "node:path";
 import type { RecordedExchange } from "../contract/index.ts";
 import { SettingsError } from "../target/index.ts";
 
 const errorCode = (error: unknown) => (error as NodeJS.ErrnoException | undefined)?.code ?? "";
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/**
+ * mkdir -p, one level at a time: Node's recursive mkdir never returns for a path under /proc
+ * (H2H_REPORT_DIR=/proc/x hung with no output), where a plain mkdir fails at once.
+ */
+async function makeDirectories(path: string): Promise<void> {
+  const parts = resolve(path).split(sep).filter(Boolean);
+  for (let i = 1; i <= parts.length; i++) {
+    try {
+      await mkdir(`${sep}${parts.slice(0, i).join(sep)}`);
+    } catch (error) {
+      if (errorCode(error) !== "EEXIST") throw error;
+    }
+  }
+}
+
 /** Creates the report directory if needed and writes (then removes) a probe file in it. */
 export async function assertReportDirWritable(reportDir: string): Promise<void> {
   const probe = join(reportDir, `.h2h-write-probe-${process.pid}-${randomBytes(3).toString("hex")}`);
   try {
-    await mkdir(reportDir, { recursive: true });
+    await makeDirectories(reportDir);
     await writeFile(probe, "");
   } catch (error) {
     throw new SettingsError(
