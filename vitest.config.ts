@@ -1,21 +1,18 @@
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import { contractProjectWorkers, SPEC_GLOB, SPEC_POOL } from "./certify/spec-pool.ts";
-import LongFilesFirstSequencer from "./vitest.sequencer.ts";
 
 export default defineConfig({
   test: {
-    // The watchdog names a file that runs too long and ends a run over its budget (see its header):
-    // a worker stuck in a synchronous loop defeats testTimeout and hookTimeout, which run inside it.
-    reporters: ["default", "./vitest.closing-reporter.ts", "./vitest.watchdog-reporter.ts"],
+    // hanging-process names what keeps Vitest from exiting; CI's `timeout` ends a run that hangs.
+    reporters: ["default", "hanging-process", "./vitest.closing-reporter.ts"],
+    teardownTimeout: 20_000,
     // One worker more than the machine has cores (three on two): most files wait on child
     // processes, containers, sockets and timers (the mutation self-test's children, a container's
     // start, a callback's retries), and a third file uses the CPU they leave idle. npm test on a
     // 2-core machine: 3 min with two workers, 2 min 24 s with three. The `suite` project takes it
     // from here, so that --maxWorkers still sets it.
     maxWorkers: availableParallelism() + 1,
-    // The files that take tens of seconds start first, whatever Vitest cached (see its header).
-    sequence: { sequencer: LongFilesFirstSequencer },
     projects: [
       {
         test: {
