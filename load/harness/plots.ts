@@ -68,6 +68,14 @@ function emptyPlot(id: string, title: string, why: string): string {
   );
 }
 
+/** The horizontal grid lines of a plot, with their labels on the left. */
+function yGridLines(yMax: number, y: (v: number) => number): string[] {
+  return niceTicks(0, yMax).flatMap((tick) => [
+    `<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${y(tick).toFixed(1)}" y2="${y(tick).toFixed(1)}" stroke="#e5e7eb"/>`,
+    `<text x="${MARGIN.left - 6}" y="${(y(tick) + 4).toFixed(1)}" text-anchor="end" font-size="11" fill="#4b5563">${fmt(tick)}</text>`,
+  ]);
+}
+
 export function lineChart(chart: LineChart, noDataReason = "no data"): string {
   const drawn = chart.series.map((s) => ({
     ...s,
@@ -89,13 +97,7 @@ export function lineChart(chart: LineChart, noDataReason = "no data"): string {
   const plotH = HEIGHT - MARGIN.top - MARGIN.bottom;
   const x = (v: number) => MARGIN.left + (v / xMax) * plotW;
   const y = (v: number) => MARGIN.top + plotH - (v / yMax) * plotH;
-  const parts: string[] = [];
-  for (const tick of niceTicks(0, yMax)) {
-    parts.push(
-      `<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${y(tick).toFixed(1)}" y2="${y(tick).toFixed(1)}" stroke="#e5e7eb"/>`,
-      `<text x="${MARGIN.left - 6}" y="${(y(tick) + 4).toFixed(1)}" text-anchor="end" font-size="11" fill="#4b5563">${fmt(tick)}</text>`,
-    );
-  }
+  const parts: string[] = yGridLines(yMax, y);
   for (const tick of niceTicks(0, xMax, 8)) {
     parts.push(
       `<line x1="${x(tick).toFixed(1)}" x2="${x(tick).toFixed(1)}" y1="${MARGIN.top + plotH}" y2="${MARGIN.top + plotH + 4}" stroke="#9ca3af"/>`,
@@ -179,13 +181,7 @@ export function histogram(chart: Histogram, noDataReason = "no data"): string {
   const yMax = Math.max(...counts) * 1.1;
   const barW = plotW / counts.length;
   const y = (v: number) => MARGIN.top + plotH - (v / yMax) * plotH;
-  const parts: string[] = [];
-  for (const tick of niceTicks(0, yMax)) {
-    parts.push(
-      `<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${y(tick).toFixed(1)}" y2="${y(tick).toFixed(1)}" stroke="#e5e7eb"/>`,
-      `<text x="${MARGIN.left - 6}" y="${(y(tick) + 4).toFixed(1)}" text-anchor="end" font-size="11" fill="#4b5563">${fmt(tick)}</text>`,
-    );
-  }
+  const parts: string[] = yGridLines(yMax, y);
   counts.forEach((count, i) => {
     const bx = MARGIN.left + i * barW;
     parts.push(
