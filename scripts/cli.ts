@@ -239,6 +239,17 @@ export function numberFlag(name: string, value: string): number {
   return Number(value);
 }
 
+/** A comma-separated list of numbers (`--callback-retries 100,200`); an empty one is no item. */
+export function numberListFlag(name: string, value: string): number[] {
+  return value === "" ? [] : value.split(",").map((part) => numberFlag(name, part));
+}
+
+/** The options of a command that starts a server: where it listens. */
+export const LISTEN_OPTIONS = {
+  port: { type: "number", description: "port to listen on (default: a free port)" },
+  host: { type: "string", value: "ADDR", description: "address to listen on (default: 127.0.0.1)" },
+} as const satisfies Record<string, OptionSpec>;
+
 /**
  * Runs a command with the process's arguments: `--help` prints the help (exit 0); a usage error
  * prints the message and the usage line (exit 64); an error the command knows gets its exit code,

@@ -1,13 +1,12 @@
 /** `npm run provider:cleanroom`: the clean-room sandbox alone, until SIGINT or SIGTERM. */
 import { DEFAULTS, startCleanroomProvider } from "../../provider/cleanroom/index.ts";
-import { defineCommand, EXIT, numberFlag } from "../cli.ts";
+import { defineCommand, EXIT, LISTEN_OPTIONS, numberListFlag } from "../cli.ts";
 
 export const cleanroomProvider = defineCommand({
   name: "provider:cleanroom",
   summary: "Starts the clean-room sandbox (provider/cleanroom) and prints its URL; Ctrl-C stops it.",
   options: {
-    port: { type: "number", description: "port to listen on (default: a free port)" },
-    host: { type: "string", value: "ADDR", description: "address to listen on (default: 127.0.0.1)" },
+    ...LISTEN_OPTIONS,
     lifetime: {
       type: "number",
       value: "SECONDS",
@@ -31,10 +30,7 @@ export const cleanroomProvider = defineCommand({
       host: options.host ?? "127.0.0.1",
       lifetimeMs: options.lifetime === undefined ? undefined : options.lifetime * 1000,
       processingDelayMs: options["processing-delay"],
-      callbackRetryDelaysMs: retries
-        ?.split(",")
-        .filter(Boolean)
-        .map((ms) => numberFlag("callback-retries", ms)),
+      callbackRetryDelaysMs: retries === undefined ? undefined : numberListFlag("callback-retries", retries),
       log: (line) => console.log(`[cleanroom] ${line}`),
     });
     console.log(`cleanroom provider listening on ${running.url}`);

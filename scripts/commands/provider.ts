@@ -11,7 +11,7 @@ import {
   serveUntilSignal,
   startReferenceProvider,
 } from "../../provider/reference/index.ts";
-import { defineCommand, EXIT, numberFlag } from "../cli.ts";
+import { defineCommand, EXIT, LISTEN_OPTIONS, numberListFlag } from "../cli.ts";
 
 export const provider = defineCommand({
   name: "provider",
@@ -20,8 +20,7 @@ export const provider = defineCommand({
     "changes are cancelled, in-flight callbacks finished, retries abandoned (and counted); a second\n" +
     "Ctrl-C exits at once (130).",
   options: {
-    port: { type: "number", description: "port to listen on (default: a free port)" },
-    host: { type: "string", value: "ADDR", description: "address to listen on (default: 127.0.0.1)" },
+    ...LISTEN_OPTIONS,
     lifetime: {
       type: "number",
       value: "SECONDS",
@@ -71,12 +70,7 @@ export const provider = defineCommand({
       lifetimeSeconds: options.lifetime,
       retentionSeconds: options.retention,
       processingDelayMs: options["processing-delay"],
-      callbackRetryDelaysMs:
-        retries === undefined
-          ? undefined
-          : retries === ""
-            ? []
-            : retries.split(",").map((part) => numberFlag("callback-retries", part)),
+      callbackRetryDelaysMs: retries === undefined ? undefined : numberListFlag("callback-retries", retries),
       callbackAttemptTimeoutMs: options["callback-timeout"],
       faults: options.fault ?? [],
       log: (line) => console.log(`[provider] ${line}`),
