@@ -19,7 +19,7 @@ import {
   describeRun,
   newRunId,
   type OpenedTarget,
-  openTarget,
+  openRunTarget,
   readRunInputs,
   runContextOf,
   whyNotJudgeable,
@@ -39,7 +39,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await rm(runDir, { recursive: true, force: true });
   };
   try {
-    target = await openTarget(inputs, { runId, runDir, print });
+    target = await openRunTarget(inputs, { runId, runDir, print });
     masker = target.masker;
     for (const line of describeRun(inputs, target)) print(line);
     // A target nothing can be judged of fails once, with the reason, not once per check.

@@ -1,8 +1,8 @@
 /**
  * What is checked before the first request, so a run that cannot end well is refused in
  * seconds, naming the variable (exit 64), instead of being lost after the whole run: the report
- * directory must be writable and the sink port free. And the diagnoses that make a run "not run"
- * (exit 2) rather than "not conformant": a target that refuses the API key.
+ * directory must be writable. And the diagnoses that make a run "not run" (exit 2) rather than
+ * "not conformant": a target that refuses the API key.
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, rm, writeFile } from "node:fs/promises";
@@ -41,22 +41,6 @@ export async function assertReportDirWritable(reportDir: string): Promise<void> 
     );
   } finally {
     await rm(probe, { force: true }).catch(() => undefined);
-  }
-}
-
-/** Runs the sink start; a port that is taken or refused becomes a SettingsError naming H2H_SINK_PORT. */
-export async function startSinkNamingPort<T>(port: number, start: () => Promise<T>): Promise<T> {
-  try {
-    return await start();
-  } catch (error) {
-    const code = errorCode(error);
-    if (code === "EADDRINUSE" || code === "EACCES") {
-      throw new SettingsError(
-        `H2H_SINK_PORT ${port}: the webhook sink cannot listen there (${code === "EADDRINUSE" ? "the port is in use" : "permission denied"}); ` +
-          "choose a free port, or unset H2H_SINK_PORT to take any free one",
-      );
-    }
-    throw error;
   }
 }
 

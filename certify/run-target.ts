@@ -22,11 +22,9 @@ import {
   TransportError,
   tlsSummaryLines,
 } from "../contract/index.ts";
-import { type RunningReferenceProvider, startReferenceProvider } from "../provider/reference/index.ts";
-import type { RunningSink } from "../sink/index.ts";
 import {
-  type RunningTargetContainer,
-  type RunSecrets,
+  type OpenedTarget,
+  openTarget,
   type RunSettings,
   rateLimitRetryOf,
   readTargetContainerSettings,
@@ -34,15 +32,11 @@ import {
   runMasker,
   type Settings,
   secretEnvValues,
-  startRunSink,
-  startTargetContainer,
-  TargetContainerError,
-  type TargetContainerRecord,
   type TargetContainerSettings,
   targetSettingsOf,
   withReferenceDefaults,
 } from "../target/index.ts";
-import { invalidApiKeyDiagnosis, rateLimitedDiagnosis, startSinkNamingPort } from "./preflight.ts";
+import { invalidApiKeyDiagnosis, rateLimitedDiagnosis } from "./preflight.ts";
 import {
   describeProbeSettings,
   type ProbeOverrides,
@@ -83,95 +77,18 @@ export async function readRunInputs(run: RunSettings, probeOverrides?: ProbeOver
   return { settings, profile, probes, containerSettings, tls, tlsSummary, masker };
 }
 
-/** The target of a run, opened, with the sink that takes its callbacks. */
-export interface OpenedTarget {
-  baseUrl: string;
-  /** The bundled reference provider, when the run started it (no URL, no image). */
-  provider: RunningReferenceProvider | undefined;
-  container: RunningTargetContainer | undefined;
-  /** Why the H2H_TARGET_IMAGE container did not get ready, and its record (logs), when it did not. */
-  containerFailure: string | undefined;
-  containerRecord: TargetContainerRecord | undefined;
-  sink: RunningSink;
-  /** Every secret of the run, the sink's token with them. */
-  secrets: RunSecrets;
-  masker: Masker;
-  /** Stops the container, the provider and the sink (each once). */
-  close(): Promise<void>;
-}
+export type { OpenedTarget };
 
-/**
- * Starts the bundled reference provider when no URL or image is given, the run's sink (its data
- * in `runDir`), and the H2H_TARGET_IMAGE container: one that does not get ready is reported in
- * `containerFailure`, not thrown. What started is stopped again when a later step throws.
- */
-export async function openTarget(
+/** Opens the run's target (target/ does it for load too), its sink's data in `runDir`. */
+export function openRunTarget(
   inputs: RunInputs,
   options: { runId: string; runDir: string; print: (line: string) => void },
 ): Promise<OpenedTarget> {
-  const { settings, profile, containerSettings } = inputs;
-  let provider: RunningReferenceProvider | undefined;
-  let sink: RunningSink | undefined;
-  let container: RunningTargetContainer | undefined;
-  const close = async () => {
-    if (container) await container.stop();
-    if (provider) await provider.stop();
-    if (sink) await sink.stop();
-  };
-  try {
-    if (settings.baseUrl === undefined && !containerSettings)
-      provider = await startReferenceProvider({ port: 0 });
-    // A busy H2H_SINK_PORT is a usage error naming the variable.
-    sink = await startSinkNamingPort(settings.sinkPort, () =>
-      startRunSink(settings, profile, join(options.runDir, "sink")),
-    );
-    // The sink's token guards it against fake callbacks: it is masked like a secret.
-    const secrets: RunSecrets = {
-      apiKey: settings.apiKey,
-      secondApiKey: settings.secondApiKey,
-      callbackSecret: settings.callbackSecret,
-      baseUrl: settings.baseUrl,
-      sinkToken: sink.token,
-      targetEnvSecrets: secretEnvValues(containerSettings),
-      tlsPassphrase: settings.tls.passphrase,
-      cardNumbers: profile.testCards,
-    };
-    const masker = runMasker(secrets);
-    let containerRecord: TargetContainerRecord | undefined;
-    let containerFailure: string | undefined;
-    if (containerSettings) {
-      try {
-        container = await startTargetContainer(containerSettings, {
-          runId: options.runId,
-          // What the container prints is masked with the sink's token too.
-          print: (line) => options.print(masker.text(line)),
-        });
-      } catch (error) {
-        if (!(error instanceof TargetContainerError)) throw error;
-        containerFailure = error.message;
-        containerRecord = error.record;
-      }
-    }
-    const baseUrl =
-      settings.baseUrl ??
-      (containerRecord ? `http://127.0.0.1:${containerRecord.port}` : undefined) ??
-      container?.url ??
-      (provider as RunningReferenceProvider).url;
-    return {
-      baseUrl,
-      provider,
-      container,
-      containerFailure,
-      containerRecord,
-      sink,
-      secrets,
-      masker,
-      close,
-    };
-  } catch (error) {
-    await close();
-    throw error;
-  }
+  return openTarget(inputs.settings, inputs.profile, inputs.containerSettings, {
+    runId: options.runId,
+    sinkDir: join(options.runDir, "sink"),
+    print: options.print,
+  });
 }
 
 /** What the run says of itself before the specs start: the target, the probes, what is missing. */

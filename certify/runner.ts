@@ -49,7 +49,7 @@ import {
   describeRun,
   newRunId,
   type OpenedTarget,
-  openTarget,
+  openRunTarget,
   readRunInputs,
   runContextOf,
   whyNotJudgeable,
@@ -215,7 +215,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
   try {
     // H2H_TARGET_IMAGE: the target is a container started here; one that does not get ready
     // ends the run as "not run", with its logs in the report.
-    target = await openTarget(inputs, { runId, runDir, print });
+    target = await openRunTarget(inputs, { runId, runDir, print });
     const { provider, sink, secrets, baseUrl } = target;
     let { containerRecord } = target;
     const containerFailure = target.containerFailure;

@@ -13,6 +13,7 @@ import {
 import { TEST_CARD } from "../fixtures/index.ts";
 import { type RunningSink, type SinkOptions, startWebhookSink } from "../sink/index.ts";
 import type { Settings } from "./settings.ts";
+import { SettingsError } from "./settings-table.ts";
 
 /** The secrets of a run; each may be absent (null or undefined). */
 export interface RunSecrets {
@@ -56,11 +57,29 @@ export function runMasker(secrets: RunSecrets): Masker {
  * Starts the run's webhook sink where the settings say, reading callbacks as the profile says;
  * `mode` picks how it keeps them (a load run tallies them: see the sink's `tally` option).
  */
-export function startRunSink(
+export async function startRunSink(
   settings: Settings,
   profile: Profile,
   dataDir: string,
   mode: Pick<SinkOptions, "tally"> = {},
+): Promise<RunningSink> {
+  try {
+    return await startSink(settings, profile, dataDir, mode);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code ?? "";
+    if (code !== "EADDRINUSE" && code !== "EACCES") throw error;
+    throw new SettingsError(
+      `H2H_SINK_PORT ${settings.sinkPort}: the webhook sink cannot listen there (${code === "EADDRINUSE" ? "the port is in use" : "permission denied"}); ` +
+        "choose a free port, or unset H2H_SINK_PORT to take any free one",
+    );
+  }
+}
+
+function startSink(
+  settings: Settings,
+  profile: Profile,
+  dataDir: string,
+  mode: Pick<SinkOptions, "tally">,
 ): Promise<RunningSink> {
   return startWebhookSink({
     ...mode,

@@ -14,21 +14,16 @@ import {
   summarizeTlsFiles,
   tlsSummaryLines,
 } from "../../contract/index.ts";
-import { type RunningReferenceProvider, startReferenceProvider } from "../../provider/reference/index.ts";
-import { CallbackTally, type RunningSink } from "../../sink/index.ts";
+import { CallbackTally } from "../../sink/index.ts";
 import {
-  type RunningTargetContainer,
+  type OpenedTarget,
+  openTarget,
   type RunSettings,
   readTargetContainerSettings,
   readTlsSettings,
-  runMasker,
   SETTINGS,
   type SettingKey,
   type SettingSpec,
-  secretEnvValues,
-  startRunSink,
-  startTargetContainer,
-  TargetContainerError,
   type TargetContainerRecord,
   targetSettingsOf,
   withReferenceDefaults,
@@ -125,9 +120,7 @@ export async function runLoad(
   const windowMs = profile.timeouts.callbackMs;
 
   const workDir = await mkdtemp(join(tmpdir(), "h2h-load-"));
-  let provider: RunningReferenceProvider | undefined;
-  let sink: RunningSink | undefined;
-  let container: RunningTargetContainer | undefined;
+  let target: OpenedTarget | undefined;
   try {
     // The same settings the script will read, checked here first: a bad value stops the run
     // before anything starts, with the same message k6 would give.
@@ -154,29 +147,16 @@ export async function runLoad(
     if (!bundle) throw new Error(`no bundle for script ${options.script}`);
     print(`load: ${bundles.map((b) => `${b.script}.js ${kib(b.bytes)}`).join(", ")}`);
 
-    if (settings.baseUrl === undefined && !containerSettings)
-      provider = await startReferenceProvider({ port: 0 });
     const tally = new CallbackTally();
     // The sink in its load-run mode: callbacks tallied, nothing stored per callback.
-    sink = await startRunSink(settings, profile, join(workDir, "sink"), { tally });
-    const masker = runMasker({
-      ...settings,
-      sinkToken: sink.token,
-      targetEnvSecrets: secretEnvValues(containerSettings),
-      tlsPassphrase: settings.tls.passphrase,
+    target = await openTarget(settings, profile, containerSettings, {
+      runId,
+      sinkDir: join(workDir, "sink"),
+      print,
+      sinkMode: { tally },
     });
-    if (containerSettings) {
-      try {
-        container = await startTargetContainer(containerSettings, {
-          runId,
-          print: (line) => print(masker.text(line)),
-        });
-      } catch (error) {
-        if (error instanceof TargetContainerError) throw new Error(masker.text(error.message));
-        throw error;
-      }
-    }
-    const baseUrl = settings.baseUrl ?? container?.url ?? (provider as RunningReferenceProvider).url;
+    if (target.containerFailure !== undefined) throw new Error(target.containerFailure);
+    const { baseUrl, provider, container, sink, masker } = target;
     scriptEnv.H2H_BASE_URL = baseUrl;
     scriptEnv.H2H_CALLBACK_URL = sink.callbackUrl();
     const outputDir = join(workDir, "out");
@@ -346,9 +326,7 @@ export async function runLoad(
     print(`load: ${report.passed ? "PASSED" : "FAILED"}; reports in ${reportDir}`);
     return { report };
   } finally {
-    await container?.stop();
-    await provider?.stop();
-    await sink?.stop();
+    await target?.close();
     await rm(workDir, { recursive: true, force: true });
   }
 }
