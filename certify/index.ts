@@ -23,3 +23,5 @@ export type { CheckRecord, RunReport, Verdict } from "./run-model.ts";
 export { phasesOf, type RunTimings } from "./run-timings.ts";
 export { type CertifyOptions, type CertifyResult, runCertification } from "./runner.ts";
 export { ReusedSpecRunner } from "./spec-runner.ts";
+// The receiver battery: a merchant's webhook receiver, on the same engine.
+export { receiverCheckNames, runReceiverCertification } from "./receiver-run.ts";

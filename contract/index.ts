@@ -48,6 +48,8 @@ export {
 } from "./h2h-client.ts";
 export * from "./lifecycle-model.ts";
 export { isLoopbackUrl } from "./loopback.ts";
+// The callbacks the receiver battery plays towards a merchant's webhook receiver.
+export * from "./receiver-deliveries.ts";
 // Report text escaped for HTML and XML (certify's reports and load's).
 export { escapeHtml, escapeXml } from "./markup.ts";
 export {

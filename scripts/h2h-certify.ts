@@ -10,6 +10,7 @@ import { type CliOutput, type Command, EXIT, runCli } from "./cli.ts";
 /** Each command by its npm script's name, and the module of scripts/commands/ that defines it. */
 const COMMAND_MODULES: Readonly<Record<string, string>> = {
   certify: "certify",
+  "certify:receiver": "certify-receiver",
   provider: "provider",
   "provider:cleanroom": "cleanroom-provider",
   sink: "sink",
