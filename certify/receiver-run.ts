@@ -28,7 +28,12 @@ import { printSummary } from "./console-summary.ts";
 import { deadlineOf, watchRunStop } from "./deadline.ts";
 import { assertReportDirWritable } from "./preflight.ts";
 import { onlyPattern } from "./probe-settings.ts";
-import { RECEIVER_BURST, RECEIVER_SPEC_GLOB, type ReceiverRunContext, receiverTimeoutsOf } from "./receiver-context.ts";
+import {
+  RECEIVER_BURST,
+  RECEIVER_SPEC_GLOB,
+  type ReceiverRunContext,
+  receiverTimeoutsOf,
+} from "./receiver-context.ts";
 import { type ReportPaths, writeReports } from "./reports/index.ts";
 import { type CheckRecord, type RunReport, sortChecks, summarize, type Verdict } from "./run-model.ts";
 import { newRunId } from "./run-target.ts";
@@ -46,10 +51,22 @@ export interface ReceiverCertifyOptions {
 }
 
 const OrdersFile = z.union([
-  z.array(z.object({ id: z.string().min(1), amount: z.number().positive(), kind: z.enum(ORDER_KINDS), merchantOrderID: z.string().optional() })),
+  z.array(
+    z.object({
+      id: z.string().min(1),
+      amount: z.number().positive(),
+      kind: z.enum(ORDER_KINDS),
+      merchantOrderID: z.string().optional(),
+    }),
+  ),
   z.object({
     orders: z.array(
-      z.object({ id: z.string().min(1), amount: z.number().positive(), kind: z.enum(ORDER_KINDS), merchantOrderID: z.string().optional() }),
+      z.object({
+        id: z.string().min(1),
+        amount: z.number().positive(),
+        kind: z.enum(ORDER_KINDS),
+        merchantOrderID: z.string().optional(),
+      }),
     ),
   }),
 ]);
@@ -106,7 +123,8 @@ function reachable(url: string, timeoutMs: number): Promise<string | undefined> 
 /** The alarm: a forged callback acknowledged, said at the top of every report. */
 function alarmOf(checks: readonly CheckRecord[]): string | undefined {
   const taken = checks.filter(
-    (c) => FORGERY_CHECKS.includes(c.check) && c.status === "failed" && c.detail.startsWith(FORGERY_ACKNOWLEDGED),
+    (c) =>
+      FORGERY_CHECKS.includes(c.check) && c.status === "failed" && c.detail.startsWith(FORGERY_ACKNOWLEDGED),
   );
   if (taken.length === 0) return undefined;
   return `FORGED CALLBACK ACKNOWLEDGED: the receiver took ${taken.length} forged callback(s) as real (${taken
@@ -137,7 +155,9 @@ export async function runReceiverCertification(
   const known = receiverCheckNames();
   const unknown = only.filter((name) => !known.includes(name));
   if (unknown.length > 0)
-    throw new SettingsError(`--only ${unknown.join(", ")}: no receiver check has this name (${known.join(", ")})`);
+    throw new SettingsError(
+      `--only ${unknown.join(", ")}: no receiver check has this name (${known.join(", ")})`,
+    );
   await assertReportDirWritable(settings.reportDir);
 
   let masker = runMasker({ callbackSecret: secret, baseUrl: settings.receiverUrl });
@@ -146,12 +166,18 @@ export async function runReceiverCertification(
   const runStop = watchRunStop(deadlineMs);
   const runDir = await mkdtemp(join(tmpdir(), "h2h-receiver-"));
   const started = reference
-    ? await startReferenceReceiver({ profile, secret, ...(orders ? { knownOrders: new Set(orders.map((o) => o.id)) } : {}) })
+    ? await startReferenceReceiver({
+        profile,
+        secret,
+        ...(orders ? { knownOrders: new Set(orders.map((o) => o.id)) } : {}),
+      })
     : undefined;
   try {
     const receiverUrl = started?.url ?? (settings.receiverUrl as string);
     masker = runMasker({ callbackSecret: secret, baseUrl: receiverUrl });
-    print(`certifying the webhook receiver at ${receiverUrl}${reference ? " (the bundled reference receiver)" : ""} with profile ${profile.name}`);
+    print(
+      `certifying the webhook receiver at ${receiverUrl}${reference ? " (the bundled reference receiver)" : ""} with profile ${profile.name}`,
+    );
     const warnings: string[] = [];
     if (orders === null)
       warnings.push(

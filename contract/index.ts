@@ -48,8 +48,6 @@ export {
 } from "./h2h-client.ts";
 export * from "./lifecycle-model.ts";
 export { isLoopbackUrl } from "./loopback.ts";
-// The callbacks the receiver battery plays towards a merchant's webhook receiver.
-export * from "./receiver-deliveries.ts";
 // Report text escaped for HTML and XML (certify's reports and load's).
 export { escapeHtml, escapeXml } from "./markup.ts";
 export {
@@ -118,6 +116,8 @@ export {
 } from "./profile.ts";
 export { type JsonSchema, PROFILE_KEY_DOCS, profileKeyDoc, walkSchema } from "./profile-help.ts";
 export * from "./profile-probes.ts";
+// The callbacks the receiver battery plays towards a merchant's webhook receiver.
+export * from "./receiver-deliveries.ts";
 export { ExchangeRecorder, type RecordedExchange, readRecordedExchanges } from "./recorder.ts";
 export { onRequestBody, readRequestBody } from "./request-body.ts";
 export { requestFields, withField, wrongTypeValue } from "./request-fields.ts";

@@ -404,7 +404,11 @@ export const ProfileSchema = annotated({
      * How old a signed callback may be (by its dateUpdatedPath) before a receiver must refuse it as
      * a replay; undeclared, no replay is tried on a merchant's receiver.
      */
-    replayWindowSeconds: z.int().positive().max(86_400 * 30).optional(),
+    replayWindowSeconds: z
+      .int()
+      .positive()
+      .max(86_400 * 30)
+      .optional(),
     /**
      * What a merchant's receiver answers a signed callback of an order it does not know: "refuse"
      * (a 4xx) or "acknowledge" (a 2xx); undeclared, a 2xx is reported, never failed.

@@ -40,6 +40,11 @@ export interface CallbackFields {
   status: string | undefined;
   /** When the status was entered (default: now). */
   dateUpdated?: Date;
+  /**
+   * Spaced out over lines, as many JSON encoders write it: a receiver that verifies a body it
+   * parsed and serialised again, not the bytes that came, refuses it.
+   */
+  spaced?: boolean;
 }
 
 /** A callback body at the profile's paths; `status: undefined` leaves the status out. */
@@ -52,10 +57,11 @@ export function callbackBodyOf(profile: Profile, order: ReceiverOrder, fields: C
   if (fields.status !== undefined) setPath(body, paths.statusPath, fields.status);
   if (paths.amountPath) setPath(body, paths.amountPath, order.amount);
   if (paths.currencyPath) setPath(body, paths.currencyPath, profile.methods[order.kind].currency);
-  if (paths.dateUpdatedPath) setPath(body, paths.dateUpdatedPath, (fields.dateUpdated ?? new Date()).toISOString());
+  if (paths.dateUpdatedPath)
+    setPath(body, paths.dateUpdatedPath, (fields.dateUpdated ?? new Date()).toISOString());
   // The reference provider's body names the order kind; a profile's own paths win.
   if (!("orderType" in body)) body.orderType = order.kind;
-  return JSON.stringify(body);
+  return fields.spaced ? JSON.stringify(body, null, 2) : JSON.stringify(body);
 }
 
 /** The headers of a delivery of `body`, signed under `secret` as the profile's scheme says. */
@@ -78,19 +84,29 @@ export function validDelivery(
   order: ReceiverOrder,
   status: string,
   label = `${status}, ${order.kind}`,
+  spaced = false,
 ): Delivery {
-  const body = callbackBodyOf(profile, order, { status });
+  const body = callbackBodyOf(profile, order, { status, spaced });
   return { case: label, headers: signedHeaders(profile, body, secret), body };
 }
 
-/** The 4 callback statuses for both order kinds (§6). */
+/** The 4 callback statuses for both order kinds (§6); the second kind's bodies spaced out. */
 export function validDeliveries(
   profile: Profile,
   secret: string | null,
   orderOf: (kind: OrderKind) => ReceiverOrder,
 ): Delivery[] {
-  return ORDER_KINDS.flatMap((kind) =>
-    CALLBACK_STATUSES.map((status) => validDelivery(profile, secret, orderOf(kind), status)),
+  return ORDER_KINDS.flatMap((kind, k) =>
+    CALLBACK_STATUSES.map((status) =>
+      validDelivery(
+        profile,
+        secret,
+        orderOf(kind),
+        status,
+        `${status}, ${kind}${k > 0 ? " (spaced JSON)" : ""}`,
+        k > 0,
+      ),
+    ),
   );
 }
 
@@ -195,7 +211,11 @@ export function unknownStatusOf(profile: Profile): string {
 export const LARGE_BODY_BYTES = 1024 * 1024;
 
 /** The malformed deliveries: each validly signed, so that only its content is wrong. */
-export function malformedDeliveries(profile: Profile, secret: string | null, order: ReceiverOrder): Delivery[] {
+export function malformedDeliveries(
+  profile: Profile,
+  secret: string | null,
+  order: ReceiverOrder,
+): Delivery[] {
   const sign = (label: string, body: string, contentType = CALLBACK_CONTENT_TYPE): Delivery => ({
     case: label,
     headers: signedHeaders(profile, body, secret, contentType),
@@ -209,7 +229,10 @@ export function malformedDeliveries(profile: Profile, secret: string | null, ord
     sign("a 1 MB body", padded),
     sign("Content-Type text/plain", valid, "text/plain"),
     sign("no status", callbackBodyOf(profile, order, { status: undefined })),
-    sign(`the status "${unknownStatusOf(profile)}"`, callbackBodyOf(profile, order, { status: unknownStatusOf(profile) })),
+    sign(
+      `the status "${unknownStatusOf(profile)}"`,
+      callbackBodyOf(profile, order, { status: unknownStatusOf(profile) }),
+    ),
   ];
 }
 
@@ -220,4 +243,3 @@ export const ADVISORY_MALFORMED_CASES: Readonly<Record<string, string>> = {
   "Content-Type text/plain":
     "the API description does not name the callbacks' Content-Type: refusing another one is advisable, not a rule",
 };
-

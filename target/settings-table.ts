@@ -673,7 +673,7 @@ export const SETTINGS = {
     parse: text(),
     path: true,
     defaultText: "none: order ids the receiver has never seen, and the report says so",
-    help: "a JSON file of the orders the receiver's system knows: `[{\"id\", \"amount\", \"kind\"}]`",
+    help: 'a JSON file of the orders the receiver\'s system knows: `[{"id", "amount", "kind"}]`',
   }),
 } as const;
 

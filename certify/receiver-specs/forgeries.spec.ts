@@ -7,9 +7,9 @@ import { describe, it } from "vitest";
 import {
   type Check,
   type Delivery,
-  type ReceiverAnswer,
   forgedDeliveries,
   ORDER_KINDS,
+  type ReceiverAnswer,
   receiverRefusesForgery,
   receiverRefusesReplay,
   receiverRefusesWrongPrefix,
@@ -39,14 +39,17 @@ function judged(check: Check<{ answer: ReceiverAnswer }>, deliveries: Delivery[]
     });
 }
 
-const unsigned = "the profile's callbacks are unsigned (callbacks.signature.scheme \"none\"): nothing to forge";
+const unsigned =
+  'the profile\'s callbacks are unsigned (callbacks.signature.scheme "none"): nothing to forge';
 
 describe("(forgeries)", () => {
   judged(receiverRefusesForgery, forgeries.signature, unsigned);
   judged(
     receiverRefusesWrongPrefix,
     forgeries.prefix,
-    scheme.scheme === "none" ? unsigned : "the profile's signature scheme fixes no prefix (callbacks.signature.prefix \"\")",
+    scheme.scheme === "none"
+      ? unsigned
+      : 'the profile\'s signature scheme fixes no prefix (callbacks.signature.prefix "")',
   );
   judged(
     receiverRefusesReplay,

@@ -22,13 +22,17 @@ describe("(malformed deliveries)", () => {
   beforeAll(async () => {
     // Side by side: a receiver that hangs on each costs one timeout, not six.
     const answers = await Promise.all(deliveries.map((delivery) => target.deliver(delivery)));
-    deliveries.forEach((delivery, i) => delivered.set(delivery.case, answers[i] as Delivered));
+    deliveries.forEach((delivery, i) => {
+      delivered.set(delivery.case, answers[i] as Delivered);
+    });
   });
 
   for (const delivery of deliveries) {
     it(`${receiverSurvivesMalformed.name} › ${delivery.case}`, (context) => {
       const { answer, exchange } = delivered.get(delivery.case) as Delivered;
-      verify(context, target, receiverSurvivesMalformed, { answer, timeoutMs }, [exchange], { subject: null });
+      verify(context, target, receiverSurvivesMalformed, { answer, timeoutMs }, [exchange], {
+        subject: null,
+      });
     });
     it(`${receiverRefusesMalformed.name} › ${delivery.case}`, (context) => {
       const { answer, exchange } = delivered.get(delivery.case) as Delivered;

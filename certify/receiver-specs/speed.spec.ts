@@ -29,7 +29,9 @@ describe("(speed)", () => {
       while (next < planned && over() <= allowedOver) {
         const i = next++;
         const kind = ORDER_KINDS[i % ORDER_KINDS.length] as (typeof ORDER_KINDS)[number];
-        const status = CALLBACK_STATUSES[Math.floor(i / ORDER_KINDS.length) % CALLBACK_STATUSES.length] as string;
+        const status = CALLBACK_STATUSES[
+          Math.floor(i / ORDER_KINDS.length) % CALLBACK_STATUSES.length
+        ] as string;
         const delivery = validDelivery(
           target.profile,
           target.secret,
@@ -44,6 +46,8 @@ describe("(speed)", () => {
       }
     };
     await Promise.all(Array.from({ length: concurrency }, sender));
-    verify(context, target, receiverAckP95, { durationsMs, planned, timeoutMs }, exchanges, { subject: null });
+    verify(context, target, receiverAckP95, { durationsMs, planned, timeoutMs }, exchanges, {
+      subject: null,
+    });
   });
 });

@@ -21,7 +21,9 @@ describe("(valid callbacks)", () => {
   for (const delivery of validDeliveries(target.profile, target.secret, (kind) => target.orderOf(kind, 0)))
     it(`${receiverAcknowledgesValid.name} › ${delivery.case}`, async (context) => {
       const { answer, exchange } = await target.deliver(delivery);
-      verify(context, target, receiverAcknowledgesValid, { answer, timeoutMs }, [exchange], { subject: null });
+      verify(context, target, receiverAcknowledgesValid, { answer, timeoutMs }, [exchange], {
+        subject: null,
+      });
     });
 });
 

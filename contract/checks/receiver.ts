@@ -45,10 +45,18 @@ export const receiverAcknowledgesValid = defineCheck<TimedAnswer>(
         { path: answer.case, expected: `a 2xx within ${timeoutMs} ms`, actual: describeAnswer(answer) },
       ]);
     if (answer.durationMs > timeoutMs)
-      return fail(`${answer.case}: acknowledged after ${Math.round(answer.durationMs)} ms, over ${timeoutMs} ms`);
+      return fail(
+        `${answer.case}: acknowledged after ${Math.round(answer.durationMs)} ms, over ${timeoutMs} ms`,
+      );
     return pass(`${answer.case}: ${describeAnswer(answer)}`);
   },
-  { source: { kind: "declared", where: "timeouts.callbackMs, callbacks.signature", keys: ["timeouts.callbackMs"] } },
+  {
+    source: {
+      kind: "declared",
+      where: "timeouts.callbackMs, callbacks.signature",
+      keys: ["timeouts.callbackMs"],
+    },
+  },
 );
 
 export const receiverAcknowledgesDuplicates = defineCheck<{ answers: ReceiverAnswer[]; timeoutMs: number }>(
@@ -108,9 +116,10 @@ export const receiverUnknownOrder = defineCheck<{
 /** A forgery's answer: anything but a 2xx refuses it; a 2xx is the worst a receiver can do. */
 function refused(answer: ReceiverAnswer): CheckOutcome {
   if (is2xx(answer.status))
-    return fail(`ACKNOWLEDGED a forged callback: ${answer.case}: ${describeAnswer(answer)}; expected a refusal (not a 2xx)`, [
-      { path: answer.case, expected: "a refusal (not a 2xx)", actual: describeAnswer(answer) },
-    ]);
+    return fail(
+      `ACKNOWLEDGED a forged callback: ${answer.case}: ${describeAnswer(answer)}; expected a refusal (not a 2xx)`,
+      [{ path: answer.case, expected: "a refusal (not a 2xx)", actual: describeAnswer(answer) }],
+    );
   if (answer.status === undefined)
     return fail(`${answer.case}: ${describeAnswer(answer)}; expected a refusal (a 4xx)`);
   return pass(`${answer.case}: refused, ${describeAnswer(answer)}`);
@@ -161,7 +170,9 @@ export const receiverSurvivesMalformed = defineCheck<TimedAnswer>(
   "A malformed delivery (not JSON, empty, 1 MB, another Content-Type, no status, an unknown status) is answered within the profile's callback timeout, never with a 5xx.",
   ({ answer, timeoutMs }) => {
     if (answer.status === undefined || answer.status >= 500)
-      return fail(`${answer.case}: ${describeAnswer(answer)}; expected an answer below 500 within ${timeoutMs} ms`);
+      return fail(
+        `${answer.case}: ${describeAnswer(answer)}; expected an answer below 500 within ${timeoutMs} ms`,
+      );
     return pass(`${answer.case}: ${describeAnswer(answer)}`);
   },
   { source: { kind: "necessary", reason: RECEIVER_PATH_REASON } },

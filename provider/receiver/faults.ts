@@ -31,7 +31,9 @@ export const RECEIVER_FAULT_LIST = [
   fault("acknowledges-replay", "takes a callback however old it is", ["receiver.refuses-replay"], {
     callbacks: { replayWindowSeconds: 300 },
   }),
-  fault("server-error-on-duplicate", "a 500 for a callback it already took", ["receiver.acknowledges-duplicates"]),
+  fault("server-error-on-duplicate", "a 500 for a callback it already took", [
+    "receiver.acknowledges-duplicates",
+  ]),
   fault("server-error-after-final", "a 500 for a second status of an order", ["receiver.answers-variation"]),
   fault(
     "acknowledges-unknown-order",
@@ -41,7 +43,9 @@ export const RECEIVER_FAULT_LIST = [
   ),
   fault("server-error-on-not-json", "a 500 for a body that is not JSON", ["receiver.survives-malformed"]),
   fault("hangs-on-not-json", "never answers a body that is not JSON", ["receiver.survives-malformed"]),
-  fault("crashes-on-unknown-status", "throws on a status it does not know: a 500", ["receiver.survives-malformed"]),
+  fault("crashes-on-unknown-status", "throws on a status it does not know: a 500", [
+    "receiver.survives-malformed",
+  ]),
   fault("acknowledges-malformed-json", "a 2xx for a body that is not JSON, whatever its Content-Type", [
     "receiver.refuses-malformed",
   ]),

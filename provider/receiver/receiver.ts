@@ -84,7 +84,8 @@ export function startReferenceReceiver(options: ReferenceReceiverOptions): Promi
   const scheme = profile.callbacks.signature;
   const handled: HandledCallback[] = [];
   const taken = new Set<string>();
-  const unknownOrderRefused = profile.callbacks.unknownOrder === "refuse" && options.knownOrders !== undefined;
+  const unknownOrderRefused =
+    profile.callbacks.unknownOrder === "refuse" && options.knownOrders !== undefined;
 
   /** The work after the acknowledgement: once per order and status (idempotent). */
   const work = (orderId: string, status: string) => {
@@ -112,7 +113,8 @@ export function startReferenceReceiver(options: ReferenceReceiverOptions): Promi
           signed = JSON.stringify(json());
         } catch {}
       }
-      const given = faults.has("accepts-any-prefix") && value ? scheme.prefix + value.replace(/^[^=]*=/, "") : value;
+      const given =
+        faults.has("accepts-any-prefix") && value ? scheme.prefix + value.replace(/^[^=]*=/, "") : value;
       if (!verifyCallbackSignature(signed, given, secret ?? "", scheme).valid)
         return answer(401, "the signature does not hold");
     }
@@ -138,21 +140,27 @@ export function startReferenceReceiver(options: ReferenceReceiverOptions): Promi
       const date = Date.parse(String(at(body, datePath)));
       if (!(Math.abs(Date.now() - date) <= window * 1000)) return answer(401, "outside the replay window");
     }
-    if (unknownOrderRefused && !options.knownOrders?.has(orderId) && !faults.has("acknowledges-unknown-order"))
+    if (
+      unknownOrderRefused &&
+      !options.knownOrders?.has(orderId) &&
+      !faults.has("acknowledges-unknown-order")
+    )
       return answer(404, "no such order");
     const key = `${orderId}\n${status}`;
     if (faults.has("server-error-on-duplicate") && taken.has(key)) return answer(500, "already handled");
     if (faults.has("server-error-after-final") && [...taken].some((k) => k.startsWith(`${orderId}\n`)))
       return answer(500, "the order is already final");
     // Taken now, so that a duplicate right behind it is seen (the fault above needs it too).
-    if (faults.has("server-error-on-duplicate") || faults.has("server-error-after-final")) work(orderId, String(status));
+    if (faults.has("server-error-on-duplicate") || faults.has("server-error-after-final"))
+      work(orderId, String(status));
     return { ...answer(200, "taken"), work: { orderId, status: String(status) } };
   }
 
   const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
     judge(request)
       .then(async (result) => {
-        if (faults.has("slow-ack")) await new Promise((r) => setTimeout(r, profile.timeouts.callbackMs + 500));
+        if (faults.has("slow-ack"))
+          await new Promise((r) => setTimeout(r, profile.timeouts.callbackMs + 500));
         response.writeHead(result.status, { "content-type": "application/json", connection: "keep-alive" });
         response.end(JSON.stringify({ received: result.status < 300, reason: result.reason }));
         // Acknowledged first, worked on after: the provider never waits on the merchant's work.

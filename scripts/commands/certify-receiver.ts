@@ -38,7 +38,8 @@ export const certifyReceiver = defineCommand({
   exitCodes: {
     [EXIT.ok]: "conformant: every required receiver check passed",
     [EXIT.failed]: "not conformant (a forged callback acknowledged is said first)",
-    [EXIT.notJudged]: "the receiver could not be judged (unreachable, a spec that did not load), or the run was incomplete",
+    [EXIT.notJudged]:
+      "the receiver could not be judged (unreachable, a spec that did not load), or the run was incomplete",
     [EXIT.partial]: "partial: no required check failed, but the run judged only part (--only)",
     ...BAD_SETTINGS_EXIT,
   },
@@ -56,7 +57,9 @@ export const certifyReceiver = defineCommand({
     if (options.format !== undefined) throw new UsageError("--format: only with --list-checks");
     const { deadline } = options;
     if (deadline !== undefined && !(deadline > 0 && deadline * 1000 <= MAX_DEADLINE_MS))
-      throw new UsageError(`--deadline ${deadline}: a positive number of seconds, at most ${MAX_DEADLINE_MS / 1000}`);
+      throw new UsageError(
+        `--deadline ${deadline}: a positive number of seconds, at most ${MAX_DEADLINE_MS / 1000}`,
+      );
     const { report } = await runReceiverCertification({
       settings,
       only: options.only ?? [],
