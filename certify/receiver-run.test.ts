@@ -10,13 +10,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { CHECK_REGISTRY, parseProfile } from "../contract/index.ts";
+import { CHECK_REGISTRY, parseProfile, readProfile } from "../contract/index.ts";
 import {
   RECEIVER_FAULT_LIST,
   type ReceiverFault,
   startReferenceReceiver,
 } from "../provider/receiver/index.ts";
 import { REFERENCE_CALLBACK_SECRET } from "../provider/reference/index.ts";
+import { checksMarkdown, listChecks } from "./list-checks.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
@@ -157,6 +158,18 @@ describe("npm run certify:receiver", () => {
       .map((c) => c.name);
     expect(receiverChecks.filter((name) => !named.has(name))).toEqual([]);
     for (const name of named) expect(receiverChecks).toContain(name);
+  });
+
+  it("is documented: docs/receiver.md's table of checks is the reference profile's list", async () => {
+    const profile = await readProfile(
+      fileURLToPath(new URL("../fixtures/profiles/reference.json", import.meta.url)),
+    );
+    const doc = readFileSync(new URL("../docs/receiver.md", import.meta.url), "utf8");
+    const table = doc.match(/<!-- receiver-checks:start -->\n([\s\S]*?)\n<!-- receiver-checks:end -->/)?.[1];
+    expect(
+      table,
+      "docs/receiver.md's table is stale: paste npm run certify:receiver -- --list-checks --format markdown between its receiver-checks marks",
+    ).toBe(checksMarkdown(listChecks(profile, "receiver")));
   });
 
   it("does not judge a receiver nothing answers for: exit 2", async () => {
