@@ -40,6 +40,8 @@ const PACKAGES = [
   { folder: "provider/reference", layer: 1, entries: ["provider/reference/index.ts"] },
   // The reference webhook receiver, the merchant's side (certify:receiver's default target).
   { folder: "provider/receiver", layer: 1, entries: ["provider/receiver/index.ts"] },
+  // A merchant's receiver written from docs/receiver.md alone: it may use no sibling at all.
+  { folder: "provider/cleanroom-receiver", layer: 1, entries: ["provider/cleanroom-receiver/index.ts"] },
   // A second provider, written apart from the suite: it may use no sibling at all.
   { folder: "provider/cleanroom", layer: 1, entries: ["provider/cleanroom/index.ts"] },
   // The reference provider's container image (entry.ts is bundled into it, not imported).

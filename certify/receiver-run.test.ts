@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { CHECK_REGISTRY, parseProfile, readProfile } from "../contract/index.ts";
+import { startCleanroomReceiver } from "../provider/cleanroom-receiver/index.ts";
 import {
   RECEIVER_FAULT_LIST,
   type ReceiverFault,
@@ -150,6 +151,48 @@ describe("npm run certify:receiver", () => {
       }, 180_000);
     },
   );
+
+  describe("a receiver written apart from the suite, from docs/receiver.md alone (the clean-room provider's callbacks)", () => {
+    const CLEANROOM_PROFILE = fileURLToPath(new URL("../fixtures/profiles/cleanroom.json", import.meta.url));
+    const SECRET = "merchant-whsec-4f1c";
+    const certifyCleanroom = async (verifySignature: boolean) => {
+      const receiver = await startCleanroomReceiver({ secret: SECRET, verifySignature });
+      const dir = mkdtempSync(join(tmpdir(), "h2h-receiver-test-"));
+      try {
+        const run = await spawnCertify(
+          {
+            H2H_RECEIVER_URL: receiver.url,
+            H2H_CALLBACK_SECRET: SECRET,
+            H2H_PROFILE: CLEANROOM_PROFILE,
+            H2H_REPORT_DIR: dir,
+          },
+          { script: SCRIPT },
+        );
+        const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
+        return { ...run, report, handled: receiver.orders };
+      } finally {
+        await receiver.close();
+      }
+    };
+
+    it("is conformant, and took each order's statuses once", async () => {
+      const { exitCode, output, report, handled } = await certifyCleanroom(true);
+      expect(exitCode, output).toBe(0);
+      expect(report.verdict).toBe("conformant");
+      // No prefix in this scheme: those forgeries do not apply, and the run says why.
+      expect(report.checks.find((c) => c.check === "receiver.refuses-wrong-prefix")?.reason).toMatch(
+        /fixes no prefix/,
+      );
+      expect(handled.size).toBeGreaterThan(10);
+    }, 120_000);
+
+    it("is not conformant with its signature check removed: the forgeries are named, the alarm first", async () => {
+      const { exitCode, output, report } = await certifyCleanroom(false);
+      expect(exitCode, output).toBe(1);
+      expect(failedRequired(report)).toContain("receiver.refuses-forgery");
+      expect(report.alarm).toMatch(/^FORGED CALLBACK ACKNOWLEDGED/);
+    }, 120_000);
+  });
 
   it("names every receiver check in at least one fault of the reference receiver", () => {
     const named = new Set(RECEIVER_FAULT_LIST.flatMap((f) => f.detectedBy));
