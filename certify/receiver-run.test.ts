@@ -19,6 +19,7 @@ import {
 } from "../provider/receiver/index.ts";
 import { REFERENCE_CALLBACK_SECRET } from "../provider/reference/index.ts";
 import { checksMarkdown, listChecks } from "./list-checks.ts";
+import { readReceiverOrders } from "./receiver-run.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
@@ -213,6 +214,25 @@ describe("npm run certify:receiver", () => {
       table,
       "docs/receiver.md's table is stale: paste npm run certify:receiver -- --list-checks --format markdown between its receiver-checks marks",
     ).toBe(checksMarkdown(listChecks(profile, "receiver")));
+  });
+
+  it("reads H2H_RECEIVER_ORDERS, refusing a bad file with the fix", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "h2h-receiver-test-"));
+    const file = (name: string, text: string) => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    };
+    expect(await readReceiverOrders(file("ok.json", JSON.stringify({ orders: ORDERS })))).toHaveLength(2);
+    await expect(readReceiverOrders(file("bad.json", "{"))).rejects.toThrow(
+      /cannot be read as JSON .*give a JSON file/,
+    );
+    await expect(
+      readReceiverOrders(file("kind.json", JSON.stringify([{ id: "a", amount: 1, kind: "x" }]))),
+    ).rejects.toThrow(/H2H_RECEIVER_ORDERS ".*kind\.json": 0\.kind: .*expected \[\{"id"/);
+    await expect(readReceiverOrders(file("one.json", JSON.stringify([ORDERS[0]])))).rejects.toThrow(
+      /has no order of kind quasi_ecom: give at least one of each kind/,
+    );
+    await expect(readReceiverOrders(join(dir, "missing.json"))).rejects.toThrow(/ENOENT/);
   });
 
   it("does not judge a receiver nothing answers for: exit 2", async () => {

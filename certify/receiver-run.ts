@@ -50,26 +50,14 @@ export interface ReceiverCertifyOptions {
   specRunner?: SpecRunner;
 }
 
-const OrdersFile = z.union([
-  z.array(
-    z.object({
-      id: z.string().min(1),
-      amount: z.number().positive(),
-      kind: z.enum(ORDER_KINDS),
-      merchantOrderID: z.string().optional(),
-    }),
-  ),
+const OrdersFile = z.array(
   z.object({
-    orders: z.array(
-      z.object({
-        id: z.string().min(1),
-        amount: z.number().positive(),
-        kind: z.enum(ORDER_KINDS),
-        merchantOrderID: z.string().optional(),
-      }),
-    ),
+    id: z.string().min(1),
+    amount: z.number().positive(),
+    kind: z.enum(ORDER_KINDS),
+    merchantOrderID: z.string().optional(),
   }),
-]);
+);
 
 /** H2H_RECEIVER_ORDERS: the orders the receiver's system knows, each refusal naming the fix. */
 export async function readReceiverOrders(path: string): Promise<ReceiverOrder[]> {
@@ -81,14 +69,16 @@ export async function readReceiverOrders(path: string): Promise<ReceiverOrder[]>
       `H2H_RECEIVER_ORDERS "${path}" cannot be read as JSON (${(error as { code?: string }).code ?? (error as Error).message}): give a JSON file of [{"id", "amount", "kind"}]`,
     );
   }
-  const parsed = OrdersFile.safeParse(json);
+  // A bare list, or one under "orders".
+  const list = typeof json === "object" && json !== null && "orders" in json ? json.orders : json;
+  const parsed = OrdersFile.safeParse(list);
   if (!parsed.success) {
     const [issue] = parsed.error.issues;
     throw new SettingsError(
       `H2H_RECEIVER_ORDERS "${path}": ${issue?.path.join(".") || "(the file)"}: ${issue?.message}; expected [{"id": "…", "amount": 1500, "kind": "${ORDER_KINDS.join('" or "')}"}]`,
     );
   }
-  const orders = Array.isArray(parsed.data) ? parsed.data : parsed.data.orders;
+  const orders = parsed.data;
   const missing = ORDER_KINDS.filter((kind) => !orders.some((o) => o.kind === kind));
   if (missing.length > 0)
     throw new SettingsError(
@@ -182,6 +172,11 @@ export async function runReceiverCertification(
     if (orders === null)
       warnings.push(
         "H2H_RECEIVER_ORDERS is not set: every callback names an order the receiver has never seen; give the orders its system knows to certify it with its own orders",
+      );
+    const fewOrders = ORDER_KINDS.filter((kind) => (orders ?? []).filter((o) => o.kind === kind).length < 4);
+    if (orders !== null && fewOrders.length > 0)
+      warnings.push(
+        `H2H_RECEIVER_ORDERS has fewer than 4 orders of ${fewOrders.join(", ")}: the 4 valid callbacks of a kind share orders, and a receiver that refuses a second final status of an order fails receiver.acknowledges-valid; give 4 of each`,
       );
     const errors: string[] = [];
     const checks: CheckRecord[] = [];

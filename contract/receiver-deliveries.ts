@@ -94,14 +94,15 @@ export function validDelivery(
 export function validDeliveries(
   profile: Profile,
   secret: string | null,
-  orderOf: (kind: OrderKind) => ReceiverOrder,
+  /** An order per kind and status (the i-th status): a status each, none after another one. */
+  orderOf: (kind: OrderKind, i: number) => ReceiverOrder,
 ): Delivery[] {
   return ORDER_KINDS.flatMap((kind, k) =>
-    CALLBACK_STATUSES.map((status) =>
+    CALLBACK_STATUSES.map((status, i) =>
       validDelivery(
         profile,
         secret,
-        orderOf(kind),
+        orderOf(kind, i),
         status,
         `${status}, ${kind}${k > 0 ? " (spaced JSON)" : ""}`,
         k > 0,
@@ -222,7 +223,7 @@ export function malformedDeliveries(
     body,
   });
   const valid = callbackBodyOf(profile, order, { status: "succeeded" });
-  const padded = `${valid.slice(0, -1)},"padding":"${"x".repeat(LARGE_BODY_BYTES - valid.length - 14)}"}`;
+  const padded = `${valid.slice(0, -1)},"padding":"${"x".repeat(LARGE_BODY_BYTES - valid.length - 13)}"}`;
   return [
     sign("not JSON", `{"id": ${JSON.stringify(order.id)}, status: succeeded`),
     sign("an empty body", ""),

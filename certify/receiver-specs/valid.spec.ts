@@ -18,7 +18,9 @@ const target = loadReceiverTarget(import.meta.filename);
 const { timeoutMs } = target;
 
 describe("(valid callbacks)", () => {
-  for (const delivery of validDeliveries(target.profile, target.secret, (kind) => target.orderOf(kind, 0)))
+  for (const delivery of validDeliveries(target.profile, target.secret, (kind, i) =>
+    target.orderOf(kind, 40 + i),
+  ))
     it(`${receiverAcknowledgesValid.name} › ${delivery.case}`, async (context) => {
       const { answer, exchange } = await target.deliver(delivery);
       verify(context, target, receiverAcknowledgesValid, { answer, timeoutMs }, [exchange], {
