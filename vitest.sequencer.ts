@@ -21,6 +21,7 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 export const LONG_FILES_FIRST: readonly string[] = [
   "selftest/mutation.test.ts", // 61-70 s
   "certify/container-runs.test.ts", // 54-64 s (skipped without Docker)
+  "certify/receiver-run.test.ts", // 40-100 s (17 receiver certifications, two at a time)
   "certify/cleanroom.test.ts", // 39 s
   "certify/evidence.test.ts", // 27-29 s
   "certify/openapi-prism.test.ts", // 28 s
