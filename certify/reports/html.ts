@@ -249,6 +249,8 @@ export function renderHtml(report: RunReport): string {
     anchors,
   };
   const verdictClass = report.verdict.replace(" ", "-");
+  // A merchant's receiver: its checks are grouped by what was sent, not by endpoint.
+  const receiver = report.subject === "receiver";
   const summaryRows = report.summary
     .map(
       (
@@ -302,7 +304,7 @@ ${rows}
 ${report.alarm ? `<div class="alarm" role="alert"><b>Most serious failure:</b> ${escapeHtml(report.alarm)}</div>` : ""}
 <h1>${report.subject === "receiver" ? "Webhook receiver certification" : "H2H pay-in API certification"}</h1>
 <p><span class="verdict ${verdictClass}">${escapeHtml(report.verdict.toUpperCase())}</span>${report.partial ? ` ${escapeHtml(partialLine(report.partial))}` : ""}</p>
-<p class="meta">Target <code>${escapeHtml(report.target.baseUrl)}</code>${report.target.reference ? " (bundled reference provider)" : ""}${
+<p class="meta">Target <code>${escapeHtml(report.target.baseUrl)}</code>${report.target.reference ? ` (bundled reference ${receiver ? "receiver" : "provider"})` : ""}${
     report.targetContainer
       ? ` (a container of <code>${escapeHtml(report.targetContainer.imageRun)}</code>, <a href="#target-container">its log</a>)`
       : ""
@@ -320,8 +322,8 @@ ${warnings}
 ${containerFailed ? targetContainerSection(report.targetContainer) : ""}
 ${failuresSection(report, indexOf)}
 ${baselineSection(report.baseline)}
-<h2>Conformance by endpoint</h2>
-<table><thead><tr><th>Endpoint</th><th>Score</th><th></th><th>Passed</th><th>Failed</th><th>Not evaluated</th><th>Skipped</th></tr></thead><tbody>
+<h2>Conformance by ${receiver ? "group" : "endpoint"}</h2>
+<table><thead><tr><th>${receiver ? "Group" : "Endpoint"}</th><th>Score</th><th></th><th>Passed</th><th>Failed</th><th>Not evaluated</th><th>Skipped</th></tr></thead><tbody>
 ${summaryRows}
 </tbody></table>
 ${timelines(report, lookups)}
