@@ -38,6 +38,10 @@ const PACKAGES = [
   { folder: "fixtures/profiles", layer: 1, entries: ["fixtures/profiles/index.ts"] },
   // provider/ holds the providers the suite is tried on, a package each (no provider/index.ts).
   { folder: "provider/reference", layer: 1, entries: ["provider/reference/index.ts"] },
+  // The reference webhook receiver, the merchant's side (certify:receiver's default target).
+  { folder: "provider/receiver", layer: 1, entries: ["provider/receiver/index.ts"] },
+  // A merchant's receiver written from docs/receiver.md alone: it may use no sibling at all.
+  { folder: "provider/cleanroom-receiver", layer: 1, entries: ["provider/cleanroom-receiver/index.ts"] },
   // A second provider, written apart from the suite: it may use no sibling at all.
   { folder: "provider/cleanroom", layer: 1, entries: ["provider/cleanroom/index.ts"] },
   // The reference provider's container image (entry.ts is bundled into it, not imported).

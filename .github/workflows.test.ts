@@ -52,8 +52,8 @@ function runScriptLines(source: string): string[] {
 }
 
 describe("CI workflows", () => {
-  it("are the three users copy", () => {
-    expect(files.sort()).toEqual(["certify.yml", "load.yml", "nightly.yml"]);
+  it("are the four users copy", () => {
+    expect(files.sort()).toEqual(["certify.yml", "load.yml", "nightly.yml", "receiver.yml"]);
   });
 
   for (const name of files) {

@@ -15,9 +15,11 @@ const named = new Set([...FAULTS.values()].flatMap((fault) => fault.detectedBy))
 
 describe("check coverage of the fault catalogue", () => {
   it("names every registered check in at least one fault, or exempts it with a reason", () => {
-    const uncovered = [...CHECK_REGISTRY.keys()].filter(
-      (check) => !named.has(check) && CHECK_COVERAGE_EXEMPTIONS[check] === undefined,
-    );
+    // The receiver checks have the reference receiver's catalogue (certify/receiver-run.test.ts).
+    const uncovered = [...CHECK_REGISTRY.values()]
+      .filter((check) => check.group !== "receiver")
+      .map((check) => check.name)
+      .filter((check) => !named.has(check) && CHECK_COVERAGE_EXEMPTIONS[check] === undefined);
     expect(
       uncovered,
       "checks no fault names: add a fault that they catch, or an exemption with the reason",

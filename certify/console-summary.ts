@@ -67,6 +67,8 @@ export function printSummary(
       `${totals.failedRequired} required check(s) failed, ${totals.notEvaluated} not evaluated, ` +
       `${(report.durationMs / 1000).toFixed(1)} s`,
   );
+  // Said last too, where a reader's eye lands: nothing else in the run matters as much.
+  if (report.alarm) print(`!!! ${report.alarm}`);
   print("reports:");
   for (const path of Object.values(paths)) print(`  ${shownPath(cwd, path)}`);
 }

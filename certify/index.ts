@@ -18,6 +18,8 @@ export {
   renderComparisonText,
 } from "./compare.ts";
 export { checksMarkdown, type ListedRule, listChecks, printListedChecks } from "./list-checks.ts";
+// The receiver battery: a merchant's webhook receiver, on the same engine.
+export { receiverCheckNames, runReceiverCertification } from "./receiver-run.ts";
 export { REPORT_FILES, REPORT_KINDS, type ReportKind, TARGET_LOG_FILE } from "./reports/index.ts";
 export type { CheckRecord, RunReport, Verdict } from "./run-model.ts";
 export { phasesOf, type RunTimings } from "./run-timings.ts";

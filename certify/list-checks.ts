@@ -40,8 +40,12 @@ export interface ListedRule {
 /** Where the listed constraints' generated bases point their callbacks: never contacted. */
 const LISTING_CALLBACK_URL = "http://127.0.0.1/callbacks/list-checks";
 
-export function listChecks(profile: Profile): ListedRule[] {
-  const checks = [...CHECK_REGISTRY.values()].map((check): ListedRule => {
+/** The provider's checks and constraints (certify), or a merchant's receiver's (certify:receiver). */
+export function listChecks(profile: Profile, subject: "provider" | "receiver" = "provider"): ListedRule[] {
+  const ofSubject = [...CHECK_REGISTRY.values()].filter(
+    (check) => (check.group === "receiver") === (subject === "receiver"),
+  );
+  const checks = ofSubject.map((check): ListedRule => {
     const source = effectiveSource(check.source, profile);
     const requirement = requirementOf(check, profile);
     return {
@@ -55,7 +59,7 @@ export function listChecks(profile: Profile): ListedRule[] {
       ...(requirement.required ? {} : { reason: requirement.reason }),
     };
   });
-  return [...checks, ...listConstraints(profile)];
+  return subject === "receiver" ? checks : [...checks, ...listConstraints(profile)];
 }
 
 /** The derived negatives' constraints, once per operation, field, keyword and value. */
@@ -144,13 +148,14 @@ export interface PrintListedChecksOptions {
   /** The run's settings: the profile (H2H_PROFILE) is read from them. */
   settings: Pick<RunSettings, "profile">;
   print?: (line: string) => void;
+  subject?: "provider" | "receiver";
 }
 
 /** Reads the profile (H2H_PROFILE) and prints what a run with it would check. */
 export async function printListedChecks(options: PrintListedChecksOptions): Promise<ListedRule[]> {
   const print = options.print ?? console.log;
   const path = options.settings.profile;
-  const rules = listChecks(await readProfile(path, new Set(CHECK_REGISTRY.keys())));
+  const rules = listChecks(await readProfile(path, new Set(CHECK_REGISTRY.keys())), options.subject);
   if (options.format === "json") print(JSON.stringify({ profile: path, rules }, null, 2));
   else if (options.format === "markdown") print(checksMarkdown(rules));
   else {

@@ -97,6 +97,13 @@ export function partialLine(partial: PartialRun): string {
 
 export interface RunReport {
   tool: { name: string; version: string };
+  /** What was certified: the provider's API (absent), or a merchant's webhook receiver. */
+  subject?: "receiver";
+  /**
+   * The most serious finding, said before anything else in every report: a receiver that
+   * acknowledged a forged callback.
+   */
+  alarm?: string;
   runId: string;
   startedAt: string;
   finishedAt: string;

@@ -14,6 +14,7 @@ import { PROJECT_ROOT, type RunSecrets, runMasker } from "../target/index.ts";
 import { CheckCollector } from "./check-collector.ts";
 import { CLOSE_GRACE_MS, type RunStop } from "./deadline.ts";
 import { type KeptThreadPool, keptThreadPool } from "./kept-thread-pool.ts";
+import { RECEIVER_CONTEXT_KEY, type ReceiverRunContext } from "./receiver-context.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "./run-context.ts";
 import { SpecFileClock } from "./run-timings.ts";
 import { RUN_WORKERS, SPEC_GLOB, SPEC_POOL } from "./spec-pool.ts";
@@ -23,7 +24,9 @@ export { SPEC_GLOB } from "./spec-pool.ts";
 export type { SpecRunResult } from "./spec-thread-reporter.ts";
 
 export interface SpecRun {
-  runContext: RunContext;
+  /** The contract specs' run context; a receiver battery's run gives `receiverContext` instead. */
+  runContext?: RunContext | undefined;
+  receiverContext?: ReceiverRunContext | undefined;
   /** Spec files (paths from the project root), or none: every contract spec. */
   specFiles?: readonly string[] | undefined;
   /** How the checks are recorded: the secrets masked, the profile's informational checks. */
@@ -75,6 +78,14 @@ function baseOptions(run: Pick<SpecRun, "testTimeout" | "hookTimeout">, maxWorke
   };
 }
 
+/** What the specs of a run inject: the contract specs' run context, or the receiver battery's. */
+function providedOf(run: SpecRun): Record<string, unknown> {
+  return {
+    ...(run.runContext ? { [RUN_CONTEXT_KEY]: run.runContext } : {}),
+    ...(run.receiverContext ? { [RECEIVER_CONTEXT_KEY]: run.receiverContext } : {}),
+  };
+}
+
 /**
  * Vitest's node API, imported when specs are to run in this process (the reused runner): it is
  * most of a run's start-up, and a run refused for its settings never needs it.
@@ -98,7 +109,7 @@ export const runSpecsOnce: SpecRunner = async (run) => {
       options: {
         ...baseOptions(run, workersOf(run)),
         include: run.specFiles ? [...run.specFiles] : [SPEC_GLOB],
-        provide: { [RUN_CONTEXT_KEY]: run.runContext },
+        provide: providedOf(run),
         ...(run.testNamePattern ? { testNamePattern: run.testNamePattern } : {}),
         teardownTimeout: CLOSE_GRACE_MS,
       },
@@ -181,7 +192,7 @@ export class ReusedSpecRunner {
     this.timeouts = { testTimeout: run.testTimeout, hookTimeout: run.hookTimeout };
     this.vitest ??= this.create(run);
     const vitest = await this.vitest;
-    vitest.provide(RUN_CONTEXT_KEY, run.runContext);
+    if (run.runContext) vitest.provide(RUN_CONTEXT_KEY, run.runContext);
     // `--only`: this run's tests alone; the next run sets its own, or none.
     if (run.testNamePattern) vitest.setGlobalTestNamePattern(run.testNamePattern);
     else vitest.resetGlobalTestNamePattern();

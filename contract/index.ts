@@ -116,6 +116,8 @@ export {
 } from "./profile.ts";
 export { type JsonSchema, PROFILE_KEY_DOCS, profileKeyDoc, walkSchema } from "./profile-help.ts";
 export * from "./profile-probes.ts";
+// The callbacks the receiver battery plays towards a merchant's webhook receiver.
+export * from "./receiver-deliveries.ts";
 export { ExchangeRecorder, type RecordedExchange, readRecordedExchanges } from "./recorder.ts";
 export { onRequestBody, readRequestBody } from "./request-body.ts";
 export { requestFields, withField, wrongTypeValue } from "./request-fields.ts";

@@ -154,6 +154,10 @@ export const PROFILE_KEY_DOCS: Readonly<Record<string, string>> = {
   "callbacks.retryPolicy.delaysMs": "The delay before each retry, in milliseconds.",
   "callbacks.retryPolicy.delaysMs.*": "One delay, in milliseconds.",
   "callbacks.retryPolicy.toleranceMs": "How far an observed delay may stray (default 500).",
+  "callbacks.replayWindowSeconds":
+    "A merchant's receiver: how old a signed callback may be (by dateUpdatedPath) before it is refused as a replay; undeclared, no replay is tried.",
+  "callbacks.unknownOrder":
+    'A merchant\'s receiver: what it answers a callback of an order it does not know, "refuse" (4xx) or "acknowledge" (2xx); undeclared, a 2xx is reported, not failed.',
   loadDeliveryTarget:
     "Load runs: the share of confirmed orders whose final callback must arrive (1 = every one).",
   informationalChecks:

@@ -400,6 +400,20 @@ export const ProfileSchema = annotated({
     /** Where a callback says when its status was entered: orders callbacks that arrive out of order. */
     dateUpdatedPath: z.string().min(1).optional(),
     signature: Signature.default({ scheme: "none" }),
+    /**
+     * How old a signed callback may be (by its dateUpdatedPath) before a receiver must refuse it as
+     * a replay; undeclared, no replay is tried on a merchant's receiver.
+     */
+    replayWindowSeconds: z
+      .int()
+      .positive()
+      .max(86_400 * 30)
+      .optional(),
+    /**
+     * What a merchant's receiver answers a signed callback of an order it does not know: "refuse"
+     * (a 4xx) or "acknowledge" (a 2xx); undeclared, a 2xx is reported, never failed.
+     */
+    unknownOrder: z.enum(["refuse", "acknowledge"]).optional(),
     /** A documented retry policy turns the retry observation into a check. */
     retryPolicy: annotated({
       attempts: z.int().min(1).max(50),

@@ -58,6 +58,7 @@ describe("every npm run command", () => {
       "bench:provider",
       "bench:sink",
       "certify",
+      "certify:receiver",
       "compare",
       "image:provider",
       "load",

@@ -52,6 +52,13 @@ describe("npx h2h-certify", () => {
     for (const [name, load] of Object.entries(COMMANDS)) expect((await load()).name).toBe(name);
   }, 60_000);
 
+  it("answers to an alias as to its command: receiver is certify:receiver", async () => {
+    const output = capture();
+    expect(await main(["receiver", "--help"], output)).toBe(EXIT.ok);
+    expect(output.stdout.join("\n")).toMatch(/certify:receiver/);
+    expect(output.stdout.join("\n")).toMatch(/H2H_RECEIVER_URL/);
+  });
+
   it("lists every command with its summary on one line under --help, exit 0", async () => {
     const output = capture();
     expect(await main(["--help"], output)).toBe(EXIT.ok);

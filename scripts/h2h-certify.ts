@@ -10,6 +10,7 @@ import { type CliOutput, type Command, EXIT, runCli } from "./cli.ts";
 /** Each command by its npm script's name, and the module of scripts/commands/ that defines it. */
 const COMMAND_MODULES: Readonly<Record<string, string>> = {
   certify: "certify",
+  "certify:receiver": "certify-receiver",
   provider: "provider",
   "provider:cleanroom": "cleanroom-provider",
   sink: "sink",
@@ -28,6 +29,9 @@ const COMMAND_MODULES: Readonly<Record<string, string>> = {
   "bench:provider": "bench-provider",
   "bench:sink": "bench-sink",
 };
+
+/** Shorter names a command also answers to: `npx h2h-certify receiver`. */
+export const ALIASES: Readonly<Record<string, string>> = { receiver: "certify:receiver" };
 
 /** A module's command: the exported `defineCommand` of that name. */
 function commandIn(module: Record<string, unknown>, name: string): Command {
@@ -92,6 +96,9 @@ export async function commandList(): Promise<string> {
     "commands:",
     ...commands.map((command, i) => `  ${(names[i] as string).padEnd(width)}${oneLine(command.summary)}`),
     "",
+    `aliases: ${Object.entries(ALIASES)
+      .map(([alias, command]) => `${alias} (${command})`)
+      .join(", ")}`,
     "npx h2h-certify <command> --help shows a command's options, environment and exit codes.",
   ].join("\n");
 }
@@ -108,7 +115,8 @@ export async function main(
   argv: readonly string[] = process.argv.slice(2),
   output: CliOutput = CONSOLE,
 ): Promise<number> {
-  const [name, ...rest] = argv;
+  const [given, ...rest] = argv;
+  const name = given !== undefined && Object.hasOwn(ALIASES, given) ? ALIASES[given] : given;
   let code: number;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     // No command at all is bad usage: the list goes to stderr, exit 64.

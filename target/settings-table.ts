@@ -30,6 +30,7 @@ export function blankVariableError(name: string): SettingsError {
 /** The commands whose `--help` lists settings, and the readers outside the npm scripts. */
 export type SettingReader =
   | "certify"
+  | "receiver"
   | "load"
   | "load:build"
   | "sink"
@@ -236,7 +237,7 @@ export const SETTINGS = {
   }),
   callbackSecret: setting({
     variable: "H2H_CALLBACK_SECRET",
-    readBy: ["certify", "load", "sink"],
+    readBy: ["certify", "load", "sink", "receiver"],
     parse: text(),
     defaultText:
       "reference: `sandbox-callback-secret`; required for any other target whose profile signs callbacks",
@@ -245,7 +246,7 @@ export const SETTINGS = {
   }),
   profile: setting({
     variable: "H2H_PROFILE",
-    readBy: ["certify", "load", "load:build", "sink", "openapi"],
+    readBy: ["certify", "load", "load:build", "sink", "openapi", "receiver"],
     parse: text(),
     fallback: REFERENCE_PROFILE_PATH,
     path: true,
@@ -254,7 +255,7 @@ export const SETTINGS = {
   }),
   reportDir: setting({
     variable: "H2H_REPORT_DIR",
-    readBy: ["certify", "load", "mutants"],
+    readBy: ["certify", "load", "mutants", "receiver"],
     parse: text(),
     fallback: "reports",
     path: true,
@@ -645,6 +646,34 @@ export const SETTINGS = {
     }),
     defaultText: "none",
     help: "comma-separated fault names to switch on",
+  }),
+
+  // The merchant's side: `npm run certify:receiver` plays the provider's callbacks towards these.
+  receiverUrl: setting({
+    variable: "H2H_RECEIVER_URL",
+    flag: "receiver-url",
+    readBy: ["receiver"],
+    parse: z
+      .string()
+      .refine((value) => URL.canParse(value), {
+        ...refuse('$NAME "$VALUE" is not a URL (expected e.g. http://127.0.0.1:3000/webhooks/h2h)'),
+        abort: true,
+      })
+      .refine(
+        (value) => /^https?:$/.test(new URL(value).protocol),
+        refuse('$NAME "$VALUE" must start with http:// or https://'),
+      ),
+    defaultText: "none: start the bundled reference receiver (its secret: the reference one)",
+    help: "the merchant's webhook receiver URL, which the receiver battery sends callbacks to",
+    more: "See [Certify a webhook receiver](receiver.md).",
+  }),
+  receiverOrders: setting({
+    variable: "H2H_RECEIVER_ORDERS",
+    readBy: ["receiver"],
+    parse: text(),
+    path: true,
+    defaultText: "none: order ids the receiver has never seen, and the report says so",
+    help: 'a JSON file of the orders the receiver\'s system knows: `[{"id", "amount", "kind"}]`',
   }),
 } as const;
 

@@ -33,6 +33,7 @@ pre{background:#f3f4f6;border:1px solid #e3e5e8;padding:8px;overflow:auto;max-he
 details{margin:6px 0}summary{cursor:pointer}
 .meta{color:#555}.bar{background:#e9ecef;height:8px;border-radius:4px;overflow:hidden;min-width:120px}
 .bar>span{display:block;height:100%;background:#1f7a3a}
+.alarm{background:#b00020;color:#fff;font-size:1.15em;padding:14px 18px;border-radius:6px;margin:0 0 12px}
 .errors{background:#fff4f2;border:1px solid #f0c4bd;padding:8px 12px}
 .warnings{background:#fff8e1;border:1px solid #f0dca0;padding:8px 12px;margin:8px 0}
 .noteval{color:#5a6270}
@@ -248,6 +249,8 @@ export function renderHtml(report: RunReport): string {
     anchors,
   };
   const verdictClass = report.verdict.replace(" ", "-");
+  // A merchant's receiver: its checks are grouped by what was sent, not by endpoint.
+  const receiver = report.subject === "receiver";
   const summaryRows = report.summary
     .map(
       (
@@ -298,9 +301,10 @@ ${rows}
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>h2h-certify: ${escapeHtml(report.verdict)} · ${escapeHtml(report.target.baseUrl)}</title>
 <style>${CSS}${EXTRAS_CSS}</style></head><body><main>
-<h1>H2H pay-in API certification</h1>
+${report.alarm ? `<div class="alarm" role="alert"><b>Most serious failure:</b> ${escapeHtml(report.alarm)}</div>` : ""}
+<h1>${report.subject === "receiver" ? "Webhook receiver certification" : "H2H pay-in API certification"}</h1>
 <p><span class="verdict ${verdictClass}">${escapeHtml(report.verdict.toUpperCase())}</span>${report.partial ? ` ${escapeHtml(partialLine(report.partial))}` : ""}</p>
-<p class="meta">Target <code>${escapeHtml(report.target.baseUrl)}</code>${report.target.reference ? " (bundled reference provider)" : ""}${
+<p class="meta">Target <code>${escapeHtml(report.target.baseUrl)}</code>${report.target.reference ? ` (bundled reference ${receiver ? "receiver" : "provider"})` : ""}${
     report.targetContainer
       ? ` (a container of <code>${escapeHtml(report.targetContainer.imageRun)}</code>, <a href="#target-container">its log</a>)`
       : ""
@@ -318,8 +322,8 @@ ${warnings}
 ${containerFailed ? targetContainerSection(report.targetContainer) : ""}
 ${failuresSection(report, indexOf)}
 ${baselineSection(report.baseline)}
-<h2>Conformance by endpoint</h2>
-<table><thead><tr><th>Endpoint</th><th>Score</th><th></th><th>Passed</th><th>Failed</th><th>Not evaluated</th><th>Skipped</th></tr></thead><tbody>
+<h2>Conformance by ${receiver ? "group" : "endpoint"}</h2>
+<table><thead><tr><th>${receiver ? "Group" : "Endpoint"}</th><th>Score</th><th></th><th>Passed</th><th>Failed</th><th>Not evaluated</th><th>Skipped</th></tr></thead><tbody>
 ${summaryRows}
 </tbody></table>
 ${timelines(report, lookups)}

@@ -30,6 +30,8 @@ export interface SpawnCertifyOptions {
   measureRss?: boolean;
   /** Called once the child has printed this text (e.g. to signal it mid-run). */
   onOutput?: (output: string, pid: number) => void;
+  /** The script run (default: scripts/certify.ts), e.g. scripts/certify-receiver.ts. */
+  script?: string;
 }
 
 export function spawnCertify(
@@ -38,7 +40,7 @@ export function spawnCertify(
 ): Promise<CertifyChild> {
   const timeDir = options.measureRss ? mkdtempSync(join(tmpdir(), "h2h-rss-")) : undefined;
   const timeFile = timeDir ? join(timeDir, "time.txt") : undefined;
-  const node = [process.execPath, ...TSX, script, ...(options.args ?? [])];
+  const node = [process.execPath, ...TSX, options.script ?? script, ...(options.args ?? [])];
   const [command, ...args] = timeFile ? [GNU_TIME, "-v", "-o", timeFile, ...node] : node;
   const started = Date.now();
   return new Promise((resolve) => {

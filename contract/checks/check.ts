@@ -7,7 +7,7 @@ import type { Finding } from "../plain-issues.ts";
 
 export type { Finding } from "../plain-issues.ts";
 
-export type CheckGroup = "envelope" | "fields" | "semantics" | "behaviour" | "callbacks";
+export type CheckGroup = "envelope" | "fields" | "semantics" | "behaviour" | "callbacks" | "receiver";
 
 export interface CheckOutcome {
   ok: boolean;

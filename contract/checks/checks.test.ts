@@ -187,8 +187,96 @@ const PROBE_CASES: Record<string, Case> = {
 };
 // --- end of the issue-10 cases --------------------------------------------------------------------
 
+// --- the receiver battery's checks: a merchant's receiver's answers -------------------------------
+const ans = (status: number | undefined, durationMs = 12, label = "succeeded, mobile_commerce") => ({
+  case: label,
+  status,
+  durationMs,
+  ...(status === undefined ? { error: "no answer within 1000 ms" } : {}),
+});
+const forgeryCases: Case = {
+  good: [{ answer: ans(401) }, { answer: ans(400) }],
+  bad: [
+    [{ answer: ans(200, 5, "no signature") }, /^ACKNOWLEDGED a forged callback: no signature: HTTP 200/],
+    [{ answer: ans(undefined, 1000) }, /no answer after 1000 ms .*expected a refusal/],
+  ],
+};
+const RECEIVER_CASES: Record<string, Case> = {
+  "receiver.acknowledges-valid": {
+    good: [
+      { answer: ans(200), timeoutMs: 1000 },
+      { answer: ans(204, 999), timeoutMs: 1000 },
+    ],
+    bad: [
+      [{ answer: ans(401), timeoutMs: 1000 }, /HTTP 401 in 12 ms; expected a 2xx within 1000 ms/],
+      [{ answer: ans(200, 1500), timeoutMs: 1000 }, /acknowledged after 1500 ms, over 1000 ms/],
+      [{ answer: ans(undefined, 1000), timeoutMs: 1000 }, /no answer after 1000 ms/],
+    ],
+  },
+  "receiver.acknowledges-duplicates": {
+    good: [{ answers: [ans(200), ans(200), ans(200)], timeoutMs: 1000 }],
+    bad: [
+      [
+        { answers: [ans(200), ans(500), ans(200)], timeoutMs: 1000 },
+        /1 of 3 deliveries .*delivery 2: HTTP 500/,
+      ],
+    ],
+  },
+  "receiver.answers-variation": {
+    good: [{ answer: ans(200) }, { answer: ans(409) }],
+    bad: [
+      [{ answer: ans(500) }, /HTTP 500 in 12 ms; expected a 2xx or a 4xx/],
+      [{ answer: ans(undefined, 1000) }, /no answer after 1000 ms/],
+    ],
+  },
+  "receiver.unknown-order": {
+    good: [
+      { answer: ans(404), expected: "refuse" },
+      { answer: ans(200), expected: "acknowledge" },
+    ],
+    bad: [
+      [{ answer: ans(200), expected: "refuse" }, /HTTP 200 .*expected a 4xx \(refused\)/],
+      [{ answer: ans(404), expected: "acknowledge" }, /HTTP 404 .*expected a 2xx \(acknowledged\)/],
+    ],
+  },
+  "receiver.refuses-forgery": forgeryCases,
+  "receiver.refuses-wrong-prefix": forgeryCases,
+  "receiver.refuses-replay": forgeryCases,
+  "receiver.survives-malformed": {
+    good: [
+      { answer: ans(400), timeoutMs: 1000 },
+      { answer: ans(200), timeoutMs: 1000 },
+    ],
+    bad: [
+      [
+        { answer: ans(500, 3, "not JSON"), timeoutMs: 1000 },
+        /not JSON: HTTP 500 .*expected an answer below 500/,
+      ],
+      [{ answer: ans(undefined, 1000), timeoutMs: 1000 }, /no answer after 1000 ms/],
+    ],
+  },
+  "receiver.refuses-malformed": {
+    good: [{ answer: ans(400) }, { answer: ans(415) }],
+    bad: [[{ answer: ans(200, 3, "not JSON") }, /not JSON: HTTP 200 in 3 ms; expected a 4xx/]],
+  },
+  "receiver.ack-p95": {
+    good: [{ durationsMs: Array.from({ length: 20 }, (_, i) => i * 10), planned: 20, timeoutMs: 1000 }],
+    bad: [
+      [
+        { durationsMs: [...Array.from({ length: 18 }, () => 10), 2000, 3000], planned: 20, timeoutMs: 1000 },
+        /p95 2000 ms over 1000 ms: 2 of 20 deliveries/,
+      ],
+      [
+        { durationsMs: [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY], planned: 20, timeoutMs: 1000 },
+        /p95 over the timeout over 1000 ms: 2 of 2 deliveries sent \(of 20\)/,
+      ],
+    ],
+  },
+};
+
 const CASES: Record<string, Case> = {
   ...PROBE_CASES,
+  ...RECEIVER_CASES,
   "callbacks.arrives": {
     good: [succeeded],
     bad: [

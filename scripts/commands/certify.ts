@@ -4,7 +4,8 @@ import { MAX_DEADLINE_MS } from "../../contract/index.ts";
 import { commandSettings, defineCommand, EXIT, type ExitCode, settingOption, UsageError } from "../cli.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
 
-const EXIT_OF_VERDICT: Record<Verdict, ExitCode> = {
+/** A verdict's exit code, for certify and certify:receiver alike. */
+export const EXIT_OF_VERDICT: Record<Verdict, ExitCode> = {
   conformant: EXIT.ok,
   "not conformant": EXIT.failed,
   "not run": EXIT.notJudged,

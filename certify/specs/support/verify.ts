@@ -49,7 +49,8 @@ export interface VerifyExtra {
 
 export function verify<Input>(
   context: TaskLike,
-  target: SpecTarget,
+  // The receiver battery's specs judge with the same two: the profile and the masker.
+  target: Pick<SpecTarget, "profile" | "masker">,
   check: Check<Input>,
   input: Input,
   evidence: readonly (Exchange | undefined)[] = [],
@@ -126,7 +127,7 @@ export function verify<Input>(
 }
 
 /** A reproduction with every text passed through the run's masker (the curl, the request, the steps). */
-function maskedReproduction(target: SpecTarget, reproduction: Reproduction): Reproduction {
+function maskedReproduction(target: Pick<SpecTarget, "masker">, reproduction: Reproduction): Reproduction {
   const mask = (text: string) => target.masker.text(text);
   return {
     ...reproduction,
