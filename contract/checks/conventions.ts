@@ -29,7 +29,7 @@ export interface ReadValue {
   value: unknown;
 }
 
-export interface DatesInput {
+export interface DateConventionInput {
   dates: readonly ReadValue[];
   convention: DateConvention | undefined;
 }
@@ -46,7 +46,7 @@ const UTC_OFFSETS = new Set(["z", "+00:00", "-00:00", "+0000", "-0000"]);
 const strings = (dates: readonly ReadValue[]) =>
   dates.filter((d): d is { path: string; value: string } => typeof d.value === "string");
 
-export const fieldsDateOffset = defineCheck<DatesInput>(
+export const fieldsDateOffset = defineCheck<DateConventionInput>(
   "fields.date-offset",
   "fields",
   'Every date (order record, callbacks) is written in UTC, Z or +00:00, where the profile declares conventions.dates.offset "utc".',
@@ -81,7 +81,7 @@ function fractionRule(convention: DateConvention | undefined): string | undefine
   return undefined;
 }
 
-export const fieldsDateFraction = defineCheck<DatesInput>(
+export const fieldsDateFraction = defineCheck<DateConventionInput>(
   "fields.date-fraction",
   "fields",
   "Every date (order record, callbacks) carries fractional seconds as the profile's conventions.dates declares: required, forbidden, or exactly fractionDigits digits.",
@@ -117,7 +117,7 @@ export function dateShape(value: string): string {
   return value.replace(/\d/g, "d").replace(/[+-](?=dd:?dd$)/, "±");
 }
 
-export const fieldsOneDateFormat = defineCheck<DatesInput>(
+export const fieldsOneDateFormat = defineCheck<DateConventionInput>(
   "fields.one-date-format",
   "fields",
   "An order's dates, its callbacks' included, are written in one format: the same fraction digits and offset spelling.",
