@@ -158,7 +158,7 @@ describe("generated orders", () => {
     }
   });
 
-  it("write webHook URLs as merchants do, on the callback base: a query, an explicit port, percent-encoding", () => {
+  it("write webHook URLs as merchants do, on the callback base: a query, an explicit port, percent-encoding, a trailing /", () => {
     for (const method of REFERENCE_ORDER_METHODS) {
       const hooks = byMethod(quick, method.methodID)
         .map((o) => o.webHook)
@@ -168,6 +168,10 @@ describe("generated orders", () => {
       expect(hooks.some((h) => new URL(h).search.length > 1)).toBe(true);
       expect(hooks.some((h) => /%[0-9A-F]{2}/.test(new URL(h).search))).toBe(true);
     }
+    // The random mixes also end a path in "/", alone and before a query: the slash is part of the URL.
+    const mixed = thorough.map((o) => o.webHook).filter((h): h is string => h !== null);
+    expect(mixed.some((h) => h.endsWith("/"))).toBe(true);
+    expect(mixed.some((h) => /\/\?ref=/.test(h))).toBe(true);
     // A base without a port gets the scheme's default one written out: still the same endpoint.
     const portless = generate(42, { callbackUrl: "https://sink.example.org/h2h/tag-1" }).map(
       (o) => o.webHook,

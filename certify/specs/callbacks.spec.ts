@@ -15,6 +15,7 @@ import {
   callbacksArrives,
   callbacksBodyParses,
   callbacksExactlyOnce,
+  callbacksExactUrl,
   callbacksMatchesOrder,
   callbacksNamesOrder,
   callbacksNamesStatus,
@@ -43,6 +44,7 @@ import { callbackId } from "../callback-evidence.ts";
 import type { BlockedBy, CallbackTimeline } from "../run-context.ts";
 import { hookTimeoutFor, withinMeasuredBudget } from "./support/measured-budget.ts";
 import { type CreatedOrder, confirm, createOrder, orderIdOf } from "./support/orders.ts";
+import { neutralToken, requestTargetOf } from "./support/probes.ts";
 import { callbacksAfterQuiet, duplicateWindowMs, extraAttemptWindowMs } from "./support/settle-windows.ts";
 import { type Settled, settle, settledValue } from "./support/settled.ts";
 import { titled } from "./support/shared-specs.ts";
@@ -65,6 +67,9 @@ interface Observed {
   blockedBy?: BlockedBy;
   /** The order's dates and money values, its callbacks' included, for the declared conventions. */
   conventions?: Conventions;
+  /** The order's metadata.webHook, and the request target each callback arrived at. */
+  webHook?: string;
+  arrivedAt?: string[];
 }
 
 interface Conventions {
@@ -78,6 +83,15 @@ const ACKNOWLEDGEMENTS = [200, 201, 202, 204] as const;
 function acknowledgementFor(kind: OrderKind, status: CallbackStatus): number {
   const index = CALLBACK_STATUSES.indexOf(status) + 2 * ORDER_KINDS.indexOf(kind);
   return ACKNOWLEDGEMENTS[index % ACKNOWLEDGEMENTS.length] as number;
+}
+
+/**
+ * Half the scenarios write the webHook's path ending in "/", as many merchants' routes are
+ * written: the callback must come to that path, slash and all.
+ */
+function webHookFor(url: string, kind: OrderKind, status: CallbackStatus): string {
+  const slash = (CALLBACK_STATUSES.indexOf(status) + ORDER_KINDS.indexOf(kind)) % 2 === 0;
+  return slash ? `${url}/` : url;
 }
 
 /** The record's and the confirmation's dates and money, then each callback's. */
@@ -166,10 +180,8 @@ function toObserved(callback: StoredCallback) {
 async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observed> {
   const sink = target.sink();
   const tag = `${target.runId}.${ORDER_KIND_TAGS[kind]}.${status}`;
-  const order = await createOrder(target, kind, {
-    merchantOrderID: true,
-    webHook: sink.callbackUrl(tag, { ack: acknowledgementFor(kind, status) }),
-  });
+  const webHook = webHookFor(sink.callbackUrl(tag, { ack: acknowledgementFor(kind, status) }), kind, status);
+  const order = await createOrder(target, kind, { merchantOrderID: true, webHook });
   const orderId = orderIdOf(order);
   const client = target.client();
   const trigger = profile.callbackTriggers[status];
@@ -260,6 +272,8 @@ async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observe
     callbacks: callbacks.map((c) => callbackId(c.seq)),
     ...(clock ? { clock } : {}),
     conventions: conventionsOf(order, evidence, callbacks),
+    webHook,
+    arrivedAt: callbacks.map((c) => neutralToken(c.path)),
   };
 }
 
@@ -491,6 +505,27 @@ for (const kind of ORDER_KINDS) {
           });
         });
       }
+      it(titled(callbacksExactUrl, status), (ctx) => {
+        const seen = settledValue(observed.get(`${kind}:${status}`), `the ${kind} → ${status} scenario`);
+        const arrived = seen.arrivedAt ?? [];
+        const blockedBy =
+          seen.blockedBy ??
+          (arrived.length === 0
+            ? {
+                check: callbacksArrives.name,
+                case: status,
+                reason: `no callback arrived for the ${kind} order that entered ${status}`,
+              }
+            : undefined);
+        verify(
+          ctx,
+          target,
+          callbacksExactUrl,
+          { expected: requestTargetOf(seen.webHook ?? "http://sink.invalid/"), received: arrived },
+          seen.evidence,
+          { subject: null, callbacks: seen.callbacks, ...(blockedBy ? { blockedBy } : {}) },
+        );
+      });
       // The declared conventions, on the order's record, its confirmation and every callback body.
       for (const check of [fieldsDateOffset, fieldsDateFraction, fieldsOneDateFormat]) {
         it(titled(check, status), (ctx) => {
