@@ -39,7 +39,7 @@ const localRecord = {
   dateUpdated: "2026-11-27T10:21:16.5+03:00",
   amount: 1234.567,
   amountComission: 30.864175,
-  usdtAmount: 13.346670270270271,
+  usdtAmount: 13.3466702702,
   usdtAmountComission: 0.33366,
 };
 
