@@ -168,10 +168,11 @@ describe("generated orders", () => {
       expect(hooks.some((h) => new URL(h).search.length > 1)).toBe(true);
       expect(hooks.some((h) => /%[0-9A-F]{2}/.test(new URL(h).search))).toBe(true);
     }
-    // The random mixes also end a path in "/", alone and before a query: the slash is part of the URL.
+    // A path ending in "/" before a query, every depth; alone, in the random mixes: the slash is part of the URL.
+    for (const method of REFERENCE_ORDER_METHODS)
+      expect(byMethod(quick, method.methodID).some((o) => /\/\?ref=/.test(o.webHook ?? ""))).toBe(true);
     const mixed = thorough.map((o) => o.webHook).filter((h): h is string => h !== null);
     expect(mixed.some((h) => h.endsWith("/"))).toBe(true);
-    expect(mixed.some((h) => /\/\?ref=/.test(h))).toBe(true);
     // A base without a port gets the scheme's default one written out: still the same endpoint.
     const portless = generate(42, { callbackUrl: "https://sink.example.org/h2h/tag-1" }).map(
       (o) => o.webHook,

@@ -198,7 +198,7 @@ const QUICK_PLANS: readonly OrderPlan[] = [
     optionals: "present",
     text: "cyrillic",
     amount: "min",
-    webHook: "query",
+    webHook: "trailing-slash-query",
     cvcDigits: 3,
   },
   {

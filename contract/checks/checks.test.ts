@@ -203,6 +203,10 @@ const CONVENTION_CASES: Record<string, Case> = {
         /1 of 2 date\(s\) not in UTC: date 2 "2026-11-22T06:00:00.000\+03:00"/,
       ],
       [{ dates: dated("2026-11-22T03:00:00"), convention: utcMs }, /not in UTC/],
+      [
+        { dates: [{ path: "callback 1 dateUpdated", value: 1_763_780_400_000 }], convention: utcMs },
+        /callback 1 dateUpdated "\(number: 1763780400000\)"/,
+      ],
     ],
   },
   "fields.date-fraction": {
@@ -240,6 +244,16 @@ const CONVENTION_CASES: Record<string, Case> = {
       [
         { dates: dated("2026-11-22T03:00:00.123Z", "2026-11-22T03:00:01+00:00"), convention: utcMs },
         /1 of 2 date\(s\) differ in format from date 1 "2026-11-22T03:00:00.123Z": date 2/,
+      ],
+      [
+        {
+          dates: [
+            ...dated("2026-11-22T03:00:00.123Z"),
+            { path: "callback 1 dateUpdated", value: 1_763_780_400_000 },
+          ],
+          convention: undefined,
+        },
+        /callback 1 dateUpdated/,
       ],
     ],
   },

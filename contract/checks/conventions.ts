@@ -43,8 +43,20 @@ export interface MoneyInput {
 const TIME = /T\d{2}:\d{2}:\d{2}(?:[.,](\d+))?(Z|[+-]\d{2}:?\d{2})?$/i;
 const UTC_OFFSETS = new Set(["z", "+00:00", "-00:00", "+0000", "-0000"]);
 
+/**
+ * The dates present, each as text; a date that is not a string (an epoch number, null) reads as
+ * text no date format matches, so every date check fails it.
+ */
 const strings = (dates: readonly ReadValue[]) =>
-  dates.filter((d): d is { path: string; value: string } => typeof d.value === "string");
+  dates
+    .filter((d) => d.value !== undefined)
+    .map((d) => ({
+      path: d.path,
+      value:
+        typeof d.value === "string"
+          ? d.value
+          : `(${d.value === null ? "null" : typeof d.value}: ${show(d.value)})`,
+    }));
 
 export const fieldsDateOffset = defineCheck<DateConventionInput>(
   "fields.date-offset",
