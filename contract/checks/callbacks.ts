@@ -298,10 +298,9 @@ export const callbacksStopsAfterAcknowledgement = defineCheck<CallbackScenario>(
   },
   {
     source: {
-      kind: "advisory",
+      kind: "necessary",
       reason:
-        "§6 shows no retry behaviour; a declared retry policy retries a refused callback, and any 2xx is HTTP's success (RFC 9110, section 15.3), no refusal",
-      declaredBy: ["callbacks.retryPolicy"],
+        "§6 sends a callback request when an order enters a status; any 2xx answer is HTTP's success (RFC 9110, section 15.3): that request was received, and a delivery after it retries a success, where at-least-once delivery repeats only a request whose answer was lost",
     },
   },
 );

@@ -1,7 +1,6 @@
 /**
  * The convention checks hold a target to what its profile declares, and to nothing more: a
- * profile without `conventions` (or without a retry policy) is checked for nothing it was not
- * checked for before.
+ * profile without `conventions` is checked for nothing it was not checked for before.
  */
 import { describe, expect, it } from "vitest";
 import { parseProfile } from "../profile.ts";
@@ -58,15 +57,13 @@ describe("a profile that declares no conventions", () => {
     });
   });
 
-  it("holds it to none of the new rules: each is informational", () => {
-    for (const check of [
-      fieldsDateOffset,
-      fieldsDateFraction,
-      fieldsOneDateFormat,
-      fieldsMoneyPrecision,
-      callbacksStopsAfterAcknowledgement,
-    ])
+  it("holds it to none of the convention rules: each is informational", () => {
+    for (const check of [fieldsDateOffset, fieldsDateFraction, fieldsOneDateFormat, fieldsMoneyPrecision])
       expect(requirementOf(check, profile), check.name).toMatchObject({ required: false });
+  });
+
+  it("still holds it to HTTP: no delivery after a 2xx, whatever the profile declares", () => {
+    expect(requirementOf(callbacksStopsAfterAcknowledgement, profile)).toEqual({ required: true });
   });
 
   it("makes each rule required once the profile declares its key", () => {
@@ -77,17 +74,10 @@ describe("a profile that declares no conventions", () => {
           dates: { offset: "utc", fractionDigits: 3, oneFormat: true },
           money: { commissionDecimals: 2 },
         },
-        callbacks: { retryPolicy: { attempts: 2, delaysMs: [100] } },
       },
       "declared.json",
     );
-    for (const check of [
-      fieldsDateOffset,
-      fieldsDateFraction,
-      fieldsOneDateFormat,
-      fieldsMoneyPrecision,
-      callbacksStopsAfterAcknowledgement,
-    ])
+    for (const check of [fieldsDateOffset, fieldsDateFraction, fieldsOneDateFormat, fieldsMoneyPrecision])
       expect(requirementOf(check, declared), check.name).toEqual({ required: true });
   });
 
