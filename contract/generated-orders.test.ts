@@ -158,7 +158,7 @@ describe("generated orders", () => {
     }
   });
 
-  it("write webHook URLs as merchants do, on the callback base: a query, an explicit port, percent-encoding", () => {
+  it("write webHook URLs as merchants do, on the callback base: a query, an explicit port, percent-encoding, a trailing /", () => {
     for (const method of REFERENCE_ORDER_METHODS) {
       const hooks = byMethod(quick, method.methodID)
         .map((o) => o.webHook)
@@ -168,6 +168,11 @@ describe("generated orders", () => {
       expect(hooks.some((h) => new URL(h).search.length > 1)).toBe(true);
       expect(hooks.some((h) => /%[0-9A-F]{2}/.test(new URL(h).search))).toBe(true);
     }
+    // A path ending in "/" before a query, every depth; alone, in the random mixes: the slash is part of the URL.
+    for (const method of REFERENCE_ORDER_METHODS)
+      expect(byMethod(quick, method.methodID).some((o) => /\/\?ref=/.test(o.webHook ?? ""))).toBe(true);
+    const mixed = thorough.map((o) => o.webHook).filter((h): h is string => h !== null);
+    expect(mixed.some((h) => h.endsWith("/"))).toBe(true);
     // A base without a port gets the scheme's default one written out: still the same endpoint.
     const portless = generate(42, { callbackUrl: "https://sink.example.org/h2h/tag-1" }).map(
       (o) => o.webHook,

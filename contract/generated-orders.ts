@@ -8,7 +8,7 @@
  * - non-ASCII text (Cyrillic, Kazakh, emoji) in every free-text field;
  * - optional fields present, absent and null;
  * - `metadata.webHook` written as merchants write it (a query string, an explicit port,
- *   percent-encoding), built on a callback base URL the caller gives (the sink's tagged URL);
+ *   percent-encoding, a path ending in `/`), built on a callback base URL the caller gives (the sink's tagged URL);
  * - card data valid in format: a Luhn-valid test number, `MM`, a `YY` not expired, a 3–4 digit CVC.
  *
  * Seeded: the same seed, methods and options give the same requests, byte for byte (`json` is
@@ -173,7 +173,14 @@ export function roleOf(field: SchemaField): Role {
 type Optionals = "present" | "absent" | "null-objects" | "null-leaves" | "mixed";
 type TextStyle = "cyrillic" | "kazakh-emoji" | "latin" | "max-length";
 type AmountStyle = "min" | "max" | "fractional" | "integer";
-type WebHookStyle = "plain" | "query" | "explicit-port" | "percent-encoded" | "explicit-port-max-length";
+type WebHookStyle =
+  | "plain"
+  | "query"
+  | "explicit-port"
+  | "percent-encoded"
+  | "explicit-port-max-length"
+  | "trailing-slash"
+  | "trailing-slash-query";
 
 interface OrderPlan {
   label: string;
@@ -191,7 +198,7 @@ const QUICK_PLANS: readonly OrderPlan[] = [
     optionals: "present",
     text: "cyrillic",
     amount: "min",
-    webHook: "query",
+    webHook: "trailing-slash-query",
     cvcDigits: 3,
   },
   {
@@ -250,7 +257,14 @@ function randomPlan(random: SeededRandom, number: number): OrderPlan {
     optionals: "mixed",
     text: random.pick<TextStyle>(["cyrillic", "kazakh-emoji", "latin", "max-length"]),
     amount: random.pick<AmountStyle>(["min", "max", "fractional", "fractional", "integer"]),
-    webHook: random.pick<WebHookStyle>(["plain", "query", "explicit-port", "percent-encoded"]),
+    webHook: random.pick<WebHookStyle>([
+      "plain",
+      "query",
+      "explicit-port",
+      "percent-encoded",
+      "trailing-slash",
+      "trailing-slash-query",
+    ]),
     cvcDigits: random.pick<3 | 4>([3, 3, 4]),
   };
 }
@@ -652,6 +666,14 @@ function withExplicitPort(url: string): string {
   return `${url.slice(0, end)}:${port}${url.slice(end)}`;
 }
 
+/** The URL with its path ending in `/` (before any query), as many merchants' routes are written. */
+function withTrailingSlash(url: string): string {
+  const end = url.search(/[?#]/);
+  const head = end === -1 ? url : url.slice(0, end);
+  const tail = end === -1 ? "" : url.slice(end);
+  return head.endsWith("/") ? url : `${head}/${tail}`;
+}
+
 function padQueryTo(url: string, max: number): string {
   const base = withQuery(url, "pad=");
   return base.length >= max ? url : `${base}${"p".repeat(max - base.length)}`;
@@ -681,6 +703,10 @@ function callbackUrlFor(context: ValueContext, max: number): string {
       return withQuery(base, `note=${encodeURIComponent("заказ №7 & co/ü")}&tag=a%2Fb%3Dc%20d`);
     case "explicit-port-max-length":
       return padQueryTo(withExplicitPort(base), max);
+    case "trailing-slash":
+      return withTrailingSlash(base);
+    case "trailing-slash-query":
+      return withQuery(withTrailingSlash(base), `ref=${encodeURIComponent(context.merchantOrderID)}&x=%2F`);
   }
 }
 

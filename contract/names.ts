@@ -187,6 +187,7 @@ export type ClientMetadataField = (typeof CLIENT_METADATA_FIELDS)[number];
  *   /expect/<status>  the final status the sender expects, for delivery ratios
  *   /refuse/<n>       answer 503 to the first n deliveries for an order (retry observation)
  *   /stall/<n>        hold the answer to the first n deliveries for an order, then 503
+ *   /ack/<2xx>        acknowledge deliveries with this success status instead of 200 (204: no body)
  */
 export interface CallbackUrlVariant {
   runId?: string;
@@ -194,6 +195,8 @@ export interface CallbackUrlVariant {
   expectedStatus?: string;
   refuse?: number;
   stall?: number;
+  /** The 2xx status the sink acknowledges with (default 200). */
+  ack?: number;
 }
 
 /** A parsed variant: what the sink records with each callback. */
@@ -203,6 +206,7 @@ export interface CallbackVariant {
   expectedStatus: string | null;
   refuse: number;
   stall: number;
+  ack: number;
 }
 
 /** The first path segment of every callback URL. */
@@ -222,6 +226,7 @@ export function callbackUrlWith(callbackUrl: string, variant: CallbackUrlVariant
     variant.expectedStatus !== undefined ? `/expect/${variant.expectedStatus}` : "",
     variant.refuse ? `/refuse/${variant.refuse}` : "",
     variant.stall ? `/stall/${variant.stall}` : "",
+    variant.ack !== undefined && variant.ack !== 200 ? `/ack/${variant.ack}` : "",
   ].join("");
 }
 
@@ -236,7 +241,14 @@ export const MALFORMED_ESCAPE = "malformed-escape";
 export function parseCallbackVariant(
   segments: readonly string[],
 ): CallbackVariant | typeof MALFORMED_ESCAPE | undefined {
-  const variant: CallbackVariant = { runId: null, sentAtMs: null, expectedStatus: null, refuse: 0, stall: 0 };
+  const variant: CallbackVariant = {
+    runId: null,
+    sentAtMs: null,
+    expectedStatus: null,
+    refuse: 0,
+    stall: 0,
+    ack: 200,
+  };
   if (segments.length % 2 !== 0) return undefined;
   for (let i = 0; i < segments.length; i += 2) {
     const key = segments[i];
@@ -250,6 +262,7 @@ export function parseCallbackVariant(
     else if (key === "at" && /^\d{1,15}$/.test(value)) variant.sentAtMs = Number(value);
     else if (key === "expect" && /^[a-z_]{1,40}$/.test(value)) variant.expectedStatus = value;
     else if ((key === "refuse" || key === "stall") && /^\d{1,3}$/.test(value)) variant[key] = Number(value);
+    else if (key === "ack" && /^2\d\d$/.test(value)) variant.ack = Number(value);
     else return undefined;
   }
   return variant;

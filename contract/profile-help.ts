@@ -106,6 +106,21 @@ export const PROFILE_KEY_DOCS: Readonly<Record<string, string>> = {
   "lifecycle.timerUnit":
     "The unit of timer in a confirmation result; declaring it holds timer to counting down the lifetime (undeclared: an advisory).",
   "lifecycle.timerToleranceSeconds": "How far timer may stray from the order's clock, in seconds.",
+  conventions:
+    "How the target writes dates and money (the API description shows neither); each key declared is checked on every date and money value, callbacks included.",
+  "conventions.dates": "The target's date convention; a key left out is not checked.",
+  "conventions.dates.offset": '"utc": every date in UTC (Z or +00:00); "any": any offset.',
+  "conventions.dates.fractionalSeconds": 'Fractional seconds: "required", "forbidden" or "any".',
+  "conventions.dates.fractionDigits":
+    "Exactly this many digits of fractional seconds (3: milliseconds); implies they are required.",
+  "conventions.dates.oneFormat":
+    "Every date of an order, its callbacks' included, in one format (undeclared: a difference is an advisory).",
+  "conventions.money": "Decimals of money values; a key left out is not checked.",
+  "conventions.money.amountDecimals":
+    "Most decimals of amount (order currency): record, confirmation result, callbacks.",
+  "conventions.money.commissionDecimals": "Most decimals of amountComission (order currency).",
+  "conventions.money.usdtAmountDecimals": "Most decimals of usdtAmount.",
+  "conventions.money.usdtCommissionDecimals": "Most decimals of usdtAmountComission.",
   races: "The race probes: identical requests sent at once.",
   "races.concurrency": "How many at once (default 5); keep it within the target's rate limit.",
   expectedStatus: "The status each operation answers (default: what the API description observed).",

@@ -290,6 +290,47 @@ function checkProbeSettings(
   }
 }
 
+// --- conventions: how dates and money are written, where the API description shows no format ---
+
+const decimals = z.int().min(0).max(12);
+
+/**
+ * The date and money conventions the target documents. Each key declared is required of every
+ * date and money value the suite reads (the order record, the confirmation result, each callback
+ * body); a key left out is not checked.
+ */
+const Conventions = annotated({
+  dates: annotated({
+    /** "utc": every date is written in UTC (`Z` or `+00:00`); "any": any offset. */
+    offset: z.enum(["utc", "any"]).optional(),
+    /** Whether a date carries fractional seconds: "required", "forbidden" or "any". */
+    fractionalSeconds: z.enum(["required", "forbidden", "any"]).optional(),
+    /** Exactly this many digits of fractional seconds (3: milliseconds); implies they are required. */
+    fractionDigits: z.int().min(1).max(9).optional(),
+    /** Every date, the callbacks' included, is written in one format (the same fraction digits and offset spelling). */
+    oneFormat: z.boolean().optional(),
+  })
+    .superRefine((dates, ctx) => {
+      if (dates.fractionDigits !== undefined && dates.fractionalSeconds === "forbidden")
+        ctx.addIssue({
+          code: "custom",
+          path: ["fractionDigits"],
+          message: 'no fraction digits when fractionalSeconds is "forbidden" (drop one of the two)',
+        });
+    })
+    .optional(),
+  money: annotated({
+    /** Decimals of `amount` in the order currency (record, confirmation result, callbacks). */
+    amountDecimals: decimals.optional(),
+    /** Decimals of `amountComission`, in the order currency. */
+    commissionDecimals: decimals.optional(),
+    /** Decimals of `usdtAmount`. */
+    usdtAmountDecimals: decimals.optional(),
+    /** Decimals of `usdtAmountComission`. */
+    usdtCommissionDecimals: decimals.optional(),
+  }).optional(),
+});
+
 /** The status each operation answers with, as the API description observed it (§3): the profile's default. */
 const OBSERVED_STATUSES = Object.fromEntries(
   OPERATION_NAMES.map((operation) => [operation, OPERATIONS[operation].observedStatus]),
@@ -338,6 +379,8 @@ export const ProfileSchema = annotated({
     /** What a failure's `result.message` is (§7 gap): "string" or "any". Undeclared: an advisory. */
     failureMessage: z.enum(["string", "any"]).optional(),
   }).default({ dateFormat: LENIENT_GAPS.dateFormat, orderTypes: [], currencies: [], requisiteTypeCodes: [] }),
+  /** How the target writes dates and money (§2.2 shows no format): each key declared is checked everywhere. */
+  conventions: Conventions.default({}),
   /** Largest accepted absolute difference, in USDT, for usdtAmount ≈ amount / exchangeRate. */
   usdtTolerance: z.number().min(0).default(0.01),
   /** Per order kind (the names table's order kinds), the method the fixed checks order with. */
@@ -446,6 +489,7 @@ export const ProfileSchema = annotated({
  */
 export type Profile = z.output<typeof ProfileSchema> & { declaredKeys?: readonly string[] };
 export type MethodProfile = z.output<typeof MethodProfile>;
+export type ProfileConventions = z.output<typeof Conventions>;
 export type OtherMethodProfile = z.output<typeof OtherMethodProfile>;
 
 /** The profile's JSON Schema, generated from the zod schema, every key described. */

@@ -221,6 +221,21 @@ describe("webhook sink: retry observation", () => {
     ]);
   });
 
+  it("acknowledges with the 2xx /ack/<status> asks for, 204 with no body, after any refusals", async () => {
+    const { sink: s, client } = await sink();
+    for (const ack of [201, 202, 204]) {
+      const answer = await post(s.callbackUrl({ ack, refuse: 1 }), callbackBody(`a-${ack}`));
+      expect(answer.status).toBe(503);
+      const again = await post(s.callbackUrl({ ack, refuse: 1 }), callbackBody(`a-${ack}`));
+      expect(again.status).toBe(ack);
+      if (ack === 204) expect(again.text).toBe("");
+      else expect(JSON.parse(again.text)).toHaveProperty("stored");
+    }
+    expect((await client.list({ orderId: "a-204" })).map((c) => c.answeredWith)).toEqual([503, 204]);
+    expect(s.callbackUrl({ ack: 200 })).toBe(s.callbackUrl());
+    expect((await post(`${s.callbackUrl()}/ack/302`, callbackBody("bad-ack"))).status).toBe(404);
+  });
+
   it("answers a refusal without waiting for the disk, and still records it; an acceptance waits", async () => {
     const { sink: s, client } = await sink();
     // A disk that takes 400 ms per group commit, as a busy machine's fdatasync may.

@@ -228,7 +228,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       status: typeof statusValue === "string" ? statusValue : null,
       deliveryOfOrder,
       signature: checkSignature(raw, headers),
-      answeredWith: refused || stall ? 503 : 200,
+      answeredWith: refused || stall ? 503 : variant.ack,
     };
     // A refusal is answered before the disk: the provider retries it whatever happens to the
     // record, and its retry timer starts from this answer. Waiting for the group commit here put
@@ -260,7 +260,10 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       stalled.add(timer);
       return;
     }
-    if (!refused) json(res, record.answeredWith, { stored: record.seq });
+    if (refused) return;
+    // A 204 carries no body; any other 2xx the URL asks for acknowledges like 200.
+    if (record.answeredWith === 204) res.writeHead(204).end();
+    else json(res, record.answeredWith, { stored: record.seq });
   }
 
   function filterFrom(params: URLSearchParams): CallbackFilter {

@@ -15,6 +15,7 @@ import {
   callbacksArrives,
   callbacksBodyParses,
   callbacksExactlyOnce,
+  callbacksExactUrl,
   callbacksMatchesOrder,
   callbacksNamesOrder,
   callbacksNamesStatus,
@@ -22,7 +23,16 @@ import {
   callbacksRetryPolicy,
   callbacksSandboxClock,
   callbacksSignatureValid,
+  callbacksStopsAfterAcknowledgement,
+  callbackValues,
+  dataOf,
+  fieldsDateFraction,
+  fieldsDateOffset,
+  fieldsMoneyPrecision,
+  fieldsOneDateFormat,
+  moneyValues,
   ORDER_KINDS,
+  recordDates,
   SANDBOX_CLOCK_ADVANCE_PATH,
   type SandboxClockAnswer,
   STATUS,
@@ -34,6 +44,7 @@ import { callbackId } from "../callback-evidence.ts";
 import type { BlockedBy, CallbackTimeline } from "../run-context.ts";
 import { hookTimeoutFor, withinMeasuredBudget } from "./support/measured-budget.ts";
 import { type CreatedOrder, confirm, createOrder, orderIdOf } from "./support/orders.ts";
+import { neutralToken, requestTargetOf } from "./support/probes.ts";
 import { callbacksAfterQuiet, duplicateWindowMs, extraAttemptWindowMs } from "./support/settle-windows.ts";
 import { type Settled, settle, settledValue } from "./support/settled.ts";
 import { titled } from "./support/shared-specs.ts";
@@ -54,6 +65,53 @@ interface Observed {
   clock?: SandboxClockAnswer & { exchange?: Exchange };
   /** Why the scenario's checks cannot be evaluated (a required sandbox clock that failed). */
   blockedBy?: BlockedBy;
+  /** The order's dates and money values, its callbacks' included, for the declared conventions. */
+  conventions?: Conventions;
+  /** The order's metadata.webHook, and the request target each callback arrived at. */
+  webHook?: string;
+  arrivedAt?: string[];
+}
+
+interface Conventions {
+  dates: ReturnType<typeof recordDates>;
+  money: ReturnType<typeof moneyValues>;
+}
+
+/** The success statuses a merchant may acknowledge with: each scenario's sink answers with one. */
+const ACKNOWLEDGEMENTS = [200, 201, 202, 204] as const;
+/** Each kind's scenarios acknowledge with every 2xx, and each status with two of them. */
+function acknowledgementFor(kind: OrderKind, status: CallbackStatus): number {
+  const index = CALLBACK_STATUSES.indexOf(status) + 2 * ORDER_KINDS.indexOf(kind);
+  return ACKNOWLEDGEMENTS[index % ACKNOWLEDGEMENTS.length] as number;
+}
+
+/**
+ * Half the scenarios write the webHook's path ending in "/", as many merchants' routes are
+ * written: the callback must come to that path, slash and all.
+ */
+function webHookFor(url: string, kind: OrderKind, status: CallbackStatus): string {
+  const slash = (CALLBACK_STATUSES.indexOf(status) + ORDER_KINDS.indexOf(kind)) % 2 === 0;
+  return slash ? `${url}/` : url;
+}
+
+/** The record's and the confirmation's dates and money, then each callback's. */
+function conventionsOf(order: CreatedOrder, evidence: Exchange[], callbacks: StoredCallback[]): Conventions {
+  const { money } = profile.conventions;
+  const record = dataOf(order.exchange.response.json);
+  const confirmations = evidence.slice(1).map((e) => dataOf(e.response.json));
+  const fromCallbacks = callbackValues(
+    callbacks.map((c) => c.json),
+    { dateUpdated: profile.callbacks.dateUpdatedPath, amount: profile.callbacks.amountPath },
+    money,
+  );
+  return {
+    dates: [...recordDates(record), ...fromCallbacks.dates],
+    money: [
+      ...moneyValues(record, money),
+      ...confirmations.flatMap((result) => moneyValues(result, money, "confirmation data")),
+      ...fromCallbacks.money,
+    ],
+  };
 }
 
 /**
@@ -122,7 +180,8 @@ function toObserved(callback: StoredCallback) {
 async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observed> {
   const sink = target.sink();
   const tag = `${target.runId}.${ORDER_KIND_TAGS[kind]}.${status}`;
-  const order = await createOrder(target, kind, { merchantOrderID: true, webHook: sink.callbackUrl(tag) });
+  const webHook = webHookFor(sink.callbackUrl(tag, { ack: acknowledgementFor(kind, status) }), kind, status);
+  const order = await createOrder(target, kind, { merchantOrderID: true, webHook });
   const orderId = orderIdOf(order);
   const client = target.client();
   const trigger = profile.callbackTriggers[status];
@@ -212,6 +271,9 @@ async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observe
     evidence,
     callbacks: callbacks.map((c) => callbackId(c.seq)),
     ...(clock ? { clock } : {}),
+    conventions: conventionsOf(order, evidence, callbacks),
+    webHook,
+    arrivedAt: callbacks.map((c) => neutralToken(c.path)),
   };
 }
 
@@ -259,6 +321,7 @@ const SCENARIO_CHECKS: Check<CallbackScenario>[] = [
   callbacksSignatureValid,
   callbacksMatchesOrder,
   callbacksExactlyOnce,
+  callbacksStopsAfterAcknowledgement,
 ];
 
 /** The checks that read a callback's body: none can judge when no body is a JSON object. */
@@ -268,6 +331,7 @@ const READS_THE_BODY: ReadonlySet<Check<CallbackScenario>> = new Set([
   callbacksMatchesOrder,
   callbacksExactlyOnce,
   callbacksAppealAfterFailure,
+  callbacksStopsAfterAcknowledgement,
 ]);
 const isJsonObject = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -441,6 +505,45 @@ for (const kind of ORDER_KINDS) {
           });
         });
       }
+      it(titled(callbacksExactUrl, status), (ctx) => {
+        const seen = settledValue(observed.get(`${kind}:${status}`), `the ${kind} → ${status} scenario`);
+        const arrived = seen.arrivedAt ?? [];
+        const blockedBy =
+          seen.blockedBy ??
+          (arrived.length === 0
+            ? {
+                check: callbacksArrives.name,
+                case: status,
+                reason: `no callback arrived for the ${kind} order that entered ${status}`,
+              }
+            : undefined);
+        verify(
+          ctx,
+          target,
+          callbacksExactUrl,
+          { expected: requestTargetOf(seen.webHook ?? "http://sink.invalid/"), received: arrived },
+          seen.evidence,
+          { subject: null, callbacks: seen.callbacks, ...(blockedBy ? { blockedBy } : {}) },
+        );
+      });
+      // The declared conventions, on the order's record, its confirmation and every callback body.
+      for (const check of [fieldsDateOffset, fieldsDateFraction, fieldsOneDateFormat]) {
+        it(titled(check, status), (ctx) => {
+          const seen = settledValue(observed.get(`${kind}:${status}`), `the ${kind} → ${status} scenario`);
+          const dates = seen.conventions?.dates ?? [];
+          verify(ctx, target, check, { dates, convention: profile.conventions.dates }, seen.evidence, {
+            subject: null,
+            callbacks: seen.callbacks,
+          });
+        });
+      }
+      it(titled(fieldsMoneyPrecision, status), (ctx) => {
+        const seen = settledValue(observed.get(`${kind}:${status}`), `the ${kind} → ${status} scenario`);
+        verify(ctx, target, fieldsMoneyPrecision, { values: seen.conventions?.money ?? [] }, seen.evidence, {
+          subject: null,
+          callbacks: seen.callbacks,
+        });
+      });
     }
   });
 }

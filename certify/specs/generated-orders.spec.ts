@@ -17,6 +17,7 @@ import {
   callbacksNamesOrder,
   callbacksNamesStatus,
   callbacksSignatureValid,
+  callbackValues,
   createRequestSchema,
   dataOf,
   type Exchange,
@@ -25,15 +26,21 @@ import {
   envelopeShape,
   envelopeSuccessMarkers,
   fieldsConfirmationResult,
+  fieldsDateFraction,
+  fieldsDateOffset,
+  fieldsMoneyPrecision,
+  fieldsOneDateFormat,
   fieldsOrderRecord,
   fieldsQuasiEcomCreationResult,
   fieldsStatusKnown,
   type GeneratedOrder,
   generateOrders,
   lifecycleConventionsOf,
+  moneyValues,
   OPERATIONS_BY_KIND,
   ORDER_KIND,
   type OrderMethod,
+  recordDates,
   semanticsAmountEchoed,
   semanticsCommissionNonNegative,
   semanticsConfirmationEchoesOrder,
@@ -155,6 +162,17 @@ function judged<Input>(entry: Judged<Input>): Judged<unknown> {
   return entry as unknown as Judged<unknown>;
 }
 
+// The profile's declared conventions, judged on every date and money value an order shows.
+const conventions = profile.conventions;
+const DATE_CHECKS = [fieldsDateOffset, fieldsDateFraction];
+/** The dates and the amount of a probe's callbacks, at the profile's paths. */
+const callbackConventions = (p: Probe) =>
+  callbackValues(
+    p.callbacks.map((c) => c.json),
+    { dateUpdated: profile.callbacks.dateUpdatedPath, amount: profile.callbacks.amountPath },
+    conventions.money,
+  );
+
 const CREATION: Judged<unknown>[] = [
   ...[envelopeJsonContentType, envelopeShape, envelopeRequestIdPresent, envelopeSuccessMarkers].map((check) =>
     judged({ check, stage: "create", input: (p) => p.created.response }),
@@ -232,6 +250,20 @@ const CREATION: Judged<unknown>[] = [
       received: (data(p.created).paymentDetailsData as Record<string, unknown> | undefined)?.methodID,
     }),
   }),
+  ...DATE_CHECKS.map((check) =>
+    judged({
+      check,
+      stage: "create",
+      kind: ORDER_KIND.mobile_commerce,
+      input: (p) => ({ dates: recordDates(data(p.created)), convention: conventions.dates }),
+    }),
+  ),
+  judged({
+    check: fieldsMoneyPrecision,
+    stage: "create",
+    kind: ORDER_KIND.mobile_commerce,
+    input: (p) => ({ values: moneyValues(data(p.created), conventions.money) }),
+  }),
   judged({
     check: semanticsDatesOrdered,
     stage: "create",
@@ -266,6 +298,11 @@ const CONFIRMATION: Judged<unknown>[] = [
     }),
   }),
   judged({ check: semanticsTimerValid, stage: "confirm", input: (p) => data(p.confirmed) }),
+  judged({
+    check: fieldsMoneyPrecision,
+    stage: "confirm",
+    input: (p) => ({ values: moneyValues(data(p.confirmed), conventions.money) }),
+  }),
   judged({
     check: semanticsStatusAfterOperation,
     stage: "confirm",
@@ -322,6 +359,27 @@ const CALLBACKS: Judged<unknown>[] = [
       expected: requestTargetOf(p.order.webHook as string),
       received: p.callbacks.map((c) => neutralToken(c.path)),
     }),
+  }),
+  ...DATE_CHECKS.map((check) =>
+    judged({
+      check,
+      stage: "callback",
+      input: (p) => ({ dates: callbackConventions(p).dates, convention: conventions.dates }),
+    }),
+  ),
+  // A callback's date is compared with the order record's, where the creation answers one.
+  judged({
+    check: fieldsOneDateFormat,
+    stage: "callback",
+    input: (p) => ({
+      dates: [...recordDates(data(p.created)), ...callbackConventions(p).dates],
+      convention: conventions.dates,
+    }),
+  }),
+  judged({
+    check: fieldsMoneyPrecision,
+    stage: "callback",
+    input: (p) => ({ values: callbackConventions(p).money }),
   }),
 ];
 

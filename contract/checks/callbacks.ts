@@ -265,6 +265,46 @@ export const callbacksExactlyOnce = defineCheck<CallbackScenario>(
   },
 );
 
+const acknowledges = (answeredWith: number) => answeredWith >= 200 && answeredWith < 300;
+
+export const callbacksStopsAfterAcknowledgement = defineCheck<CallbackScenario>(
+  "callbacks.stops-after-acknowledgement",
+  "callbacks",
+  "Once a callback is answered with any 2xx (200, 201, 202, 204), it is not delivered again: no delivery of a status follows an acknowledged one.",
+  (scenario) => {
+    const acknowledgedAt = new Map<string, ObservedCallback>();
+    const after: { status: string; first: ObservedCallback; again: ObservedCallback }[] = [];
+    for (const callback of scenario.callbacks) {
+      const status = show(statusOf(scenario, callback));
+      const first = acknowledgedAt.get(status);
+      if (first) after.push({ status, first, again: callback });
+      else if (acknowledges(callback.answeredWith)) acknowledgedAt.set(status, callback);
+    }
+    if (after.length === 0)
+      return pass(
+        acknowledgedAt.size === 0
+          ? `${scenario.callbacks.length} callback(s), none acknowledged with a 2xx`
+          : `none delivered again after its 2xx: ${[...acknowledgedAt].map(([status, c]) => `${status} (HTTP ${c.answeredWith})`).join(", ")}`,
+      );
+    const [one] = after as [(typeof after)[number]];
+    return fail(
+      `${after.length} delivery(ies) after an acknowledged one; ${one.status} was answered HTTP ${one.first.answeredWith} and delivered again ${inSeconds(one.again.receivedAtMs - one.first.receivedAtMs)} later`,
+      after.map(({ status, first, again }) => ({
+        path: `(delivery of ${status})`,
+        expected: `none after HTTP ${first.answeredWith}, a success answer`,
+        actual: `delivered again ${inSeconds(again.receivedAtMs - first.receivedAtMs)} later`,
+      })),
+    );
+  },
+  {
+    source: {
+      kind: "necessary",
+      reason:
+        "§6 sends a callback request when an order enters a status; any 2xx answer is HTTP's success (RFC 9110, section 15.3): that request was received, and a delivery after it retries a success, where at-least-once delivery repeats only a request whose answer was lost",
+    },
+  },
+);
+
 /** When a callback says its status was entered, in ms since the epoch, if it says so readably. */
 function enteredAtMs(callback: ObservedCallback, path: string | undefined): number | undefined {
   if (path === undefined) return undefined;

@@ -274,9 +274,124 @@ const RECEIVER_CASES: Record<string, Case> = {
   },
 };
 
+// --- the declared conventions and callback delivery ---------------------------------------------
+const utcMs = { offset: "utc", fractionalSeconds: "required", fractionDigits: 3, oneFormat: true } as const;
+const dated = (...values: string[]) => values.map((value, i) => ({ path: `date ${i + 1}`, value }));
+const CONVENTION_CASES: Record<string, Case> = {
+  "fields.date-offset": {
+    good: [
+      { dates: dated("2026-11-22T03:00:00.000Z", "2026-11-22T03:00:00+00:00"), convention: utcMs },
+      { dates: dated("2026-11-22T06:00:00+03:00"), convention: { offset: "any" } },
+      { dates: dated("2026-11-22T06:00:00+03:00"), convention: undefined },
+    ],
+    bad: [
+      [
+        { dates: dated("2026-11-22T03:00:00.000Z", "2026-11-22T06:00:00.000+03:00"), convention: utcMs },
+        /1 of 2 date\(s\) not in UTC: date 2 "2026-11-22T06:00:00.000\+03:00"/,
+      ],
+      [{ dates: dated("2026-11-22T03:00:00"), convention: utcMs }, /not in UTC/],
+      [
+        { dates: [{ path: "callback 1 dateUpdated", value: 1_763_780_400_000 }], convention: utcMs },
+        /callback 1 dateUpdated "\(number: 1763780400000\)"/,
+      ],
+    ],
+  },
+  "fields.date-fraction": {
+    good: [
+      { dates: dated("2026-11-22T03:00:00.123Z"), convention: utcMs },
+      { dates: dated("2026-11-22T03:00:00+05:00"), convention: { fractionalSeconds: "forbidden" } },
+      { dates: dated("2026-11-22T03:00:00.5Z"), convention: { fractionalSeconds: "required" } },
+      { dates: dated("2026-11-22T03:00:00Z"), convention: {} },
+    ],
+    bad: [
+      [
+        { dates: dated("2026-11-22T03:00:00.123Z", "2026-11-22T03:00:00Z"), convention: utcMs },
+        /1 of 2 date\(s\) without exactly 3 digit\(s\) of fractional seconds: date 2/,
+      ],
+      [
+        { dates: dated("2026-11-22T03:00:00.1Z"), convention: utcMs },
+        /without exactly 3 digit\(s\) of fractional seconds/,
+      ],
+      [
+        { dates: dated("2026-11-22T03:00:00.000+05:00"), convention: { fractionalSeconds: "forbidden" } },
+        /without whole seconds, no fraction/,
+      ],
+    ],
+  },
+  "fields.one-date-format": {
+    good: [
+      { dates: dated("2026-11-22T03:00:00.123Z", "2026-11-23T13:20:09.000Z"), convention: utcMs },
+      { dates: dated("2026-11-22T03:00:00+05:00", "2026-11-22T03:00:00-03:00"), convention: undefined },
+      {
+        dates: dated("2026-11-22T03:00:00Z", "2026-11-22T03:00:00.1+00:00"),
+        convention: { oneFormat: false },
+      },
+    ],
+    bad: [
+      [
+        { dates: dated("2026-11-22T03:00:00.123Z", "2026-11-22T03:00:01+00:00"), convention: utcMs },
+        /1 of 2 date\(s\) differ in format from date 1 "2026-11-22T03:00:00.123Z": date 2/,
+      ],
+      [
+        {
+          dates: [
+            ...dated("2026-11-22T03:00:00.123Z"),
+            { path: "callback 1 dateUpdated", value: 1_763_780_400_000 },
+          ],
+          convention: undefined,
+        },
+        /callback 1 dateUpdated/,
+      ],
+    ],
+  },
+  "fields.money-precision": {
+    good: [
+      { values: [{ path: "data.amountComission", value: 37.51, decimals: 2 }] },
+      { values: [{ path: "data.usdtAmount", value: 0.123456, decimals: 6 }] },
+      { values: [{ path: "data.amountComission", value: 37.5125, decimals: undefined }] },
+    ],
+    bad: [
+      [
+        {
+          values: [
+            { path: "data.amount", value: 1500, decimals: 2 },
+            { path: "data.amountComission", value: 37.5125, decimals: 2 },
+          ],
+        },
+        /1 of 2 money value\(s\) not rounded to the declared decimals: data.amountComission 37.5125 \(2 decimals\)/,
+      ],
+      [{ values: [{ path: "data.usdtAmount", value: 0.1 + 0.2, decimals: 2 }] }, /data.usdtAmount/],
+    ],
+  },
+  "callbacks.stops-after-acknowledgement": {
+    good: [
+      succeeded,
+      scenario("succeeded", [{ ...cb("succeeded", 1), answeredWith: 204 }]),
+      scenario("succeeded", [
+        { ...cb("succeeded", 1), answeredWith: 503 },
+        { ...cb("succeeded", 200), answeredWith: 202 },
+      ]),
+      scenario("succeeded_by_appeal", [
+        { ...cb("failed_by_terminal", 1), answeredWith: 201 },
+        { ...cb("succeeded_by_appeal", 900), answeredWith: 201 },
+      ]),
+    ],
+    bad: [
+      [
+        scenario("succeeded", [
+          { ...cb("succeeded", 1), answeredWith: 201 },
+          { ...cb("succeeded", 101), answeredWith: 201 },
+        ]),
+        /1 delivery\(ies\) after an acknowledged one; "succeeded" was answered HTTP 201 and delivered again 0\.10 s later/,
+      ],
+    ],
+  },
+};
+
 const CASES: Record<string, Case> = {
   ...PROBE_CASES,
   ...RECEIVER_CASES,
+  ...CONVENTION_CASES,
   "callbacks.arrives": {
     good: [succeeded],
     bad: [

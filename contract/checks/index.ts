@@ -3,6 +3,7 @@ export * from "./behaviour.ts";
 export * from "./callbacks.ts";
 export * from "./check.ts";
 export * from "./constraints.ts";
+export * from "./conventions.ts";
 export * from "./envelope.ts";
 export * from "./fields.ts";
 export * from "./lifecycle.ts";

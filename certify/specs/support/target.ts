@@ -53,7 +53,7 @@ export interface SpecTarget {
 export interface SpecSink {
   client: SinkClient;
   /** The callback URL for one order's callbacks, tagged so they can be found whatever their body says. */
-  callbackUrl(tag: string, options?: { refuse?: number }): string;
+  callbackUrl(tag: string, options?: { refuse?: number; ack?: number }): string;
 }
 
 /** The run context certify provided, or an error that says how specs are meant to be run. */
@@ -148,6 +148,7 @@ export function loadSpecTarget(specFile: string): SpecTarget {
           callbackUrlWith(context.sink.callbackUrl, {
             runId: tag,
             ...(options.refuse ? { refuse: options.refuse } : {}),
+            ...(options.ack !== undefined ? { ack: options.ack } : {}),
           }),
       };
       return sink;
