@@ -56,7 +56,7 @@ function readings(text: string): string[] {
           }
         }),
         t.replace(/\\u([0-9a-fA-F]{4})/g, (_w, h: string) => String.fromCharCode(Number.parseInt(h, 16))),
-        t.replace(/\r?\n|\\r\\n|\\n/g, ""),
+        t.replace(/\r?\n|(?:\\+r)?\\+n/g, ""),
         ...(t.match(/[A-Za-z0-9+/=]{8,}/g) ?? []).flatMap((run) =>
           [0, 1, 2, 3].map((cut) => Buffer.from(run.slice(cut), "base64").toString("latin1")),
         ),

@@ -477,8 +477,8 @@ const DECODED_CVC_FIELDS: [RegExp, number][] = [
 ];
 const DECODED_CARD_FIELD = new RegExp(QUOTED_CARD.source, "dgi");
 
-/** A line break in wrapped base64: as is, or JSON-escaped. */
-const BASE64_LINE_BREAK = /\r?\n|\\r\\n|\\n/;
+/** A line break in wrapped base64: as is, or JSON-escaped at any depth (`\n`, `\\n`, `\r\n`). */
+const BASE64_LINE_BREAK = /\r?\n|(?:\\+r)?\\+n/;
 /** Base64 in lines: a line of 16 or more, then lines after line breaks, the padding at the end. */
 const WRAPPED_BASE64 = new RegExp(
   `(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}(?:(?:${BASE64_LINE_BREAK.source})[A-Za-z0-9+/_-]+)+={0,2}`,
@@ -510,7 +510,13 @@ function hasBase64LineBreak(text: string): boolean {
     if (isBase64Code(text.charCodeAt(i + 1)) && base64LineEndsAt(text, end)) return true;
   }
   for (let i = text.indexOf("\\n"); i !== -1; i = text.indexOf("\\n", i + 1)) {
-    const end = text.startsWith("\\r", i - 2) ? i - 2 : i;
+    // Back over the escape's backslashes, and a `\r` before it.
+    let end = i;
+    while (text.charCodeAt(end - 1) === 92) end--;
+    if (text[end - 1] === "r" && text.charCodeAt(end - 2) === 92) {
+      end--;
+      while (text.charCodeAt(end - 1) === 92) end--;
+    }
     if (isBase64Code(text.charCodeAt(i + 2)) && base64LineEndsAt(text, end)) return true;
   }
   return false;
