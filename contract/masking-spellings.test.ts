@@ -334,7 +334,16 @@ describe("masking: differential fuzz", () => {
       " ",
     ),
   );
-  const ordinary = fc.array(ordinaryPiece, { maxLength: 12 }).map((pieces) => pieces.join(" "));
+  // A card sent, its digits in a row with only spaces or dashes between, is taken for the card (as
+  // a bare run of its digits is): no ordinary text spells one (`4 111 111 111 111 111`).
+  const spellsCard = (text: string) => {
+    const digits = text.replace(new RegExp(`${CARD_SEPARATOR.source}|\\+`, "g"), "");
+    return digits.includes(CARD) || digits.includes(AMEX);
+  };
+  const ordinary = fc
+    .array(ordinaryPiece, { maxLength: 12 })
+    .map((pieces) => pieces.join(" "))
+    .filter((text) => !spellsCard(text));
 
   it("ordinary data comes out byte for byte, as text and as JSON", () => {
     fc.assert(
@@ -392,6 +401,12 @@ describe("masking: differential fuzz", () => {
         const middle = output.slice(prefix.length, output.length - suffix.length);
         const bare = value.replace(new RegExp(CARD_SEPARATOR.source, "g"), "");
         expect(leaked(middle, bare), `${order.join(" > ")}: ${middle}`).toBeUndefined();
+        // Masking what is masked changes nothing; in a JSON string, the JSON stays valid.
+        expect(masker.text(output)).toBe(output);
+        const json = masker.text(JSON.stringify({ before, echo: spelled, after }));
+        const parsed = JSON.parse(json) as Record<string, string>;
+        expect([parsed.before, parsed.after]).toEqual([before, after]);
+        expect(leaked(parsed.echo as string, bare), `${order.join(" > ")}: ${json}`).toBeUndefined();
       }),
       { numRuns: 1500, seed: 2412 },
     );

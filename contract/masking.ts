@@ -5,20 +5,22 @@
  * Two ways a secret is found:
  * - by value: the secrets the run knows (keys, the callback secret, the sink token, the base URL's
  *   password, the card numbers it sent) in every spelling they take on their way into a report:
- *   as is, card digits grouped by spaces or dashes, JSON-escaped once or several times (`\"`,
- *   `\u0041`), percent-encoded (once or twice), HTML-escaped, and inside base64 (which is decoded,
- *   masked and encoded again);
+ *   as is, card digits grouped by any Unicode space or dash, JSON-escaped once or several times
+ *   (`\"`, `\u0041`), percent-encoded, HTML-escaped or as numeric entities, in any mix and at any
+ *   depth (a decoded view, see masking-decode.ts), and inside base64, whole or wrapped in lines (which
+ *   is decoded, masked and encoded again);
  * - by field: whatever value sits at a CVC key, at a card-number key (`requisites.number`, `pan`,
  *   `cardNumber`), at a credential key (`apiKey`, `secret`, `password`, ...), after `Bearer` or
  *   `Basic`, in the userinfo of a URL, or as the token segment of a sink callback URL.
  *
  * Structure-aware: JSON text is tokenised and only its strings are masked (a string is decoded,
  * masked as a value, nested JSON inside it masked the same way, and written back escaped), so JSON
- * stays valid and a JSON number, or a digit inside one, is never touched: `19.4111111111111111`
+ * stays valid and a JSON number, or a digit inside one, is left alone: `19.4111111111111111`
  * and a Luhn-valid 16-digit integer stay as they are. There is no free-text Luhn scan. A number is
- * replaced only where it is the value of a CVC or card-number key (a field mask, written as a
- * string so the JSON stays valid). In a string or free text, a known card is masked even where
- * other digits run into it (`0014111111111111111`), unless the run is a decimal number's.
+ * replaced only where it is the value of a CVC or card-number key, or an integer holding a card
+ * the run sent (written as a string, so the JSON stays valid). In a string or free text, a known
+ * card is masked even where other digits run into it (`0014111111111111111`), unless the run is a
+ * decimal number's.
  */
 
 import { DECODE_TRIGGER, decodeLayers, originalSpan } from "./masking-decode.ts";
