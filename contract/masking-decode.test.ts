@@ -11,6 +11,8 @@ import {
 describe("the decoded view masking searches", () => {
   it("decodes entities, percent escapes and backslash escapes, one layer at a time", () => {
     expect(decodeLayer("a&#x2d;b&#45;c&#X2D;d&#0045;e&#x0000002d;f")?.text).toBe("a-b-c-d-e-f");
+    // A numeric entity's semicolon may be left out, as HTML allows.
+    expect(decodeLayer("&#52&#49&#x31;1")?.text).toBe("4111");
     expect(decodeLayer("&nbsp;&thinsp;&ndash;&amp;&lowbar;&commat;")?.text).toBe("\u00a0\u2009\u2013&_@");
     expect(decodeLayer("%41%c3%a9%E2%80%93%F0%9F%98%80")?.text).toBe("Aé\u2013😀");
     expect(decodeLayer(String.raw`\u0041\x42\"\\\/\t`)?.text).toBe('AB"\\/\t');

@@ -142,6 +142,36 @@ describe("masking: percent-encoding at any depth", () => {
   });
 });
 
+describe("masking: a CVC by its field, in the new spellings", () => {
+  const body = '{"requisites":{"number":"4111111111111111","cvc":"737"},"amount":5}';
+  const cvcGone = (output: string) =>
+    readings(output).every((reading) => !/"cvc"\s*:\s*"?737/.test(reading) && !reading.includes(CARD));
+
+  it("as HTML numeric entities, for the value, the key, or every character", () => {
+    for (const spelled of [
+      body.replace('"737"', `"${decimalEntities("737")}"`),
+      body.replace('"cvc"', `"${hexEntities("cvc")}"`),
+      decimalEntities(body),
+      hexEntities(body).replace(/&/g, "&amp;"),
+    ]) {
+      const output = masker.text(`<pre>${spelled}</pre>`);
+      expect(cvcGone(output), output).toBe(true);
+      expect(readings(output).some((reading) => reading.includes(`"amount":5`))).toBe(true);
+    }
+  });
+
+  it("in base64 wrapped in lines, and percent-encoded four times", () => {
+    for (const spelled of [
+      wrap(b64(body), 76, "\r\n"),
+      wrap(b64(`${"p".repeat(50)}${body}`), 64, "\n"),
+      percentTimes(body, 4),
+    ]) {
+      const output = masker.text(`body:\n${spelled}\nend`);
+      expect(cvcGone(output), output).toBe(true);
+    }
+  });
+});
+
 describe("masking: base64 wrapped in lines", () => {
   for (const [name, secret] of Object.entries({ ...SECRETS, card: CARD })) {
     for (const width of [64, 76]) {

@@ -479,6 +479,14 @@ const DECODED_CVC_FIELDS: [RegExp, number][] = [
 ];
 const DECODED_CARD_FIELD = new RegExp(QUOTED_CARD.source, "dgi");
 
+/** Whether a text is one whole base64 value (standard or URL-safe), as its encoding writes it. */
+function isWholeBase64(text: string): boolean {
+  const body = text.replace(/={1,2}$/, "");
+  if (body.length % 4 === 1 || /[^A-Za-z0-9+/_-]/.test(body)) return false;
+  const standard = body.replace(/-/g, "+").replace(/_/g, "/");
+  return Buffer.from(standard, "base64").toString("base64").replace(/=+$/, "") === standard;
+}
+
 /** A line break in wrapped base64: as is, or JSON-escaped at any depth (`\n`, `\\n`, `\r\n`). */
 const BASE64_LINE_BREAK = /\r?\n|(?:\\+r)?\\+n/;
 /** Base64 in lines: a line of 16 or more, then lines after line breaks, the padding at the end. */
@@ -752,19 +760,31 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
   function maskWrappedBase64(text: string, depth: number): string {
     const fragment = fragmentTest as RegExp;
     return text.replace(WRAPPED_BASE64, (block) => {
-      const lines = block.split(BASE64_LINE_BREAK);
+      const lineBreak = (BASE64_LINE_BREAK.exec(block) as RegExpExecArray)[0];
+      const all = block.split(BASE64_LINE_BREAK);
+      // A word on the line after the block (`end`, `--boundary`), or a name on the line before,
+      // reads as a line of base64 too: the lines that make a whole value are the block.
+      const skips: [number, number][] = [
+        [0, 0],
+        [0, 1],
+        [1, 0],
+        [1, 1],
+      ];
+      const [skipFirst, skipLast] = skips.find(
+        ([a, b]) => all.length - a - b >= 2 && isWholeBase64(all.slice(a, all.length - b).join("")),
+      ) ?? [0, 0];
+      const lines = all.slice(skipFirst, all.length - skipLast);
       const joined = lines.join("");
       const masked = fragment.test(joined)
         ? maskBase64(joined, depth)
         : maskBase64Run(joined, undefined, depth);
       if (masked === joined) return block;
       // Wrapped again as it was: the first line as long (text may stand before it), then the width.
-      const lineBreak = (BASE64_LINE_BREAK.exec(block) as RegExpExecArray)[0];
       const first = (lines[0] as string).length;
       const width = Math.max(first, ...lines.slice(1, -1).map((line) => line.length));
-      const out = [masked.slice(0, first)];
+      const out = [...all.slice(0, skipFirst), masked.slice(0, first)];
       for (let i = first; i < masked.length; i += width) out.push(masked.slice(i, i + width));
-      return out.join(lineBreak);
+      return [...out, ...all.slice(all.length - skipLast)].join(lineBreak);
     });
   }
 
