@@ -239,7 +239,7 @@ describe("masking", () => {
     expect(masker.text("Basic checks passed")).toBe("Basic checks passed");
   });
 
-  it("masks a structured value, leaving numbers and the shape alone", () => {
+  it("masks a structured value, leaving the shape and every number but a card's alone", () => {
     const input = {
       p99: 19.4111111111111,
       id: 4111111111111111,
@@ -250,7 +250,8 @@ describe("masking", () => {
     };
     expect(masker.value(input)).toEqual({
       p99: 19.4111111111111,
-      id: 4111111111111111,
+      // The card sent, as a number in a field that is not the card's: masked, as a string.
+      id: "************1111",
       requisites: { number: "************1111", cvc: "***", lifetimeMonth: "12" },
       headers: [{ name: "authorization", value: "Bearer ***" }],
       apiKey: "***",
@@ -296,8 +297,9 @@ describe("masking never touches a number", () => {
       const sign = next() < 0.1 ? -1 : 1;
       values.push(sign * next() * magnitude);
     }
-    // Floats whose digits hold the card number sent, and Luhn-valid integers.
-    values.push(19.4111111111111, 0.4111111111111111, 4111111111111111, 5555555555554444, 4111111111111.111);
+    // Floats whose digits hold the card number sent, and Luhn-valid integers that are not it (the
+    // card itself as a JSON integer is masked: a test below).
+    values.push(19.4111111111111, 0.4111111111111111, 5555555555554444, 4111111111111.111, 4111111111111110);
     const json = JSON.stringify({ samples: values.map((v) => ({ p99: v, mean: v / 3 })) }, null, 1);
     const masked = masker.text(json);
     expect(masked === json).toBe(true);
@@ -312,10 +314,11 @@ describe("masking never touches a number", () => {
   });
 
   it("keeps a provider's answer with floats and Luhn-valid integers byte for byte, and still masks the card", () => {
-    const answer = `{"data":{"rate":19.4111111111111,"ref":4111111111111111,"big":5555555555554444,"e":1.4111111111111111e+21},"echo":{"requisites":{"number":"${CARD}","cvc":"${CVC}"}}}`;
+    const answer = `{"data":{"rate":19.4111111111111,"ref":4111111111111111,"big":5555555555554444,"e":1.4111111111111111e+21,"dec":4111111111111111.5},"echo":{"requisites":{"number":"${CARD}","cvc":"${CVC}"}}}`;
     const masked = masker.text(answer);
+    // The card sent, as an integer in a field that is not the card's, is the card: masked as a string.
     expect(masked).toBe(
-      '{"data":{"rate":19.4111111111111,"ref":4111111111111111,"big":5555555555554444,"e":1.4111111111111111e+21},"echo":{"requisites":{"number":"************1111","cvc":"***"}}}',
+      '{"data":{"rate":19.4111111111111,"ref":"************1111","big":5555555555554444,"e":1.4111111111111111e+21,"dec":4111111111111111.5},"echo":{"requisites":{"number":"************1111","cvc":"***"}}}',
     );
     expect(() => JSON.parse(masked)).not.toThrow();
   });
@@ -475,6 +478,17 @@ describe("masking: hostile input", () => {
       "Bearer ".repeat(n / 7),
       "[".repeat(n),
       '{"a":'.repeat(n / 5),
+      // Escapes a decoded view follows: every window is decoded at most eight layers deep.
+      "&#52;".repeat(n / 5),
+      "&amp;#".repeat(n / 6),
+      "%2525".repeat(n / 5),
+      "\\u0034".repeat(n / 6),
+      "&#52;&#49;&#49;&#49;".repeat(n / 20),
+      "%34%31%31%31%20".repeat(n / 15),
+      "4\u00a0".repeat(n / 2),
+      "4\u2013 ".repeat(n / 3),
+      "QUJDQUJDQUJDQUJDQUJD\n".repeat(n / 21),
+      "QUJDQUJDQUJDQUJDQUJD\\r\\n".repeat(n / 24),
     ];
     for (const input of inputs) expect(masker.text(input).length).toBeGreaterThan(0);
   });

@@ -5,21 +5,25 @@
  * Two ways a secret is found:
  * - by value: the secrets the run knows (keys, the callback secret, the sink token, the base URL's
  *   password, the card numbers it sent) in every spelling they take on their way into a report:
- *   as is, card digits grouped by spaces or dashes, JSON-escaped once or several times (`\"`,
- *   `\u0041`), percent-encoded (once or twice), HTML-escaped, and inside base64 (which is decoded,
- *   masked and encoded again);
+ *   as is, card digits grouped by any Unicode space or dash, JSON-escaped once or several times
+ *   (`\"`, `\u0041`), percent-encoded, HTML-escaped or as numeric entities, in any mix and at any
+ *   depth (a decoded view, see masking-decode.ts), and inside base64, whole or wrapped in lines (which
+ *   is decoded, masked and encoded again);
  * - by field: whatever value sits at a CVC key, at a card-number key (`requisites.number`, `pan`,
  *   `cardNumber`), at a credential key (`apiKey`, `secret`, `password`, ...), after `Bearer` or
  *   `Basic`, in the userinfo of a URL, or as the token segment of a sink callback URL.
  *
  * Structure-aware: JSON text is tokenised and only its strings are masked (a string is decoded,
  * masked as a value, nested JSON inside it masked the same way, and written back escaped), so JSON
- * stays valid and a JSON number, or a digit inside one, is never touched: `19.4111111111111111`
+ * stays valid and a JSON number, or a digit inside one, is left alone: `19.4111111111111111`
  * and a Luhn-valid 16-digit integer stay as they are. There is no free-text Luhn scan. A number is
- * replaced only where it is the value of a CVC or card-number key (a field mask, written as a
- * string so the JSON stays valid). In a string or free text, a known card is masked even where
- * other digits run into it (`0014111111111111111`), unless the run is a decimal number's.
+ * replaced only where it is the value of a CVC or card-number key, or an integer holding a card
+ * the run sent (written as a string, so the JSON stays valid). In a string or free text, a known
+ * card is masked even where other digits run into it (`0014111111111111111`), unless the run is a
+ * decimal number's.
  */
+
+import { DECODE_TRIGGER, decodeLayers, originalSpan } from "./masking-decode.ts";
 
 const MASK = "***";
 /** Shorter known secrets are not masked by value: masking "abc" everywhere would wreck a report. */
@@ -240,9 +244,33 @@ function inDecimalNumber(text: string, start: number, end: number): boolean {
   return text[runStart - 1] !== "." && fraction <= MAX_NUMBER_DIGITS && !pointAt(text, runEnd + 1 + fraction);
 }
 
-/** A card's digits, each possibly escaped, optionally separated by a space, dash or their escapes. */
-function cardPattern(digits: string): string {
-  const separator = "(?:[ -]|%(?:25)?20|%(?:25)?2[dD]|\\+|\\\\{1,16}u002[0dD])?";
+/**
+ * What may stand between a card's digits, as a regex class's body: every Unicode space (\p{Zs}:
+ * NBSP, thin space, narrow NBSP ...), tab, every dash (\p{Pd}: en dash, em dash ...), the minus
+ * sign, and the invisible ones (soft hyphen, zero-width space, word joiner, BOM). Written out, so
+ * that the patterns need no `u` flag; a test holds it to \p{Zs} and \p{Pd}.
+ */
+const ASCII_CARD_SEPARATOR_CHARS = String.raw`\t \-`;
+const OTHER_CARD_SEPARATOR_CHARS = String.raw`\u00a0\u00ad\u1680\u2000-\u200d\u202f\u205f\u2060\u3000\ufeff\u058a\u05be\u1400\u1806\u2010-\u2015\u2212\u2e17\u2e1a\u2e3a\u2e3b\u2e40\u2e5d\u301c\u3030\u30a0\ufe31\ufe32\ufe58\ufe63\uff0d`;
+const CARD_SEPARATOR_CHARS = ASCII_CARD_SEPARATOR_CHARS + OTHER_CARD_SEPARATOR_CHARS;
+/** One character that may stand between a card's digits. */
+export const CARD_SEPARATOR = new RegExp(`[${CARD_SEPARATOR_CHARS}]`);
+/**
+ * The separators a text without any other needs: a regex over the whole class is several times
+ * slower on ordinary text, so the whole class is used only where one of its other characters is.
+ */
+const NON_ASCII_CARD_SEPARATOR = new RegExp(`[${OTHER_CARD_SEPARATOR_CHARS}]`);
+/** Separators between two of a card's digits, at most (a double space, ` – `). */
+const MAX_SEPARATORS = 3;
+/** A card's digits and separators only, written plainly. */
+const PLAIN_CARD = new RegExp(`^[\\d${CARD_SEPARATOR_CHARS}]+$`);
+
+/**
+ * A card's digits, each possibly escaped, separated by up to 3 spaces or dashes (of `chars`), or
+ * by one escaped space or dash.
+ */
+function cardPattern(digits: string, chars: string): string {
+  const separator = `(?:[${chars}]{1,${MAX_SEPARATORS}}|%(?:25)?20|%(?:25)?2[dD]|\\+|\\\\{1,16}u002[0dD])?`;
   return [...digits].map(charPattern).join(separator);
 }
 
@@ -311,6 +339,9 @@ function fieldKind(key: string | undefined, parent: string | undefined): FieldKi
   return undefined;
 }
 
+/** A card field's value that keeps its last 4 digits when masked: digits (or `*`) and separators. */
+const CARD_FIELD_VALUE = new RegExp(`^[\\d\\s*${CARD_SEPARATOR_CHARS}]+$`);
+
 /** A credential header's value: an auth scheme stays (`Bearer ***`), the rest goes. */
 function maskCredentialValue(value: string): string {
   if (value === "") return value;
@@ -326,7 +357,7 @@ function maskField(kind: FieldKind, value: string): string {
   if (value === "") return value;
   if (kind === "cvc") return MASK;
   if (kind === "credential") return maskCredentialValue(value);
-  return /^[\d\s*-]+$/.test(value) && (value.match(/[\d*]/g) ?? []).length >= 12
+  return CARD_FIELD_VALUE.test(value) && (value.match(/[\d*]/g) ?? []).length >= 12
     ? maskCardDigits(value)
     : MASK;
 }
@@ -346,7 +377,7 @@ const QUOTED_CVC = new RegExp(
 /** `"cvc": 123`: a number where a CVC goes, masked as a string (quoted like its key). */
 const NUMERIC_CVC = new RegExp(String.raw`(${QUOTE})(${CVC_KEY})(${QUOTE})(${COLON})(-?\d+)`, "gi");
 const QUOTED_CARD = new RegExp(
-  String.raw`(${QUOTE}${CARD_KEY}${QUOTE}${COLON}${QUOTE})([\d -]{12,30})(?=${QUOTE})`,
+  String.raw`(${QUOTE}${CARD_KEY}${QUOTE}${COLON}${QUOTE})([\d${CARD_SEPARATOR_CHARS}]{12,80})(?=${QUOTE})`,
   "gi",
 );
 /** `cvc=123` in a query string or form body. */
@@ -417,6 +448,90 @@ function valueContext(stack: readonly Frame[]): [string | undefined, string | un
   return frame.kind === "object" ? [frame.key, frame.at] : [frame.at, frame.parentAt];
 }
 
+/** A replacement of `text[start, end)`, in the text's own positions. */
+type Edit = [start: number, end: number, replacement: string];
+
+/** The text with the edits made, in order; an edit that overlaps one made before is dropped. */
+function applyEdits(text: string, edits: Edit[]): string {
+  if (edits.length === 0) return text;
+  edits.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  const parts: string[] = [];
+  let copied = 0;
+  for (const [start, end, replacement] of edits) {
+    if (start < copied) continue;
+    parts.push(text.slice(copied, start), replacement);
+    copied = end;
+  }
+  parts.push(text.slice(copied));
+  return parts.join("");
+}
+
+/** A decoded window's size at most (a longer run of escapes is decoded in overlapping windows). */
+const MAX_DECODE_WINDOW = 256 * 1024;
+/** How far windows cut for their size overlap: more than any secret spelled eight escapes deep. */
+const DECODE_OVERLAP = 16 * 1024;
+
+/** The CVC fields searched in a decoded view, with the group that holds the value. */
+const DECODED_CVC_FIELDS: [RegExp, number][] = [
+  [new RegExp(QUOTED_CVC.source, "dgi"), 3],
+  [new RegExp(NUMERIC_CVC.source, "dgi"), 5],
+  [new RegExp(FORM_CVC.source, "dgi"), 2],
+];
+const DECODED_CARD_FIELD = new RegExp(QUOTED_CARD.source, "dgi");
+
+/** Whether a text is one whole base64 value (standard or URL-safe), as its encoding writes it. */
+function isWholeBase64(text: string): boolean {
+  const body = text.replace(/={1,2}$/, "");
+  if (body.length % 4 === 1 || /[^A-Za-z0-9+/_-]/.test(body)) return false;
+  const standard = body.replace(/-/g, "+").replace(/_/g, "/");
+  return Buffer.from(standard, "base64").toString("base64").replace(/=+$/, "") === standard;
+}
+
+/** A line break in wrapped base64: as is, or JSON-escaped at any depth (`\n`, `\\n`, `\r\n`). */
+const BASE64_LINE_BREAK = /\r?\n|(?:\\+r)?\\+n/;
+/** Base64 in lines: a line of 16 or more, then lines after line breaks, the padding at the end. */
+const WRAPPED_BASE64 = new RegExp(
+  `(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}(?:(?:${BASE64_LINE_BREAK.source})[A-Za-z0-9+/_-]+)+={0,2}`,
+  "g",
+);
+
+const isBase64Code = (code: number) =>
+  (code >= 65 && code <= 90) ||
+  (code >= 97 && code <= 122) ||
+  (code >= 48 && code <= 57) ||
+  code === 43 ||
+  code === 47 ||
+  code === 45 ||
+  code === 95;
+
+/** Whether a line of 16 or more base64 characters ends at `end`. */
+function base64LineEndsAt(text: string, end: number): boolean {
+  for (let i = end - 16; i < end; i++) if (i < 0 || !isBase64Code(text.charCodeAt(i))) return false;
+  return true;
+}
+
+/**
+ * Whether a line of base64 goes on after a line break (as is or JSON-escaped): found from each
+ * line break, which costs far less than {@link WRAPPED_BASE64} over a whole report.
+ */
+function hasBase64LineBreak(text: string): boolean {
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) {
+    const end = text.charCodeAt(i - 1) === 13 ? i - 1 : i;
+    if (isBase64Code(text.charCodeAt(i + 1)) && base64LineEndsAt(text, end)) return true;
+  }
+  for (let i = text.indexOf("\\n"); i !== -1; i = text.indexOf("\\n", i + 1)) {
+    // Back over the escape's backslashes, and a `\r` before it.
+    let end = i;
+    while (text.charCodeAt(end - 1) === 92) end--;
+    if (text[end - 1] === "r" && text.charCodeAt(end - 2) === 92) {
+      end--;
+      while (text.charCodeAt(end - 1) === 92) end--;
+    }
+    if (isBase64Code(text.charCodeAt(i + 2)) && base64LineEndsAt(text, end)) return true;
+  }
+  return false;
+}
+
 export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSecrets): Masker {
   const known = [
     ...new Set(
@@ -442,18 +557,45 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
    * taken atomically (a lookahead's capture, then a backreference to it) and at most
    * {@link MAX_RUN_ON} digits long, so no position is tried twice and a long run costs no more.
    */
-  const cardRegex =
+  const cardRegexOf = (chars: string) =>
     cards.length > 0
       ? new RegExp(
-          `${CARD_START}(?:${cards.map((digits) => `(${cardPattern(digits)})`).join("|")})(?=(\\d{0,${MAX_RUN_ON}}))\\${cards.length + 1}`,
+          `${CARD_START}(?:${cards.map((digits) => `(${cardPattern(digits, chars)})`).join("|")})(?=(\\d{0,${MAX_RUN_ON}}))\\${cards.length + 1}`,
           "g",
         )
       : undefined;
-  /** The shortest card's digits in a row, single spaces or dashes allowed between (unescaped text). */
+  const cardRegex = cardRegexOf(ASCII_CARD_SEPARATOR_CHARS);
+  const wideCardRegex = cardRegexOf(CARD_SEPARATOR_CHARS);
+  /** The shortest card's digits in a row, separators allowed between (unescaped text). */
   const cardDigitRun =
     cards.length > 0
-      ? new RegExp(String.raw`\d(?:[ -]?\d){${Math.min(...cards.map((c) => c.length)) - 1}}`)
+      ? new RegExp(
+          `\\d(?:[${CARD_SEPARATOR_CHARS}]{0,${MAX_SEPARATORS}}\\d){${Math.min(...cards.map((c) => c.length)) - 1}}`,
+        )
       : undefined;
+  const shortestCard = cards.length > 0 ? Math.min(...cards.map((c) => c.length)) : Number.POSITIVE_INFINITY;
+  /** In a decoded view: the known secrets as they are (a space also as `+`), longest first. */
+  const decodedSecretRegex =
+    known.length > 0
+      ? new RegExp(known.map((s) => escapeRegExp(s).replace(/ /g, "[ +]")).join("|"), "g")
+      : undefined;
+  /** In a decoded view: each card's digits, separators between, and the digits that run on. */
+  const decodedCardRegex =
+    cards.length > 0
+      ? new RegExp(
+          `(?:${cards.map((digits) => `(?:${[...digits].join(`[${CARD_SEPARATOR_CHARS}+]{0,${MAX_SEPARATORS}}`)})`).join("|")})(?=(\\d{0,${MAX_RUN_ON}}))\\1`,
+          "g",
+        )
+      : undefined;
+  /**
+   * How far around an escape a secret's spelling may reach in plain characters: a secret, or a card
+   * with separators, written plainly beside it, and the digits around a card that tell a decimal.
+   */
+  const decodeReach = Math.max(
+    MAX_NUMBER_DIGITS + 2,
+    ...known.map((secret) => secret.length * 2),
+    ...cards.map((digits) => digits.length * (MAX_SEPARATORS + 1) + MAX_RUN_ON),
+  );
   const fragments = [...known, ...cards].flatMap((s) => base64Fragments(Buffer.from(s, "utf8")));
   const fragmentRegex =
     fragments.length > 0
@@ -465,6 +607,44 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
           "g",
         )
       : undefined;
+  const fragmentTest = fragmentRegex ? new RegExp(fragmentRegex.source) : undefined;
+
+  /**
+   * Every known card in `text`, in any spelling the card regex knows, all but its last 4 digits
+   * masked, with the digits that run on. `escaped`: whether the text holds any escaping.
+   */
+  function maskCards(text: string, escaped: boolean): string {
+    if (!cardRegex || !cardDigitRun || !(escaped ? /\d/.test(text) : cardDigitRun.test(text))) return text;
+    let out = text;
+    const regex = (NON_ASCII_CARD_SEPARATOR.test(text) ? wideCardRegex : cardRegex) as RegExp;
+    const maskCard = (match: string, ...rest: unknown[]) => {
+      // After the groups (a card's each, then the run-on): the match's offset and the text.
+      const offset = rest[cards.length + 1] as number;
+      if (inDecimalNumber(rest[cards.length + 2] as string, offset, offset + match.length)) return match;
+      if (PLAIN_CARD.test(match)) return maskCardDigits(match);
+      // Escaped: the card whose group matched is masked as if written plainly, with the digits
+      // that ran on after it.
+      const card = cards[rest.findIndex((group) => group !== undefined)] as string;
+      return maskCardDigits(card + ((rest[cards.length] as string | undefined) ?? ""));
+    };
+    // Again until nothing changes: one pass does not go back, so a card that starts among the
+    // digits of a run just masked (its last 4 stay) and goes on past it, escaped or grouped, is
+    // found on the next pass.
+    for (let pass = 0; pass <= cards.length; pass++) {
+      const next = out.replace(regex, maskCard);
+      if (next === out) break;
+      out = next;
+    }
+    return out;
+  }
+
+  /**
+   * A JSON integer that holds a known card, in whatever field, masked (the caller writes it as a
+   * string); any other number, a decimal's digits included, stays as it is.
+   */
+  function maskIntegerCard(number: string): string {
+    return number.length >= shortestCard && /^-?\d+$/.test(number) ? maskCards(number, false) : number;
+  }
 
   /** Masks free text: every spelling of a known secret, and every field it can find by its shape. */
   function plain(text: string, depth: number): string {
@@ -474,26 +654,7 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
     const escaped = ESCAPING.test(text);
     if (secretRegex && (escaped || known.some((secret) => text.includes(secret))))
       out = out.replace(secretRegex, MASK);
-    if (cardRegex && cardDigitRun && (escaped ? /\d/.test(out) : cardDigitRun.test(out))) {
-      const maskCard = (match: string, ...rest: unknown[]) => {
-        // After the groups (a card's each, then the run-on): the match's offset and the text.
-        const offset = rest[cards.length + 1] as number;
-        if (inDecimalNumber(rest[cards.length + 2] as string, offset, offset + match.length)) return match;
-        if (/^[\d -]+$/.test(match)) return maskCardDigits(match);
-        // Escaped: the card whose group matched is masked as if written plainly, with the digits
-        // that ran on after it.
-        const card = cards[rest.findIndex((group) => group !== undefined)] as string;
-        return maskCardDigits(card + ((rest[cards.length] as string | undefined) ?? ""));
-      };
-      // Again until nothing changes: one pass does not go back, so a card that starts among the
-      // digits of a run just masked (its last 4 stay) and goes on past it, escaped or grouped, is
-      // found on the next pass.
-      for (let pass = 0; pass <= cards.length; pass++) {
-        const next = out.replace(cardRegex, maskCard);
-        if (next === out) break;
-        out = next;
-      }
-    }
+    out = maskCards(out, escaped);
     if (out.includes("://")) out = maskUrlCredentials(out);
     if (out.includes("/callbacks/")) out = out.replace(SINK_TOKEN_SEGMENT, `$1${MASK}`);
     if (AUTH_SCHEME.test(out)) {
@@ -513,8 +674,118 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
     }
     if (/pan|card_?n/i.test(out))
       out = out.replace(QUOTED_CARD, (_w, head: string, value: string) => head + maskCardDigits(value));
-    if (fragmentRegex && depth < MAX_DEPTH) out = maskBase64(out, depth);
+    // What the patterns above miss for its spelling (an entity, a third percent layer, a mix).
+    if (escaped) out = maskDecoded(out);
+    if (fragmentRegex && depth < MAX_DEPTH) {
+      if (hasBase64LineBreak(out)) out = maskWrappedBase64(out, depth);
+      out = maskBase64(out, depth);
+    }
     return out;
+  }
+
+  /**
+   * Secrets, cards, and CVC or card fields that only a decoded view shows (numeric entities,
+   * percent escapes three deep, an entity under a percent escape, a card grouped by `&nbsp;`):
+   * around each escape that starts a layer, the text is decoded layer by layer, searched in every
+   * layer, and what is found is masked where it is written, the rest of the text left as it is.
+   */
+  function maskDecoded(text: string): string {
+    const trigger = DECODE_TRIGGER;
+    trigger.lastIndex = 0;
+    const edits: Edit[] = [];
+    let windowStart = -1;
+    let windowEnd = -1;
+    for (let match = trigger.exec(text); match !== null; match = trigger.exec(text)) {
+      const start = Math.max(0, match.index - decodeReach);
+      const end = Math.min(text.length, match.index + match[0].length + decodeReach);
+      if (windowStart !== -1 && start <= windowEnd && windowEnd - windowStart < MAX_DECODE_WINDOW) {
+        windowEnd = end;
+        continue;
+      }
+      if (windowStart !== -1) maskWindow(text, windowStart, windowEnd, edits);
+      // A window cut for its size goes on from well before its end: a spelling it cut is whole in the next.
+      windowStart =
+        windowStart !== -1 && start <= windowEnd ? Math.max(windowStart, windowEnd - DECODE_OVERLAP) : start;
+      windowEnd = end;
+    }
+    if (windowStart !== -1) maskWindow(text, windowStart, windowEnd, edits);
+    return applyEdits(text, edits);
+  }
+
+  /** Decodes `text[start, end)` and records the edits that mask what its layers show. */
+  function maskWindow(text: string, start: number, end: number, edits: Edit[]): void {
+    const layers = decodeLayers(text.slice(start, end));
+    layers.forEach((layer, depth) => {
+      const view = layer.text;
+      const written = (from: number, to: number): [number, number] => {
+        const [a, b] = originalSpan(layers, depth, from, to);
+        return [start + a, start + b];
+      };
+      const maskDigits = (from: number, to: number) => {
+        let digitsLeft = 0;
+        for (let i = from; i < to; i++) if (isDigitAt(view, i)) digitsLeft++;
+        for (let i = from; i < to && digitsLeft > 4; i++) {
+          if (!isDigitAt(view, i)) continue;
+          edits.push([...written(i, i + 1), "*"]);
+          digitsLeft--;
+        }
+      };
+      if (decodedSecretRegex)
+        for (const match of view.matchAll(decodedSecretRegex))
+          edits.push([...written(match.index, match.index + match[0].length), MASK]);
+      if (decodedCardRegex && view.length >= shortestCard)
+        for (const match of view.matchAll(decodedCardRegex)) {
+          const matchEnd = match.index + match[0].length;
+          if (!inDecimalNumber(view, match.index, matchEnd)) maskDigits(match.index, matchEnd);
+        }
+      if (/cvc|cvv|csc|security_?code/i.test(view)) {
+        for (const [regex, group] of DECODED_CVC_FIELDS)
+          for (const match of view.matchAll(regex)) {
+            const [from, to] = match.indices?.[group] ?? [0, 0];
+            if (to > from && match[group] !== MASK) edits.push([...written(from, to), MASK]);
+          }
+      }
+      if (/pan|card_?n/i.test(view))
+        for (const match of view.matchAll(DECODED_CARD_FIELD)) {
+          const [from, to] = match.indices?.[2] ?? [0, 0];
+          maskDigits(from, to);
+        }
+    });
+  }
+
+  /**
+   * Masks base64 wrapped in lines (MIME's 76 columns, PEM's 64, any width): each block is decoded
+   * whole, whatever spelling of a secret it holds (lines of base64 are rare enough in a report).
+   */
+  function maskWrappedBase64(text: string, depth: number): string {
+    const fragment = fragmentTest as RegExp;
+    return text.replace(WRAPPED_BASE64, (block) => {
+      const lineBreak = (BASE64_LINE_BREAK.exec(block) as RegExpExecArray)[0];
+      const all = block.split(BASE64_LINE_BREAK);
+      // A word on the line after the block (`end`, `--boundary`), or a name on the line before,
+      // reads as a line of base64 too: the lines that make a whole value are the block.
+      const skips: [number, number][] = [
+        [0, 0],
+        [0, 1],
+        [1, 0],
+        [1, 1],
+      ];
+      const [skipFirst, skipLast] = skips.find(
+        ([a, b]) => all.length - a - b >= 2 && isWholeBase64(all.slice(a, all.length - b).join("")),
+      ) ?? [0, 0];
+      const lines = all.slice(skipFirst, all.length - skipLast);
+      const joined = lines.join("");
+      const masked = fragment.test(joined)
+        ? maskBase64(joined, depth)
+        : maskBase64Run(joined, undefined, depth);
+      if (masked === joined) return block;
+      // Wrapped again as it was: the first line as long (text may stand before it), then the width.
+      const first = (lines[0] as string).length;
+      const width = Math.max(first, ...lines.slice(1, -1).map((line) => line.length));
+      const out = [...all.slice(0, skipFirst), masked.slice(0, first)];
+      for (let i = first; i < masked.length; i += width) out.push(masked.slice(i, i + width));
+      return [...out, ...all.slice(all.length - skipLast)].join(lineBreak);
+    });
   }
 
   /** Finds base64 runs holding a known secret: decodes, masks and re-encodes them. */
@@ -538,7 +809,7 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
     return copied === 0 ? text : out + text.slice(copied);
   }
 
-  function maskBase64Run(run: string, fragment: string, depth: number): string {
+  function maskBase64Run(run: string, fragment: string | undefined, depth: number): string {
     const urlSafe = /[-_]/.test(run);
     const body = run.replace(/=+$/, "");
     const standard = urlSafe ? body.replace(/-/g, "+").replace(/_/g, "/") : body;
@@ -557,7 +828,7 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
       }
     }
     // Not a whole base64 value (cut, or one line of many): the part that spells the secret goes.
-    return run.split(fragment).join(MASK);
+    return fragment === undefined ? run : run.split(fragment).join(MASK);
   }
 
   /** Masks a string value (decoded: no JSON escaping of its own). */
@@ -685,6 +956,10 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
           // A CVC or card number written as a number is still a secret: masked, as a string.
           if (kind === "cvc" || kind === "card")
             replace(i, i + token.length, JSON.stringify(maskField(kind, token)));
+          else {
+            const masked = maskIntegerCard(token);
+            if (masked !== token) replace(i, i + token.length, JSON.stringify(masked));
+          }
           previous = "0";
           i += token.length;
           continue;
@@ -716,7 +991,10 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
     if (typeof input === "string") return maskStringAt(input, key, parent, 0);
     if (typeof input === "number" || typeof input === "bigint") {
       const kind = fieldKind(key, parent);
-      return kind === "cvc" || kind === "card" ? maskField(kind, String(input)) : input;
+      if (kind === "cvc" || kind === "card") return maskField(kind, String(input));
+      const written = String(input);
+      const masked = maskIntegerCard(written);
+      return masked === written ? input : masked;
     }
     if (Array.isArray(input)) return input.map((item) => walk(item, key, parent));
     if (typeof input === "object" && input !== null) {
