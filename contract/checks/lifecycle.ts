@@ -268,11 +268,9 @@ export const rejectsMalformedCode = defineCheck<RejectionInput>(
 export interface RefusalProofInput {
   /** The refused request, in words (the model's operation). */
   refused: string;
-  /** What was tried after it, in words, and what it had to show. */
+  /** What was tried after it, in words, and what its acceptance shows. */
   proof: string;
   shows: string;
-  /** The status a successful answer to the proof carries. */
-  expectedStatus: string;
   response: ExchangeResponse;
 }
 
@@ -280,27 +278,24 @@ export const refusalChangesNothing = defineCheck<RefusalProofInput>(
   "behaviour.refusal-changes-nothing",
   "behaviour",
   "A refused request leaves everything as it was: after it, a creation with its merchantOrderID is accepted, and an order it was about still accepts the right code.",
-  ({ refused, proof, shows, expectedStatus, response }) => {
+  ({ refused, proof, shows, response }) => {
     const limited = rateLimitCause(response);
     if (limited) return notEvaluated(limited);
     const json = response.json;
     const codeError =
       isRecord(json) && isRecord(json.result) ? ` codeError ${show(json.result.codeError)}` : "";
-    const status = isRecord(json) && isRecord(json.data) ? json.data.status : undefined;
-    const finding = (actual: string) => [
-      { path: proof, expected: `HTTP 200, status ${show(expectedStatus)}`, actual },
-    ];
-    if (response.status !== 200)
-      return fail(
-        `after ${refused} was refused, ${proof} answered HTTP ${response.status}${codeError}: the refusal changed what ${shows}`,
-        finding(`HTTP ${response.status}${codeError}`),
-      );
-    if (status !== expectedStatus)
-      return fail(
-        `after ${refused} was refused, ${proof} answered status ${show(status)}, expected ${show(expectedStatus)}`,
-        finding(`HTTP 200, status ${show(status)}`),
-      );
-    return pass(`after ${refused} was refused, ${proof} answered HTTP 200, status ${show(status)}: ${shows}`);
+    // The status it answers is status-after-operation's to judge: here, only that it is accepted.
+    if (response.status === 200) return pass(`after ${refused} was refused, ${proof} was accepted: ${shows}`);
+    return fail(
+      `after ${refused} was refused, ${proof} answered HTTP ${response.status}${codeError}, not 200: the refusal had an effect, although ${shows}`,
+      [
+        {
+          path: proof,
+          expected: `accepted (HTTP 200): ${shows}`,
+          actual: `HTTP ${response.status}${codeError}`,
+        },
+      ],
+    );
   },
   {
     source: {
