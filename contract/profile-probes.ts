@@ -76,6 +76,7 @@ export const REFUSED_CREATION = {
   nonPositiveAmount: "an amount of zero",
   trafficType: "a trafficType outside ftd, td and mixed",
   noMethod: "no methodID",
+  otherKindMethod: "a method of the other order kind",
   aboveMaximum: "an amount above the method's maximum",
 } as const;
 
