@@ -660,7 +660,8 @@ for (const kind of ORDER_KINDS) {
           });
         });
       prove(refusalChangesNothing as Check<never>, (run, proof) => proofInput(run, pair, proof));
-      if (awaits && lifetimeSeconds !== undefined)
+      // The timer is a confirmation's: a refused one must leave it running.
+      if (awaits && lifetimeSeconds !== undefined && opOf(pair.operation).action === "confirm")
         prove(
           refusalKeepsTimer as Check<never>,
           (run, proof) => timerInput(run, proof),
