@@ -3,9 +3,11 @@
  * conventions (the reference provider's are in docs/api.md; a profile supplies a foreign target's).
  *
  * States are what one order, created by the merchant, can be in; operations are everything a
- * probe can do to it or around it (confirm with each code, with the wrong code, through the other
- * order kind's path, as the other merchant; create again with its merchantOrderID; move its clock;
- * let processing finish). For every (state, operation) the model says what the target must answer
+ * probe can do to it or around it (confirm with each code, with the wrong code, with a code off the
+ * code format, through the other order kind's path, as the other merchant; create again with its
+ * merchantOrderID, or create it with a body that breaks a rule; move its clock; let processing
+ * finish). After a refusal, the state's proof (a creation with the merchantOrderID, the right code)
+ * shows that the refusal changed nothing. For every (state, operation) the model says what the target must answer
  * (accepted with a status, or refused with which error), the state the order is in afterwards, and
  * which callbacks that move must cause. {@link reachablePairs} lists every pair a probe can reach,
  * with the operations that lead there, so that every operation is tried in every reachable state.
