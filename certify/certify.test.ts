@@ -145,14 +145,17 @@ describe("npm run certify", () => {
       });
       expect(exitCode, output).toBe(0);
       const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
-      // Skipped for the missing key: the cross-merchant checks, and the lifecycle's moves by the other merchant.
+      // Skipped for the missing key: the cross-merchant checks, and the lifecycle's moves by the other
+      // merchant with the proofs after them.
       const skipped = report.checks.filter(
         (c) => c.status === "skipped" && c.reason?.match(/H2H_API_KEY_2 is not set/),
       );
       expect([...new Set(skipped.map((c) => c.check))].sort()).toEqual([
         "behaviour.accepts-merchant-order-id-of-other-merchant",
+        "behaviour.refusal-changes-nothing",
         "behaviour.rejects-other-merchants-order",
         "callbacks.follow-lifecycle",
+        "semantics.refusal-keeps-timer",
       ]);
       // Nothing else is skipped but a constraint no request can break alone (derived negatives).
       const others = report.checks.filter((c) => c.status === "skipped" && !skipped.includes(c));

@@ -94,6 +94,7 @@ export {
   successResult,
   TRAFFIC_TYPES,
 } from "./names.ts";
+export * from "./near-misses.ts";
 export * from "./negative-cases.ts";
 export { buildOpenApiDocument } from "./openapi.ts";
 // Schema problems in plain words (path, expected, actual), for checks, profiles and messages.

@@ -234,3 +234,46 @@ describe("a foreign target's conventions", () => {
     );
   });
 });
+
+describe("refusals change nothing", () => {
+  it("refuse each broken creation before any order exists, and prove its merchantOrderID free with a creation", () => {
+    const refused = mobile.operations.filter((op) => op.refusedBody !== undefined);
+    expect(refused.map((op) => op.refusedBody)).toEqual(REFERENCE_LIFECYCLE.refusedCreations);
+    for (const op of refused) {
+      expect(expectOf(NOT_CREATED, op.id)).toMatchObject({
+        expect: { outcome: "refused", httpStatus: 400, codeError: "validation_error" },
+        next: NOT_CREATED,
+        proof: "create",
+        callbacks: [],
+      });
+      expect(transitionOf(mobile, AWAITING_CONFIRMATION, op.id)).toBeUndefined();
+    }
+  });
+
+  it("refuse a malformed code on an order fresh from creation, leave it awaiting, and prove it with the right code", () => {
+    const malformed = mobile.operations.filter((op) => op.malformedCode !== undefined);
+    expect(malformed.map((op) => op.code)).toContain("x1111");
+    for (const op of malformed) {
+      expect(expectOf(AWAITING_CONFIRMATION, op.id)).toMatchObject({
+        expect: { outcome: "refused", httpClass: "4xx" },
+        next: AWAITING_CONFIRMATION,
+        proof: CONFIRM,
+      });
+      // Any refusal: the profile pins no error for a code off the format.
+      expect(expectOf(AWAITING_CONFIRMATION, op.id).expect).not.toHaveProperty("httpStatus");
+      expect(transitionOf(mobile, AFTER_WRONG_CODE, op.id)).toBeUndefined();
+      expect(transitionOf(mobile, "succeeded", op.id)).toBeUndefined();
+    }
+  });
+
+  it("prove every refusal that leaves an order awaiting confirmation, and none after which nothing can be proven", () => {
+    for (const t of mobile.transitions) {
+      const after = mobile.states.find((s) => s.id === t.next);
+      const provable =
+        t.expect.outcome === "refused" && (after?.awaitsConfirmation || t.next === NOT_CREATED);
+      expect(t.proof !== undefined, `${t.state} × ${t.operation}`).toBe(provable);
+    }
+    expect(expectOf(AWAITING_CONFIRMATION, WRONG).proof).toBe(CONFIRM);
+    expect(expectOf("succeeded", WRONG).proof).toBeUndefined();
+  });
+});

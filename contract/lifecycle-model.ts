@@ -3,9 +3,11 @@
  * conventions (the reference provider's are in docs/api.md; a profile supplies a foreign target's).
  *
  * States are what one order, created by the merchant, can be in; operations are everything a
- * probe can do to it or around it (confirm with each code, with the wrong code, through the other
- * order kind's path, as the other merchant; create again with its merchantOrderID; move its clock;
- * let processing finish). For every (state, operation) the model says what the target must answer
+ * probe can do to it or around it (confirm with each code, with the wrong code, with a code off the
+ * code format, through the other order kind's path, as the other merchant; create again with its
+ * merchantOrderID, or create it with a body that breaks a rule; move its clock; let processing
+ * finish). After a refusal, the state's proof (a creation with the merchantOrderID, the right code)
+ * shows that the refusal changed nothing. For every (state, operation) the model says what the target must answer
  * (accepted with a status, or refused with which error), the state the order is in afterwards, and
  * which callbacks that move must cause. {@link reachablePairs} lists every pair a probe can reach,
  * with the operations that lead there, so that every operation is tried in every reachable state.
@@ -19,7 +21,7 @@ import type { OrderKind } from "./names.ts";
 /** The refusals the lifecycle can call for; each maps to the profile's pinned error of that name. */
 export type LifecycleError = Extract<
   ErrorAnswerName,
-  "invalidOrderState" | "invalidCode" | "orderNotFound" | "duplicateMerchantOrderId"
+  "invalidOrderState" | "invalidCode" | "orderNotFound" | "duplicateMerchantOrderId" | "validation"
 >;
 
 /** What a target documents for a refusal; unset parts accept any 4xx and any codeError but "none". */
@@ -51,6 +53,13 @@ export interface LifecycleConventions {
   otherMerchantConfirm?: LifecycleError | undefined;
   /** Where merchantOrderID must be unique: per merchant (the API description's wording) or across the service. */
   merchantOrderIdScope: "merchant" | "service";
+  /**
+   * Creations the target must refuse, each named by the one rule its body breaks (the runner
+   * builds the body); each carries the merchantOrderID the order is then created with.
+   */
+  refusedCreations?: readonly string[] | undefined;
+  /** Codes one step off the code format, each named by how: refused, like a wrong code. */
+  malformedCodes?: readonly { name: string; code: string }[] | undefined;
 }
 
 export type StateId = string;
@@ -66,6 +75,11 @@ export interface LifecycleState {
   final: boolean;
   /** A state the order leaves by itself after the processing delay, for this one. */
   settlesTo?: StateId;
+  /**
+   * The operation whose answer shows the order is still in this state, tried after a refusal
+   * here: a creation with the merchantOrderID (still free), the right code (still awaited).
+   */
+  proof?: OperationId;
 }
 
 export interface LifecycleOperation {
@@ -83,6 +97,10 @@ export interface LifecycleOperation {
   clock?: "past-lifetime" | "part-of-lifetime";
   /** What a target must offer for this operation to be tried. */
   needs: readonly ("second-merchant" | "expiry")[];
+  /** create: the rule its body breaks, so that it is refused. */
+  refusedBody?: string;
+  /** confirm: how its code is off the code format. */
+  malformedCode?: string;
 }
 
 export type ExpectedAnswer =
@@ -100,6 +118,8 @@ export interface LifecycleTransition {
   callbacks: readonly string[];
   /** What else to check, e.g. that `timer` went down by the seconds the clock moved. */
   also?: string;
+  /** A refusal: the operation tried after it to show it changed nothing (its state's proof). */
+  proof?: OperationId;
 }
 
 export interface LifecycleModel {
@@ -202,6 +222,27 @@ function operationsOf(conventions: LifecycleConventions): LifecycleOperation[] {
     },
     { id: "await processing", action: "await-processing", needs: [] },
   ];
+  for (const rule of conventions.refusedCreations ?? []) {
+    ops.push({
+      id: `create refused: ${rule}`,
+      action: "create",
+      merchant: "own",
+      merchantOrderId: "fresh",
+      refusedBody: rule,
+      needs: [],
+    });
+  }
+  for (const { name, code } of conventions.malformedCodes ?? []) {
+    ops.push({
+      id: `confirm with a malformed code: ${name}`,
+      action: "confirm",
+      code,
+      path: "own",
+      merchant: "own",
+      malformedCode: name,
+      needs: [],
+    });
+  }
   if (conventions.expiredStatus !== null) {
     ops.push({
       id: "advance the clock past the lifetime",
@@ -226,10 +267,23 @@ export function buildLifecycleModel(kind: OrderKind, conventions: LifecycleConve
   });
 
   // --- states
+  const confirmRight = `confirm with code ${conventions.outcomes[0]?.code as string}`;
   const states: LifecycleState[] = [
-    { id: NOT_CREATED, status: undefined, awaitsConfirmation: false, final: false },
-    { id: AWAITING_CONFIRMATION, status: statusAfter.create, awaitsConfirmation: true, final: false },
-    { id: AFTER_WRONG_CODE, status: statusAfter.create, awaitsConfirmation: true, final: false },
+    { id: NOT_CREATED, status: undefined, awaitsConfirmation: false, final: false, proof: "create" },
+    {
+      id: AWAITING_CONFIRMATION,
+      status: statusAfter.create,
+      awaitsConfirmation: true,
+      final: false,
+      proof: confirmRight,
+    },
+    {
+      id: AFTER_WRONG_CODE,
+      status: statusAfter.create,
+      awaitsConfirmation: true,
+      final: false,
+      proof: confirmRight,
+    },
   ];
   const addState = (state: LifecycleState) => {
     const existing = states.find((s) => s.id === state.id);
@@ -274,7 +328,17 @@ export function buildLifecycleModel(kind: OrderKind, conventions: LifecycleConve
     callbacks: string[] = [],
     also?: string,
   ) => {
-    transitions.push({ state, operation, expect, next, callbacks, ...(also ? { also } : {}) });
+    // A refusal changes nothing: the state it leaves the order in must still answer its proof.
+    const proof = expect.outcome === "refused" ? states.find((s) => s.id === next)?.proof : undefined;
+    transitions.push({
+      state,
+      operation,
+      expect,
+      next,
+      callbacks,
+      ...(also ? { also } : {}),
+      ...(proof ? { proof } : {}),
+    });
   };
 
   add(
@@ -283,12 +347,22 @@ export function buildLifecycleModel(kind: OrderKind, conventions: LifecycleConve
     { outcome: "accepted", httpClass: "2xx", status: statusAfter.create },
     AWAITING_CONFIRMATION,
   );
+  // A refused creation reserves nothing: its merchantOrderID is still free for the corrected one.
+  for (const op of operations.filter((o) => o.refusedBody !== undefined))
+    add(NOT_CREATED, op.id, refused("validation"), NOT_CREATED);
 
   for (const state of states) {
     if (state.id === NOT_CREATED) continue;
     const here = state.id;
     for (const op of operations) {
-      if (op.action === "confirm" && op.merchant === "other") {
+      if (op.refusedBody !== undefined) {
+        // Tried before the order exists only (above).
+      } else if (op.malformedCode !== undefined) {
+        // A code off the format is refused like a wrong one, and the order still awaits the right
+        // one. Tried on an order fresh from creation: after a wrong code it asks the same question.
+        if (here === AWAITING_CONFIRMATION)
+          add(here, op.id, { outcome: "refused", httpClass: "4xx", error: "invalidCode" }, here);
+      } else if (op.action === "confirm" && op.merchant === "other") {
         // Another merchant's order must not leak: refused whatever its state, as the profile pins it.
         add(
           here,

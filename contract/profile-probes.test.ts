@@ -2,7 +2,13 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { ProfileError, parseProfile } from "./profile.ts";
-import { lifecycleConventionsOf, orderMethodsOf } from "./profile-probes.ts";
+import {
+  codeFormatOf,
+  lifecycleConventionsOf,
+  orderMethodsOf,
+  REFUSED_CREATION,
+  refusedCreationsOf,
+} from "./profile-probes.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: a test breaks a parsed profile in arbitrary places
 type Editable = any;
@@ -105,5 +111,32 @@ describe("what the probes read from a profile", () => {
     expect(() => parse(broken)).toThrow(
       expect.objectContaining({ message: expect.not.stringContaining("4111111111111112") }),
     );
+  });
+});
+
+describe("the refusals the lifecycle tries", () => {
+  it("read the code format from requestRules.code.pattern, else stand in with the success code's kind and length", () => {
+    expect(codeFormatOf(parse(reference()))).toEqual({ pattern: "^\\d{4,8}$", declared: true });
+    const profile = reference();
+    delete profile.requestRules.code.pattern;
+    expect(codeFormatOf(parse(profile))).toEqual({ pattern: "[0-9]{4}", declared: false });
+    profile.requestRules.code.pattern = "none";
+    expect(codeFormatOf(parse(profile)).declared).toBe(false);
+  });
+
+  it("break a creation above the method's maximum only where every flow's method declares one", () => {
+    expect(refusedCreationsOf(parse(reference()))).toContain(REFUSED_CREATION.aboveMaximum);
+    const profile = reference();
+    delete profile.methods.quasi_ecom.maxAmount;
+    expect(refusedCreationsOf(parse(profile))).not.toContain(REFUSED_CREATION.aboveMaximum);
+  });
+
+  it("leave out a malformed code that is one of the codes with an outcome", () => {
+    const profile = reference();
+    profile.requestRules.code.pattern = "^\\d{4}$";
+    profile.lifecycle.outcomes.push({ code: "11111", statuses: ["succeeded"] });
+    const codes = lifecycleConventionsOf(parse(profile)).malformedCodes?.map((m) => m.code);
+    expect(codes).toContain("111");
+    expect(codes).not.toContain("11111");
   });
 });

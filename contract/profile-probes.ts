@@ -13,6 +13,7 @@ import {
   type OrderKind,
   STATUS,
 } from "./names.ts";
+import { nearMissCodes, standInCodePattern } from "./near-misses.ts";
 import type { MethodProfile, OtherMethodProfile, Profile } from "./profile.ts";
 import type { OrderMethod } from "./request-json-schema.ts";
 
@@ -49,6 +50,7 @@ const LIFECYCLE_ERROR_KEYS = {
   invalidCode: "invalidCode",
   orderNotFound: "orderNotFound",
   duplicateMerchantOrderId: "duplicateMerchantOrderId",
+  validation: "validation",
 } as const satisfies Record<LifecycleError, keyof Profile["errors"]>;
 
 /** The outcome of each confirmation code: the profile's own list, or one status per `code` trigger. */
@@ -67,6 +69,33 @@ function outcomesOf(profile: Profile): LifecycleConventions["outcomes"] {
 export function lifetimeSecondsOf(profile: Profile): number | undefined {
   const trigger = profile.callbackTriggers.expired;
   return "unconfirmedForSeconds" in trigger ? trigger.unconfirmedForSeconds : undefined;
+}
+
+/** The rule each refused creation of the lifecycle breaks; the lifecycle spec builds its body. */
+export const REFUSED_CREATION = {
+  nonPositiveAmount: "an amount of zero",
+  trafficType: "a trafficType outside ftd, td and mixed",
+  noMethod: "no methodID",
+  otherKindMethod: "a method of the other order kind",
+  aboveMaximum: "an amount above the method's maximum",
+} as const;
+
+/** Creations the lifecycle tries to have refused: an amount above the maximum only where both kinds' methods declare one. */
+export function refusedCreationsOf(profile: Profile): string[] {
+  const { aboveMaximum, ...always } = REFUSED_CREATION;
+  const bounded = ORDER_KINDS.every((kind) => profile.methods[kind].maxAmount !== undefined);
+  return [...Object.values(always), ...(bounded ? [aboveMaximum] : [])];
+}
+
+/**
+ * The confirmation code's format: the profile's `requestRules.code.pattern`, declared; without
+ * one, a stand-in (the success code's kind and length), which only advises.
+ */
+export function codeFormatOf(profile: Profile): { pattern: string; declared: boolean } {
+  const pattern = profile.requestRules.code?.pattern;
+  return pattern !== undefined && pattern !== "none"
+    ? { pattern, declared: true }
+    : { pattern: standInCodePattern(profile.confirmation.successCode), declared: false };
 }
 
 /** The target's lifecycle as the model takes it (the reference provider's in docs/api.md). */
@@ -101,5 +130,10 @@ export function lifecycleConventionsOf(profile: Profile): LifecycleConventions {
     otherKindConfirm: profile.lifecycle.otherKindConfirm,
     otherMerchantConfirm: profile.lifecycle.otherMerchantConfirm,
     merchantOrderIdScope: profile.lifecycle.merchantOrderIdScope,
+    refusedCreations: refusedCreationsOf(profile),
+    malformedCodes: nearMissCodes(profile.confirmation.successCode, codeFormatOf(profile).pattern, [
+      ...outcomesOf(profile).map((o) => o.code),
+      profile.confirmation.wrongCode,
+    ]).map((miss) => ({ name: miss.name, code: miss.value })),
   };
 }

@@ -6,6 +6,7 @@
 import {
   createMasker,
   type Masker,
+  nearMissApiKeys,
   type Profile,
   type RateLimitRetry,
   TEST_CARD_NUMBERS,
@@ -47,6 +48,10 @@ export function runMasker(secrets: RunSecrets): Masker {
         secrets.tlsPassphrase,
       ].map((secret) => secret ?? undefined),
       ...(secrets.targetEnvSecrets ?? []),
+      // The near misses certify sends in place of a key give the key away all but one character.
+      ...(secrets.apiKey ? nearMissApiKeys(secrets.apiKey, secrets.secondApiKey ?? undefined) : []).map(
+        (miss) => miss.value,
+      ),
     ],
     cardNumbers: [TEST_CARD.number, ...TEST_CARD_NUMBERS, ...(secrets.cardNumbers ?? [])],
     urls: [secrets.baseUrl ?? undefined],

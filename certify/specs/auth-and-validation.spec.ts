@@ -8,9 +8,11 @@ import { beforeAll, describe, it } from "vitest";
 import type { Exchange } from "../../contract/index.ts";
 import {
   ENDPOINTS,
+  nearMissApiKeys,
   type OperationName,
   rejectsMalformedJson,
   rejectsMissingApiKey,
+  rejectsNearMissApiKey,
   rejectsNonPositiveAmount,
   rejectsTrafficTypeOutsideEnum,
   rejectsWrongApiKey,
@@ -32,6 +34,8 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
 }
 /** A key no merchant has, shaped like a real one. */
 const WRONG_API_KEY = "h2h-certify-wrong-key-0000000000";
+/** Keys one step from a real one: a target that compares a prefix, case or trimmed key takes them. */
+const NEAR_MISS_API_KEYS = nearMissApiKeys(target.apiKey, target.secondApiKey);
 
 for (const endpoint of Object.values(ENDPOINTS)) {
   const operation: OperationName = endpoint.operation;
@@ -67,6 +71,12 @@ for (const endpoint of Object.values(ENDPOINTS)) {
       const exchange = await send(validBody(), { apiKey: WRONG_API_KEY });
       verifyRejection(ctx, target, rejectsWrongApiKey, exchange, "unauthorized");
     });
+    for (const miss of NEAR_MISS_API_KEYS) {
+      it(titled(rejectsNearMissApiKey, miss.name), async (ctx) => {
+        const exchange = await send(validBody(), { apiKey: miss.value });
+        verifyRejection(ctx, target, rejectsNearMissApiKey, exchange, "unauthorized");
+      });
+    }
 
     const malformed = once(() => send(undefined, { rawBody: '{"methodID": 1,' }));
     it(rejectsMalformedJson.name, async (ctx) => {

@@ -28,18 +28,30 @@ import {
   type LifecycleTransition,
   lifecycleConventionsOf,
   lifetimeSecondsOf,
+  NOT_CREATED,
   OPERATIONS_BY_KIND,
   ORDER_KINDS,
   type OrderKind,
   otherOrderKind,
+  REFUSED_CREATION,
   type ReachablePair,
+  type RefusalProofInput,
+  type RefusalTimerInput,
   type RejectionInput,
   reachablePairs,
+  refusalChangesNothing,
+  refusalKeepsTimer,
   rejectsConfirmAfterExpiry,
   rejectsConfirmingTwice,
   rejectsDuplicateMerchantOrderId,
+  rejectsMalformedCode,
+  rejectsMethodOfOtherKind,
+  rejectsMissingField,
+  rejectsNonPositiveAmount,
   rejectsOtherKindConfirmPath,
   rejectsOtherMerchantsOrder,
+  rejectsOutOfRange,
+  rejectsTrafficTypeOutsideEnum,
   rejectsWrongCode,
   requirementOf,
   SANDBOX_CLOCK_ADVANCE_PATH,
@@ -156,6 +168,49 @@ async function askClock(): Promise<typeof clock> {
     : { works: false, failure: `HTTP ${moved.response.status} from ${SANDBOX_CLOCK_ADVANCE_PATH}` };
 }
 
+/** Each refused creation's body, from a valid one, and the check that judges its refusal. */
+const REFUSED_CREATIONS: Record<
+  string,
+  { breaks: (kind: OrderKind, body: Record<string, unknown>) => void; check: Check<RejectionInput> }
+> = {
+  [REFUSED_CREATION.nonPositiveAmount]: {
+    breaks: (_kind, body) => {
+      body.amount = 0;
+    },
+    check: rejectsNonPositiveAmount,
+  },
+  [REFUSED_CREATION.trafficType]: {
+    breaks: (_kind, body) => {
+      body.trafficType = "bulk";
+    },
+    check: rejectsTrafficTypeOutsideEnum,
+  },
+  [REFUSED_CREATION.noMethod]: {
+    breaks: (_kind, body) => {
+      delete body.methodID;
+    },
+    check: rejectsMissingField,
+  },
+  [REFUSED_CREATION.otherKindMethod]: {
+    breaks: (kind, body) => {
+      body.methodID = profile.methods[otherOrderKind(kind)].methodID;
+    },
+    check: rejectsMethodOfOtherKind,
+  },
+  [REFUSED_CREATION.aboveMaximum]: {
+    breaks: (kind, body) => {
+      body.amount = (profile.methods[kind].maxAmount ?? 0) + 1;
+    },
+    check: rejectsOutOfRange,
+  },
+};
+
+/** The proof tried after a refusal, sent and answered. */
+interface ProofRun {
+  operation: string;
+  exchange: Exchange;
+}
+
 /** One order's probe: a path replayed, then one operation, or several that leave its state as it is. */
 interface OrderRun {
   /** The pairs probed on this order, in the order they were tried. */
@@ -176,6 +231,10 @@ interface OrderRun {
   collectedAtMs: number;
   tag: string;
   callbacks: StoredCallback[];
+  /** The order's creation, sent and answered. */
+  creation?: Exchange;
+  /** After a refusal, the operation that shows it changed nothing (the state's proof). */
+  proof?: ProofRun;
 }
 
 /** The callback statuses a state's own settling causes, until it rests. */
@@ -240,14 +299,27 @@ async function runOrder(
   let orderId: string | undefined;
   let creation: Exchange | undefined;
   let state = model.initial;
+  // Refusals on an order awaiting confirmation follow a clock move, so that the proof after them
+  // shows whether one set the order's timer back (a shared order may probe the move itself first).
+  const clockMove = model.operations.find(
+    (o) => o.action === "advance-clock" && o.clock === "part-of-lifetime",
+  );
+  const first = pairs[0];
+  const moveClockFirst =
+    clockMove !== undefined &&
+    first !== undefined &&
+    first.operation !== clockMove.id &&
+    transitionOf(model, first.state, clockMove.id) !== undefined &&
+    pairs.some((pair) => pair.transition.proof !== undefined);
   const moves: [string, ReachablePair | undefined][] = [
     ...path.map((id): [string, undefined] => [id, undefined]),
+    ...(moveClockFirst ? [[clockMove.id, undefined] as [string, undefined]] : []),
     ...pairs.map((pair): [string, ReachablePair] => [pair.operation, pair]),
   ];
 
-  for (const [opId, pair] of moves) {
-    const op = model.operations.find((o) => o.id === opId) as LifecycleOperation;
-    const transition = transitionOf(model, state, opId) as LifecycleTransition;
+  /** Makes one move on the order; its answer, when it is a request. */
+  const perform = async (op: LifecycleOperation): Promise<Exchange | undefined> => {
+    const opId = op.id;
     let exchange: Exchange | undefined;
     const needId = () => {
       if (orderId === undefined)
@@ -265,9 +337,11 @@ async function runOrder(
             ? orderRequest(target, kind, { merchantOrderID, webHook: target.sink().callbackUrl(tag) })
             : // A second order with the same merchantOrderID names no webHook: its callbacks are not this order's.
               orderRequest(target, kind, { merchantOrderID });
+        if (op.refusedBody !== undefined) REFUSED_CREATIONS[op.refusedBody]?.breaks(kind, body);
         exchange = await by.createOrder(kind, body);
-        if (op.merchantOrderId === "fresh") {
+        if (op.merchantOrderId === "fresh" && op.refusedBody === undefined) {
           creation = exchange;
+          run.creation = exchange;
           const id = dataOf(exchange.response.json)?.id;
           orderId = typeof id === "string" ? id : undefined;
         }
@@ -301,6 +375,13 @@ async function runOrder(
       case "await-processing":
         break;
     }
+    return exchange;
+  };
+
+  for (const [opId, pair] of moves) {
+    const op = model.operations.find((o) => o.id === opId) as LifecycleOperation;
+    const transition = transitionOf(model, state, opId) as LifecycleTransition;
+    const exchange = await perform(op);
     if (exchange) run.exchanges.push(exchange);
     run.steps.push(
       `${opId}${exchange ? ` → HTTP ${exchange.response.status}` : ""}${pair ? " (probed)" : ""}`,
@@ -315,6 +396,21 @@ async function runOrder(
       else if (op.action === "await-processing" && next?.status !== undefined)
         await sleep(SETTLE_WITHOUT_CALLBACK_MS);
     }
+  }
+  // After a refusal: the state's proof, which only an order left as it was answers as modelled.
+  const proofId = pairs.some((pair) => pair.transition.proof !== undefined)
+    ? model.states.find((s) => s.id === state)?.proof
+    : undefined;
+  if (proofId !== undefined) {
+    const transition = transitionOf(model, state, proofId) as LifecycleTransition;
+    const exchange = await perform(model.operations.find((o) => o.id === proofId) as LifecycleOperation);
+    if (exchange) {
+      run.exchanges.push(exchange);
+      run.proof = { operation: proofId, exchange };
+    }
+    run.steps.push(`${proofId}${exchange ? ` → HTTP ${exchange.response.status}` : ""} (proof)`);
+    run.expectedCallbacks.push(...transition.callbacks);
+    state = transition.next;
   }
   run.expectedCallbacks.push(...settleChain(model, state));
   run.endsAwaiting = model.states.find((s) => s.id === state)?.awaitsConfirmation === true;
@@ -372,12 +468,16 @@ function answerCheck(
     check: check as Check<never>,
     input: (a: Exchange): RejectionInput => ({ response: a.response, pinned }),
   });
+  if (op.refusedBody !== undefined)
+    return rejection(REFUSED_CREATIONS[op.refusedBody]?.check ?? rejectsMissingField);
+  if (op.malformedCode !== undefined) return rejection(rejectsMalformedCode);
   if (op.action === "confirm" && op.path === "other-kind") return rejection(rejectsOtherKindConfirmPath);
   if (op.merchant === "other" && op.action === "confirm") return rejection(rejectsOtherMerchantsOrder);
   const byError: Record<LifecycleError, Check<RejectionInput>> = {
     invalidCode: rejectsWrongCode,
     orderNotFound: rejectsOtherMerchantsOrder,
     duplicateMerchantOrderId: rejectsDuplicateMerchantOrderId,
+    validation: rejectsMissingField,
     invalidOrderState:
       pair.state === conventions.expiredStatus ? rejectsConfirmAfterExpiry : rejectsConfirmingTwice,
   };
@@ -385,6 +485,38 @@ function answerCheck(
 }
 
 const caseLabel = (pair: ReachablePair) => `${pair.state}: ${pair.operation}`;
+
+/** What the proof after `pair`'s refusal must show, and its answer. */
+function proofInput(run: OrderRun, pair: ReachablePair, proof: ProofRun): RefusalProofInput {
+  return {
+    refused: pair.operation,
+    proof: proof.operation,
+    shows:
+      pair.transition.next === NOT_CREATED
+        ? "its merchantOrderID must still be free"
+        : "the order must still await its confirmation",
+    response: (run.proof ?? proof).exchange.response,
+  };
+}
+
+/** The timer the proof's confirmation answered, with what the order's age allows; undefined where none is due. */
+function timerInput(run: OrderRun, proof: ProofRun): RefusalTimerInput | undefined {
+  if (lifetimeSeconds === undefined || run.creation === undefined || proof.operation === "create")
+    return undefined;
+  const raw = dataOf(proof.exchange.response.json)?.timer;
+  const milliseconds = profile.lifecycle.timerUnit === "milliseconds";
+  const startOf = (e: Exchange) => Date.parse(e.startedAt);
+  const endOf = (e: Exchange) => startOf(e) + e.durationMs;
+  return {
+    timer: typeof raw === "number" && milliseconds ? raw / 1000 : raw,
+    lifetimeSeconds,
+    movedSeconds: run.movedAheadS,
+    minElapsedSeconds: Math.max(0, (startOf(proof.exchange) - endOf(run.creation)) / 1000),
+    maxElapsedSeconds: (endOf(proof.exchange) - startOf(run.creation)) / 1000,
+    toleranceSeconds: profile.lifecycle.timerToleranceSeconds,
+    timerStepSeconds: milliseconds ? 0.001 : 1,
+  };
+}
 
 /** Each order kind's probes; run side by side with the timer probes, before any test of the file. */
 const probeKind = new Map<OrderKind, () => Promise<void>>();
@@ -407,7 +539,10 @@ for (const kind of ORDER_KINDS) {
         }
       : undefined;
 
-  /** Probes that leave the order's state as it is share one order per state (a clock move last). */
+  /**
+   * Probes that leave the order's state as it is share one order per state, a clock move first:
+   * the proof after them then shows whether a refusal set the order's timer back.
+   */
   const stays = (pair: ReachablePair) =>
     pair.transition.next === pair.state && opOf(pair.operation).action !== "await-processing";
   const jobsOf = (tried: readonly ReachablePair[]) => {
@@ -419,8 +554,8 @@ for (const kind of ORDER_KINDS) {
     }
     for (const pairs of byState.values()) {
       const ordered = [
-        ...pairs.filter((p) => opOf(p.operation).action !== "advance-clock"),
         ...pairs.filter((p) => opOf(p.operation).action === "advance-clock"),
+        ...pairs.filter((p) => opOf(p.operation).action !== "advance-clock"),
       ];
       jobs.push({ path: (ordered[0] as ReachablePair).path, pairs: ordered, key: String(jobs.length) });
     }
@@ -430,6 +565,10 @@ for (const kind of ORDER_KINDS) {
   /** Whether every answer and the callbacks of a shared order are as the model says. */
   const asModelled = (run: OrderRun) =>
     callbacksFollowLifecycle.run(callbacksInput(run)).ok &&
+    (run.proof === undefined ||
+      (refusalChangesNothing.run(proofInput(run, run.pairs[0] as ReachablePair, run.proof)).ok &&
+        (timerInput(run, run.proof) === undefined ||
+          refusalKeepsTimer.run(timerInput(run, run.proof) as RefusalTimerInput).ok))) &&
     run.pairs.every((pair) => {
       const judge = answerCheck(model, pair);
       const answer = run.answers.get(pair);
@@ -475,9 +614,73 @@ for (const kind of ORDER_KINDS) {
       });
     };
 
+    /** After a refusal: the proof shows it changed nothing, and the order's timer still runs. */
+    const proofTests = (pair: ReachablePair, judge: ReturnType<typeof answerCheck>) => {
+      const awaits = model.states.find((s) => s.id === pair.transition.next)?.awaitsConfirmation === true;
+      /** Why the proof cannot be judged: the request it follows was not refused. */
+      const notRefused = (run: OrderRun): BlockedBy | undefined => {
+        const answer = run.answers.get(pair);
+        return judge && answer && !judge.check.run(judge.input(answer) as never).ok
+          ? {
+              check: judge.check.name,
+              case: caseLabel(pair),
+              reason: `${pair.operation} was not refused, so there is no refusal to undo`,
+            }
+          : undefined;
+      };
+      /** A refusal the profile does not require leaves its proof informational too. */
+      const waived = () => {
+        const requirement = judge ? requirementOf(judge.check, target.profile) : { required: true as const };
+        return requirement.required
+          ? {}
+          : { informationalReason: `the refusal it follows is not required (${requirement.reason})` };
+      };
+      const prove = (
+        check: Check<never>,
+        input: (run: OrderRun, proof: ProofRun) => unknown,
+        before?: (run: OrderRun, proof: ProofRun) => BlockedBy | undefined,
+      ) =>
+        it(titled(check, caseLabel(pair)), (ctx) => {
+          const reason = reasonOf(pair);
+          if (reason) return ctx.skip(reason);
+          const expiry = blockedOf(pair);
+          if (expiry) return verify(ctx, target, check, undefined as never, [], { blockedBy: expiry });
+          const run = runOf(pair);
+          const proof = run.proof;
+          if (!proof) throw new Error(`${caseLabel(pair)} sent no proof after its refusal`);
+          const unrefused = notRefused(run);
+          if (unrefused && opOf(pair.operation).refusedBody !== undefined)
+            return ctx.skip(`${unrefused.reason} (its refusal is judged by ${unrefused.check} elsewhere)`);
+          const blockedBy = unrefused ?? before?.(run, proof);
+          verify(ctx, target, check, input(run, proof) as never, run.exchanges, {
+            ...waived(),
+            ...(blockedBy ? { blockedBy } : {}),
+            subject: proof.exchange,
+            reproduction: reproduction(check.name, run, pair),
+          });
+        });
+      prove(refusalChangesNothing as Check<never>, (run, proof) => proofInput(run, pair, proof));
+      // The timer is a confirmation's: a refused one must leave it running.
+      if (awaits && lifetimeSeconds !== undefined && opOf(pair.operation).action === "confirm")
+        prove(
+          refusalKeepsTimer as Check<never>,
+          (run, proof) => timerInput(run, proof),
+          (run, proof) =>
+            refusalChangesNothing.run(proofInput(run, pair, proof)).ok
+              ? undefined
+              : {
+                  check: refusalChangesNothing.name,
+                  case: caseLabel(pair),
+                  reason: "the right code after the refusal was not accepted",
+                },
+        );
+    };
+
     for (const pair of everyPair) {
       const judge = answerCheck(model, pair);
-      if (judge) {
+      // A broken creation's refusal is judged where its rule is probed (derived negatives, the
+      // fixed cases); here it only sets up the proof.
+      if (judge && opOf(pair.operation).refusedBody === undefined) {
         it(titled(judge.check, caseLabel(pair)), (ctx) => {
           const reason = reasonOf(pair);
           if (reason) return ctx.skip(reason);
@@ -492,6 +695,7 @@ for (const kind of ORDER_KINDS) {
           });
         });
       }
+      if (pair.transition.proof !== undefined) proofTests(pair, judge);
       it(titled(callbacksFollowLifecycle, caseLabel(pair)), (ctx) => {
         const reason = reasonOf(pair);
         if (reason) return ctx.skip(reason);

@@ -67,6 +67,10 @@ export const rejectsWrongApiKey = rejection(
   "rejects-wrong-api-key",
   "A request with an unknown API key is refused (§5).",
 );
+export const rejectsNearMissApiKey = rejection(
+  "rejects-near-miss-api-key",
+  "A key one step from a merchant's API key (a character added or removed at either end, another letter case, whitespace around it, the other merchant's key changed by one character) is refused like a wrong key (§5).",
+);
 export const rejectsMissingField = rejection(
   "rejects-missing-field",
   "A request without a required field is refused (§4: one case per required field per endpoint).",

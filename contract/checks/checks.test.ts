@@ -922,6 +922,7 @@ const CASES: Record<string, Case> = {
   },
   "behaviour.rejects-missing-api-key": rejectionCases,
   "behaviour.rejects-wrong-api-key": rejectionCases,
+  "behaviour.rejects-near-miss-api-key": rejectionCases,
   "behaviour.rejects-missing-field": rejectionCases,
   "behaviour.rejects-wrong-type": rejectionCases,
   "behaviour.rejects-traffic-type-outside-enum": rejectionCases,
@@ -935,6 +936,91 @@ const CASES: Record<string, Case> = {
   "behaviour.rejects-other-merchants-order": rejectionCases,
   "behaviour.accepts-merchant-order-id-of-other-merchant": acceptanceCases,
   "behaviour.confirmable-after-wrong-code": acceptanceCases,
+  "behaviour.rejects-malformed-code": rejectionCases,
+  "behaviour.refusal-changes-nothing": {
+    good: [
+      {
+        refused: "create refused: an amount of zero",
+        proof: "create",
+        shows: "its merchantOrderID is still free",
+        response: response(200, { data: { ...record, status: "payment_pending" }, result: okResult }),
+      },
+    ],
+    bad: [
+      [
+        {
+          refused: "create refused: an amount of zero",
+          proof: "create",
+          shows: "its merchantOrderID is still free",
+          response: response(409, {
+            data: null,
+            result: { ...errResult, codeError: "duplicate_merchant_order_id" },
+          }),
+        },
+        /after create refused: an amount of zero was refused, create answered HTTP 409 codeError "duplicate_merchant_order_id", not 200: the refusal had an effect/,
+      ],
+      [
+        {
+          refused: "confirm through the other kind's path",
+          proof: "confirm with code 1111",
+          shows: "the order must still await its confirmation",
+          response: response(409, { data: null, result: { ...errResult, codeError: "invalid_order_state" } }),
+        },
+        /confirm with code 1111 answered HTTP 409 codeError "invalid_order_state", not 200/,
+      ],
+    ],
+  },
+  "semantics.refusal-keeps-timer": {
+    good: [
+      {
+        timer: 19.4,
+        lifetimeSeconds: 30,
+        movedSeconds: 10,
+        minElapsedSeconds: 0.3,
+        maxElapsedSeconds: 0.6,
+        toleranceSeconds: 1,
+        timerStepSeconds: 1,
+      },
+    ],
+    bad: [
+      [
+        {
+          timer: 30,
+          lifetimeSeconds: 30,
+          movedSeconds: 10,
+          minElapsedSeconds: 0.3,
+          maxElapsedSeconds: 0.6,
+          toleranceSeconds: 1,
+          timerStepSeconds: 1,
+        },
+        /timer 30 after the refusals, expected between 17\.400 and 21\.700 .*: a refusal set the order's timer back/,
+      ],
+      [
+        {
+          timer: 5,
+          lifetimeSeconds: 30,
+          movedSeconds: 10,
+          minElapsedSeconds: 0.3,
+          maxElapsedSeconds: 0.6,
+          toleranceSeconds: 1,
+          timerStepSeconds: 1,
+        },
+        /a refusal ran the order's timer down/,
+      ],
+      [
+        {
+          timer: "20",
+          lifetimeSeconds: 30,
+          movedSeconds: 0,
+          minElapsedSeconds: 0,
+          maxElapsedSeconds: 1,
+          toleranceSeconds: 1,
+          timerStepSeconds: 1,
+        },
+        /timer is "20", not a number/,
+      ],
+    ],
+  },
   "behaviour.no-server-error": {
     good: [
       [

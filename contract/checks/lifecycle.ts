@@ -5,7 +5,7 @@
  */
 import type { ExchangeResponse } from "../h2h-client.ts";
 import { evaluateRejection, type PinnedError, type RejectionInput } from "./behaviour.ts";
-import { defineCheck, fail, isRecord, notEvaluated, pass, show } from "./check.ts";
+import { defineCheck, fail, isRecord, notEvaluated, pass, type RuleSource, show } from "./check.ts";
 import { rateLimitCause } from "./rate-limit.ts";
 
 // --- the lifecycle ---------------------------------------------------------------------------------
@@ -244,5 +244,118 @@ export const callbacksExactUrl = defineCheck<ExactUrlInput>(
       : fail(
           `${wrong.length} of ${received.length} callback(s) at ${show(wrong[0])}, the order's webHook is ${show(expected)}`,
         );
+  },
+);
+
+// --- refusals change nothing ---------------------------------------------------------------------
+
+/** The source of every rule that a confirmation code off the code format is refused. */
+const CODE_FORMAT_SOURCE: RuleSource = {
+  kind: "advisory",
+  reason:
+    "§4.2 and §4.4 type code as a string and state no format; the suite's stand-in is the success code's own kind and length",
+  declaredBy: ["requestRules.code.pattern"],
+};
+
+export const rejectsMalformedCode = defineCheck<RejectionInput>(
+  "behaviour.rejects-malformed-code",
+  "behaviour",
+  "A confirmation code one step off the code format (a letter before or after it, one character too few or too many, a space around it, non-ASCII digits) is refused like a wrong code, and does not confirm the order.",
+  evaluateRejection,
+  { source: CODE_FORMAT_SOURCE },
+);
+
+export interface RefusalProofInput {
+  /** The refused request, in words (the model's operation). */
+  refused: string;
+  /** What was tried after it, in words, and what its acceptance shows. */
+  proof: string;
+  shows: string;
+  response: ExchangeResponse;
+}
+
+export const refusalChangesNothing = defineCheck<RefusalProofInput>(
+  "behaviour.refusal-changes-nothing",
+  "behaviour",
+  "A refused request leaves everything as it was: after it, a creation with its merchantOrderID is accepted, and an order it was about still accepts the right code.",
+  ({ refused, proof, shows, response }) => {
+    const limited = rateLimitCause(response);
+    if (limited) return notEvaluated(limited);
+    const json = response.json;
+    const codeError =
+      isRecord(json) && isRecord(json.result) ? ` codeError ${show(json.result.codeError)}` : "";
+    // The status it answers is status-after-operation's to judge: here, only that it is accepted.
+    if (response.status === 200) return pass(`after ${refused} was refused, ${proof} was accepted: ${shows}`);
+    return fail(
+      `after ${refused} was refused, ${proof} answered HTTP ${response.status}${codeError}, not 200: the refusal had an effect, although ${shows}`,
+      [
+        {
+          path: proof,
+          expected: `accepted (HTTP 200): ${shows}`,
+          actual: `HTTP ${response.status}${codeError}`,
+        },
+      ],
+    );
+  },
+  {
+    source: {
+      kind: "necessary",
+      reason:
+        "§7 makes a refusal the failure of that call: a refused request is not carried out, so it reserves no merchantOrderID (§8's uniqueness is among orders) and moves no order",
+    },
+  },
+);
+
+export interface RefusalTimerInput {
+  /** `timer` of the confirmation after the refusals, in seconds. */
+  timer: unknown;
+  lifetimeSeconds: number;
+  /** How far the sandbox clock moved the order's clock ahead, seconds. */
+  movedSeconds: number;
+  /** Real time between the creation's answer and the confirmation's request, seconds. */
+  minElapsedSeconds: number;
+  /** Real time between the creation's request and the confirmation's answer, seconds. */
+  maxElapsedSeconds: number;
+  toleranceSeconds: number;
+  timerStepSeconds: number;
+}
+
+export const refusalKeepsTimer = defineCheck<RefusalTimerInput>(
+  "semantics.refusal-keeps-timer",
+  "semantics",
+  "A refused confirmation leaves the order's timer running: the right code after it answers a timer of the lifetime less the order's age and the seconds its clock moved, within the profile's tolerance (§2.3; the unit is the profile's).",
+  ({
+    timer,
+    lifetimeSeconds,
+    movedSeconds,
+    minElapsedSeconds,
+    maxElapsedSeconds,
+    toleranceSeconds,
+    timerStepSeconds,
+  }) => {
+    if (typeof timer !== "number") return fail(`timer is ${show(timer)}, not a number`);
+    const slack = toleranceSeconds + timerStepSeconds;
+    const high = lifetimeSeconds - movedSeconds - minElapsedSeconds + slack;
+    const low = lifetimeSeconds - movedSeconds - maxElapsedSeconds - slack;
+    const expected = `between ${low.toFixed(3)} and ${high.toFixed(3)} (lifetime ${lifetimeSeconds} s less ${movedSeconds} s moved and ${minElapsedSeconds.toFixed(3)}-${maxElapsedSeconds.toFixed(3)} s passed, ± ${slack} s)`;
+    if (timer > high)
+      return fail(
+        `timer ${timer} after the refusals, expected ${expected}: a refusal set the order's timer back`,
+        [{ path: "data.timer", expected, actual: String(timer) }],
+      );
+    if (timer < low)
+      return fail(
+        `timer ${timer} after the refusals, expected ${expected}: a refusal ran the order's timer down`,
+        [{ path: "data.timer", expected, actual: String(timer) }],
+      );
+    return pass(`timer ${timer}, ${expected}`);
+  },
+  {
+    source: {
+      kind: "advisory",
+      reason:
+        "§8 leaves the unit and meaning of timer open (§2.3 calls it only 'a timer value'); counting down the lifetime is a target's convention",
+      declaredBy: ["lifecycle.timerUnit"],
+    },
   },
 );

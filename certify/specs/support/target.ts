@@ -30,6 +30,8 @@ export interface SpecTarget {
   runId: string;
   /** The generated and stateful probes' seed, depth and merchantOrderID prefix. */
   probes: RunContext["probes"];
+  /** The first merchant's key: the near-miss probes send keys one step from it. */
+  apiKey: string;
   /** The second merchant's key, or undefined: cross-merchant checks are then skipped. */
   secondApiKey: string | undefined;
   /** The target runs in the sink's process (see RunContext.targetSharesSinkProcess). */
@@ -125,6 +127,7 @@ export function loadSpecTarget(specFile: string): SpecTarget {
     knownStatuses: [...ORDER_STATUSES, ...(profile.gaps.extraStatuses ?? [])],
     runId: context.runId,
     probes: context.probes,
+    apiKey,
     secondApiKey,
     sharesSinkProcess: context.targetSharesSinkProcess,
     onThisHost: context.targetSharesSinkProcess || isLoopbackUrl(baseUrl),
