@@ -1,0 +1,83 @@
+/**
+ * Evidence is bounded in the bytes it takes as written (JSON and HAR), not in decoded characters:
+ * a control byte is one byte on the wire and six (`\u0001`) in a report. These measure and cut a
+ * string by its JSON-serialised UTF-8 size, the quotes around it left out.
+ */
+
+/** The UTF-8 bytes `JSON.stringify` writes for the UTF-16 unit at `i` (a surrogate pair counts 4, on its first half). */
+function unitBytes(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c < 0x20) return c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d ? 2 : 6;
+  if (c === 0x22 || c === 0x5c) return 2;
+  if (c < 0x80) return 1;
+  if (c < 0x800) return 2;
+  if (c >= 0xd800 && c <= 0xdbff) {
+    const next = text.charCodeAt(i + 1);
+    return next >= 0xdc00 && next <= 0xdfff ? 4 : 6;
+  }
+  if (c >= 0xdc00 && c <= 0xdfff) {
+    const previous = i > 0 ? text.charCodeAt(i - 1) : 0;
+    // The second half of a pair was counted with the first; a lone one is escaped (`\udc00`).
+    return previous >= 0xd800 && previous <= 0xdbff ? 0 : 6;
+  }
+  return 3;
+}
+
+/** The bytes `text` takes inside a JSON document (UTF-8, quotes left out). */
+export function serialisedBytes(text: string): number {
+  let total = 0;
+  for (let i = 0; i < text.length; i++) total += unitBytes(text, i);
+  return total;
+}
+
+export interface SerialisedCut {
+  text: string;
+  /** Set when `text` was cut: its serialised size before the cut. */
+  cutFrom?: number;
+}
+
+/**
+ * `text`, cut so that it takes at most `limit` bytes inside a JSON document; a surrogate pair is
+ * never split. Stops counting at the limit, so a long text costs no more than its kept part.
+ */
+export function cutToSerialisedBytes(text: string, limit: number): SerialisedCut {
+  // Every unit takes at most 6 bytes: a short text needs no count.
+  if (text.length * 6 <= limit) return { text };
+  let total = 0;
+  for (let i = 0; i < text.length; i++) {
+    const bytes = unitBytes(text, i);
+    if (total + bytes > limit)
+      return { text: text.slice(0, i), cutFrom: total + serialisedBytes(text.slice(i)) };
+    total += bytes;
+  }
+  return { text };
+}
+
+/** The bytes a JSON value takes as written (compact). */
+export function jsonBytes(value: unknown): number {
+  return value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value) ?? "");
+}
+
+function cutStrings(value: unknown, limit: number): unknown {
+  if (typeof value === "string") {
+    const cut = cutToSerialisedBytes(value, limit);
+    return cut.cutFrom === undefined ? value : `${cut.text}…`;
+  }
+  if (Array.isArray(value)) return value.map((item) => cutStrings(item, limit));
+  if (typeof value === "object" && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, cutStrings(item, limit)]));
+  return value;
+}
+
+/**
+ * A parsed answer within `limit` bytes as written: whole when it fits; else with its long strings
+ * cut (its shape, which the checks read, kept); undefined when even that does not fit.
+ */
+export function boundedJson(value: unknown, limit: number): unknown {
+  if (jsonBytes(value) <= limit) return value;
+  for (const stringLimit of [1024, 64]) {
+    const cut = cutStrings(value, stringLimit);
+    if (jsonBytes(cut) <= limit) return cut;
+  }
+  return undefined;
+}
