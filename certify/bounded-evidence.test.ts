@@ -1,64 +1,275 @@
 /**
- * Bounded evidence: a target answering 5 MB bodies is certified to a verdict with
- * parseable reports, each answer kept cut at the profile's limit with its real size, the size
- * check failing by name, and certify's peak RSS (GNU time, the largest of its processes) < 1 GB.
+ * Bounded evidence, whatever the bytes: certify against hostile loopback targets ends in a
+ * verdict with parseable reports whose size is bounded in bytes as written, and a peak RSS (GNU
+ * time, the largest of certify's processes) under 1 GiB:
+ * - 5 MB answers (each kept cut at the profile's limit, with its real size);
+ * - 5 MB answers of 0x01 control bytes (each `\u0001` in the reports, six bytes for one);
+ * - a gzip bomb of zeros (decoded only up to the limit);
+ * - a provider that floods its own webhook URL: the excess is counted and reported, never
+ *   stored, and the flood is no retry of the order (callbacks.retry-policy passes).
+ * Each case prints its peak RSS: `npx vitest run --project suite certify/bounded-evidence.test.ts`.
  */
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  REFERENCE_API_KEYS,
+  REFERENCE_CALLBACK_SECRET,
+  type RunningReferenceProvider,
+  startReferenceProvider,
+} from "../provider/reference/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 import { type HostileTarget, startHostileTarget, writeHostileProfile } from "./testing/hostile-target.ts";
 import { GNU_TIME, spawnCertify } from "./testing/spawn-certify.ts";
 
 const BODY_BYTES = 5 * 1024 * 1024;
+const LIMIT = 64 * 1024;
 const ONE_GIB_IN_KIB = 1024 * 1024;
 
-describe.skipIf(!existsSync(GNU_TIME))(`a target answering 5 MB bodies (peak RSS from ${GNU_TIME})`, () => {
-  let target: HostileTarget;
-  const body = Buffer.from(`{"codeError":"0","pad":"${"x".repeat(BODY_BYTES - 30)}"}`);
-  beforeAll(async () => {
-    target = await startHostileTarget((_request, _body, response) => {
-      response.writeHead(200, { "content-type": "application/json", "content-length": body.length });
-      response.end(body);
-    });
-  });
-  afterAll(() => target.stop());
+/** A body as the JSON and HAR reports write it, quotes left out. */
+const written = (text: string) => Buffer.byteLength(JSON.stringify(text)) - 2;
 
-  it("ends in a verdict with valid reports, cut evidence with the real size, and < 1 GB RSS", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "h2h-big-bodies-"));
+interface Answer {
+  headers: Record<string, string | number>;
+  body: Buffer;
+}
+
+async function certifyHostile(answer: Answer) {
+  const target: HostileTarget = await startHostileTarget((_request, _body, response) => {
+    response.writeHead(200, answer.headers);
+    response.end(answer.body);
+  });
+  try {
+    const dir = mkdtempSync(join(tmpdir(), "h2h-bounded-"));
     const reportDir = join(dir, "reports");
-    const { exitCode, output, maxRssKiB } = await spawnCertify(
+    const run = await spawnCertify(
       {
         H2H_BASE_URL: target.url,
-        H2H_API_KEY: "big-bodies-key",
-        H2H_PROFILE: writeHostileProfile(dir, { limits: { maxBodyBytes: 64 * 1024 } }),
+        H2H_API_KEY: "bounded-evidence-key",
+        H2H_PROFILE: writeHostileProfile(dir, { limits: { maxBodyBytes: LIMIT } }),
         H2H_REPORT_DIR: reportDir,
       },
       { measureRss: true },
     );
-    expect(exitCode, output).toBe(1);
-    expect(output).toContain("verdict: NOT CONFORMANT");
-    const report = JSON.parse(readFileSync(join(reportDir, REPORT_FILES.json), "utf8")) as RunReport;
-    JSON.parse(readFileSync(join(reportDir, REPORT_FILES.har), "utf8"));
-    expect(readFileSync(join(reportDir, REPORT_FILES.junit), "utf8")).toMatch(/<testsuites /);
-    expect(readFileSync(join(reportDir, REPORT_FILES.html), "utf8")).toMatch(/<\/html>\s*$/);
-    expect(report.verdict).toBe("not conformant");
-    expect(report.exchanges.length).toBeGreaterThan(10);
-    for (const exchange of report.exchanges) {
+    const file = (kind: keyof typeof REPORT_FILES) => join(reportDir, REPORT_FILES[kind]);
+    const report = JSON.parse(readFileSync(file("json"), "utf8")) as RunReport;
+    JSON.parse(readFileSync(file("har"), "utf8"));
+    expect(readFileSync(file("junit"), "utf8")).toMatch(/<testsuites /);
+    expect(readFileSync(file("html"), "utf8")).toMatch(/<\/html>\s*$/);
+    const sizes = { json: statSync(file("json")).size, har: statSync(file("har")).size };
+    return { ...run, report, sizes };
+  } finally {
+    await target.stop();
+  }
+}
+
+function expectBoundedRun(run: Awaited<ReturnType<typeof certifyHostile>>, label: string) {
+  expect(run.maxRssKiB, "GNU time printed no peak RSS").toBeDefined();
+  const rssMiB = Math.round((run.maxRssKiB as number) / 1024);
+  console.log(
+    `${label}: peak RSS ${rssMiB} MiB, JSON report ${(run.sizes.json / 2 ** 20).toFixed(1)} MiB, HAR ${(run.sizes.har / 2 ** 20).toFixed(1)} MiB, ${run.report.exchanges.length} exchanges`,
+  );
+  expect(run.maxRssKiB as number).toBeLessThan(ONE_GIB_IN_KIB);
+  // Each exchange's bodies within the limit as written: the reports are bounded by their count.
+  const perExchange = 2 * LIMIT + 16 * 1024;
+  expect(run.sizes.har).toBeLessThan(run.report.exchanges.length * perExchange + 4 * 2 ** 20);
+  for (const exchange of run.report.exchanges) {
+    expect(written(exchange.response.body)).toBeLessThanOrEqual(LIMIT);
+    expect(written(exchange.request.body)).toBeLessThanOrEqual(LIMIT);
+  }
+}
+
+/**
+ * 64 KiB of single control bytes is 384 KiB as written: each answer is cut at the limit as
+ * written, or (past the run's bound) kept without its body; both are counted.
+ */
+function expectEveryBodyCut(run: Awaited<ReturnType<typeof certifyHostile>>) {
+  const { exchanges, evidenceBounds } = run.report;
+  const dropped = exchanges.filter((e) => e.response.evidenceCut?.runBound);
+  const cut = exchanges.filter((e) => e.response.evidenceCut && !e.response.evidenceCut.runBound);
+  expect(cut.length).toBeGreaterThan(10);
+  for (const exchange of cut)
+    expect(exchange.response.evidenceCut).toEqual({ serialisedBytes: 6 * LIMIT, limitBytes: LIMIT });
+  for (const exchange of dropped) expect(exchange.response.body).toBe("");
+  expect(cut.length + dropped.length).toBe(exchanges.length);
+  expect(evidenceBounds?.exchanges).toMatchObject({ bodiesCut: cut.length, bodiesDropped: dropped.length });
+}
+
+describe.skipIf(!existsSync(GNU_TIME))(`hostile bodies (peak RSS from ${GNU_TIME})`, () => {
+  it("5 MB answers: a verdict, cut evidence with the real size, < 1 GiB RSS", async () => {
+    const body = Buffer.from(`{"codeError":"0","pad":"${"x".repeat(BODY_BYTES - 30)}"}`);
+    const run = await certifyHostile({
+      headers: { "content-type": "application/json", "content-length": body.length },
+      body,
+    });
+    expect(run.exitCode, run.output).toBe(1);
+    expect(run.output).toContain("verdict: NOT CONFORMANT");
+    expect(run.report.verdict).toBe("not conformant");
+    expect(run.report.exchanges.length).toBeGreaterThan(10);
+    for (const exchange of run.report.exchanges) {
       expect(exchange.response.truncated).toBe(true);
       expect(exchange.response.size).toEqual({ bytes: body.length, from: "content-length" });
-      expect(Buffer.byteLength(exchange.response.body)).toBeLessThanOrEqual(64 * 1024);
     }
-    const sizeFailures = report.checks.filter((c) => c.check === "envelope.within-size-limit");
-    expect(sizeFailures.length).toBe(report.exchanges.length);
+    const sizeFailures = run.report.checks.filter((c) => c.check === "envelope.within-size-limit");
+    expect(sizeFailures.length).toBe(run.report.exchanges.length);
     expect(sizeFailures[0]?.status).toBe("failed");
     expect(sizeFailures[0]?.detail).toContain(
       `${body.length.toLocaleString("en-US")} bytes (Content-Length), over the limit of 65,536 bytes`,
     );
-    expect(maxRssKiB, "GNU time printed no peak RSS").toBeDefined();
-    expect(maxRssKiB as number).toBeLessThan(ONE_GIB_IN_KIB);
-    console.log(`5 MB bodies: peak RSS ${Math.round((maxRssKiB as number) / 1024)} MiB`);
+    expectBoundedRun(run, "5 MB answers");
+  }, 240_000);
+
+  it("5 MB of 0x01 control bytes: each body kept within the limit as written (\\u0001 is six bytes)", async () => {
+    const body = Buffer.alloc(BODY_BYTES, 0x01);
+    const run = await certifyHostile({
+      headers: { "content-type": "application/json", "content-length": body.length },
+      body,
+    });
+    expect(run.report.verdict).toBe("not conformant");
+    expectEveryBodyCut(run);
+    expect(run.output).toMatch(/warning: evidence bounded: \d+ exchange\(s\) kept with bodies cut/);
+    expectBoundedRun(run, "5 MB of 0x01 bytes");
+  }, 240_000);
+
+  it("a gzip bomb of zeros: decoded only up to the limit, kept within it as written", async () => {
+    const body = gzipSync(Buffer.alloc(100 * 1024 * 1024), { level: 9 });
+    const run = await certifyHostile({
+      headers: {
+        "content-type": "application/json",
+        "content-encoding": "gzip",
+        "content-length": body.length,
+      },
+      body,
+    });
+    expect(run.report.verdict).toBe("not conformant");
+    for (const exchange of run.report.exchanges) {
+      expect(exchange.response.truncated).toBe(true);
+      expect(exchange.response.contentEncoding).toMatchObject({ codings: ["gzip"], decoded: true });
+    }
+    expectEveryBodyCut(run);
+    expectBoundedRun(run, "gzip bomb");
   }, 240_000);
 });
+
+/**
+ * The reference provider behind a loopback proxy that, when an order is created with a callback
+ * URL the sink refuses (the retry scenario's), floods that URL: callbacks of orders that do not
+ * exist, and thousands with no order id at all.
+ */
+async function floodingProxy(provider: RunningReferenceProvider, floodSize: number) {
+  let flooded = 0;
+  const floods: Promise<void>[] = [];
+  const pad = "f".repeat(32 * 1024);
+  const flood = async (url: string) => {
+    const send = async (body: string) => {
+      try {
+        const response = await request(url, {
+          method: "POST",
+          body,
+          headers: { "content-type": "application/json" },
+        });
+        await response.body.dump();
+        flooded += 1;
+      } catch {
+        // The run may be over: a flood has no one to tell.
+      }
+    };
+    // Orders that do not exist, each delivered once: stored (within the sink's bounds), never attempts.
+    for (let i = 0; i < 100; i++) await send(JSON.stringify({ id: `flood-${i}`, status: "succeeded" }));
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < floodSize; i = next++)
+        await send(JSON.stringify({ status: "succeeded", pad }));
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+  };
+  const target = await startHostileTarget((incoming, body, response) => {
+    void (async () => {
+      const forwarded = await request(`${provider.url}${incoming.url}`, {
+        method: "POST",
+        body,
+        headers: Object.fromEntries(
+          Object.entries(incoming.headers).filter(
+            (entry): entry is [string, string] => typeof entry[1] === "string" && entry[0] !== "host",
+          ),
+        ),
+      });
+      const answer = Buffer.from(await forwarded.body.arrayBuffer());
+      response.writeHead(forwarded.statusCode, {
+        "content-type": String(forwarded.headers["content-type"] ?? "application/json"),
+      });
+      response.end(answer);
+      const webHook = (() => {
+        try {
+          return (JSON.parse(body) as { metadata?: { webHook?: unknown } }).metadata?.webHook;
+        } catch {
+          return undefined;
+        }
+      })();
+      if (typeof webHook === "string" && webHook.includes("/refuse/") && floods.length === 0)
+        floods.push(flood(webHook));
+    })().catch(() => response.destroy());
+  });
+  return {
+    target,
+    flooded: () => flooded,
+    done: () => Promise.all(floods),
+  };
+}
+
+describe.skipIf(!existsSync(GNU_TIME))(
+  `a provider flooding its own webhook URL (peak RSS from ${GNU_TIME})`,
+  () => {
+    let provider: RunningReferenceProvider;
+    beforeAll(async () => {
+      provider = await startReferenceProvider({ port: 0 });
+    });
+    afterAll(() => provider.stop());
+
+    it("keeps what the sink's bounds allow, counts and reports the rest, and judges no flood as a retry", async () => {
+      const proxy = await floodingProxy(provider, 3_000);
+      try {
+        const dir = mkdtempSync(join(tmpdir(), "h2h-flood-"));
+        const run = await spawnCertify(
+          {
+            H2H_BASE_URL: proxy.target.url,
+            H2H_API_KEY: REFERENCE_API_KEYS.merchant1,
+            H2H_API_KEY_2: REFERENCE_API_KEYS.merchant2,
+            H2H_CALLBACK_SECRET: REFERENCE_CALLBACK_SECRET,
+            H2H_REPORT_DIR: dir,
+            H2H_SEED: "7",
+            H2H_PROFILE: new URL("../fixtures/profiles/reference.json", import.meta.url).pathname,
+          },
+          { measureRss: true },
+        );
+        await proxy.done();
+        const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
+        JSON.parse(readFileSync(join(dir, REPORT_FILES.har), "utf8"));
+        const jsonBytes = statSync(join(dir, REPORT_FILES.json)).size;
+        const rssMiB = Math.round((run.maxRssKiB as number) / 1024);
+        console.log(
+          `webhook flood (${proxy.flooded()} callbacks sent): peak RSS ${rssMiB} MiB, JSON report ${(jsonBytes / 2 ** 20).toFixed(1)} MiB, ${report.callbacks.length} callbacks kept`,
+        );
+        const retry = report.checks.filter((c) => c.check === "callbacks.retry-policy");
+        expect(retry.length, run.output).toBe(1);
+        expect(retry[0]?.status, retry[0]?.detail).toBe("passed");
+        const refused = report.evidenceBounds?.callbacks?.refusedBySink;
+        expect(refused?.callbacks, run.output).toBeGreaterThan(2_000);
+        expect(refused?.byBound.perOrder).toBe(refused?.callbacks);
+        expect(report.callbacks.length + (refused?.callbacks ?? 0)).toBeGreaterThanOrEqual(proxy.flooded());
+        expect(run.output).toMatch(
+          /warning: webhook sink full: \d+ callback\(s\) \(.* MiB of bodies\) refused with 503/,
+        );
+        expect(report.warnings.some((w) => w.startsWith("webhook sink full"))).toBe(true);
+        expect(run.maxRssKiB as number).toBeLessThan(ONE_GIB_IN_KIB);
+        expect(jsonBytes).toBeLessThan(64 * 2 ** 20);
+      } finally {
+        await proxy.target.stop();
+      }
+    }, 300_000);
+  },
+);
