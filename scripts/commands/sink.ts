@@ -61,6 +61,8 @@ export const sink = defineCommand({
       idPath: profile.callbacks.idPath,
       statusPath: profile.callbacks.statusPath,
       ...(tls ? { tls: { cert: tls.cert as string, key: tls.key as string } } : {}),
+      maxCallbacks: settings.sinkMaxCallbacks,
+      maxStoredBytes: settings.sinkMaxMiB * 1024 * 1024,
       onFirstExcess: ({ limits }) =>
         console.log(
           `sink full: callbacks past ${limits.maxCallbacks} in all, ${limits.maxStoredBytes} bytes of bodies or ${limits.maxDeliveriesPerOrder} deliveries of one order are refused (503), counted, and not stored`,
