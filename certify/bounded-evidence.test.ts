@@ -56,6 +56,7 @@ async function certifyHostile(answer: Answer) {
       { measureRss: true },
     );
     const file = (kind: keyof typeof REPORT_FILES) => join(reportDir, REPORT_FILES[kind]);
+    expect(existsSync(file("json")), `no report written:\n${run.output}`).toBe(true);
     const report = JSON.parse(readFileSync(file("json"), "utf8")) as RunReport;
     JSON.parse(readFileSync(file("har"), "utf8"));
     expect(readFileSync(file("junit"), "utf8")).toMatch(/<testsuites /);
@@ -152,6 +153,20 @@ describe.skipIf(!existsSync(GNU_TIME))(`hostile bodies (peak RSS from ${GNU_TIME
     }
     expectEveryBodyCut(run);
     expectBoundedRun(run, "gzip bomb");
+  }, 240_000);
+});
+
+describe.skipIf(!existsSync(GNU_TIME))(`hostile JSON (peak RSS from ${GNU_TIME})`, () => {
+  it("answers nested 10,000 deep: the reports, pretty-printed, stay bounded", async () => {
+    const depth = 10_000;
+    const body = Buffer.from(`${"[".repeat(depth)}${"]".repeat(depth)}`);
+    const run = await certifyHostile({
+      headers: { "content-type": "application/json", "content-length": body.length },
+      body,
+    });
+    expect(run.report.verdict).toBe("not conformant");
+    expect(run.sizes.json).toBeLessThan(run.report.exchanges.length * 4 * LIMIT + 16 * 2 ** 20);
+    expectBoundedRun(run, "JSON nested 10,000 deep");
   }, 240_000);
 });
 

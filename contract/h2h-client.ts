@@ -13,6 +13,7 @@ import { pipeline, type Readable, Transform } from "node:stream";
 import * as zlib from "node:zlib";
 import { Agent, request } from "undici";
 import { lostKeepAliveRace, trackingSockets } from "./connection-reuse.ts";
+import { withinDepth } from "./json-size.ts";
 import { endpointPath, OPERATIONS_BY_KIND, type OperationName, ORDER_KIND, type OrderKind } from "./names.ts";
 import {
   describeTlsFailure,
@@ -255,9 +256,10 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
   return flat;
 }
 
+/** The answer parsed, nested at most MAX_JSON_DEPTH deep (deeper overflows every walk of it). */
 function parseJson(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return withinDepth(JSON.parse(text));
   } catch {
     return undefined;
   }

@@ -47,7 +47,14 @@ export {
   type SendOptions,
   TransportError,
 } from "./h2h-client.ts";
-export { boundedJson, cutToSerialisedBytes, jsonBytes, serialisedBytes } from "./json-size.ts";
+export {
+  boundedJson,
+  cutToSerialisedBytes,
+  jsonBytes,
+  MAX_JSON_DEPTH,
+  serialisedBytes,
+  withinDepth,
+} from "./json-size.ts";
 export * from "./lifecycle-model.ts";
 export { isLoopbackUrl } from "./loopback.ts";
 // Report text escaped for HTML and XML (certify's reports and load's).

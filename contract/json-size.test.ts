@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { boundedJson, cutToSerialisedBytes, jsonBytes, serialisedBytes } from "./json-size.ts";
+import {
+  boundedJson,
+  cutToSerialisedBytes,
+  jsonBytes,
+  MAX_JSON_DEPTH,
+  serialisedBytes,
+  withinDepth,
+} from "./json-size.ts";
 
 const written = (text: string) => Buffer.byteLength(JSON.stringify(text)) - 2;
 
@@ -39,5 +46,21 @@ describe("serialised size", () => {
     expect(jsonBytes(bounded)).toBeLessThanOrEqual(4096);
     expect(boundedJson(answer, 10)).toBeUndefined();
     expect(boundedJson({ a: 1 }, 100)).toEqual({ a: 1 });
+  });
+
+  it("bounds an answer nested 10,000 deep, which JSON.stringify and structuredClone cannot take", () => {
+    const deep = JSON.parse(`${"[".repeat(10_000)}${"]".repeat(10_000)}`);
+    expect(() => JSON.stringify(deep)).toThrow(RangeError);
+    const bounded = withinDepth(deep);
+    expect(JSON.stringify(bounded)).toContain(`nested deeper than ${MAX_JSON_DEPTH} levels`);
+    expect(() => structuredClone(bounded)).not.toThrow();
+    const shallow = { result: { codeError: "0" } };
+    expect(withinDepth(shallow)).toBe(shallow);
+  });
+
+  it("measures a parsed answer as the JSON report writes it: pretty-printed and indented", () => {
+    const zeros = JSON.parse(`[${"0,".repeat(10_000)}0]`);
+    expect(jsonBytes(zeros)).toBeGreaterThan(5 * Buffer.byteLength(JSON.stringify(zeros)));
+    expect(boundedJson(zeros, 64 * 1024)).toBeUndefined();
   });
 });

@@ -53,9 +53,51 @@ export function cutToSerialisedBytes(text: string, limit: number): SerialisedCut
   return { text };
 }
 
-/** The bytes a JSON value takes as written (compact). */
+/**
+ * How deep a parsed answer may nest. JSON.parse takes any depth, but JSON.stringify,
+ * structuredClone and every recursive walk overflow the stack on an answer nested some 10,000
+ * deep (a few KB of `[`); an envelope is a few levels deep.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether a value nests deeper than `max` levels (walked without recursion). */
+function deeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop() as [unknown, number];
+    if (typeof node !== "object" || node === null) continue;
+    if (depth >= max) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** A parsed value with what nests deeper than `max` levels replaced by a note saying so. */
+export function withinDepth(value: unknown, max: number = MAX_JSON_DEPTH): unknown {
+  if (!deeperThan(value, max)) return value;
+  const note = `… (nested deeper than ${max} levels)`;
+  const copy = (node: unknown, depth: number): unknown => {
+    if (typeof node !== "object" || node === null) return node;
+    if (depth >= max) return note;
+    if (Array.isArray(node)) return node.map((child) => copy(child, depth + 1));
+    return Object.fromEntries(Object.entries(node).map(([key, child]) => [key, copy(child, depth + 1)]));
+  };
+  return copy(value, 0);
+}
+
+/** How deep in the JSON report a parsed answer sits (exchanges[i].response.json): its indentation. */
+const REPORT_INDENT = 8;
+
+/**
+ * The bytes a JSON value takes as the JSON report writes it: pretty-printed, each line indented
+ * by where it sits (`[0,0,…]` takes seven times its compact size). Depth-bound it first.
+ */
 export function jsonBytes(value: unknown): number {
-  return value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value) ?? "");
+  if (value === undefined) return 0;
+  const text = JSON.stringify(value, null, 2) ?? "";
+  let lines = 1;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lines += 1;
+  return Buffer.byteLength(text) + lines * REPORT_INDENT;
 }
 
 function cutStrings(value: unknown, limit: number): unknown {
@@ -70,10 +112,12 @@ function cutStrings(value: unknown, limit: number): unknown {
 }
 
 /**
- * A parsed answer within `limit` bytes as written: whole when it fits; else with its long strings
- * cut (its shape, which the checks read, kept); undefined when even that does not fit.
+ * A parsed answer within `limit` bytes as the JSON report writes it, and within
+ * {@link MAX_JSON_DEPTH}: whole when it fits; else with its long strings cut (its shape, which
+ * the checks read, kept); undefined when even that does not fit.
  */
 export function boundedJson(value: unknown, limit: number): unknown {
+  value = withinDepth(value);
   if (jsonBytes(value) <= limit) return value;
   for (const stringLimit of [1024, 64]) {
     const cut = cutStrings(value, stringLimit);
