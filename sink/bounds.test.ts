@@ -84,6 +84,13 @@ describe("webhook sink: bounds", () => {
     expect(small.stats().excess?.bytes).toBe(3 * Buffer.byteLength(big(2)));
   });
 
+  it("lists a callback nested 10,000 deep, with what is deeper than 64 levels noted", async () => {
+    const { sink: s, client } = await sink({});
+    expect(await post(s.callbackUrl(), `${"[".repeat(10_000)}${"]".repeat(10_000)}`)).toBe(200);
+    const [listed] = await client.list();
+    expect(JSON.stringify(listed?.json)).toContain("nested deeper than 64 levels");
+  });
+
   it("the standalone sink stays under 512 MiB (unbounded: 1.3 GB) after 2000 callbacks of 250 KB, keeping H2H_SINK_MAX_CALLBACKS", async () => {
     const script = fileURLToPath(new URL("../scripts/sink.ts", import.meta.url));
     const dir = mkdtempSync(join(tmpdir(), "h2h-sink-flood-"));

@@ -21,6 +21,7 @@ import {
   type SignatureScheme,
   secretSpellings,
   verifyCallbackSignature,
+  withinDepth,
 } from "../contract/index.ts";
 import {
   CALLBACKS_SEGMENT,
@@ -253,7 +254,8 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     for (const [name, value] of Object.entries(headers)) storedHeaders[name] = maskToken(value);
     let parsed: unknown = null;
     try {
-      parsed = JSON.parse(raw.toString("utf8"));
+      // Nested 10,000 deep, a body would overflow the stack of every answer listing it.
+      parsed = withinDepth(JSON.parse(raw.toString("utf8")));
     } catch {
       parsed = null;
     }
