@@ -61,6 +61,10 @@ describe("serialised size", () => {
   it("measures a parsed answer as the JSON report writes it: pretty-printed and indented", () => {
     const zeros = JSON.parse(`[${"0,".repeat(10_000)}0]`);
     expect(jsonBytes(zeros)).toBeGreaterThan(5 * Buffer.byteLength(JSON.stringify(zeros)));
-    expect(boundedJson(zeros, 64 * 1024)).toBeUndefined();
+    const envelope = { result: { codeError: "0" }, data: zeros };
+    const bounded = boundedJson(envelope, 64 * 1024) as { result: unknown; data: unknown[] };
+    expect(bounded.result).toEqual({ codeError: "0" });
+    expect(bounded.data.at(-1)).toBe("… (9969 more items)");
+    expect(jsonBytes(bounded)).toBeLessThanOrEqual(64 * 1024);
   });
 });

@@ -100,27 +100,38 @@ export function jsonBytes(value: unknown): number {
   return Buffer.byteLength(text) + lines * REPORT_INDENT;
 }
 
-function cutStrings(value: unknown, limit: number): unknown {
+/** Strings cut at `limit` bytes and, with `items`, arrays at that many items (a note says how many more). */
+function cutStrings(value: unknown, limit: number, items?: number): unknown {
   if (typeof value === "string") {
     const cut = cutToSerialisedBytes(value, limit);
     return cut.cutFrom === undefined ? value : `${cut.text}…`;
   }
-  if (Array.isArray(value)) return value.map((item) => cutStrings(item, limit));
+  if (Array.isArray(value)) {
+    const kept = items === undefined || value.length <= items ? value : value.slice(0, items);
+    const cut = kept.map((item) => cutStrings(item, limit, items));
+    return kept.length < value.length ? [...cut, `… (${value.length - kept.length} more items)`] : cut;
+  }
   if (typeof value === "object" && value !== null)
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, cutStrings(item, limit)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, cutStrings(item, limit, items)]),
+    );
   return value;
 }
 
 /**
  * A parsed answer within `limit` bytes as the JSON report writes it, and within
- * {@link MAX_JSON_DEPTH}: whole when it fits; else with its long strings cut (its shape, which
- * the checks read, kept); undefined when even that does not fit.
+ * {@link MAX_JSON_DEPTH}: whole when it fits; else with its long strings (then long arrays) cut,
+ * its shape, which the checks read, kept; undefined when even that does not fit.
  */
 export function boundedJson(value: unknown, limit: number): unknown {
   value = withinDepth(value);
   if (jsonBytes(value) <= limit) return value;
-  for (const stringLimit of [1024, 64]) {
-    const cut = cutStrings(value, stringLimit);
+  for (const [stringLimit, items] of [
+    [1024, undefined],
+    [64, undefined],
+    [64, 32],
+  ] as const) {
+    const cut = cutStrings(value, stringLimit, items);
     if (jsonBytes(cut) <= limit) return cut;
   }
   return undefined;
