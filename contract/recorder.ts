@@ -21,11 +21,11 @@ export interface RecordedExchange extends Exchange {
 }
 
 /**
- * The bodies of a run's exchanges kept in all, in serialised bytes: some 800 answers at the
+ * The bodies of a run's exchanges kept in all, in serialised bytes: some 500 answers at the
  * default limit. Past it, bodies are dropped (counted) and the exchanges kept without them, so
  * the four reports and the runner holding them stay well under 1 GiB of memory.
  */
-export const MAX_RUN_BODY_BYTES = 48 * 1024 * 1024;
+export const MAX_RUN_BODY_BYTES = 32 * 1024 * 1024;
 
 /** What is kept of a parsed answer past the run's bound: its envelope, long strings cut. */
 const SHAPE_BYTES = 4 * 1024;
