@@ -1,64 +1,298 @@
 /**
- * Bounded evidence: a target answering 5 MB bodies is certified to a verdict with
- * parseable reports, each answer kept cut at the profile's limit with its real size, the size
- * check failing by name, and certify's peak RSS (GNU time, the largest of its processes) < 1 GB.
+ * Bounded evidence, whatever the bytes: certify against hostile loopback targets ends in a
+ * verdict with parseable reports whose size is bounded in bytes as written, and a peak RSS (GNU
+ * time, the largest of certify's processes) under 1 GiB:
+ * - 5 MB answers (each kept cut at the profile's limit, with its real size);
+ * - 5 MB answers of 0x01 control bytes (each `\u0001` in the reports, six bytes for one);
+ * - a gzip bomb of zeros (decoded only up to the limit);
+ * - a provider that floods its own webhook URL: the excess is counted and reported, never
+ *   stored, and the flood is no retry of the order (callbacks.retry-policy passes).
+ * Each case prints its peak RSS: `npx vitest run --project suite certify/bounded-evidence.test.ts`.
  */
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
+import {
+  REFERENCE_API_KEYS,
+  REFERENCE_CALLBACK_SECRET,
+  type RunningReferenceProvider,
+  startReferenceProvider,
+} from "../provider/reference/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 import { type HostileTarget, startHostileTarget, writeHostileProfile } from "./testing/hostile-target.ts";
 import { GNU_TIME, spawnCertify } from "./testing/spawn-certify.ts";
 
 const BODY_BYTES = 5 * 1024 * 1024;
+const LIMIT = 64 * 1024;
 const ONE_GIB_IN_KIB = 1024 * 1024;
 
-describe.skipIf(!existsSync(GNU_TIME))(`a target answering 5 MB bodies (peak RSS from ${GNU_TIME})`, () => {
-  let target: HostileTarget;
-  const body = Buffer.from(`{"codeError":"0","pad":"${"x".repeat(BODY_BYTES - 30)}"}`);
-  beforeAll(async () => {
-    target = await startHostileTarget((_request, _body, response) => {
-      response.writeHead(200, { "content-type": "application/json", "content-length": body.length });
-      response.end(body);
-    });
-  });
-  afterAll(() => target.stop());
+/** A body as the JSON and HAR reports write it, quotes left out. */
+const written = (text: string) => Buffer.byteLength(JSON.stringify(text)) - 2;
 
-  it("ends in a verdict with valid reports, cut evidence with the real size, and < 1 GB RSS", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "h2h-big-bodies-"));
+interface Answer {
+  headers: Record<string, string | number>;
+  body: Buffer;
+}
+
+async function certifyHostile(answer: Answer) {
+  const target: HostileTarget = await startHostileTarget((_request, _body, response) => {
+    response.writeHead(200, answer.headers);
+    response.end(answer.body);
+  });
+  try {
+    const dir = mkdtempSync(join(tmpdir(), "h2h-bounded-"));
     const reportDir = join(dir, "reports");
-    const { exitCode, output, maxRssKiB } = await spawnCertify(
+    const run = await spawnCertify(
       {
         H2H_BASE_URL: target.url,
-        H2H_API_KEY: "big-bodies-key",
-        H2H_PROFILE: writeHostileProfile(dir, { limits: { maxBodyBytes: 64 * 1024 } }),
+        H2H_API_KEY: "bounded-evidence-key",
+        H2H_PROFILE: writeHostileProfile(dir, { limits: { maxBodyBytes: LIMIT } }),
         H2H_REPORT_DIR: reportDir,
       },
       { measureRss: true },
     );
-    expect(exitCode, output).toBe(1);
-    expect(output).toContain("verdict: NOT CONFORMANT");
-    const report = JSON.parse(readFileSync(join(reportDir, REPORT_FILES.json), "utf8")) as RunReport;
-    JSON.parse(readFileSync(join(reportDir, REPORT_FILES.har), "utf8"));
-    expect(readFileSync(join(reportDir, REPORT_FILES.junit), "utf8")).toMatch(/<testsuites /);
-    expect(readFileSync(join(reportDir, REPORT_FILES.html), "utf8")).toMatch(/<\/html>\s*$/);
-    expect(report.verdict).toBe("not conformant");
-    expect(report.exchanges.length).toBeGreaterThan(10);
-    for (const exchange of report.exchanges) {
+    const file = (kind: keyof typeof REPORT_FILES) => join(reportDir, REPORT_FILES[kind]);
+    expect(existsSync(file("json")), `no report written:\n${run.output}`).toBe(true);
+    const report = JSON.parse(readFileSync(file("json"), "utf8")) as RunReport;
+    JSON.parse(readFileSync(file("har"), "utf8"));
+    expect(readFileSync(file("junit"), "utf8")).toMatch(/<testsuites /);
+    expect(readFileSync(file("html"), "utf8")).toMatch(/<\/html>\s*$/);
+    const sizes = { json: statSync(file("json")).size, har: statSync(file("har")).size };
+    return { ...run, report, sizes };
+  } finally {
+    await target.stop();
+  }
+}
+
+function expectBoundedRun(run: Awaited<ReturnType<typeof certifyHostile>>, label: string) {
+  expect(run.maxRssKiB, "GNU time printed no peak RSS").toBeDefined();
+  const rssMiB = Math.round((run.maxRssKiB as number) / 1024);
+  console.log(
+    `${label}: peak RSS ${rssMiB} MiB, JSON report ${(run.sizes.json / 2 ** 20).toFixed(1)} MiB, HAR ${(run.sizes.har / 2 ** 20).toFixed(1)} MiB, ${run.report.exchanges.length} exchanges`,
+  );
+  expect(run.maxRssKiB as number).toBeLessThan(ONE_GIB_IN_KIB);
+  // Each exchange's bodies within the limit as written: the reports are bounded by their count.
+  const perExchange = 2 * LIMIT + 16 * 1024;
+  expect(run.sizes.har).toBeLessThan(run.report.exchanges.length * perExchange + 4 * 2 ** 20);
+  for (const exchange of run.report.exchanges) {
+    expect(written(exchange.response.body)).toBeLessThanOrEqual(LIMIT);
+    expect(written(exchange.request.body)).toBeLessThanOrEqual(LIMIT);
+  }
+}
+
+/**
+ * 64 KiB of single control bytes is 384 KiB as written: each answer is cut at the limit as
+ * written, or (past the run's bound) kept without its body; both are counted.
+ */
+function expectEveryBodyCut(run: Awaited<ReturnType<typeof certifyHostile>>) {
+  const { exchanges, evidenceBounds } = run.report;
+  const dropped = exchanges.filter((e) => e.response.evidenceCut?.runBound);
+  const cut = exchanges.filter((e) => e.response.evidenceCut && !e.response.evidenceCut.runBound);
+  expect(cut.length).toBeGreaterThan(10);
+  for (const exchange of cut)
+    expect(exchange.response.evidenceCut).toEqual({ serialisedBytes: 6 * LIMIT, limitBytes: LIMIT });
+  for (const exchange of dropped) expect(exchange.response.body).toBe("");
+  expect(cut.length + dropped.length).toBe(exchanges.length);
+  expect(evidenceBounds?.exchanges).toMatchObject({ bodiesCut: cut.length, bodiesDropped: dropped.length });
+}
+
+describe.skipIf(!existsSync(GNU_TIME))(`hostile bodies (peak RSS from ${GNU_TIME})`, () => {
+  it("5 MB answers: a verdict, cut evidence with the real size, < 1 GiB RSS", async () => {
+    const body = Buffer.from(`{"codeError":"0","pad":"${"x".repeat(BODY_BYTES - 30)}"}`);
+    const run = await certifyHostile({
+      headers: { "content-type": "application/json", "content-length": body.length },
+      body,
+    });
+    expect(run.exitCode, run.output).toBe(1);
+    expect(run.output).toContain("verdict: NOT CONFORMANT");
+    expect(run.report.verdict).toBe("not conformant");
+    expect(run.report.exchanges.length).toBeGreaterThan(10);
+    for (const exchange of run.report.exchanges) {
       expect(exchange.response.truncated).toBe(true);
       expect(exchange.response.size).toEqual({ bytes: body.length, from: "content-length" });
-      expect(Buffer.byteLength(exchange.response.body)).toBeLessThanOrEqual(64 * 1024);
     }
-    const sizeFailures = report.checks.filter((c) => c.check === "envelope.within-size-limit");
-    expect(sizeFailures.length).toBe(report.exchanges.length);
+    const sizeFailures = run.report.checks.filter((c) => c.check === "envelope.within-size-limit");
+    expect(sizeFailures.length).toBe(run.report.exchanges.length);
     expect(sizeFailures[0]?.status).toBe("failed");
     expect(sizeFailures[0]?.detail).toContain(
       `${body.length.toLocaleString("en-US")} bytes (Content-Length), over the limit of 65,536 bytes`,
     );
-    expect(maxRssKiB, "GNU time printed no peak RSS").toBeDefined();
-    expect(maxRssKiB as number).toBeLessThan(ONE_GIB_IN_KIB);
-    console.log(`5 MB bodies: peak RSS ${Math.round((maxRssKiB as number) / 1024)} MiB`);
+    expectBoundedRun(run, "5 MB answers");
+  }, 240_000);
+
+  it("5 MB of 0x01 control bytes: each body kept within the limit as written (\\u0001 is six bytes)", async () => {
+    const body = Buffer.alloc(BODY_BYTES, 0x01);
+    const run = await certifyHostile({
+      headers: { "content-type": "application/json", "content-length": body.length },
+      body,
+    });
+    expect(run.report.verdict).toBe("not conformant");
+    expectEveryBodyCut(run);
+    expect(run.output).toMatch(/warning: evidence bounded: \d+ exchange\(s\) kept with bodies cut/);
+    expectBoundedRun(run, "5 MB of 0x01 bytes");
+  }, 240_000);
+
+  it("a gzip bomb of zeros: decoded only up to the limit, kept within it as written", async () => {
+    const body = gzipSync(Buffer.alloc(100 * 1024 * 1024), { level: 9 });
+    const run = await certifyHostile({
+      headers: {
+        "content-type": "application/json",
+        "content-encoding": "gzip",
+        "content-length": body.length,
+      },
+      body,
+    });
+    expect(run.report.verdict).toBe("not conformant");
+    for (const exchange of run.report.exchanges) {
+      expect(exchange.response.truncated).toBe(true);
+      expect(exchange.response.contentEncoding).toMatchObject({ codings: ["gzip"], decoded: true });
+    }
+    expectEveryBodyCut(run);
+    expectBoundedRun(run, "gzip bomb");
   }, 240_000);
 });
+
+describe.skipIf(!existsSync(GNU_TIME))(`hostile JSON (peak RSS from ${GNU_TIME})`, () => {
+  it("answers nested 10,000 deep: the reports, pretty-printed, stay bounded", async () => {
+    const depth = 10_000;
+    const body = Buffer.from(`${"[".repeat(depth)}${"]".repeat(depth)}`);
+    const run = await certifyHostile({
+      headers: { "content-type": "application/json", "content-length": body.length },
+      body,
+    });
+    expect(run.report.verdict).toBe("not conformant");
+    expect(run.sizes.json).toBeLessThan(run.report.exchanges.length * 4 * LIMIT + 16 * 2 ** 20);
+    expectBoundedRun(run, "JSON nested 10,000 deep");
+  }, 240_000);
+});
+
+/**
+ * The reference provider behind a loopback proxy that, before it answers the creation of an order
+ * whose callback URL the sink refuses (the retry scenario's), floods that URL: 100 callbacks of
+ * orders that do not exist, then `floodSize` with no order id at all.
+ */
+async function floodingProxy(provider: RunningReferenceProvider, floodSize: number) {
+  let flooded = 0;
+  let started = false;
+  const flood = async (url: string) => {
+    const send = async (body: string) => {
+      const response = await request(url, {
+        method: "POST",
+        body,
+        headers: { "content-type": "application/json" },
+      });
+      await response.body.dump();
+      flooded += 1;
+    };
+    // Orders that do not exist, each delivered once: stored (within the sink's bounds), never attempts.
+    for (let i = 0; i < 100; i++) await send(JSON.stringify({ id: `flood-${i}`, status: "succeeded" }));
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < floodSize; i = next++) await send(FLOOD_BODY);
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+  };
+  const target = await startHostileTarget((incoming, body, response) => {
+    void (async () => {
+      const webHook = (() => {
+        try {
+          return (JSON.parse(body) as { metadata?: { webHook?: unknown } }).metadata?.webHook;
+        } catch {
+          return undefined;
+        }
+      })();
+      if (typeof webHook === "string" && webHook.includes("/refuse/") && !started) {
+        started = true;
+        await flood(webHook);
+      }
+      const forwarded = await request(`${provider.url}${incoming.url}`, {
+        method: "POST",
+        body,
+        headers: Object.fromEntries(
+          Object.entries(incoming.headers).filter(
+            (entry): entry is [string, string] => typeof entry[1] === "string" && entry[0] !== "host",
+          ),
+        ),
+      });
+      const answer = Buffer.from(await forwarded.body.arrayBuffer());
+      response.writeHead(forwarded.statusCode, {
+        "content-type": String(forwarded.headers["content-type"] ?? "application/json"),
+      });
+      response.end(answer);
+    })().catch(() => response.destroy());
+  });
+  return { target, flooded: () => flooded };
+}
+
+/** A flood callback: no order id, 8 KB. */
+const FLOOD_BODY = JSON.stringify({ status: "succeeded", pad: "f".repeat(8 * 1024) });
+
+describe.skipIf(!existsSync(GNU_TIME))(
+  `a provider flooding its own webhook URL (peak RSS from ${GNU_TIME})`,
+  () => {
+    let provider: RunningReferenceProvider;
+    beforeAll(async () => {
+      provider = await startReferenceProvider({ port: 0 });
+    });
+    afterAll(() => provider.stop());
+
+    it("keeps what the sink's bounds allow, counts and reports the rest, and judges no flood as a retry", async () => {
+      const floodSize = 3_000;
+      const proxy = await floodingProxy(provider, floodSize);
+      try {
+        const dir = mkdtempSync(join(tmpdir(), "h2h-flood-"));
+        // The retry order's creation waits for the flood: time enough for it on a loaded machine.
+        const profile = JSON.parse(readFileSync(REFERENCE_PROFILE_PATH, "utf8")) as Record<string, unknown>;
+        writeFileSync(
+          join(dir, "profile.json"),
+          JSON.stringify({ ...profile, timeouts: { requestMs: 60_000, callbackMs: 5_000 } }),
+        );
+        const run = await spawnCertify(
+          {
+            H2H_BASE_URL: proxy.target.url,
+            H2H_API_KEY: REFERENCE_API_KEYS.merchant1,
+            H2H_API_KEY_2: REFERENCE_API_KEYS.merchant2,
+            H2H_CALLBACK_SECRET: REFERENCE_CALLBACK_SECRET,
+            H2H_REPORT_DIR: dir,
+            H2H_SEED: "7",
+            H2H_PROFILE: join(dir, "profile.json"),
+          },
+          { measureRss: true },
+        );
+        const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
+        JSON.parse(readFileSync(join(dir, REPORT_FILES.har), "utf8"));
+        const jsonBytes = statSync(join(dir, REPORT_FILES.json)).size;
+        const rssMiB = Math.round((run.maxRssKiB as number) / 1024);
+        console.log(
+          `webhook flood (${proxy.flooded()} callbacks sent): peak RSS ${rssMiB} MiB, JSON report ${(jsonBytes / 2 ** 20).toFixed(1)} MiB, ${report.callbacks.length} callbacks kept`,
+        );
+        expect(proxy.flooded(), run.output).toBe(100 + floodSize);
+        const retry = report.checks.filter((c) => c.check === "callbacks.retry-policy");
+        expect(retry.length, run.output).toBe(1);
+        expect(retry[0]?.status, retry[0]?.detail).toBe("passed");
+        // Callbacks with no order id are one order for the sink: 50 kept, the rest counted, never stored.
+        const excess = floodSize - 50;
+        expect(report.evidenceBounds?.callbacks?.refusedBySink, run.output).toMatchObject({
+          callbacks: excess,
+          bytes: excess * Buffer.byteLength(FLOOD_BODY),
+          byBound: { perOrder: excess, callbacks: 0, bytes: 0 },
+        });
+        expect(report.callbacks.filter((c) => c.orderId === null)).toHaveLength(50);
+        expect(report.callbacks.filter((c) => c.orderId?.startsWith("flood-"))).toHaveLength(100);
+        const warning = `webhook sink full: ${excess} callback(s)`;
+        expect(run.output).toContain(`warning: ${warning}`);
+        expect(report.warnings.some((w) => w.startsWith(warning))).toBe(true);
+        expect(run.exitCode, run.output).toBe(0);
+        expect(run.maxRssKiB as number).toBeLessThan(ONE_GIB_IN_KIB);
+        expect(jsonBytes).toBeLessThan(64 * 2 ** 20);
+      } finally {
+        await proxy.target.stop();
+      }
+    }, 300_000);
+  },
+);

@@ -5,7 +5,13 @@
  * reports show them like exchanges: the JSON report lists them, the HAR holds each as an entry
  * of its own, and the HTML timeline opens each one's raw body.
  */
-import type { Masker } from "../contract/index.ts";
+import {
+  cutToSerialisedBytes,
+  DEFAULT_MAX_BODY_BYTES,
+  type EvidenceCut,
+  type Masker,
+  serialisedBytes,
+} from "../contract/index.ts";
 import type { StoredCallback } from "../sink/index.ts";
 import type { CallbackTimeline } from "./run-context.ts";
 
@@ -21,6 +27,8 @@ export interface CallbackEvidence {
   body: string;
   bodyEncoding: "utf8" | "base64";
   bodyBytes: number;
+  /** Set when `body` was cut (or dropped) to bound the evidence, in bytes as written in JSON. */
+  bodyCut?: EvidenceCut;
   /** The order id and status read at the profile's paths, when present. */
   orderId: string | null;
   status: string | null;
@@ -35,6 +43,30 @@ export interface CallbackEvidence {
 }
 
 export const callbackId = (seq: number) => `callback-${seq}`;
+
+/** How much of the callbacks' bodies the reports keep, in bytes as written in JSON. */
+export interface CallbackEvidenceBounds {
+  /** Each body (the profile's limits.maxBodyBytes). */
+  maxBodyBytes: number;
+  /** All bodies of the run; past it, callbacks are kept without their bodies. */
+  maxRunBytes: number;
+}
+
+export const DEFAULT_CALLBACK_EVIDENCE_BOUNDS: CallbackEvidenceBounds = {
+  maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+  maxRunBytes: 16 * 1024 * 1024,
+};
+
+/** What the bounds cut: bodies cut at the per-body limit, and bodies dropped at the run's. */
+export function callbackBodiesCut(evidence: readonly CallbackEvidence[]): { cut: number; dropped: number } {
+  let cut = 0;
+  let dropped = 0;
+  for (const callback of evidence) {
+    if (callback.bodyCut?.runBound) dropped += 1;
+    else if (callback.bodyCut) cut += 1;
+  }
+  return { cut, dropped };
+}
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -55,8 +87,21 @@ export function callbackEvidence(
   timelines: readonly CallbackTimeline[],
   publicBase: string,
   masker: Masker,
+  bounds: CallbackEvidenceBounds = DEFAULT_CALLBACK_EVIDENCE_BOUNDS,
 ): CallbackEvidence[] {
   const byTag = new Map(timelines.filter((t) => t.tag).map((t) => [t.tag as string, t]));
+  let keptBytes = 0;
+  /** The body as the report keeps it: cut at the per-body limit, dropped past the run's. */
+  const bounded = (text: string): { body: string; bodyCut?: EvidenceCut } => {
+    const cut = cutToSerialisedBytes(text, bounds.maxBodyBytes);
+    const size = cut.cutFrom ?? serialisedBytes(cut.text);
+    if (keptBytes + Math.min(size, bounds.maxBodyBytes) > bounds.maxRunBytes)
+      return { body: "", bodyCut: { serialisedBytes: size, limitBytes: 0, runBound: true } };
+    keptBytes += Math.min(size, bounds.maxBodyBytes);
+    return cut.cutFrom === undefined
+      ? { body: cut.text }
+      : { body: cut.text, bodyCut: { serialisedBytes: cut.cutFrom, limitBytes: bounds.maxBodyBytes } };
+  };
   return [...stored]
     .sort((a, b) => a.seq - b.seq)
     .map((callback) => {
@@ -70,7 +115,7 @@ export function callbackEvidence(
         method: callback.method,
         url: masker.text(`${publicBase.replace(/\/+$/, "")}${callback.path}`),
         headers: masker.headers(callback.headers),
-        body: bodyEncoding === "utf8" ? masker.text(body) : body,
+        ...bounded(bodyEncoding === "utf8" ? masker.text(body) : body),
         bodyEncoding,
         bodyBytes: raw.length,
         orderId: callback.orderId === null ? null : masker.text(callback.orderId),

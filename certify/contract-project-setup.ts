@@ -43,7 +43,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     masker = target.masker;
     for (const line of describeRun(inputs, target)) print(line);
     // A target nothing can be judged of fails once, with the reason, not once per check.
-    const recorder = new ExchangeRecorder("runner", masker, runDir);
+    const recorder = new ExchangeRecorder("runner", masker, runDir, inputs.profile.limits.maxBodyBytes);
     const why = await whyNotJudgeable(inputs, target, recorder, deadlineAt);
     if (why !== undefined) throw new Error(`h2h-certify: nothing can be judged: ${masker.text(why)}`);
     project.provide(RUN_CONTEXT_KEY, runContextOf(inputs, target, { runId, runDir, deadlineAt }));

@@ -13,6 +13,7 @@ import {
 import type { TargetContainerRecord } from "../target/index.ts";
 import type { CallbackEvidence } from "./callback-evidence.ts";
 import type { RunComparison } from "./compare.ts";
+import type { EvidenceBounds } from "./evidence-bounds.ts";
 import type { RateLimitWaits } from "./preflight.ts";
 import type { BlockedBy, CallbackTimeline, Reproduction } from "./run-context.ts";
 import type { RunTimings } from "./run-timings.ts";
@@ -137,6 +138,8 @@ export interface RunReport {
   baseline?: RunComparison;
   /** Every callback the webhook sink received during the run, masked. */
   callbacks: CallbackEvidence[];
+  /** What the evidence bounds left out (cut or dropped bodies, callbacks refused by a full sink). */
+  evidenceBounds?: EvidenceBounds;
   /** Where the run's time went: process start, the specs, each spec file (bench:certify reads it). */
   timings?: RunTimings;
 }

@@ -16,16 +16,21 @@ import {
   noServerError,
   type Profile,
   type RecordedExchange,
-  readRecordedExchanges,
+  readRecordedEvidence,
   requirementOf,
 } from "../contract/index.ts";
 import { type RunningSink, SinkClient } from "../sink/index.ts";
 import { PROJECT_ROOT, type RunSettings } from "../target/index.ts";
 import { baselineLines, compareWithBaseline, loadBaseline } from "./baseline.ts";
-import { type CallbackEvidence, callbackEvidence } from "./callback-evidence.ts";
+import {
+  type CallbackEvidence,
+  callbackEvidence,
+  DEFAULT_CALLBACK_EVIDENCE_BOUNDS,
+} from "./callback-evidence.ts";
 import { consoleLine } from "./console.ts";
 import { printSummary } from "./console-summary.ts";
 import { deadlineOf, watchRunStop } from "./deadline.ts";
+import { evidenceBoundsOf } from "./evidence-bounds.ts";
 // Checks before the first request, and the invalid-key diagnosis.
 import {
   assertReportDirWritable,
@@ -115,13 +120,18 @@ async function collectCallbacks(
   checks: readonly CheckRecord[],
   masker: Masker,
   errors: string[],
+  /** Each callback body is kept up to this many bytes as written (the profile's limits.maxBodyBytes). */
+  maxBodyBytes: number,
 ): Promise<CallbackEvidence[]> {
   const client = new SinkClient(sink.url, sink.token);
   try {
     const stored = await client.list();
     const timelines = checks.flatMap((c) => (c.timeline ? [c.timeline] : []));
     const publicBase = sink.callbackUrl().replace(/\/callbacks\/.*$/, "");
-    return callbackEvidence(stored, timelines, publicBase, masker);
+    return callbackEvidence(stored, timelines, publicBase, masker, {
+      ...DEFAULT_CALLBACK_EVIDENCE_BOUNDS,
+      maxBodyBytes,
+    });
   } catch (error) {
     errors.push(masker.text(`the webhook sink's callbacks could not be read: ${String(error)}`));
     return [];
@@ -222,7 +232,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
     masker = target.masker;
     for (const line of describeRun(inputs, target)) print(line);
 
-    const runnerRecorder = new ExchangeRecorder("runner", masker, runDir);
+    const runnerRecorder = new ExchangeRecorder("runner", masker, runDir, profile.limits.maxBodyBytes);
     // A probe answered 401 means the key is refused: nothing can be judged.
     const unreachable = await whyNotJudgeable(inputs, target, runnerRecorder, deadlineAt);
     const checks: CheckRecord[] = [];
@@ -300,7 +310,8 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
         errors.push(`no test of ${probes.only.join(", ")} ran for this target and profile`);
     }
 
-    const exchanges = readRecordedExchanges(runDir);
+    const recorded = readRecordedEvidence(runDir);
+    const { exchanges } = recorded;
     const onlyKept = (c: CheckRecord) => probes.only.length === 0 || probes.only.includes(c.check);
     const keptByOnly = (records: readonly CheckRecord[]) => {
       const kept = records.filter(onlyKept);
@@ -341,8 +352,11 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
         `${unexplained.length} check(s) could not be evaluated, first ${first?.endpoint} › ${first?.check}: ${first?.detail}`,
       );
     }
-    const callbacks = await collectCallbacks(sink, checks, masker, errors);
+    const callbacks = await collectCallbacks(sink, checks, masker, errors, profile.limits.maxBodyBytes);
     const warnings = readWarnings(runDir).map((warning) => masker.text(warning));
+    // What the evidence bounds left out (a flood, huge or escaped bodies), counted and said.
+    const bounded = evidenceBoundsOf(recorded, callbacks, sink.stats().excess);
+    warnings.push(...bounded.warnings);
     sortChecks(checks);
     const { summary, totals } = summarize(checks);
     // A stopped run is "incomplete", its reason first; its reports hold what ran.
@@ -398,6 +412,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
       ...(containerRecord ? { targetContainer: containerRecord } : {}),
       ...(rateLimitWaits ? { rateLimitWaits } : {}),
       callbacks,
+      ...(bounded.bounds ? { evidenceBounds: bounded.bounds } : {}),
       timings: specClock.timings(startedAt.getTime()),
     };
     if (baseline) report.baseline = compareWithBaseline(baseline, report);

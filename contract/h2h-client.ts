@@ -13,6 +13,7 @@ import { pipeline, type Readable, Transform } from "node:stream";
 import * as zlib from "node:zlib";
 import { Agent, request } from "undici";
 import { lostKeepAliveRace, trackingSockets } from "./connection-reuse.ts";
+import { withinDepth } from "./json-size.ts";
 import { endpointPath, OPERATIONS_BY_KIND, type OperationName, ORDER_KIND, type OrderKind } from "./names.ts";
 import {
   describeTlsFailure,
@@ -30,12 +31,27 @@ export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 /** How much more of an answer without Content-Length is read (and dropped) to learn its size. */
 export const DEFAULT_SIZE_PROBE_BYTES = 8 * 1024 * 1024;
 
+/**
+ * Set on a recorded body the evidence bound cut: reports keep each body up to a limit in bytes as
+ * written in JSON (escapes counted), and a run's bodies up to a bound for the whole run.
+ */
+export interface EvidenceCut {
+  /** The body's size as written in JSON (escapes counted, quotes not) before the cut. */
+  serialisedBytes: number;
+  /** The limit it was cut at, in those bytes (0: dropped). */
+  limitBytes: number;
+  /** Set when the body was dropped because the run's bodies had reached their bound. */
+  runBound?: true;
+}
+
 export interface ExchangeRequest {
   method: string;
   url: string;
   headers: Record<string, string>;
-  /** The body exactly as sent. */
+  /** The body exactly as sent (in a recorded exchange: cut as `evidenceCut` says). */
   body: string;
+  /** Recorded exchanges only: the body was cut to bound the evidence. */
+  evidenceCut?: EvidenceCut;
 }
 
 /** An answer's real size, as far as the client learnt it. */
@@ -79,6 +95,8 @@ export interface ExchangeResponse {
   contentEncoding?: ContentEncodingInfo;
   /** Set on a 429 (Too Many Requests): the target rate-limits the client. */
   rateLimit?: RateLimitInfo;
+  /** Recorded exchanges only: the body was cut to bound the evidence (not the answer's size). */
+  evidenceCut?: EvidenceCut;
 }
 
 /** Rate limits: one 429 answer that was waited out and the request sent again. */
@@ -238,9 +256,10 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
   return flat;
 }
 
+/** The answer parsed, nested at most MAX_JSON_DEPTH deep (deeper overflows every walk of it). */
 function parseJson(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return withinDepth(JSON.parse(text));
   } catch {
     return undefined;
   }

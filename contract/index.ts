@@ -34,6 +34,7 @@ export {
   type BodySize,
   type ContentEncodingInfo,
   DEFAULT_MAX_BODY_BYTES,
+  type EvidenceCut,
   type Exchange,
   type ExchangeResponse,
   H2hClient,
@@ -46,6 +47,14 @@ export {
   type SendOptions,
   TransportError,
 } from "./h2h-client.ts";
+export {
+  boundedJson,
+  cutToSerialisedBytes,
+  jsonBytes,
+  MAX_JSON_DEPTH,
+  serialisedBytes,
+  withinDepth,
+} from "./json-size.ts";
 export * from "./lifecycle-model.ts";
 export { isLoopbackUrl } from "./loopback.ts";
 // Report text escaped for HTML and XML (certify's reports and load's).
@@ -119,7 +128,14 @@ export { type JsonSchema, PROFILE_KEY_DOCS, profileKeyDoc, walkSchema } from "./
 export * from "./profile-probes.ts";
 // The callbacks the receiver battery plays towards a merchant's webhook receiver.
 export * from "./receiver-deliveries.ts";
-export { ExchangeRecorder, type RecordedExchange, readRecordedExchanges } from "./recorder.ts";
+export {
+  ExchangeRecorder,
+  MAX_RUN_BODY_BYTES,
+  type RecordedEvidence,
+  type RecordedExchange,
+  readRecordedEvidence,
+  readRecordedExchanges,
+} from "./recorder.ts";
 export { onRequestBody, readRequestBody } from "./request-body.ts";
 export { requestFields, withField, wrongTypeValue } from "./request-fields.ts";
 export * from "./request-json-schema.ts";

@@ -3,7 +3,7 @@
  * open. A profile is JSON, validated here before any request is sent; an error names the file
  * and the bad key. Every object may carry a "$comment" string, so a profile can be annotated.
  */
-import { readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import * as z from "zod";
 import { describeRuleSource } from "./checks/check.ts";
 import { ENDPOINTS } from "./endpoints.ts";
@@ -535,15 +535,62 @@ export function keyPathsOf(value: unknown, prefix = ""): string[] {
   });
 }
 
-/** Reads, parses and validates a profile file. */
-export async function readProfile(path: string, knownChecks?: ReadonlySet<string>): Promise<Profile> {
-  let text: string;
+/**
+ * A profile's bounds: a real one is a few KB, a few levels deep, with some hundred keys. Past
+ * them the file is refused at once, not read whole (a device such as /dev/urandom never ends).
+ */
+export const MAX_PROFILE_BYTES = 1024 * 1024;
+export const MAX_PROFILE_DEPTH = 32;
+export const MAX_PROFILE_KEYS = 10_000;
+
+/** At most `limit + 1` bytes of a file: enough to know it is over the limit. */
+async function readAtMost(path: string, limit: number): Promise<Buffer> {
+  const file = await open(path, "r");
   try {
-    text = await readFile(path, "utf8");
+    const buffer = Buffer.alloc(limit + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await file.read(buffer, length, buffer.length - length, null);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    return buffer.subarray(0, length);
+  } finally {
+    await file.close();
+  }
+}
+
+/** Where a parsed profile is deeper or has more keys than the bounds allow, or undefined. */
+function overBounds(value: unknown): string | undefined {
+  let keys = 0;
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: node, depth } = stack.pop() as { value: unknown; depth: number };
+    if (typeof node !== "object" || node === null) continue;
+    if (depth >= MAX_PROFILE_DEPTH) return `it nests deeper than ${MAX_PROFILE_DEPTH} levels`;
+    const children = Array.isArray(node) ? node : Object.values(node);
+    keys += children.length;
+    if (keys > MAX_PROFILE_KEYS)
+      return `it has more than ${MAX_PROFILE_KEYS.toLocaleString("en-US")} keys and items`;
+    for (const child of children) stack.push({ value: child, depth: depth + 1 });
+  }
+  return undefined;
+}
+
+/** Reads, parses and validates a profile file, within the bounds above. */
+export async function readProfile(path: string, knownChecks?: ReadonlySet<string>): Promise<Profile> {
+  let bytes: Buffer;
+  try {
+    bytes = await readAtMost(path, MAX_PROFILE_BYTES);
   } catch (error) {
     const code = (error as { code?: string }).code ?? "unreadable";
     throw new ProfileError(`cannot read profile ${path}: ${code}`);
   }
+  if (bytes.length > MAX_PROFILE_BYTES)
+    throw new ProfileError(
+      `profile ${path} is larger than ${MAX_PROFILE_BYTES.toLocaleString("en-US")} bytes (1 MiB), the most a profile may be: give the target's profile file (a few KB of JSON)`,
+    );
+  const text = bytes.toString("utf8");
   let json: unknown;
   try {
     // An editor's UTF-8 byte order mark is no part of the JSON.
@@ -551,5 +598,10 @@ export async function readProfile(path: string, knownChecks?: ReadonlySet<string
   } catch (error) {
     throw new ProfileError(`profile ${path} is not valid JSON: ${jsonErrorLocation(text, error)}`);
   }
+  const over = overBounds(json);
+  if (over !== undefined)
+    throw new ProfileError(
+      `profile ${path} is refused: ${over}, more than a profile has: give the target's profile file`,
+    );
   return parseProfile(json, path, knownChecks);
 }

@@ -3,10 +3,14 @@
  * workers append one JSON line per exchange to a file of their own in the run directory; the
  * runner reads them all after the run. Without a run directory (specs run outside certify),
  * exchanges are kept in memory only.
+ *
+ * Evidence is bounded as written: each body is cut at the body limit in JSON-serialised bytes
+ * (a control byte is six of them), and the bodies of a whole run at {@link MAX_RUN_BODY_BYTES}.
  */
-import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
+import { appendFileSync, closeSync, existsSync, openSync, readdirSync, readSync } from "node:fs";
 import { join } from "node:path";
-import type { Exchange } from "./h2h-client.ts";
+import { DEFAULT_MAX_BODY_BYTES, type EvidenceCut, type Exchange } from "./h2h-client.ts";
+import { boundedJson, cutToSerialisedBytes, jsonBytes, serialisedBytes } from "./json-size.ts";
 import type { Masker } from "./masking.ts";
 
 export interface RecordedExchange extends Exchange {
@@ -15,6 +19,16 @@ export interface RecordedExchange extends Exchange {
   /** Which spec file (or the runner) sent it. */
   source: string;
 }
+
+/**
+ * The bodies of a run's exchanges kept in all, in serialised bytes: some 500 answers at the
+ * default limit. Past it, bodies are dropped (counted) and the exchanges kept without them, so
+ * the four reports and the runner holding them stay well under 1 GiB of memory.
+ */
+export const MAX_RUN_BODY_BYTES = 32 * 1024 * 1024;
+
+/** What is kept of a parsed answer past the run's bound: its envelope, long strings cut. */
+const SHAPE_BYTES = 4 * 1024;
 
 const EXCHANGE_FILE = /^exchanges-.+\.jsonl$/;
 
@@ -26,6 +40,14 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** A body cut to `limit` serialised bytes, with the cut said, as the evidence keeps it. */
+function boundedBody(text: string, limit: number): { body: string; evidenceCut?: EvidenceCut } {
+  const cut = cutToSerialisedBytes(text, limit);
+  return cut.cutFrom === undefined
+    ? { body: cut.text }
+    : { body: cut.text, evidenceCut: { serialisedBytes: cut.cutFrom, limitBytes: limit } };
+}
+
 export class ExchangeRecorder {
   private count = 0;
   readonly exchanges: RecordedExchange[] = [];
@@ -35,6 +57,8 @@ export class ExchangeRecorder {
     private readonly source: string,
     private readonly masker: Masker,
     runDir: string | undefined,
+    /** Each body is kept up to this many bytes as written in JSON (the profile's limits.maxBodyBytes). */
+    private readonly maxBodyBytes: number = DEFAULT_MAX_BODY_BYTES,
   ) {
     const tag = source.replace(/[^a-zA-Z0-9]+/g, "-").replace(/^-|-$/g, "");
     this.file = runDir ? join(runDir, `exchanges-${tag}-${process.pid}.jsonl`) : undefined;
@@ -43,8 +67,15 @@ export class ExchangeRecorder {
   /** Masks and stores an exchange; returns the masked copy with its id. */
   record(exchange: Exchange): RecordedExchange {
     this.count += 1;
-    const requestBody = this.masker.text(exchange.request.body);
-    const responseBody = this.masker.text(exchange.response.body);
+    const request = boundedBody(this.masker.text(exchange.request.body), this.maxBodyBytes);
+    const maskedResponse = this.masker.text(exchange.response.body);
+    const response = boundedBody(maskedResponse, this.maxBodyBytes);
+    // The parsed copy is written too, within the same bound; its shape (what the runner's checks
+    // read) is kept even when its long strings are not.
+    const json =
+      exchange.response.json === undefined
+        ? undefined
+        : boundedJson(parseJson(maskedResponse), this.maxBodyBytes);
     const recorded: RecordedExchange = {
       ...exchange,
       id: `${this.source}-${this.count}`,
@@ -53,13 +84,13 @@ export class ExchangeRecorder {
         ...exchange.request,
         url: this.masker.text(exchange.request.url),
         headers: this.masker.headers(exchange.request.headers),
-        body: requestBody,
+        ...request,
       },
       response: {
         ...exchange.response,
         headers: this.masker.headers(exchange.response.headers),
-        body: responseBody,
-        json: exchange.response.json === undefined ? undefined : parseJson(responseBody),
+        ...response,
+        json,
       },
       // The failure's text names the URL, which may carry a secret.
       ...(exchange.reconnected
@@ -73,16 +104,87 @@ export class ExchangeRecorder {
   }
 }
 
-/** Every exchange recorded in a run directory, in the order each file recorded them. */
-export function readRecordedExchanges(runDir: string): RecordedExchange[] {
-  if (!existsSync(runDir)) return [];
-  const exchanges: RecordedExchange[] = [];
+/** What a run kept of its exchanges, and what the run-wide bound left out. */
+export interface RecordedEvidence {
+  exchanges: RecordedExchange[];
+  /** Exchanges kept without their bodies: the run's bodies had reached the bound. */
+  bodiesDropped: number;
+  /** The serialised bytes of the bodies (and parsed copies) dropped. */
+  bytesDropped: number;
+  /** The bound, in serialised bytes. */
+  limitBytes: number;
+}
+
+/** Each line of a file, read a chunk at a time (the file is never one string). */
+function* linesOf(path: string): Generator<string> {
+  const fd = openSync(path, "r");
+  try {
+    const chunk = Buffer.alloc(1024 * 1024);
+    let pending: Buffer[] = [];
+    for (;;) {
+      const read = readSync(fd, chunk, 0, chunk.length, null);
+      if (read === 0) break;
+      let start = 0;
+      for (let end = chunk.indexOf(10, start); end !== -1 && end < read; end = chunk.indexOf(10, start)) {
+        pending.push(chunk.subarray(start, end));
+        yield Buffer.concat(pending).toString("utf8");
+        pending = [];
+        start = end + 1;
+      }
+      if (start < read) pending.push(Buffer.from(chunk.subarray(start, read)));
+    }
+    if (pending.length > 0) yield Buffer.concat(pending).toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Every exchange recorded in a run directory, sorted by start. Bodies are kept up to
+ * `limitBytes` (serialised) for the whole run, in the order the files list them; past it each
+ * exchange is kept without its bodies, and the drop is counted.
+ */
+export function readRecordedEvidence(
+  runDir: string,
+  limitBytes: number = MAX_RUN_BODY_BYTES,
+): RecordedEvidence {
+  const evidence: RecordedEvidence = { exchanges: [], bodiesDropped: 0, bytesDropped: 0, limitBytes };
+  if (!existsSync(runDir)) return evidence;
+  let kept = 0;
   for (const name of readdirSync(runDir)
     .filter((n) => EXCHANGE_FILE.test(n))
     .sort()) {
-    for (const line of readFileSync(join(runDir, name), "utf8").split("\n")) {
-      if (line.trim() !== "") exchanges.push(JSON.parse(line) as RecordedExchange);
+    for (const line of linesOf(join(runDir, name))) {
+      if (line.trim() === "") continue;
+      const exchange = JSON.parse(line) as RecordedExchange;
+      const requestBytes = serialisedBytes(exchange.request.body);
+      const responseBytes = serialisedBytes(exchange.response.body) + jsonBytes(exchange.response.json);
+      if (kept + requestBytes + responseBytes <= limitBytes) kept += requestBytes + responseBytes;
+      else {
+        evidence.bodiesDropped += 1;
+        evidence.bytesDropped += requestBytes + responseBytes;
+        const dropped = (bytes: number): EvidenceCut => ({
+          serialisedBytes: bytes,
+          limitBytes: 0,
+          runBound: true,
+        });
+        exchange.request = { ...exchange.request, body: "", evidenceCut: dropped(requestBytes) };
+        // The shape of a parsed answer stays: the runner's checks read its envelope.
+        exchange.response = {
+          ...exchange.response,
+          body: "",
+          json: boundedJson(exchange.response.json, SHAPE_BYTES),
+          evidenceCut: dropped(responseBytes),
+        };
+      }
+      evidence.exchanges.push(exchange);
     }
   }
-  return exchanges.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+  evidence.exchanges.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+  return evidence;
+}
+
+/** Every exchange recorded in a run directory, sorted by start (bodies bounded as {@link readRecordedEvidence}). */
+export function readRecordedExchanges(runDir: string): RecordedExchange[] {
+  return readRecordedEvidence(runDir).exchanges;
 }

@@ -6,7 +6,7 @@ import { X509Certificate } from "node:crypto";
 import type { TLSSocket } from "node:tls";
 import { Agent, buildConnector, request } from "undici";
 import type { MachineStallSource } from "./machine-stall.ts";
-import type { CallbackFilter } from "./server.ts";
+import type { CallbackFilter, SinkStats } from "./server.ts";
 import type { StoredCallback } from "./store.ts";
 
 /** What `GET /api/stalls` answers (see SinkClient.stalls). */
@@ -122,7 +122,7 @@ export class SinkClient {
     return this.get("/api/stalls", { since, until }, 10_000);
   }
 
-  async stats(): Promise<{ stored: number; rejected: Record<string, number> }> {
+  async stats(): Promise<SinkStats> {
     return this.get("/api/stats", {}, 10_000);
   }
 

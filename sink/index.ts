@@ -7,8 +7,13 @@ export {
 } from "./machine-stall.ts";
 export {
   type CallbackFilter,
+  DEFAULT_SINK_MAX_CALLBACKS,
+  DEFAULT_SINK_MAX_DELIVERIES_PER_ORDER,
+  DEFAULT_SINK_MAX_STORED_BYTES,
   type RunningSink,
+  type SinkExcess,
   type SinkOptions,
+  type SinkStats,
   startWebhookSink,
 } from "./server.ts";
 export { LOG_FILE, type StoredCallback } from "./store.ts";

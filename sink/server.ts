@@ -21,6 +21,7 @@ import {
   type SignatureScheme,
   secretSpellings,
   verifyCallbackSignature,
+  withinDepth,
 } from "../contract/index.ts";
 import {
   CALLBACKS_SEGMENT,
@@ -58,15 +59,44 @@ export interface SinkOptions {
   /** Serve HTTPS with this certificate (PEM, may carry its chain) and key; read them with `readTlsFiles`. */
   tls?: { cert: string; key: string; passphrase?: string };
   /**
+   * Bounds on what is kept: at most this many callbacks, this many body bytes in all, and this
+   * many deliveries of one order (callbacks with no order id count as one order), so that a flood
+   * cannot fill memory or crowd out other orders' callbacks. Past a bound a callback is refused
+   * (503, as a sink that cannot store it), counted in `excess`, and never stored.
+   */
+  maxCallbacks?: number;
+  maxStoredBytes?: number;
+  maxDeliveriesPerOrder?: number;
+  /** Called once, with the first callback refused for a bound. */
+  onFirstExcess?: (excess: SinkExcess) => void;
+  /**
    * Load-run mode: callbacks are tallied here and not stored (no disk, nothing kept per callback,
    * no per-order delivery count, so no /refuse or /stall); the query API then lists none. See tally.ts.
    */
   tally?: CallbackTally;
 }
 
+/** Callbacks refused for the sink's bounds: counted, never stored. */
+export interface SinkExcess {
+  callbacks: number;
+  /** Their body bytes. */
+  bytes: number;
+  /** How many each bound refused. */
+  byBound: { callbacks: number; bytes: number; perOrder: number };
+  /** The bounds. */
+  limits: { maxCallbacks: number; maxStoredBytes: number; maxDeliveriesPerOrder: number };
+}
+
+/** Defaults: some 32 MiB of bodies kept (the memory the records take is a few times that). */
+export const DEFAULT_SINK_MAX_CALLBACKS = 5_000;
+export const DEFAULT_SINK_MAX_STORED_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_SINK_MAX_DELIVERIES_PER_ORDER = 50;
+
 export interface SinkStats {
   stored: number;
   rejected: Record<string, number>;
+  /** Callbacks refused for the sink's bounds, when any were. */
+  excess?: SinkExcess;
 }
 
 export interface RunningSink {
@@ -145,6 +175,32 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     if (record.orderId !== null)
       deliveriesByOrder.set(record.orderId, (deliveriesByOrder.get(record.orderId) ?? 0) + 1);
   }
+  const excess: SinkExcess = {
+    callbacks: 0,
+    bytes: 0,
+    byBound: { callbacks: 0, bytes: 0, perOrder: 0 },
+    limits: {
+      maxCallbacks: options.maxCallbacks ?? DEFAULT_SINK_MAX_CALLBACKS,
+      maxStoredBytes: options.maxStoredBytes ?? DEFAULT_SINK_MAX_STORED_BYTES,
+      maxDeliveriesPerOrder: options.maxDeliveriesPerOrder ?? DEFAULT_SINK_MAX_DELIVERIES_PER_ORDER,
+    },
+  };
+  /** Callbacks taken but not yet on disk (they count against the bounds already). */
+  let pendingKept = 0;
+  /** What is kept: callbacks, body bytes, and deliveries per order ("" for those with no order id). */
+  let keptBytes = store.records.reduce((sum, r) => sum + Math.floor((r.bodyBase64.length * 3) / 4), 0);
+  const keptByOrder = new Map<string, number>();
+  for (const record of store.records)
+    keptByOrder.set(record.orderId ?? "", (keptByOrder.get(record.orderId ?? "") ?? 0) + 1);
+  /** The bound a callback of this order and size would pass, or undefined when it may be kept. */
+  const boundPassed = (orderKey: string, bytes: number): keyof SinkExcess["byBound"] | undefined =>
+    store.records.length + pendingKept >= excess.limits.maxCallbacks
+      ? "callbacks"
+      : keptBytes + bytes > excess.limits.maxStoredBytes
+        ? "bytes"
+        : (keptByOrder.get(orderKey) ?? 0) >= excess.limits.maxDeliveriesPerOrder
+          ? "perOrder"
+          : undefined;
   // The token, in any spelling a sender repeats it in (path, query, headers), never reaches the store.
   const tokenSpellings = secretSpellings(token);
   const maskToken = (text: string) => text.replace(tokenSpellings, "<token>");
@@ -198,7 +254,8 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     for (const [name, value] of Object.entries(headers)) storedHeaders[name] = maskToken(value);
     let parsed: unknown = null;
     try {
-      parsed = JSON.parse(raw.toString("utf8"));
+      // Nested 10,000 deep, a body would overflow the stack of every answer listing it.
+      parsed = withinDepth(JSON.parse(raw.toString("utf8")));
     } catch {
       parsed = null;
     }
@@ -206,6 +263,15 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     const statusValue = readPath(parsed, statusPath);
     const orderId =
       typeof orderIdValue === "string" || typeof orderIdValue === "number" ? String(orderIdValue) : null;
+    // Bounded: past a bound the callback is counted and refused, never stored (not tallied runs).
+    const bound = options.tally ? undefined : boundPassed(orderId ?? "", raw.length);
+    if (bound !== undefined) {
+      excess.callbacks += 1;
+      excess.bytes += raw.length;
+      excess.byBound[bound] += 1;
+      if (excess.callbacks === 1) options.onFirstExcess?.(structuredClone(excess));
+      return reject(res, 503, "sink-full");
+    }
     const deliveryOfOrder = orderId === null || options.tally ? 1 : (deliveriesByOrder.get(orderId) ?? 0) + 1;
     if (orderId !== null && !options.tally) deliveriesByOrder.set(orderId, deliveryOfOrder);
     const refused = deliveryOfOrder <= variant.refuse;
@@ -237,9 +303,17 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     if (refused) json(res, 503, { stored: record.seq });
     if (options.tally) options.tally.add(record, performance.now() - began);
     else {
+      const orderKey = orderId ?? "";
+      keptBytes += raw.length;
+      keptByOrder.set(orderKey, (keptByOrder.get(orderKey) ?? 0) + 1);
+      pendingKept += 1;
       try {
         await store.append(record);
+        pendingKept -= 1;
       } catch (error) {
+        pendingKept -= 1;
+        keptBytes -= raw.length;
+        keptByOrder.set(orderKey, (keptByOrder.get(orderKey) ?? 1) - 1);
         // Not on disk, so not acknowledged: the provider will deliver it again.
         rejected["not-stored"] = (rejected["not-stored"] ?? 0) + 1;
         if (!refused) json(res, 500, { error: "not-stored", detail: String(error) });
@@ -294,7 +368,12 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     }
     const select = () => store.records.filter((record) => matches(record, filter));
     if (url.pathname === "/api/callbacks") return json(res, 200, { callbacks: select() });
-    if (url.pathname === "/api/stats") return json(res, 200, { stored: store.records.length, rejected });
+    if (url.pathname === "/api/stats")
+      return json(res, 200, {
+        stored: store.records.length,
+        rejected,
+        ...(excess.callbacks > 0 ? { excess } : {}),
+      });
     if (url.pathname === "/api/stalls") {
       // How late the sink may have stamped the arrivals in [since, until].
       const since = filter.since ?? 0;
@@ -385,7 +464,11 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     port,
     token,
     callbackUrl: (variant = {}) => callbackUrlWith(sinkCallbackUrl(base, token), variant),
-    stats: () => ({ stored: store.records.length, rejected: { ...rejected } }),
+    stats: () => ({
+      stored: store.records.length,
+      rejected: { ...rejected },
+      ...(excess.callbacks > 0 ? { excess: structuredClone(excess) } : {}),
+    }),
     async stop() {
       stalls.stop();
       machine.stop();

@@ -14,6 +14,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { join } from "node:path";
+import { withinDepth } from "../contract/index.ts";
 
 export interface StoredCallback {
   /** Order of arrival, from 1, across restarts. */
@@ -54,7 +55,7 @@ function toLogLine({ json: _json, ...rest }: StoredCallback): string {
 function fromLogLine(logged: Omit<StoredCallback, "json">): StoredCallback {
   let json: unknown = null;
   try {
-    json = JSON.parse(Buffer.from(logged.bodyBase64, "base64").toString("utf8"));
+    json = withinDepth(JSON.parse(Buffer.from(logged.bodyBase64, "base64").toString("utf8")));
   } catch {
     json = null;
   }

@@ -12,7 +12,12 @@ import {
   TEST_CARD_NUMBERS,
 } from "../contract/index.ts";
 import { TEST_CARD } from "../fixtures/index.ts";
-import { type RunningSink, type SinkOptions, startWebhookSink } from "../sink/index.ts";
+import {
+  DEFAULT_SINK_MAX_DELIVERIES_PER_ORDER,
+  type RunningSink,
+  type SinkOptions,
+  startWebhookSink,
+} from "../sink/index.ts";
 import type { Settings } from "./settings.ts";
 import { SettingsError } from "./settings-table.ts";
 
@@ -95,6 +100,11 @@ function startSink(
     signature: profile.callbacks.signature,
     idPath: profile.callbacks.idPath,
     statusPath: profile.callbacks.statusPath,
+    // A declared retry policy's every attempt is kept, however many it declares.
+    maxDeliveriesPerOrder: Math.max(
+      DEFAULT_SINK_MAX_DELIVERIES_PER_ORDER,
+      2 * (profile.callbacks.retryPolicy?.attempts ?? 0),
+    ),
     // The run's store is a temporary folder, removed when the run ends: an fdatasync per callback
     // would buy nothing, and its latency (on a busy disk) would show up as callback lateness.
     sync: false,

@@ -15,6 +15,7 @@ import {
   DEFAULT_RETENTION_SECONDS,
   FAULTS,
 } from "../provider/reference/index.ts";
+import { DEFAULT_SINK_MAX_CALLBACKS, DEFAULT_SINK_MAX_STORED_BYTES } from "../sink/index.ts";
 
 export class SettingsError extends Error {
   override name = "SettingsError";
@@ -316,6 +317,22 @@ export const SETTINGS = {
     path: true,
     defaultText: "none: plain HTTP",
     help: "the private key (PEM) of that certificate",
+  }),
+  sinkMaxCallbacks: setting({
+    variable: "H2H_SINK_MAX_CALLBACKS",
+    readBy: ["sink"],
+    parse: wholeNumber(1, 10_000_000, '$NAME "$VALUE" is not a count of callbacks: a whole number from 1'),
+    fallback: DEFAULT_SINK_MAX_CALLBACKS,
+    defaultText: DEFAULT_SINK_MAX_CALLBACKS.toLocaleString("en-US"),
+    help: "the most callbacks the sink keeps; past it one is refused (503), counted, and not stored",
+  }),
+  sinkMaxMiB: setting({
+    variable: "H2H_SINK_MAX_MB",
+    readBy: ["sink"],
+    parse: wholeNumber(1, 4096, '$NAME "$VALUE" is not a size in MiB: a whole number from 1 to 4096'),
+    fallback: DEFAULT_SINK_MAX_STORED_BYTES / (1024 * 1024),
+    defaultText: String(DEFAULT_SINK_MAX_STORED_BYTES / (1024 * 1024)),
+    help: "the most MiB of callback bodies the sink keeps; past it a callback is refused (503), counted, and not stored",
   }),
   seed: setting({
     variable: "H2H_SEED",

@@ -376,15 +376,20 @@ async function observeRetries(): Promise<RetryObserved> {
     profile.confirmation.successCode,
   );
   const triggeredAtMs = sentAtMs(confirmed);
+  // The attempts are this order's deliveries: anything else sent to its URL (a flood, another
+  // order's callbacks) retries nothing of it.
+  const orderId = orderIdOf(order);
   const result = await waitMeasured(
     sink,
-    { runId: tag },
+    { runId: tag, orderId },
     { fromMs: triggeredAtMs, timeoutMs: retryWaitMs, minCount: retryPolicy?.attempts ?? 2 },
     target,
   );
-  const callbacks = result.timedOut
-    ? await sink.client.list({ runId: tag })
-    : await callbacksAfterQuiet(sink, tag, extraAttemptWindowMs(profile));
+  const ofOrder = result.timedOut
+    ? await sink.client.list({ runId: tag, orderId })
+    : await callbacksAfterQuiet(sink, tag, extraAttemptWindowMs(profile), orderId);
+  // Callbacks that carry no id at the profile's idPath, or another spelling of it: all at its URL.
+  const callbacks = ofOrder.length > 0 ? ofOrder : await sink.client.list({ runId: tag });
   return {
     attemptsAtMs: callbacks.map((c) => c.receivedAtMs),
     observerStallMs: await observerStallMs(sink, callbacks),

@@ -61,6 +61,12 @@ export const sink = defineCommand({
       idPath: profile.callbacks.idPath,
       statusPath: profile.callbacks.statusPath,
       ...(tls ? { tls: { cert: tls.cert as string, key: tls.key as string } } : {}),
+      maxCallbacks: settings.sinkMaxCallbacks,
+      maxStoredBytes: settings.sinkMaxMiB * 1024 * 1024,
+      onFirstExcess: ({ limits }) =>
+        console.log(
+          `sink full: callbacks past ${limits.maxCallbacks} in all, ${limits.maxStoredBytes} bytes of bodies or ${limits.maxDeliveriesPerOrder} deliveries of one order are refused (503), counted, and not stored`,
+        ),
     });
     console.log(`LISTENING ${running.url}`);
     console.log(`webhook sink listening on ${running.url}, storing in ${dataDir}`);
@@ -78,6 +84,10 @@ export const sink = defineCommand({
     const stats = running.stats();
     await running.stop();
     console.log(`stopped: ${stats.stored} callbacks stored, rejected: ${JSON.stringify(stats.rejected)}`);
+    if (stats.excess)
+      console.log(
+        `  refused past the sink's bounds, not stored: ${stats.excess.callbacks} callbacks, ${stats.excess.bytes} bytes of bodies (${JSON.stringify(stats.excess.byBound)})`,
+      );
     return EXIT.ok;
   },
 });

@@ -37,9 +37,11 @@ export async function callbacksAfterQuiet(
   sink: SpecSink,
   tag: string,
   windowMs: number,
+  /** Only this order's callbacks (others at the same URL are not its deliveries). */
+  orderId?: string,
 ): Promise<StoredCallback[]> {
-  const sofar = await sink.client.list({ runId: tag });
-  if (windowMs > 0)
-    await sink.client.waitFor({ runId: tag }, { timeoutMs: windowMs, minCount: sofar.length + 1 });
-  return sink.client.list({ runId: tag });
+  const filter = { runId: tag, ...(orderId === undefined ? {} : { orderId }) };
+  const sofar = await sink.client.list(filter);
+  if (windowMs > 0) await sink.client.waitFor(filter, { timeoutMs: windowMs, minCount: sofar.length + 1 });
+  return sink.client.list(filter);
 }

@@ -101,7 +101,7 @@ export function loadSpecTarget(specFile: string): SpecTarget {
     cardNumbers: profile.testCards,
   });
   const source = basename(new URL(specFile).pathname).replace(/\.spec\.ts$/, "");
-  const recorder = new ExchangeRecorder(source, masker, context.runDir);
+  const recorder = new ExchangeRecorder(source, masker, context.runDir, profile.limits.maxBodyBytes);
   const stopped = runStopSignal(context.deadlineAt);
   const makeClient = (key: string) =>
     new H2hClient({
