@@ -595,10 +595,10 @@ async function timerRun(kind: OrderKind): Promise<TimerRun> {
     evidence.push(await client.post(SANDBOX_CLOCK_ADVANCE_PATH, { seconds, orderId: idOf(older) }));
   } else {
     older = await create();
-    // Long enough for the drop to stand out of the doubt the reads leave (a few requests' time,
-    // each about as long as this creation took) and the tolerance; the older order must outlive it.
-    const doubtS = profile.lifecycle.timerToleranceSeconds + (3 * older.durationMs) / 1000;
-    waitedSeconds = Math.max(2, Math.min(2 * doubtS, (lifetimeSeconds ?? Number.POSITIVE_INFINITY) / 2));
+    // Long enough for the drop to stand out of the tolerance and the doubt the reads leave (a
+    // confirmation's time, guessed from this creation's, twice over); the older order must outlive it.
+    const doubtS = profile.lifecycle.timerToleranceSeconds + (2 * older.durationMs) / 1000;
+    waitedSeconds = Math.max(2, Math.min(doubtS, (lifetimeSeconds ?? Number.POSITIVE_INFINITY) / 2));
     await sleep(waitedSeconds * 1000);
     younger = await create();
     evidence.push(older, younger);
