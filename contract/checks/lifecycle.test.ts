@@ -204,7 +204,7 @@ describe("lifecycle checks", () => {
       ).toMatchObject({
         ok: false,
         notEvaluated: {
-          check: "semantics.timer-follows-clock",
+          check: "target.latency",
           reason: expect.stringContaining(
             "too far apart to tell one that follows the clock from one that stands still",
           ),
