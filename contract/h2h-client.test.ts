@@ -290,6 +290,10 @@ describe("H2hClient: Retry-After honoured up to a bound", () => {
     expect(exchange.rateLimited).toEqual([
       { status: 429, startedAt: expect.any(String), retryAfter: "1", waitedMs: 1000 },
     ]);
+    // Its timing is the attempt that was answered, after the wait: what timing checks measure.
+    expect(Date.parse(exchange.startedAt)).toBeGreaterThanOrEqual(
+      Date.parse(exchange.rateLimited?.[0]?.startedAt ?? "") + 1000 - 1,
+    );
     // Recorded once, as the final answer with its 429 before it.
     expect(recorded).toHaveLength(1);
     expect(recorded[0]?.rateLimited).toHaveLength(1);

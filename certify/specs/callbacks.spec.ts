@@ -152,6 +152,8 @@ function timelineOf(
 
 /** When a request was sent, in ms: the earliest the event it triggers can happen. */
 const sentAtMs = (exchange: Exchange) => Date.parse(exchange.startedAt);
+/** When its answer was received, in ms (startedAt keeps whole ms): the latest the event can happen. */
+const answeredAtMs = (exchange: Exchange) => Date.parse(exchange.startedAt) + exchange.durationMs + 1;
 
 /** A lifetime counted on the target's own clock may end up to a tick early. */
 const LIFETIME_TOLERANCE_MS = 1_000;
@@ -187,6 +189,7 @@ async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observe
   const trigger = profile.callbackTriggers[status];
   const evidence: Exchange[] = [order.exchange];
   let triggeredAtMs = Date.now();
+  let triggeredByMs: number | undefined;
   let earlyToleranceMs = 0;
   let clock: Observed["clock"];
 
@@ -194,6 +197,7 @@ async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observe
     const confirmation = await confirm(client, kind, orderId, trigger.code);
     evidence.push(confirmation);
     triggeredAtMs = sentAtMs(confirmation);
+    triggeredByMs = answeredAtMs(confirmation);
   } else if ("unconfirmedForSeconds" in trigger) {
     let advanced = false;
     if (profile.sandboxClock) {
@@ -223,10 +227,13 @@ async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observe
         );
       }
     }
-    if (advanced && clock?.exchange) triggeredAtMs = sentAtMs(clock.exchange);
-    else {
+    if (advanced && clock?.exchange) {
+      triggeredAtMs = sentAtMs(clock.exchange);
+      triggeredByMs = answeredAtMs(clock.exchange);
+    } else {
       // Without the clock the order expires on its own; its lifetime counts from creation.
       triggeredAtMs = sentAtMs(order.exchange) + trigger.unconfirmedForSeconds * 1000;
+      triggeredByMs = answeredAtMs(order.exchange) + trigger.unconfirmedForSeconds * 1000;
       earlyToleranceMs = LIFETIME_TOLERANCE_MS;
     }
   } else {
@@ -238,7 +245,7 @@ async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observe
 
   const timeoutMs = profile.timeouts.callbackMs + ("manual" in trigger ? trigger.waitSeconds * 1000 : 0);
   // The profile's timeout, and as long again as the suite was measured stalled meanwhile.
-  const wait = { fromMs: triggeredAtMs, timeoutMs };
+  const wait = { fromMs: triggeredByMs ?? triggeredAtMs, timeoutMs };
   const first = await waitMeasured(sink, { runId: tag }, wait, target);
   if (status === STATUS.succeeded_by_appeal && !first.timedOut) {
     // The appeal follows a failed_by_terminal callback, if the target sends one: wait for the appeal itself.
@@ -259,6 +266,7 @@ async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observe
     ...emptyScenario(kind, orderId, status, order),
     callbacks: callbacks.map(toObserved),
     triggeredAtMs,
+    ...(triggeredByMs !== undefined ? { triggeredByMs } : {}),
     timeoutMs,
     stallMs,
     callbackMs: profile.timeouts.callbackMs,
@@ -382,7 +390,7 @@ async function observeRetries(): Promise<RetryObserved> {
   const result = await waitMeasured(
     sink,
     { runId: tag, orderId },
-    { fromMs: triggeredAtMs, timeoutMs: retryWaitMs, minCount: retryPolicy?.attempts ?? 2 },
+    { fromMs: answeredAtMs(confirmed), timeoutMs: retryWaitMs, minCount: retryPolicy?.attempts ?? 2 },
     target,
   );
   const ofOrder = result.timedOut

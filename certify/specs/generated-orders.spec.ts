@@ -326,6 +326,11 @@ function scenarioOf(p: Probe): CallbackScenario {
       answeredWith: c.answeredWith,
     })),
     triggeredAtMs: Date.parse(p.confirmed?.startedAt ?? p.created.startedAt),
+    // Its answer received, at the latest (startedAt keeps whole ms).
+    triggeredByMs:
+      Date.parse(p.confirmed?.startedAt ?? p.created.startedAt) +
+      (p.confirmed?.durationMs ?? p.created.durationMs) +
+      1,
     timeoutMs: profile.timeouts.callbackMs,
     paths: {
       id: paths.idPath,

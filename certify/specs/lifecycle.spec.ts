@@ -28,6 +28,7 @@ import {
   type LifecycleTransition,
   lifecycleConventionsOf,
   lifetimeSecondsOf,
+  type MeasuredRequest,
   NOT_CREATED,
   OPERATIONS_BY_KIND,
   ORDER_KINDS,
@@ -57,6 +58,7 @@ import {
   SANDBOX_CLOCK_ADVANCE_PATH,
   semanticsStatusAfterOperation,
   semanticsTimerFollowsClock,
+  type TimerReads,
   transitionOf,
 } from "../../contract/index.ts";
 import { ORDER_KIND_TAGS } from "../../fixtures/index.ts";
@@ -753,13 +755,26 @@ function callbacksInput(run: OrderRun) {
 interface TimerRun {
   stayed: unknown;
   moved: unknown;
+  /** How far the sandbox clock moved the moved order's clock (s); 0 in real time. */
   seconds: number;
-  /** How old the stayed order was, at most, when its timer was read (seconds). */
-  stayedAgeSeconds: number;
+  /** In real time: how long the suite waited between the two creations (s). */
+  waitedSeconds: number;
+  /** When each order was created and each timer read, as measured. */
+  reads: TimerReads;
   evidence: Exchange[];
 }
 
-/** Two orders, one of them `seconds` ahead on its clock, confirmed at the same moment. */
+/**
+ * When a request was sent and its answer received, ms on the suite's clock: what it did on the
+ * target happened in between, after Retry-After waits too (the exchange is the last attempt).
+ * startedAt keeps whole milliseconds: the answer may come up to one more.
+ */
+function measured(exchange: Exchange): MeasuredRequest {
+  const sentMs = Date.parse(exchange.startedAt);
+  return { sentMs, receivedMs: sentMs + exchange.durationMs + 1 };
+}
+
+/** Two orders, one of them ahead on its clock (or older), confirmed at the same moment. */
 async function timerRun(kind: OrderKind): Promise<TimerRun> {
   const client = target.client();
   const create = () => client.createOrder(kind, orderRequest(target, kind));
@@ -773,7 +788,8 @@ async function timerRun(kind: OrderKind): Promise<TimerRun> {
     return id;
   };
   const evidence: Exchange[] = [];
-  let seconds: number;
+  let seconds = 0;
+  let waitedSeconds = 0;
   let older: Exchange;
   let younger: Exchange;
   if (clock.works) {
@@ -782,9 +798,12 @@ async function timerRun(kind: OrderKind): Promise<TimerRun> {
     evidence.push(younger, older);
     evidence.push(await client.post(SANDBOX_CLOCK_ADVANCE_PATH, { seconds, orderId: idOf(older) }));
   } else {
-    seconds = 2;
     older = await create();
-    await sleep(seconds * 1000);
+    // Long enough for the drop to stand out of the tolerance and the doubt the reads leave (a
+    // confirmation's time, guessed from this creation's, twice over); the older order must outlive it.
+    const doubtS = profile.lifecycle.timerToleranceSeconds + (2 * older.durationMs) / 1000;
+    waitedSeconds = Math.max(2, Math.min(doubtS, (lifetimeSeconds ?? Number.POSITIVE_INFINITY) / 2));
+    await sleep(waitedSeconds * 1000);
     younger = await create();
     evidence.push(older, younger);
   }
@@ -795,12 +814,17 @@ async function timerRun(kind: OrderKind): Promise<TimerRun> {
   evidence.push(stayedAnswer, movedAnswer);
   const inSeconds = (value: unknown) =>
     typeof value === "number" && profile.lifecycle.timerUnit === "milliseconds" ? value / 1000 : value;
-  const endOf = (e: Exchange) => Date.parse(e.startedAt) + e.durationMs;
   return {
     stayed: inSeconds(dataOf(stayedAnswer.response.json)?.timer),
     moved: inSeconds(dataOf(movedAnswer.response.json)?.timer),
     seconds,
-    stayedAgeSeconds: (endOf(stayedAnswer) - Date.parse(younger.startedAt)) / 1000,
+    waitedSeconds,
+    reads: {
+      stayedCreated: measured(younger),
+      movedCreated: measured(older),
+      stayedRead: measured(stayedAnswer),
+      movedRead: measured(movedAnswer),
+    },
     evidence,
   };
 }
@@ -847,7 +871,7 @@ describe("lifecycle (timer)", () => {
           how: clock.works ? "the sandbox clock" : "real time",
           toleranceSeconds: profile.lifecycle.timerToleranceSeconds,
           lifetimeSeconds,
-          stayedAgeSeconds: run.stayedAgeSeconds,
+          reads: run.reads,
           timerStepSeconds: profile.lifecycle.timerUnit === "milliseconds" ? 0.001 : 1,
         },
         run.evidence,
@@ -856,7 +880,7 @@ describe("lifecycle (timer)", () => {
             steps: [
               clock.works
                 ? `create two ${kind} orders; move the second one's clock ${run.seconds} s ahead (${SANDBOX_CLOCK_ADVANCE_PATH}); confirm both at once`
-                : `create a ${kind} order; wait ${run.seconds} s; create another; confirm both at once`,
+                : `create a ${kind} order; wait ${run.waitedSeconds.toFixed(1)} s; create another; confirm both at once`,
             ],
           }),
         },

@@ -222,6 +222,21 @@ describe("callbacks.arrives on a loaded machine", () => {
     );
   });
 
+  it("counts the timeout from the trigger's answer: a target that acted at its end is not late", () => {
+    // The confirmation took 1.5 s to be answered (latency): the order may have entered its status
+    // only then, and its callback 6.3 s after the request was sent is 4.8 s after that.
+    const outcome = callbacksArrives.run({ ...scenario(6_300, 0), triggeredByMs: 2_500 });
+    expect(outcome.ok, outcome.detail).toBe(true);
+    expect(outcome.detail).toContain(
+      "the first 6.30 s after the trigger (the trigger's answer came 1.50 s after it was sent: the timeout counts from then)",
+    );
+    const late = callbacksArrives.run({ ...scenario(6_600, 0), triggeredByMs: 2_500 });
+    expect(late.ok).toBe(false);
+    expect(late.detail).toContain(
+      "no callback within 5.00 s of entering succeeded (counted from the trigger's answer, 1.50 s after it was sent) (1 arrived later)",
+    );
+  });
+
   it("passes one late by less than the stall and callbackMs, saying the cap held", () => {
     const outcome = callbacksArrives.run({ ...scenario(9_000, 8_700), callbackMs: 5_000 });
     expect(outcome.ok, outcome.detail).toBe(true);

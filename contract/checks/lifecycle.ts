@@ -65,12 +65,29 @@ export const callbacksFollowLifecycle = defineCheck<LifecycleCallbacksInput>(
 
 // --- timer -------------------------------------------------------------------------------------------
 
+/** One request as the suite measured it (ms on the suite's clock): what it did happened in between. */
+export interface MeasuredRequest {
+  /** When it was sent, at the earliest. */
+  sentMs: number;
+  /** When its answer was received, at the latest. */
+  receivedMs: number;
+}
+
+/** The four requests whose moments decide how far apart the two timers should be. */
+export interface TimerReads {
+  stayedCreated: MeasuredRequest;
+  movedCreated: MeasuredRequest;
+  /** The confirmations whose answers carried the timers. */
+  stayedRead: MeasuredRequest;
+  movedRead: MeasuredRequest;
+}
+
 export interface TimerClockInput {
   /** `timer` (seconds) of the order whose clock stayed. */
   stayed: unknown;
-  /** `timer` (seconds) of the order whose clock moved `seconds` ahead (or that is `seconds` older). */
+  /** `timer` (seconds) of the order whose clock moved ahead, or that is older. */
   moved: unknown;
-  /** How far the second order's clock is ahead: a sandbox clock move, or real seconds waited. */
+  /** How far the sandbox clock moved the second order's clock ahead (s); 0 when it is only older. */
   seconds: number;
   /** How the clock moved, for the detail line. */
   how: "the sandbox clock" | "real time";
@@ -78,11 +95,10 @@ export interface TimerClockInput {
   /** The order lifetime, when the profile states one: a fresh order's timer is at most that. */
   lifetimeSeconds?: number | undefined;
   /**
-   * How old the order whose clock stayed was, at most, when its timer was read (from the start of
-   * its creation request to the answer carrying the timer): its timer is at least the lifetime
-   * less that, so a target whose orders live shorter than the profile declares fails.
+   * When each order was created and each timer read, measured. Without them the orders count as
+   * created, and read, at one moment each.
    */
-  stayedAgeSeconds?: number | undefined;
+  reads?: TimerReads | undefined;
   /**
    * The timer's step (1 s for a timer in whole seconds, 0.001 s in milliseconds): a target that
    * rounds down, or counts from a creation time kept at that precision, is up to one step lower.
@@ -90,41 +106,80 @@ export interface TimerClockInput {
   timerStepSeconds?: number | undefined;
 }
 
+/** Seconds from one event to another, each known only to lie within its request: the least and the most. */
+function apart(from: MeasuredRequest, to: MeasuredRequest): { least: number; most: number } {
+  return { least: (to.sentMs - from.receivedMs) / 1000, most: (to.receivedMs - from.sentMs) / 1000 };
+}
+
+/**
+ * How much lower the moved order's timer may be, from what was measured: the clock's move, plus
+ * how much later the moved order's timer was read, less how much later it was created (each
+ * timer counts the order's age from its creation to its read).
+ */
+export function expectedTimerDrop(
+  seconds: number,
+  reads: TimerReads | undefined,
+): { least: number; most: number } {
+  if (!reads) return { least: seconds, most: seconds };
+  const readLater = apart(reads.stayedRead, reads.movedRead);
+  const createdLater = apart(reads.stayedCreated, reads.movedCreated);
+  return {
+    least: seconds + readLater.least - createdLater.most,
+    most: seconds + readLater.most - createdLater.least,
+  };
+}
+
+const secondsText = (s: number) => `${s.toFixed(3)} s`;
+
+/** What a timer comparison waits on when the reads were too far apart to judge it: no check fails for it. */
+export const TARGET_LATENCY = "target.latency";
+
 export const semanticsTimerFollowsClock = defineCheck<TimerClockInput>(
   "semantics.timer-follows-clock",
   "semantics",
-  "timer counts down the order's lifetime on the order's clock: a fresh order's timer is the lifetime the profile declares less the order's age, and an order whose clock is N seconds ahead answers a timer N seconds lower, within the profile's tolerance (§2.3; the unit is the profile's).",
-  ({
-    stayed,
-    moved,
-    seconds,
-    how,
-    toleranceSeconds,
-    lifetimeSeconds,
-    stayedAgeSeconds,
-    timerStepSeconds = 1,
-  }) => {
+  "timer counts down the order's lifetime on the order's clock: a fresh order's timer is the lifetime the profile declares less the order's age, and an order whose clock is N seconds ahead answers a timer N seconds lower, give or take the time between the reads the suite measured, within the profile's tolerance (§2.3; the unit is the profile's).",
+  ({ stayed, moved, seconds, how, toleranceSeconds, lifetimeSeconds, reads, timerStepSeconds = 1 }) => {
     if (typeof stayed !== "number" || typeof moved !== "number")
       return fail(`timer is ${show(stayed)} and ${show(moved)}: not numbers to compare`);
     const problems: string[] = [];
     const lowered = stayed - moved;
-    if (Math.abs(lowered - seconds) > toleranceSeconds)
+    const drop = expectedTimerDrop(seconds, reads);
+    const low = drop.least - toleranceSeconds;
+    const high = drop.most + toleranceSeconds;
+    const expected = reads
+      ? `${secondsText(drop.least)} to ${secondsText(drop.most)} ± ${toleranceSeconds}`
+      : `${seconds} ± ${toleranceSeconds}`;
+    const moves =
+      how === "the sandbox clock" ? `${seconds} s ahead on the sandbox clock` : "older in real time";
+    if (lowered < low || lowered > high)
       problems.push(
-        `${seconds} s ahead on ${how} lowered timer by ${lowered.toFixed(3)} s (${stayed} → ${moved}), expected ${seconds} ± ${toleranceSeconds}`,
+        `${moves} lowered timer by ${secondsText(lowered)} (${stayed} → ${moved}), expected ${expected}${
+          reads ? ` (${describeReads(seconds, reads)})` : ""
+        }`,
       );
     if (lifetimeSeconds !== undefined && stayed > lifetimeSeconds + toleranceSeconds)
       problems.push(`a fresh order's timer ${stayed} exceeds the lifetime ${lifetimeSeconds} s`);
+    // The stayed order's age at its read, at most: from its creation sent to its timer received.
+    const stayedAge = reads ? apart(reads.stayedCreated, reads.stayedRead).most : undefined;
     if (
       lifetimeSeconds !== undefined &&
-      stayedAgeSeconds !== undefined &&
-      stayed < lifetimeSeconds - stayedAgeSeconds - toleranceSeconds - timerStepSeconds
+      stayedAge !== undefined &&
+      stayed < lifetimeSeconds - stayedAge - toleranceSeconds - timerStepSeconds
     )
       problems.push(
-        `a fresh order's timer ${stayed} is below the declared lifetime ${lifetimeSeconds} s less the order's age (at most ${stayedAgeSeconds.toFixed(3)} s), beyond the tolerance ${toleranceSeconds} and one step of the timer (${timerStepSeconds} s): its orders live shorter than the profile says`,
+        `a fresh order's timer ${stayed} is below the declared lifetime ${lifetimeSeconds} s less the order's age (at most ${secondsText(stayedAge)}), beyond the tolerance ${toleranceSeconds} and one step of the timer (${timerStepSeconds} s): its orders live shorter than the profile says`,
       );
-    return problems.length > 0
-      ? fail(problems.join("; "))
-      : pass(`${seconds} s ahead on ${how}: timer ${stayed} → ${moved} (lower by ${lowered.toFixed(3)} s)`);
+    if (problems.length > 0) return fail(problems.join("; "));
+    // Reads so far apart that a timer standing still would pass too tell nothing: not judged.
+    if (low <= 0)
+      return notEvaluated({
+        check: TARGET_LATENCY,
+        signature: "timer reads too far apart to compare",
+        reason: `the timers were read too far apart to tell one that follows the clock from one that stands still: the drop may be ${expected} (${describeReads(seconds, reads)}), and it was ${secondsText(lowered)}`,
+      });
+    return pass(
+      `${moves}: timer ${stayed} → ${moved} (lower by ${secondsText(lowered)}, expected ${expected})`,
+    );
   },
   {
     source: {
@@ -135,6 +190,18 @@ export const semanticsTimerFollowsClock = defineCheck<TimerClockInput>(
     },
   },
 );
+
+/** What the expected drop is made of, in words. */
+function describeReads(seconds: number, reads: TimerReads | undefined): string {
+  if (!reads) return `${seconds} s moved`;
+  const range = ({ least, most }: { least: number; most: number }) =>
+    `${least.toFixed(3)} to ${most.toFixed(3)} s`;
+  return (
+    `${seconds > 0 ? `${seconds} s moved; ` : ""}as measured, the moved order was created ` +
+    `${range(apart(reads.stayedCreated, reads.movedCreated))} after the other ` +
+    `and its timer read ${range(apart(reads.stayedRead, reads.movedRead))} after the other's`
+  );
+}
 
 // --- races -------------------------------------------------------------------------------------------
 

@@ -1,7 +1,8 @@
 /**
  * `npm run stress:certify`: certifies a target several times, as a user would (`npm run certify` in
- * a child process), while busy loops keep every core loaded: a correct target must come out
- * conformant every time, however slow the suite's machine is.
+ * a child process), while busy loops keep every core loaded, and optionally behind a seeded jitter
+ * proxy (latency on every exchange): a correct target must come out conformant every time,
+ * however slow the suite's machine or the network is.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
@@ -10,6 +11,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isLoopbackUrl } from "../../contract/index.ts";
 import { CALLBACK_SECRET, MERCHANTS } from "../../provider/cleanroom/index.ts";
+import {
+  REFERENCE_API_KEYS,
+  REFERENCE_CALLBACK_SECRET,
+  type RunningForwarder,
+  startJitterProxy,
+  startReferenceProvider,
+} from "../../provider/reference/index.ts";
 import { MAX_SEED, SETTINGS } from "../../target/index.ts";
 import { defineCommand, EXIT, UsageError } from "../cli.ts";
 
@@ -19,6 +27,9 @@ const TSX = ["--import", new URL("../tsx.mjs", import.meta.url).href];
 const CERTIFY = `${ROOT}scripts/certify.ts`;
 const CLEANROOM = `${ROOT}scripts/cleanroom-provider.ts`;
 const CLEANROOM_PROFILE = `${ROOT}fixtures/profiles/cleanroom.json`;
+
+/** The most --jitter-ms takes: a minute of latency per exchange is no longer jitter. */
+const MAX_JITTER_MS = 60_000;
 
 /** The H2H_* variables a URL or clean-room target is certified with, from this command's environment. */
 const PASSED_ON = (["apiKey", "secondApiKey", "callbackSecret", "profile", "workers"] as const).map(
@@ -35,6 +46,11 @@ interface RunResult {
 
 /** The processes this command started, stopped by pid however it ends. */
 const started = new Set<ChildProcess>();
+/** What this command serves in its own process (a provider, proxies), stopped when it ends. */
+const stoppers: (() => Promise<unknown>)[] = [];
+async function stopServed(): Promise<void> {
+  for (const stop of stoppers.splice(0).reverse()) await stop().catch(() => undefined);
+}
 function stopAll(): void {
   for (const child of started) {
     if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
@@ -121,11 +137,28 @@ function certifyOnce(env: Record<string, string>, seed: number): Promise<RunResu
 }
 
 /** Where to certify, and with what: never anything but this machine's loopback. */
-async function targetEnv(target: string): Promise<{ label: string; env: Record<string, string> }> {
+async function targetEnv(
+  target: string,
+  jittered: boolean,
+): Promise<{ label: string; env: Record<string, string> }> {
   const passed = Object.fromEntries(
     PASSED_ON.flatMap((name) => (process.env[name] ? [[name, process.env[name] as string]] : [])),
   );
-  if (target === "reference") return { label: "the bundled reference provider", env: {} };
+  if (target === "reference") {
+    // Behind a proxy, the reference provider is started here (the bundled one has no URL to proxy).
+    if (!jittered) return { label: "the bundled reference provider", env: {} };
+    const provider = await startReferenceProvider({ port: 0, host: "127.0.0.1" });
+    stoppers.push(() => provider.stop());
+    return {
+      label: `the reference provider at ${provider.url}`,
+      env: {
+        H2H_API_KEY: REFERENCE_API_KEYS.merchant1,
+        H2H_API_KEY_2: REFERENCE_API_KEYS.merchant2,
+        H2H_CALLBACK_SECRET: REFERENCE_CALLBACK_SECRET,
+        H2H_BASE_URL: provider.url,
+      },
+    };
+  }
   if (target === "cleanroom") {
     const url = await startCleanroom();
     // Its own sandbox keys, as a user of that sandbox would set them.
@@ -178,6 +211,11 @@ export const stressCertify = defineCommand({
         "the bundled reference provider (default), the clean-room provider (started here; needs its keys in H2H_API_KEY, H2H_API_KEY_2, H2H_CALLBACK_SECRET), or a loopback URL (with H2H_API_KEY, H2H_PROFILE…)",
     },
     seed: { type: "number", description: "the first run's seed; run i takes seed + i (default: drawn)" },
+    "jitter-ms": {
+      type: "number",
+      description:
+        "puts a proxy in front of the target that holds each exchange 0 to this many ms (drawn from the run's seed, split between request and answer); default 0, none",
+    },
   },
   environment: [
     `${PASSED_ON.join(", ")}: passed on to certify for a URL target (a cleanroom target gets its own profile and keys)`,
@@ -193,30 +231,48 @@ export const stressCertify = defineCommand({
     const base = options.seed ?? Math.floor(Math.random() * (MAX_SEED - runs));
     if (!Number.isInteger(base) || base < 0 || base + runs > MAX_SEED)
       throw new UsageError(`--seed must be a whole number from 0 to ${MAX_SEED - runs}`);
+    const jitterMs = options["jitter-ms"] ?? 0;
+    if (!Number.isInteger(jitterMs) || jitterMs < 0 || jitterMs > MAX_JITTER_MS)
+      throw new UsageError(`--jitter-ms must be a whole number of ms from 0 to ${MAX_JITTER_MS}`);
     const onSignal = (signal: NodeJS.Signals) => {
       console.log(`${signal}: stopping the busy loops and the runs`);
       stopAll();
-      process.exit(EXIT.notJudged);
+      void stopServed().finally(() => process.exit(EXIT.notJudged));
     };
     process.once("SIGINT", onSignal);
     process.once("SIGTERM", onSignal);
     try {
-      const { label, env } = await targetEnv(options.target ?? "reference");
+      const { label, env } = await targetEnv(options.target ?? "reference", jitterMs > 0);
       // Each run's reports in a folder of its own, not over reports/ (kept, for a run to look into).
       const reportsDir = mkdtempSync(join(tmpdir(), "h2h-stress-"));
       const pids = Array.from({ length: hogs }, () => startHog().pid);
       console.log(
-        `stress:certify: ${runs} run(s) of npm run certify against ${label}, ${hogs} busy loop(s) (pids ${pids.join(", ") || "none"}), seeds from ${base}`,
+        `stress:certify: ${runs} run(s) of npm run certify against ${label}${jitterMs > 0 ? `, behind 0–${jitterMs} ms of jitter per exchange` : ""}, ${hogs} busy loop(s) (pids ${pids.join(", ") || "none"}), seeds from ${base}`,
       );
       const results: RunResult[] = [];
       for (let i = 0; i < runs; i++) {
+        const seed = base + i;
+        // A proxy of its own per run, its latency drawn from the run's seed.
+        let proxy: RunningForwarder | undefined;
+        if (jitterMs > 0) {
+          const running = await startJitterProxy(env.H2H_BASE_URL as string, jitterMs, seed);
+          stoppers.push(() => running.close());
+          proxy = running;
+        }
         const result = await certifyOnce(
-          { ...env, H2H_REPORT_DIR: join(reportsDir, `run-${i + 1}`) },
-          base + i,
+          {
+            ...env,
+            ...(proxy ? { H2H_BASE_URL: proxy.url } : {}),
+            H2H_REPORT_DIR: join(reportsDir, `run-${i + 1}`),
+          },
+          seed,
         );
         results.push(result);
+        const held = proxy
+          ? `  held ${proxy.delays().count} exchange(s), up to ${seconds(proxy.delays().maxMs)}`
+          : "";
         console.log(
-          `run ${String(i + 1).padStart(2)}  seed ${result.seed}  exit ${result.exitCode}  ${result.verdict.padEnd(15)}  wall ${seconds(result.wallMs).padStart(7)}  load ${result.load.toFixed(2)}`,
+          `run ${String(i + 1).padStart(2)}  seed ${result.seed}  exit ${result.exitCode}  ${result.verdict.padEnd(15)}  wall ${seconds(result.wallMs).padStart(7)}  load ${result.load.toFixed(2)}${held}`,
         );
       }
       const slowest = results.reduce((a, b) => (b.wallMs > a.wallMs ? b : a));
@@ -230,6 +286,7 @@ export const stressCertify = defineCommand({
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
       stopAll();
+      await stopServed();
     }
   },
 });

@@ -1,0 +1,87 @@
+/**
+ * Time measured, not assumed. Behind 0–1500 ms of answer latency (every request well inside the
+ * profile's requestMs), the correct reference provider was NOT CONFORMANT in 2 runs of 3:
+ * `semantics.timer-follows-clock` compared timers read at different moments as if read at once.
+ * A whole quick certify behind a seeded jitter proxy is conformant, with the timer checks passed;
+ * a provider whose timer stands still is still caught behind the same latency.
+ */
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { type RunningForwarder, startJitterProxy } from "../fixtures/testing/index.ts";
+import {
+  REFERENCE_API_KEYS,
+  REFERENCE_CALLBACK_SECRET,
+  type RunningReferenceProvider,
+  startReferenceProvider,
+} from "../provider/reference/index.ts";
+import { REPORT_FILES } from "./reports/index.ts";
+import type { RunReport } from "./run-model.ts";
+import { spawnCertify } from "./testing/spawn-certify.ts";
+
+/** The latency of the report that found the false red: each answer held 0 to this many ms. */
+const JITTER_MS = 1500;
+const TIMER = "semantics.timer-follows-clock";
+
+const running: { stop(): Promise<unknown> }[] = [];
+afterAll(async () => {
+  for (const server of running.reverse()) await server.stop();
+});
+
+/** The reference provider (with `faults`) behind answers held 0–1500 ms, drawn from `seed`. */
+async function jittered(faults: string[], seed: number): Promise<RunningForwarder> {
+  const provider: RunningReferenceProvider = await startReferenceProvider({ port: 0, faults });
+  running.push(provider);
+  const proxy = await startJitterProxy(provider.url, JITTER_MS, seed);
+  running.push({ stop: () => proxy.close() });
+  return proxy;
+}
+
+async function certify(baseUrl: string, args: string[] = []) {
+  const dir = mkdtempSync(join(tmpdir(), "h2h-jitter-"));
+  const run = await spawnCertify(
+    {
+      H2H_BASE_URL: baseUrl,
+      H2H_API_KEY: REFERENCE_API_KEYS.merchant1,
+      H2H_API_KEY_2: REFERENCE_API_KEYS.merchant2,
+      H2H_CALLBACK_SECRET: REFERENCE_CALLBACK_SECRET,
+      H2H_REPORT_DIR: dir,
+      H2H_SEED: "24",
+    },
+    { args: ["--depth", "quick", ...args] },
+  );
+  const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
+  return { ...run, report };
+}
+
+describe("behind 0–1500 ms of answer latency", () => {
+  it("the reference provider is conformant, its timers judged against the measured reads", async () => {
+    const proxy = await jittered([], 1);
+    const { exitCode, output, report } = await certify(proxy.url);
+    expect(exitCode, output).toBe(0);
+    expect(report.verdict).toBe("conformant");
+    const timers = report.checks.filter((c) => c.check === TIMER);
+    expect(timers.length).toBe(2);
+    for (const record of timers) {
+      expect(record.status, record.detail).toBe("passed");
+      expect(record.detail).toMatch(/expected -?\d+\.\d{3} s to \d+\.\d{3} s ± 1/);
+    }
+    // The latency was there: answers were held, up to near the maximum.
+    expect(proxy.delays().count).toBeGreaterThan(50);
+    expect(proxy.delays().maxMs).toBeGreaterThan(JITTER_MS / 2);
+  }, 600_000);
+
+  it("a timer that stands still is still caught", async () => {
+    const proxy = await jittered(["timer-frozen"], 2);
+    const { exitCode, output, report } = await certify(proxy.url, ["--only", TIMER]);
+    expect(exitCode, output).toBe(1);
+    expect(report.verdict).toBe("not conformant");
+    const timers = report.checks.filter((c) => c.check === TIMER);
+    expect(timers.length).toBe(2);
+    for (const record of timers) {
+      expect(record.status, record.detail).toBe("failed");
+      expect(record.detail).toMatch(/lowered timer by 0\.000 s \(30 → 30\), expected \d+\.\d{3} s to/);
+    }
+  }, 300_000);
+});
