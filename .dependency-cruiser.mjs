@@ -195,6 +195,25 @@ export default {
       to: { pathNot: "^(contract/names|fixtures/(payloads|samples))\\.ts$" },
     },
     {
+      name: "cleanroom-receiver-uses-nothing-of-the-suite",
+      comment:
+        "provider/cleanroom-receiver/ is a merchant's receiver written from docs/receiver.md alone: it may use Node.js, Fastify and itself, nothing of the suite (contract/ included); its tests excepted.",
+      severity: "error",
+      from: { path: "^provider/cleanroom-receiver/", pathNot: TEST },
+      to: {
+        dependencyTypesNot: ["core"],
+        pathNot: "^provider/cleanroom-receiver/|(^|/)node_modules/fastify/",
+      },
+    },
+    {
+      name: "fastify-only-in-the-cleanroom-receiver",
+      comment:
+        "Fastify is a dev dependency, there only for the clean-room receiver (a merchant's receiver on a common framework); the suite itself serves with node:http.",
+      severity: "error",
+      from: { pathNot: "^provider/cleanroom-receiver/" },
+      to: { path: "(^|/)node_modules/fastify/" },
+    },
+    {
       name: "no-unresolvable",
       comment: "An import that resolves to nothing is a typo or a missing dependency.",
       severity: "error",

@@ -1,15 +1,17 @@
 /**
- * The receiver battery end to end, as a user runs it (`npm run certify:receiver` in a child
- * process): the bundled reference receiver is conformant; each fault of its catalogue is caught
- * by the checks it names, with exit 1; a receiver that takes a forged callback is said so at the
- * top of every report; an unreachable receiver is not judged (exit 2).
+ * The receiver battery end to end. As a user runs it (`npm run certify:receiver` in a child
+ * process): the bundled reference receiver is conformant, secrets masked; a receiver that takes a
+ * forged callback is said so at the top of every report, exit 1; an unreachable receiver is not
+ * judged (exit 2). Through the same engine in this process (runReceiverCertification, one kept
+ * Vitest for all runs): each fault of the reference receiver's catalogue is caught by the checks it
+ * names, and the clean-room receiver is conformant, and not conformant without its signature check.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { CHECK_REGISTRY, parseProfile, readProfile } from "../contract/index.ts";
 import { startCleanroomReceiver } from "../provider/cleanroom-receiver/index.ts";
 import {
@@ -18,10 +20,13 @@ import {
   startReferenceReceiver,
 } from "../provider/receiver/index.ts";
 import { REFERENCE_CALLBACK_SECRET } from "../provider/reference/index.ts";
+import { parseSettings } from "../target/index.ts";
 import { checksMarkdown, listChecks } from "./list-checks.ts";
-import { readReceiverOrders } from "./receiver-run.ts";
+import { RECEIVER_SPEC_GLOB } from "./receiver-context.ts";
+import { readReceiverOrders, runReceiverCertification } from "./receiver-run.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
+import { ReusedSpecRunner } from "./spec-runner.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
 
 const SCRIPT = fileURLToPath(new URL("../scripts/certify-receiver.ts", import.meta.url));
@@ -47,9 +52,19 @@ const ORDERS = [
   { id: "ord-qe-1", amount: 2500.5, kind: "quasi_ecom" },
 ];
 
+/**
+ * Certifies the reference receiver (with a fault, or none). As a user runs it, in a child process;
+ * or, given a kept spec runner, here through the engine's own entry, whose verdict the CLI maps to
+ * its exit code (the child process runs show that mapping).
+ */
 async function certifyReceiver(
-  options: { fault?: ReceiverFault; callbackMs?: number; only?: readonly string[] } = {},
-): Promise<{ exitCode: number | null; output: string; report: RunReport; dir: string }> {
+  options: {
+    fault?: ReceiverFault;
+    callbackMs?: number;
+    only?: readonly string[];
+    inProcess?: ReusedSpecRunner;
+  } = {},
+): Promise<{ exitCode?: number | null; output: string; report: RunReport; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), "h2h-receiver-test-"));
   const profileJson = profileFor(options.fault, options.callbackMs ?? 5_000);
   writeFileSync(join(dir, "profile.json"), JSON.stringify(profileJson));
@@ -62,17 +77,22 @@ async function certifyReceiver(
     faults: options.fault ? [options.fault.name as never] : [],
     ...(refuseUnknown ? { knownOrders: new Set(ORDERS.map((o) => o.id)) } : {}),
   });
+  const env = {
+    H2H_RECEIVER_URL: receiver.url,
+    H2H_CALLBACK_SECRET: REFERENCE_CALLBACK_SECRET,
+    H2H_PROFILE: join(dir, "profile.json"),
+    H2H_REPORT_DIR: dir,
+    ...(refuseUnknown ? { H2H_RECEIVER_ORDERS: join(dir, "orders.json") } : {}),
+  };
   try {
-    const run = await spawnCertify(
-      {
-        H2H_RECEIVER_URL: receiver.url,
-        H2H_CALLBACK_SECRET: REFERENCE_CALLBACK_SECRET,
-        H2H_PROFILE: join(dir, "profile.json"),
-        H2H_REPORT_DIR: dir,
-        ...(refuseUnknown ? { H2H_RECEIVER_ORDERS: join(dir, "orders.json") } : {}),
-      },
-      { script: SCRIPT, args: (options.only ?? []).flatMap((check) => ["--only", check]) },
-    );
+    if (options.inProcess) {
+      const { report, output } = await certifyInProcess(env, options.inProcess, options.only);
+      return { output, report, dir };
+    }
+    const run = await spawnCertify(env, {
+      script: SCRIPT,
+      args: (options.only ?? []).flatMap((check) => ["--only", check]),
+    });
     const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
     return { exitCode: run.exitCode, output: run.output, report, dir };
   } finally {
@@ -80,121 +100,26 @@ async function certifyReceiver(
   }
 }
 
+/** A receiver run in this process, its spec files in the runner's kept Vitest; its console kept. */
+async function certifyInProcess(
+  env: Record<string, string>,
+  specRunner: ReusedSpecRunner,
+  only: readonly string[] = [],
+): Promise<{ report: RunReport; output: string }> {
+  const lines: string[] = [];
+  const { report } = await runReceiverCertification({
+    settings: parseSettings(env, { command: "receiver" }),
+    only,
+    print: (line) => lines.push(line),
+    specRunner: specRunner.run,
+  });
+  return { report, output: lines.join("\n") };
+}
+
 const failedRequired = (report: RunReport) =>
   new Set(report.checks.filter((c) => c.status === "failed" && c.required).map((c) => c.check));
 
 describe("npm run certify:receiver", () => {
-  it("finds the bundled reference receiver conformant, secrets masked in every report", async () => {
-    const { exitCode, output, report, dir } = await certifyReceiver();
-    expect(exitCode, output).toBe(0);
-    expect(report).toMatchObject({ subject: "receiver", verdict: "conformant" });
-    expect(report.alarm).toBeUndefined();
-    const judged = new Set(report.checks.filter((c) => c.status === "passed").map((c) => c.check));
-    for (const check of [
-      "receiver.acknowledges-valid",
-      "receiver.acknowledges-duplicates",
-      "receiver.answers-variation",
-      "receiver.refuses-forgery",
-      "receiver.refuses-wrong-prefix",
-      "receiver.survives-malformed",
-      "receiver.refuses-malformed",
-      "receiver.ack-p95",
-    ])
-      expect(judged.has(check), check).toBe(true);
-    // Undeclared in the reference profile: skipped with the reason, or reported, never failed.
-    expect(report.checks.find((c) => c.check === "receiver.refuses-replay")?.status).toBe("skipped");
-    expect(report.checks.filter((c) => c.check === "receiver.unknown-order").every((c) => !c.required)).toBe(
-      true,
-    );
-    expect(report.warnings.join("\n")).toMatch(/H2H_RECEIVER_ORDERS is not set/);
-    expect(report.exchanges.length).toBeGreaterThan(200);
-    for (const file of Object.values(REPORT_FILES))
-      expect(readFileSync(join(dir, file), "utf8")).not.toContain(REFERENCE_CALLBACK_SECRET);
-  }, 120_000);
-
-  it("says a forged callback acknowledged first: exit 1, the alarm in the JSON and at the HTML's top", async () => {
-    const fault = RECEIVER_FAULT_LIST.find((f) => f.name === "accepts-bad-signature") as ReceiverFault;
-    const { exitCode, output, report, dir } = await certifyReceiver({ fault, callbackMs: 2_000 });
-    expect(exitCode, output).toBe(1);
-    expect(report.verdict).toBe("not conformant");
-    expect(failedRequired(report).has("receiver.refuses-forgery")).toBe(true);
-    expect(report.alarm).toMatch(/^FORGED CALLBACK ACKNOWLEDGED: the receiver took 7 forged callback/);
-    const html = readFileSync(join(dir, REPORT_FILES.html), "utf8");
-    const body = html.slice(html.indexOf("<main>"));
-    expect(body.indexOf('class="alarm"')).toBeGreaterThan(-1);
-    expect(body.indexOf('class="alarm"')).toBeLessThan(body.indexOf("<h1>"));
-    expect(output).toMatch(/!!! FORGED CALLBACK ACKNOWLEDGED/);
-  }, 120_000);
-
-  // Side by side, two at a time: each is a child process and a Vitest thread.
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  const twoAtATime = async <T>(work: () => Promise<T>): Promise<T> => {
-    if (running >= 2) await new Promise<void>((resolve) => waiting.push(resolve));
-    running += 1;
-    try {
-      return await work();
-    } finally {
-      running -= 1;
-      waiting.shift()?.();
-    }
-  };
-  const faults = RECEIVER_FAULT_LIST.filter((f) => f.name !== "accepts-bad-signature");
-  describe.concurrent.each(faults.map((f) => [f.name, f] as const))(
-    "against the fault %s",
-    (_name, fault) => {
-      it(`fails ${fault.detectedBy.join(", ")} with exit 1`, async () => {
-        const { exitCode, output, report } = await twoAtATime(() =>
-          certifyReceiver({ fault, callbackMs: 1_500, only: fault.detectedBy }),
-        );
-        expect(exitCode, output).toBe(1);
-        for (const check of fault.detectedBy) expect(failedRequired(report), check).toContain(check);
-      }, 180_000);
-    },
-  );
-
-  describe("a receiver written apart from the suite, from docs/receiver.md alone (the clean-room provider's callbacks)", () => {
-    const CLEANROOM_PROFILE = fileURLToPath(new URL("../fixtures/profiles/cleanroom.json", import.meta.url));
-    const SECRET = "merchant-whsec-4f1c";
-    const certifyCleanroom = async (verifySignature: boolean) => {
-      const receiver = await startCleanroomReceiver({ secret: SECRET, verifySignature });
-      const dir = mkdtempSync(join(tmpdir(), "h2h-receiver-test-"));
-      try {
-        const run = await spawnCertify(
-          {
-            H2H_RECEIVER_URL: receiver.url,
-            H2H_CALLBACK_SECRET: SECRET,
-            H2H_PROFILE: CLEANROOM_PROFILE,
-            H2H_REPORT_DIR: dir,
-          },
-          { script: SCRIPT },
-        );
-        const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
-        return { ...run, report, handled: receiver.orders };
-      } finally {
-        await receiver.close();
-      }
-    };
-
-    it("is conformant, and took each order's statuses once", async () => {
-      const { exitCode, output, report, handled } = await certifyCleanroom(true);
-      expect(exitCode, output).toBe(0);
-      expect(report.verdict).toBe("conformant");
-      // No prefix in this scheme: those forgeries do not apply, and the run says why.
-      expect(report.checks.find((c) => c.check === "receiver.refuses-wrong-prefix")?.reason).toMatch(
-        /fixes no prefix/,
-      );
-      expect(handled.size).toBeGreaterThan(10);
-    }, 120_000);
-
-    it("is not conformant with its signature check removed: the forgeries are named, the alarm first", async () => {
-      const { exitCode, output, report } = await certifyCleanroom(false);
-      expect(exitCode, output).toBe(1);
-      expect(failedRequired(report)).toContain("receiver.refuses-forgery");
-      expect(report.alarm).toMatch(/^FORGED CALLBACK ACKNOWLEDGED/);
-    }, 120_000);
-  });
-
   it("names every receiver check in at least one fault of the reference receiver", () => {
     const named = new Set(RECEIVER_FAULT_LIST.flatMap((f) => f.detectedBy));
     const receiverChecks = [...CHECK_REGISTRY.values()]
@@ -235,7 +160,131 @@ describe("npm run certify:receiver", () => {
     await expect(readReceiverOrders(join(dir, "missing.json"))).rejects.toThrow(/ENOENT/);
   });
 
-  it("does not judge a receiver nothing answers for: exit 2", async () => {
+  // The runs below go side by side: most of their time is waiting (on a child process, on a fault
+  // that never answers or answers late), and each group keeps its own order.
+  it.concurrent("finds the bundled reference receiver conformant, secrets masked in every report", async () => {
+    const { exitCode, output, report, dir } = await certifyReceiver();
+    expect(exitCode, output).toBe(0);
+    expect(report).toMatchObject({ subject: "receiver", verdict: "conformant" });
+    expect(report.alarm).toBeUndefined();
+    const judged = new Set(report.checks.filter((c) => c.status === "passed").map((c) => c.check));
+    for (const check of [
+      "receiver.acknowledges-valid",
+      "receiver.acknowledges-duplicates",
+      "receiver.answers-variation",
+      "receiver.refuses-forgery",
+      "receiver.refuses-wrong-prefix",
+      "receiver.survives-malformed",
+      "receiver.refuses-malformed",
+      "receiver.ack-p95",
+    ])
+      expect(judged.has(check), check).toBe(true);
+    // Undeclared in the reference profile: skipped with the reason, or reported, never failed.
+    expect(report.checks.find((c) => c.check === "receiver.refuses-replay")?.status).toBe("skipped");
+    expect(report.checks.filter((c) => c.check === "receiver.unknown-order").every((c) => !c.required)).toBe(
+      true,
+    );
+    expect(report.warnings.join("\n")).toMatch(/H2H_RECEIVER_ORDERS is not set/);
+    expect(report.exchanges.length).toBeGreaterThan(200);
+    for (const file of Object.values(REPORT_FILES))
+      expect(readFileSync(join(dir, file), "utf8")).not.toContain(REFERENCE_CALLBACK_SECRET);
+  }, 120_000);
+
+  it.concurrent("says a forged callback acknowledged first: exit 1, the alarm in the JSON and at the HTML's top", async () => {
+    const fault = RECEIVER_FAULT_LIST.find((f) => f.name === "accepts-bad-signature") as ReceiverFault;
+    // Only the forgery checks: the alarm, the verdict and exit 1 are those of a whole run.
+    const { exitCode, output, report, dir } = await certifyReceiver({
+      fault,
+      callbackMs: 2_000,
+      only: ["receiver.refuses-forgery", "receiver.refuses-wrong-prefix"],
+    });
+    expect(exitCode, output).toBe(1);
+    expect(report.verdict).toBe("not conformant");
+    expect(failedRequired(report).has("receiver.refuses-forgery")).toBe(true);
+    expect(report.alarm).toMatch(/^FORGED CALLBACK ACKNOWLEDGED: the receiver took 7 forged callback/);
+    const html = readFileSync(join(dir, REPORT_FILES.html), "utf8");
+    const body = html.slice(html.indexOf("<main>"));
+    expect(body.indexOf('class="alarm"')).toBeGreaterThan(-1);
+    expect(body.indexOf('class="alarm"')).toBeLessThan(body.indexOf("<h1>"));
+    expect(output).toMatch(/!!! FORGED CALLBACK ACKNOWLEDGED/);
+  }, 120_000);
+
+  // One after another, in this process: one Vitest, kept for every run (its start-up and the
+  // specs' imports paid once), instead of a child process and a Vitest per fault. The checks each
+  // fault names are run alone (--only), with a short callback timeout (a hang costs that long).
+  describe.concurrent("against each fault of its catalogue, through the engine in this process", () => {
+    const specRunner = new ReusedSpecRunner([RECEIVER_SPEC_GLOB]);
+    afterAll(() => specRunner.close());
+    const faults = RECEIVER_FAULT_LIST.filter((f) => f.name !== "accepts-bad-signature");
+    it.sequential.each(faults.map((f) => [f.name, f] as const))(
+      "%s fails the checks it names",
+      async (_name, fault) => {
+        const { output, report } = await certifyReceiver({
+          fault,
+          callbackMs: 1_500,
+          only: fault.detectedBy,
+          inProcess: specRunner,
+        });
+        // "not conformant" is the CLI's exit 1.
+        expect(report.verdict, output).toBe("not conformant");
+        for (const check of fault.detectedBy) expect(failedRequired(report), check).toContain(check);
+        // Each failure rests on this run's own deliveries (a kept Vitest given a run's context late
+        // would send to the receiver before, and fail for that).
+        const ids = new Set(report.exchanges.map((e) => e.id));
+        for (const failed of report.checks.filter((c) => c.status === "failed")) {
+          expect(failed.exchanges.length, `${failed.check}: ${failed.detail}`).toBeGreaterThan(0);
+          for (const id of failed.exchanges) expect(ids, `${failed.check}: ${failed.detail}`).toContain(id);
+        }
+      },
+      60_000,
+    );
+  });
+
+  describe.concurrent("a receiver written apart from the suite, from docs/receiver.md alone (the clean-room provider's callbacks)", () => {
+    const CLEANROOM_PROFILE = fileURLToPath(new URL("../fixtures/profiles/cleanroom.json", import.meta.url));
+    const SECRET = "merchant-whsec-4f1c";
+    // The whole battery, twice, in this process: one Vitest for both (the profile's timeouts
+    // differ from the faults' runs).
+    const specRunner = new ReusedSpecRunner([RECEIVER_SPEC_GLOB]);
+    afterAll(() => specRunner.close());
+    const certifyCleanroom = async (verifySignature: boolean) => {
+      const receiver = await startCleanroomReceiver({ secret: SECRET, verifySignature });
+      const dir = mkdtempSync(join(tmpdir(), "h2h-receiver-test-"));
+      try {
+        const run = await certifyInProcess(
+          {
+            H2H_RECEIVER_URL: receiver.url,
+            H2H_CALLBACK_SECRET: SECRET,
+            H2H_PROFILE: CLEANROOM_PROFILE,
+            H2H_REPORT_DIR: dir,
+          },
+          specRunner,
+        );
+        return { ...run, handled: receiver.orders };
+      } finally {
+        await receiver.close();
+      }
+    };
+
+    it.sequential("is conformant, and took each order's statuses once", async () => {
+      const { output, report, handled } = await certifyCleanroom(true);
+      expect(report.verdict, output).toBe("conformant");
+      // No prefix in this scheme: those forgeries do not apply, and the run says why.
+      expect(report.checks.find((c) => c.check === "receiver.refuses-wrong-prefix")?.reason).toMatch(
+        /fixes no prefix/,
+      );
+      expect(handled.size).toBeGreaterThan(10);
+    }, 120_000);
+
+    it.sequential("is not conformant with its signature check removed: the forgeries are named, the alarm first", async () => {
+      const { output, report } = await certifyCleanroom(false);
+      expect(report.verdict, output).toBe("not conformant");
+      expect(failedRequired(report)).toContain("receiver.refuses-forgery");
+      expect(report.alarm).toMatch(/^FORGED CALLBACK ACKNOWLEDGED/);
+    }, 120_000);
+  });
+
+  it.concurrent("does not judge a receiver nothing answers for: exit 2", async () => {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as { port: number };
@@ -253,7 +302,7 @@ describe("npm run certify:receiver", () => {
     expect(run.output).toMatch(/could not be reached: ECONNREFUSED/);
   }, 60_000);
 
-  it("lists the receiver checks alone, each with its basis, sending nothing", async () => {
+  it.concurrent("lists the receiver checks alone, each with its basis, sending nothing", async () => {
     const run = await spawnCertify({}, { script: SCRIPT, args: ["--list-checks"] });
     expect(run.exitCode, run.output).toBe(0);
     expect(run.output).toMatch(

@@ -176,23 +176,36 @@ function forwardingReporter(current: () => readonly Reporter[]): Reporter {
 
 /**
  * One Vitest kept for many runs, one at a time, each with its own run context, reporters and
- * test name pattern (`--only`). Runs that need other timeouts get a Vitest of their own.
+ * test name pattern (`--only`). Runs that need other timeouts, or spec files outside its globs
+ * (the contract specs by default; the receiver battery's with `[RECEIVER_SPEC_GLOB]`), get a
+ * Vitest of their own.
  */
 export class ReusedSpecRunner {
+  /** The spec files its Vitest finds: the contract specs, or the receiver battery's. */
+  private readonly include: readonly string[];
   private vitest: Promise<Vitest> | undefined;
   private pool: KeptThreadPool | undefined;
   private timeouts: { testTimeout: number; hookTimeout: number } | undefined;
   private reporters: readonly Reporter[] = [];
 
+  constructor(include: readonly string[] = [SPEC_GLOB]) {
+    this.include = include;
+  }
+
   readonly run: SpecRunner = async (run) => {
     const sameTimeouts =
       this.timeouts === undefined ||
       (this.timeouts.testTimeout === run.testTimeout && this.timeouts.hookTimeout === run.hookTimeout);
-    if (!sameTimeouts) return runSpecsOnce(run);
+    // A glob its Vitest was not made with finds nothing there: such a run gets a Vitest of its own.
+    const otherGlob = (run.specFiles ?? []).some(
+      (file) => /[*?{[]/.test(file) && !this.include.includes(file),
+    );
+    if (!sameTimeouts || otherGlob) return runSpecsOnce(run);
     this.timeouts = { testTimeout: run.testTimeout, hookTimeout: run.hookTimeout };
     this.vitest ??= this.create(run);
     const vitest = await this.vitest;
     if (run.runContext) vitest.provide(RUN_CONTEXT_KEY, run.runContext);
+    if (run.receiverContext) vitest.provide(RECEIVER_CONTEXT_KEY, run.receiverContext);
     // `--only`: this run's tests alone; the next run sets its own, or none.
     if (run.testNamePattern) vitest.setGlobalTestNamePattern(run.testNamePattern);
     else vitest.resetGlobalTestNamePattern();
@@ -204,9 +217,10 @@ export class ReusedSpecRunner {
     const clock = new SpecFileClock();
     this.reporters = [collector, clock];
     try {
-      const files = (run.specFiles ?? []).map((file) =>
-        isAbsolute(file) ? file : resolve(PROJECT_ROOT, file),
-      );
+      // Its own globs: every file they find (the files passed are filters of those).
+      const files = (run.specFiles ?? [])
+        .filter((file) => !this.include.includes(file))
+        .map((file) => (isAbsolute(file) ? file : resolve(PROJECT_ROOT, file)));
       const running =
         files.length > 0
           ? vitest.runTestFiles(files)
@@ -233,7 +247,7 @@ export class ReusedSpecRunner {
       // saves. Its thread is kept from run to run, with the contract loaded (kept-thread-pool.ts).
       ...baseOptions(run, 1),
       pool: this.pool,
-      include: [SPEC_GLOB],
+      include: [...this.include],
       reporters: [forwardingReporter(() => this.reporters)],
     });
     await vitest.standalone();

@@ -1,15 +1,18 @@
 /**
- * A merchant's webhook receiver for the clean-room provider, written from docs/receiver.md:
- * raw body, signature over those bytes in constant time, parse, acknowledge, work later, once per
- * order and status. Node.js only: nothing of the suite.
+ * A merchant's webhook receiver for the clean-room provider, written from docs/receiver.md alone: a
+ * small Fastify app. It keeps the raw body, verifies the signature over those bytes in constant
+ * time, parses, acknowledges at once, works later, and takes each order's status once. Fastify and
+ * Node.js only: nothing of the suite.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
+import Fastify from "fastify";
 
-const STATUSES = new Set(["succeeded", "expired", "failed_by_terminal", "succeeded_by_appeal"]);
-const MAX_BODY = 32 * 1024;
+/** The clean-room provider's callbacks: the order under `order`, an HMAC-SHA256 in base64, no prefix. */
+const PATH = "/h2h/callbacks";
 const SIGNATURE_HEADER = "x-callback-signature";
+const STATUSES = new Set(["succeeded", "expired", "failed_by_terminal", "succeeded_by_appeal"]);
+/** A callback is a few hundred bytes; more is refused (413) before it is read in full. */
+const MAX_BODY = 64 * 1024;
 
 export interface CleanroomReceiverOptions {
   secret: string;
@@ -25,83 +28,76 @@ export interface CleanroomReceiver {
   close(): Promise<void>;
 }
 
+/** The HMAC of the bytes that came, compared in constant time with the header's. */
 function signatureHolds(raw: Buffer, header: string | undefined, secret: string): boolean {
+  // A SHA-256 digest in base64 is 44 characters: anything else cannot hold, and timingSafeEqual
+  // needs two buffers of one length.
   if (header === undefined || !/^[A-Za-z0-9+/]{43}=$/.test(header)) return false;
   const expected = createHmac("sha256", secret).update(raw).digest();
   return timingSafeEqual(expected, Buffer.from(header, "base64"));
 }
 
-function readBody(request: IncomingMessage): Promise<Buffer | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY) {
-        request.removeAllListeners("data");
-        request.resume();
-        resolve(null);
-      } else chunks.push(chunk);
-    });
-    request.on("end", () => resolve(Buffer.concat(chunks)));
-    request.on("error", reject);
-  });
+/** The order id and status of a callback, or why it is none. */
+function callbackOf(raw: Buffer): { id: string; status: string } | string {
+  let body: { order?: { id?: unknown; status?: unknown } } | null;
+  try {
+    body = JSON.parse(raw.toString("utf8"));
+  } catch {
+    return "the body is not JSON";
+  }
+  const id = body?.order?.id;
+  const status = body?.order?.status;
+  if (typeof id !== "string" || id === "") return "no order.id";
+  if (typeof status !== "string" || !STATUSES.has(status)) return "order.status is not a callback status";
+  return { id, status };
 }
 
-export function startCleanroomReceiver(options: CleanroomReceiverOptions): Promise<CleanroomReceiver> {
+export async function startCleanroomReceiver(options: CleanroomReceiverOptions): Promise<CleanroomReceiver> {
   const orders = new Map<string, Set<string>>();
   const queue: { id: string; status: string }[] = [];
+  // The work after the answer: the merchant's own bookkeeping, here a map. A repeat changes nothing.
   const drain = () => {
     for (let job = queue.shift(); job; job = queue.shift()) {
       const statuses = orders.get(job.id) ?? new Set<string>();
-      statuses.add(job.status); // a repeat changes nothing
+      statuses.add(job.status);
       orders.set(job.id, statuses);
     }
   };
-  const server = createServer(async (request, response) => {
-    const reply = (status: number): void => {
-      response.writeHead(status, { "content-type": "text/plain" }).end(String(status));
-    };
-    try {
-      if (request.method !== "POST") return reply(405);
-      const raw = await readBody(request);
-      if (raw === null) return reply(413);
-      if (!/^application\/json\b/i.test(request.headers["content-type"] ?? "")) return reply(415);
-      const header = request.headers[SIGNATURE_HEADER];
-      if (
-        options.verifySignature !== false &&
-        !signatureHolds(raw, Array.isArray(header) ? header[0] : header, options.secret)
-      )
-        return reply(401);
-      let body: { order?: { id?: unknown; status?: unknown } };
-      try {
-        body = JSON.parse(raw.toString("utf8"));
-      } catch {
-        return reply(400);
-      }
-      const id = body?.order?.id;
-      const status = body?.order?.status;
-      if (typeof id !== "string" || id === "" || typeof status !== "string" || !STATUSES.has(status))
-        return reply(400);
-      reply(200);
-      queue.push({ id, status });
-      setImmediate(drain);
-    } catch {
-      if (!response.headersSent) reply(400);
-    }
+
+  const app = Fastify({ logger: false, bodyLimit: MAX_BODY });
+  // The raw bytes, never a parsed body: the provider signed what it sent, and JSON serialised
+  // again is other bytes. Only application/json is taken; Fastify answers 415 for any other type
+  // and 413 for a body over the limit.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (_request, body, done) => {
+    done(null, body);
   });
-  return new Promise((resolve) => {
-    server.listen(options.port ?? 0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      resolve({
-        url: `http://127.0.0.1:${port}/h2h/callbacks`,
-        orders,
-        close: () =>
-          new Promise((done) => {
-            server.closeAllConnections();
-            server.close(() => done());
-          }),
-      });
-    });
+
+  app.post(PATH, async (request, reply) => {
+    const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    const header = request.headers[SIGNATURE_HEADER];
+    if (
+      options.verifySignature !== false &&
+      !signatureHolds(raw, Array.isArray(header) ? header[0] : header, options.secret)
+    )
+      return reply.code(401).send("signature does not hold");
+    const callback = callbackOf(raw);
+    if (typeof callback === "string") return reply.code(400).send(callback);
+    // Acknowledge at once; the work is queued after the answer, so the provider never waits on it.
+    queue.push(callback);
+    setImmediate(drain);
+    return reply.code(200).send("ok");
   });
+
+  await app.listen({ port: options.port ?? 0, host: "127.0.0.1" });
+  const address = app.server.address();
+  const port = typeof address === "object" && address !== null ? address.port : options.port;
+  return {
+    url: `http://127.0.0.1:${port}${PATH}`,
+    orders,
+    close: async () => {
+      app.server.closeAllConnections();
+      await app.close();
+    },
+  };
 }
