@@ -212,6 +212,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
   const specClock = new SpecFileClock();
   let target: OpenedTarget | undefined;
   const runDir = await mkdtemp(join(tmpdir(), "h2h-certify-"));
+  runStop.removeOnForcedExit(runDir);
   try {
     // H2H_TARGET_IMAGE: the target is a container started here; one that does not get ready
     // ends the run as "not run", with its logs in the report.
@@ -294,9 +295,16 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
         leftOutByOnly += checks.length - kept.length;
         checks.splice(0, checks.length, ...kept);
       }
-      if (specRun.records.length === 0 && errors.length === 0)
+      // A stopped run has one cause, the stop: that no spec ran follows from it.
+      const stopped = stoppedBecause !== undefined;
+      if (!stopped && specRun.records.length === 0 && errors.length === 0)
         errors.push(`no contract spec ran (looked for ${SPEC_GLOB})`);
-      else if (probes.only.length > 0 && checks.length === 0 && !probes.only.some((c) => runWide.includes(c)))
+      else if (
+        !stopped &&
+        probes.only.length > 0 &&
+        checks.length === 0 &&
+        !probes.only.some((c) => runWide.includes(c))
+      )
         errors.push(`no test of ${probes.only.join(", ")} ran for this target and profile`);
     }
 
