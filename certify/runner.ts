@@ -18,6 +18,7 @@ import {
   type RecordedExchange,
   readRecordedExchanges,
   requirementOf,
+  type SignatureScheme,
 } from "../contract/index.ts";
 import { type RunningSink, SinkClient } from "../sink/index.ts";
 import { PROJECT_ROOT, type RunSettings } from "../target/index.ts";
@@ -115,13 +116,14 @@ async function collectCallbacks(
   checks: readonly CheckRecord[],
   masker: Masker,
   errors: string[],
+  signing: { scheme: SignatureScheme; secret: string | null | undefined },
 ): Promise<CallbackEvidence[]> {
   const client = new SinkClient(sink.url, sink.token);
   try {
     const stored = await client.list();
     const timelines = checks.flatMap((c) => (c.timeline ? [c.timeline] : []));
     const publicBase = sink.callbackUrl().replace(/\/callbacks\/.*$/, "");
-    return callbackEvidence(stored, timelines, publicBase, masker);
+    return callbackEvidence(stored, timelines, publicBase, masker, signing);
   } catch (error) {
     errors.push(masker.text(`the webhook sink's callbacks could not be read: ${String(error)}`));
     return [];
@@ -349,7 +351,10 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
         `${unexplained.length} check(s) could not be evaluated, first ${first?.endpoint} › ${first?.check}: ${first?.detail}`,
       );
     }
-    const callbacks = await collectCallbacks(sink, checks, masker, errors);
+    const callbacks = await collectCallbacks(sink, checks, masker, errors, {
+      scheme: profile.callbacks.signature,
+      secret: secrets.callbackSecret,
+    });
     const warnings = readWarnings(runDir).map((warning) => masker.text(warning));
     sortChecks(checks);
     const { summary, totals } = summarize(checks);
