@@ -44,7 +44,7 @@ describe("a refused creation, whatever the answer's shape", () => {
     ["an empty body, HTTP 500", 500, "text/plain", ""],
     ["plain text, HTTP 404", 404, "text/plain", "not found"],
   ];
-  const creation = (id: string, status: number, type: string, body: string): RecordedExchange => {
+  const creation = (id: string, status: number, type: string, body: string, atMs = 0): RecordedExchange => {
     let json: unknown;
     try {
       json = JSON.parse(body);
@@ -55,7 +55,7 @@ describe("a refused creation, whatever the answer's shape", () => {
       id,
       source: "lifecycle",
       operation: "createMobileCommerceOrder",
-      startedAt: "2026-01-01T00:00:00.000Z",
+      startedAt: new Date(Date.parse("2026-01-01T00:00:00.000Z") + atMs).toISOString(),
       durationMs: 1,
       request: {
         method: "POST",
@@ -71,7 +71,7 @@ describe("a refused creation, whatever the answer's shape", () => {
     "%s: the refusal fails once; the checks that needed the order are not evaluated, pointing at it",
     (_shape, status, type, body) => {
       const first = creation("lifecycle-1", status, type, body);
-      const duplicate = creation("lifecycle-2", status, type, body);
+      const duplicate = creation("lifecycle-2", status, type, body, 10);
       const endpoint = "createMobileCommerceOrder";
       const records = [
         record({
@@ -137,7 +137,7 @@ describe("a refused creation, whatever the answer's shape", () => {
       ),
       operation: "createQuasiEcomOrder" as const,
     };
-    const duplicate = creation("quasi-2", 400, "application/json", refused);
+    const duplicate = creation("quasi-2", 400, "application/json", refused, 10);
     const records = [
       record({
         check: "behaviour.confirms",
@@ -160,6 +160,28 @@ describe("a refused creation, whatever the answer's shape", () => {
     const across = out.find((r) => r.case === "across order kinds");
     expect(across?.status).toBe("not evaluated");
     expect(across?.blockedBy).toMatchObject({ check: "envelope.success-markers", exchange: needed.id });
+  });
+
+  it("leaves orders sent at once alone: a duplicate refused beside an accepted one is no setup", () => {
+    const accepted = JSON.stringify({
+      data: { id: "o-1" },
+      result: { codeError: "none", message: null, status: "success", "x-request-id": "a" },
+    });
+    const refused = envelope("failure", "duplicate_merchant_order_id");
+    const burst = [
+      creation("races-1", 409, "application/json", refused),
+      creation("races-2", 200, "application/json", accepted),
+      creation("races-3", 200, "application/json", accepted),
+    ];
+    const race = record({
+      endpoint: "createMobileCommerceOrder",
+      check: "behaviour.concurrent-creations-one-accepted",
+      status: "failed",
+      detail: "2 of 3 accepted, expected exactly one",
+      exchanges: burst.map((e) => e.id),
+    });
+    const { records: out } = resolveRootCauses([race], burst, { informationalChecks: {} });
+    expect(out).toEqual([expect.objectContaining({ check: race.check, status: "failed" })]);
   });
 
   it("leaves a rejection check alone: a refusal that is the step it judges is its evidence", () => {

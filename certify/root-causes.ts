@@ -98,7 +98,12 @@ function refusedCreationNeeded(
   if (READS_SUCCESS_DATA.test(record.check) && isCreation(judged) && judged && refusalOf(judged))
     return judged;
   const steps = record.exchanges.map((id) => exchanges.get(id));
-  return steps.slice(0, -1).find((step) => isCreation(step) && step && refusalOf(step));
+  const last = steps.at(-1);
+  if (!last) return undefined;
+  // Before it: answered before the last step was sent (orders sent at once are one step, not a setup).
+  const before = (step: RecordedExchange) =>
+    Date.parse(step.startedAt) + step.durationMs <= Date.parse(last.startedAt);
+  return steps.slice(0, -1).find((step) => isCreation(step) && step && before(step) && refusalOf(step));
 }
 
 /** The field check of each creation answer: the one that fails when it names no order id. */
