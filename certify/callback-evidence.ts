@@ -10,10 +10,13 @@ import {
   DEFAULT_MAX_BODY_BYTES,
   type EvidenceCut,
   type Masker,
+  type SignatureExplanation,
+  type SignatureScheme,
   serialisedBytes,
 } from "../contract/index.ts";
 import type { StoredCallback } from "../sink/index.ts";
 import type { CallbackTimeline } from "./run-context.ts";
+import { explainStoredSignature } from "./signature-evidence.ts";
 
 export interface CallbackEvidence {
   /** Unique in the run: `callback-<n>`, n the sink's arrival number. */
@@ -36,6 +39,8 @@ export interface CallbackEvidence {
   delivery: number;
   /** The sink's verdict on the signature under the callback secret and the profile's scheme. */
   signature: StoredCallback["signature"];
+  /** When the signature failed: the scheme, the value received and the one the suite computed. */
+  signatureExplained?: SignatureExplanation;
   /** The HTTP status the sink answered with (503 when it was told to refuse, to observe retries). */
   answeredWith: number;
   /** The scenario whose callback URL it arrived at, and when, relative to its trigger. */
@@ -88,6 +93,7 @@ export function callbackEvidence(
   publicBase: string,
   masker: Masker,
   bounds: CallbackEvidenceBounds = DEFAULT_CALLBACK_EVIDENCE_BOUNDS,
+  signing?: { scheme: SignatureScheme; secret: string | null | undefined },
 ): CallbackEvidence[] {
   const byTag = new Map(timelines.filter((t) => t.tag).map((t) => [t.tag as string, t]));
   let keptBytes = 0;
@@ -122,6 +128,7 @@ export function callbackEvidence(
         status: callback.status === null ? null : masker.text(callback.status),
         delivery: callback.deliveryOfOrder,
         signature: callback.signature,
+        ...signatureExplainedOf(callback, signing, masker),
         answeredWith: callback.answeredWith,
         ...(timeline && Number.isFinite(triggeredAtMs)
           ? {
@@ -134,6 +141,17 @@ export function callbackEvidence(
           : {}),
       };
     });
+}
+
+function signatureExplainedOf(
+  callback: StoredCallback,
+  signing: { scheme: SignatureScheme; secret: string | null | undefined } | undefined,
+  masker: Masker,
+): { signatureExplained?: SignatureExplanation } {
+  const explained = signing && explainStoredSignature(callback, signing.scheme, signing.secret);
+  if (!explained) return {};
+  const received = explained.received === null ? null : masker.text(explained.received);
+  return { signatureExplained: { ...explained, received } };
 }
 
 /** A signed duration as a person reads it: "+1.25 s after", "9.61 s before". */

@@ -5,6 +5,7 @@
  * and where the reports are.
  */
 import { isAbsolute, relative, sep } from "node:path";
+import { callbacksSignatureValid } from "../contract/index.ts";
 import { failuresByRule, placeOf, standingNote } from "./failures-by-rule.ts";
 import { rateLimitWaitsLine } from "./preflight.ts";
 import { reconnectsLine } from "./reconnects.ts";
@@ -47,6 +48,12 @@ export function printSummary(
         failure.endpoints.length === 1 ? failure.endpoints[0] : `${failure.endpoints.length} endpoints`;
       print(`  ✗ ${failure.check}${standingNote(failure.first)}: ${failure.count} failure(s), ${endpoints}`);
       print(`      first: ${placeOf(failure.first)}: ${shorten(failure.first.detail)}`);
+      // A signature failure: what the provider's engineer needs to find their mistake, whole.
+      if (failure.check === callbacksSignatureValid.name)
+        for (const finding of failure.first.findings ?? [])
+          print(
+            `      ${finding.path}: received ${finding.actual}; computed ${finding.expected} (${finding.hint})`,
+          );
     }
   }
   print("");

@@ -59,6 +59,30 @@ describe("a run that is stopped", () => {
     expect(readdirSync(runTmp).filter((name) => name.startsWith("h2h-"))).toEqual([]);
   }, 120_000);
 
+  it("by SIGTERM then SIGINT (a double signal): the reports of what ran, temp folders removed, exit 2", async () => {
+    const reportDir = join(mkdtempSync(join(tmpdir(), "h2h-double-signal-")), "reports");
+    const runTmp = mkdtempSync(join(tmpdir(), "h2h-double-signal-tmp-"));
+    let signalled = false;
+    const { exitCode, output } = await spawnCertify(
+      { H2H_REPORT_DIR: reportDir, TMPDIR: runTmp },
+      {
+        onOutput: (text, pid) => {
+          if (!signalled && /\.spec\.ts: \d+ passed/.test(text)) {
+            signalled = true;
+            process.kill(pid, "SIGTERM");
+            setTimeout(() => process.kill(pid, "SIGINT"), 50);
+          }
+        },
+      },
+    );
+    expect(signalled, output).toBe(true);
+    expect(exitCode, output).toBe(2);
+    const report = readReports(reportDir);
+    expect(report.errors).toEqual(["stopped by SIGTERM before the run was complete"]);
+    expect(report.checks.length).toBeGreaterThan(0);
+    expect(readdirSync(runTmp).filter((name) => name.startsWith("h2h-"))).toEqual([]);
+  }, 120_000);
+
   it("by SIGINT while Vitest starts: no spec runs after the reports, nothing after their list, exit 2", async () => {
     // Ctrl-C as soon as the run says it is certifying: Vitest is still starting. Vitest's own signal
     // handler used to exit 130 there, or the specs ran on against the provider the run had already
@@ -79,6 +103,9 @@ describe("a run that is stopped", () => {
     expect(signalled, output).toBe(true);
     expect(exitCode, output).toBe(2);
     expect(output).toContain("error: stopped by SIGINT before the run was complete");
+    // The stop is the one cause: not also "no contract spec ran".
+    expect(output.match(/^error: /gm), output).toHaveLength(1);
+    expect(output).not.toContain("no contract spec ran");
     // The list of reports is the last thing printed.
     expect(output.trimEnd().split("\n").at(-1), output).toMatch(/h2h-certify\.har$/);
     expect(output).not.toMatch(/ECONNREFUSED|spec\.ts: \d+ passed/);
@@ -99,7 +126,7 @@ describe("a run that is stopped", () => {
     expect(exitCode, output).toBe(2);
     const report = readReports(reportDir);
     expect(report.verdict).toBe("incomplete");
-    expect(report.errors[0]).toBe("the run's deadline of 4 s passed before it was complete");
+    expect(report.errors).toEqual(["the run's deadline of 4 s passed before it was complete"]);
   }, 120_000);
 });
 

@@ -2,8 +2,10 @@
  * A deadline, and partial reports: what ends a run before its specs are done: the
  * overall deadline, SIGINT (Ctrl-C) or SIGTERM (a CI job's timeout). The run then writes the
  * reports of what ran, with the verdict "incomplete" and this reason, and exits 2. A second signal
- * exits at once (2): the user insists.
+ * changes nothing (the stop is under way, bounded by CLOSE_GRACE_MS); a third exits at once (2),
+ * its temp folders removed first.
  */
+import { rmSync } from "node:fs";
 import type { Reporter, TestCase } from "vitest/node";
 import type { Profile } from "../contract/index.ts";
 
@@ -30,9 +32,14 @@ export interface RunStop {
   readonly stopped: Promise<string>;
   /** The reason, once stopped. */
   readonly reason: string | undefined;
+  /** A folder removed on a forced exit (a third signal), besides the run's own cleanup. */
+  removeOnForcedExit(path: string): void;
   /** Removes the signal handlers and the timer. */
   dispose(): void;
 }
+
+/** Signals after the first that the run absorbs (it is already stopping); the next one exits. */
+const ABSORBED_SIGNALS = 1;
 
 const SIGNALS = ["SIGINT", "SIGTERM"] as const;
 
@@ -41,10 +48,19 @@ export function watchRunStop(deadlineMs: number): RunStop {
   const stop = (why: string) => {
     if (!controller.signal.aborted) controller.abort(why);
   };
+  const folders = new Set<string>();
+  let extraSignals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
-    // The second signal: stop waiting for the reports.
-    if (controller.signal.aborted) process.exit(2);
-    stop(`stopped by ${signal} before the run was complete`);
+    if (!controller.signal.aborted) return stop(`stopped by ${signal} before the run was complete`);
+    // A second Ctrl-C (or SIGTERM after it) must not lose the partial reports or leave the temp folder.
+    if (extraSignals++ < ABSORBED_SIGNALS) {
+      process.stderr.write(
+        `${signal}: already stopping, writing the reports of what ran (again to quit at once)\n`,
+      );
+      return;
+    }
+    for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+    process.exit(2);
   };
   for (const signal of SIGNALS) process.on(signal, onSignal);
   const timer = setTimeout(
@@ -62,6 +78,9 @@ export function watchRunStop(deadlineMs: number): RunStop {
     stopped,
     get reason() {
       return controller.signal.aborted ? String(controller.signal.reason) : undefined;
+    },
+    removeOnForcedExit(path) {
+      folders.add(path);
     },
     dispose() {
       clearTimeout(timer);

@@ -43,24 +43,67 @@ interface Cause {
   exchange: RecordedExchange | undefined;
 }
 
+/**
+ * Why an answer is not the success a step needed: unreadable (not JSON, not the envelope), or
+ * refused (its success markers fail), whatever its HTTP status; undefined for a success and for
+ * a rate-limited answer, which is no answer at all.
+ */
+function refusalOf(exchange: RecordedExchange): Cause | undefined {
+  if (rateLimitCause(exchange.response)) return undefined;
+  const unreadable = answerRootCause(exchange.response);
+  if (unreadable) return { ...unreadable, exchange };
+  const outcome = envelopeSuccessMarkers.run(exchange.response);
+  if (outcome.ok) return undefined;
+  const codeError = (exchange.response.json as { result?: { codeError?: unknown } }).result?.codeError;
+  return {
+    check: envelopeSuccessMarkers.name,
+    signature: `refused · HTTP ${exchange.response.status} · ${String(codeError)}`,
+    reason: outcome.detail,
+    exchange,
+  };
+}
+
 /** What a blocked check waits on, judged from the recorded exchange where there is one. */
 function causeOf(blockedBy: BlockedBy, exchanges: ReadonlyMap<string, RecordedExchange>): Cause | undefined {
   const exchange = blockedBy.exchange ? exchanges.get(blockedBy.exchange) : undefined;
   if (!exchange) return undefined;
   // No check fails for a rate-limited answer: what waits on it stays unexplained, never judged.
   if (blockedBy.check === RATE_LIMITED || rateLimitCause(exchange.response)) return undefined;
-  const unreadable = answerRootCause(exchange.response);
-  if (unreadable) return { ...unreadable, exchange };
+  const refusal = refusalOf(exchange);
+  if (!refusal) return missingOrderId(blockedBy, exchange);
   // A readable answer that is not the success the setup needed: the success markers say why.
-  const outcome = envelopeSuccessMarkers.run(exchange.response);
-  if (outcome.ok) return missingOrderId(blockedBy, exchange);
-  const codeError = (exchange.response.json as { result?: { codeError?: unknown } }).result?.codeError;
-  return {
-    check: envelopeSuccessMarkers.name,
-    signature: `refused · HTTP ${exchange.response.status} · ${String(codeError)}`,
-    reason: `${blockedBy.reason}: ${outcome.detail}`,
-    exchange,
-  };
+  return refusal.check === envelopeSuccessMarkers.name
+    ? { ...refusal, reason: `${blockedBy.reason}: ${refusal.reason}` }
+    : refusal;
+}
+
+const isCreation = (exchange: RecordedExchange | undefined) =>
+  exchange?.operation === OPERATION.createMobileCommerceOrder ||
+  exchange?.operation === OPERATION.createQuasiEcomOrder;
+
+/** Checks that read a success's data: on a refused answer, what they say follows from the refusal. */
+const READS_SUCCESS_DATA = /^(fields|semantics)\./;
+
+/**
+ * The refused creation a failed check needed, when there is one: the creation answer it judged
+ * (a check of a success's data), or a creation refused before the step it judged (a duplicate's
+ * first order, the orders sent at once). Its failure would blame a later step for that refusal.
+ */
+function refusedCreationNeeded(
+  record: CheckRecord,
+  exchanges: ReadonlyMap<string, RecordedExchange>,
+): RecordedExchange | undefined {
+  if (record.status !== "failed" || record.check.startsWith("envelope.")) return undefined;
+  const judged = record.subject ? exchanges.get(record.subject) : undefined;
+  if (READS_SUCCESS_DATA.test(record.check) && isCreation(judged) && judged && refusalOf(judged))
+    return judged;
+  const steps = record.exchanges.map((id) => exchanges.get(id));
+  const last = steps.at(-1);
+  if (!last) return undefined;
+  // Before it: answered before the last step was sent (orders sent at once are one step, not a setup).
+  const before = (step: RecordedExchange) =>
+    Date.parse(step.startedAt) + step.durationMs <= Date.parse(last.startedAt);
+  return steps.slice(0, -1).find((step) => isCreation(step) && step && before(step) && refusalOf(step));
 }
 
 /** The field check of each creation answer: the one that fails when it names no order id. */
@@ -136,15 +179,56 @@ export function resolveRootCauses(
     blockedCount.set(root, (blockedCount.get(root) ?? 0) + 1);
   };
 
-  // The answers envelope.shape itself failed on: the first per endpoint and cause stays.
+  // The answers envelope.shape or envelope.success-markers itself failed on: the first per
+  // endpoint and cause stays.
   for (const record of records) {
-    if (record.check !== envelopeShape.name || record.status !== "failed" || !record.subject) continue;
+    if (record.status !== "failed" || !record.subject) continue;
+    if (record.check !== envelopeShape.name && record.check !== envelopeSuccessMarkers.name) continue;
     const exchange = byId.get(record.subject);
-    const cause = exchange ? answerRootCause(exchange.response) : undefined;
-    if (!cause) continue;
+    const cause = exchange ? refusalOf(exchange) : undefined;
+    if (!cause || cause.check !== record.check) continue;
     const root = roots.get(key(record.endpoint, cause.signature));
     if (root) pointAt(record, root, `${cause.reason}, as for ${root.case ?? root.check}`);
     else roots.set(key(record.endpoint, cause.signature), record);
+  }
+
+  // A check that failed for a creation refused before it waits on that refusal instead.
+  for (const record of records) {
+    const refused = refusedCreationNeeded(record, byId);
+    if (!refused) continue;
+    record.status = "not evaluated";
+    record.blockedBy = {
+      check: envelopeSuccessMarkers.name,
+      exchange: refused.id,
+      reason: `the creation it needed was not made (${where(refused)} answered HTTP ${refused.response.status})`,
+    };
+    delete record.findings;
+  }
+  // The creations a step needed and the target refused, by operation and answer: a check whose
+  // own creation got that same answer (a duplicate across kinds, a rejection) cannot be judged
+  // by it either, the target refuses such orders whatever is sent.
+  const neededRefusals = new Map<string, RecordedExchange>();
+  for (const record of records) {
+    const id = record.blockedBy?.exchange ?? (record.status === "failed" ? record.subject : undefined);
+    const exchange = id ? byId.get(id) : undefined;
+    const refusal = exchange && isCreation(exchange) ? refusalOf(exchange) : undefined;
+    const isNeeded = record.status === "not evaluated" || record.check === refusal?.check;
+    if (exchange && refusal && isNeeded)
+      neededRefusals.set(`${exchange.operation} ${refusal.signature}`, exchange);
+  }
+  for (const record of records) {
+    if (record.status !== "failed" || record.check.startsWith("envelope.")) continue;
+    const last = byId.get(record.subject ?? record.exchanges.at(-1) ?? "");
+    const refusal = last && isCreation(last) ? refusalOf(last) : undefined;
+    const needed = refusal && neededRefusals.get(`${last?.operation} ${refusal.signature}`);
+    if (!needed || needed.id === last?.id) continue;
+    record.status = "not evaluated";
+    record.blockedBy = {
+      check: refusal.check,
+      exchange: needed.id,
+      reason: `the target answers such a creation as it answered the one a step needed (${where(needed)}, HTTP ${needed.response.status})`,
+    };
+    delete record.findings;
   }
 
   const out: CheckRecord[] = [];

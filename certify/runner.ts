@@ -18,6 +18,7 @@ import {
   type RecordedExchange,
   readRecordedEvidence,
   requirementOf,
+  type SignatureScheme,
 } from "../contract/index.ts";
 import { type RunningSink, SinkClient } from "../sink/index.ts";
 import { PROJECT_ROOT, type RunSettings } from "../target/index.ts";
@@ -122,16 +123,21 @@ async function collectCallbacks(
   errors: string[],
   /** Each callback body is kept up to this many bytes as written (the profile's limits.maxBodyBytes). */
   maxBodyBytes: number,
+  signing: { scheme: SignatureScheme; secret: string | null | undefined },
 ): Promise<CallbackEvidence[]> {
   const client = new SinkClient(sink.url, sink.token);
   try {
     const stored = await client.list();
     const timelines = checks.flatMap((c) => (c.timeline ? [c.timeline] : []));
     const publicBase = sink.callbackUrl().replace(/\/callbacks\/.*$/, "");
-    return callbackEvidence(stored, timelines, publicBase, masker, {
-      ...DEFAULT_CALLBACK_EVIDENCE_BOUNDS,
-      maxBodyBytes,
-    });
+    return callbackEvidence(
+      stored,
+      timelines,
+      publicBase,
+      masker,
+      { ...DEFAULT_CALLBACK_EVIDENCE_BOUNDS, maxBodyBytes },
+      signing,
+    );
   } catch (error) {
     errors.push(masker.text(`the webhook sink's callbacks could not be read: ${String(error)}`));
     return [];
@@ -222,6 +228,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
   const specClock = new SpecFileClock();
   let target: OpenedTarget | undefined;
   const runDir = await mkdtemp(join(tmpdir(), "h2h-certify-"));
+  runStop.removeOnForcedExit(runDir);
   try {
     // H2H_TARGET_IMAGE: the target is a container started here; one that does not get ready
     // ends the run as "not run", with its logs in the report.
@@ -304,9 +311,16 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
         leftOutByOnly += checks.length - kept.length;
         checks.splice(0, checks.length, ...kept);
       }
-      if (specRun.records.length === 0 && errors.length === 0)
+      // A stopped run has one cause, the stop: that no spec ran follows from it.
+      const stopped = stoppedBecause !== undefined;
+      if (!stopped && specRun.records.length === 0 && errors.length === 0)
         errors.push(`no contract spec ran (looked for ${SPEC_GLOB})`);
-      else if (probes.only.length > 0 && checks.length === 0 && !probes.only.some((c) => runWide.includes(c)))
+      else if (
+        !stopped &&
+        probes.only.length > 0 &&
+        checks.length === 0 &&
+        !probes.only.some((c) => runWide.includes(c))
+      )
         errors.push(`no test of ${probes.only.join(", ")} ran for this target and profile`);
     }
 
@@ -352,7 +366,10 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
         `${unexplained.length} check(s) could not be evaluated, first ${first?.endpoint} › ${first?.check}: ${first?.detail}`,
       );
     }
-    const callbacks = await collectCallbacks(sink, checks, masker, errors, profile.limits.maxBodyBytes);
+    const callbacks = await collectCallbacks(sink, checks, masker, errors, profile.limits.maxBodyBytes, {
+      scheme: profile.callbacks.signature,
+      secret: secrets.callbackSecret,
+    });
     const warnings = readWarnings(runDir).map((warning) => masker.text(warning));
     // What the evidence bounds left out (a flood, huge or escaped bodies), counted and said.
     const bounded = evidenceBoundsOf(recorded, callbacks, sink.stats().excess);

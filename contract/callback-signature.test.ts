@@ -1,5 +1,6 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { signCallbackBody, verifyCallbackSignature } from "./callback-signature.ts";
+import { explainCallbackSignature, signCallbackBody, verifyCallbackSignature } from "./callback-signature.ts";
 
 const body = '{"id":"o-1","status":"succeeded"}';
 /** The reference provider's scheme, as its profile states it. */
@@ -47,5 +48,33 @@ describe("callback signatures", () => {
     const header = signCallbackBody(body, "k", scheme);
     expect(verifyCallbackSignature(body, header, "k", scheme)).toEqual({ valid: true });
     expect(verifyCallbackSignature(body, header, "j", scheme)).toEqual({ valid: false, reason: "mismatch" });
+  });
+});
+
+describe("a failed signature, explained", () => {
+  const secret = "s3cret-callback-key";
+  const wrong = signCallbackBody(body, "another-secret", SHA256_HEX);
+
+  it("gives the scheme, the value received, the one computed over which bytes, and the secret's name and length only", () => {
+    const explained = explainCallbackSignature(body, wrong, secret, "H2H_CALLBACK_SECRET", SHA256_HEX);
+    expect(explained).toEqual({
+      verdict: "mismatch",
+      scheme: 'HMAC-SHA256, header X-Signature, prefix "sha256=", hex digest',
+      header: "X-Signature",
+      received: wrong,
+      computed: signCallbackBody(body, secret, SHA256_HEX),
+      signedOver: `the raw body as received, ${Buffer.byteLength(body)} bytes (SHA-256 ${createHash("sha256").update(body).digest("hex")})`,
+      signedWith: `H2H_CALLBACK_SECRET (${secret.length} characters)`,
+    });
+    expect(JSON.stringify(explained)).not.toContain(secret);
+  });
+
+  it("says a missing header is absent, and explains nothing when the signature verifies", () => {
+    expect(explainCallbackSignature(body, undefined, secret, "S", SHA256_HEX)).toMatchObject({
+      verdict: "missing",
+      received: null,
+    });
+    const right = signCallbackBody(body, secret, SHA256_HEX);
+    expect(explainCallbackSignature(body, right, secret, "S", SHA256_HEX)).toBeUndefined();
   });
 });

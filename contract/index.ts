@@ -7,7 +7,9 @@
  */
 
 export {
+  explainCallbackSignature,
   type HmacScheme,
+  type SignatureExplanation,
   type SignatureScheme,
   signCallbackBody,
   verifyCallbackSignature,

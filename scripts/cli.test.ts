@@ -6,7 +6,7 @@
 
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { runNode, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 import { type CliOutput, type Command, defineCommand, EXIT, helpText, runCli, UsageError } from "./cli.ts";
 
@@ -89,6 +89,20 @@ describe("every npm run command", () => {
     60_000,
   );
 
+  it("refuses a negative value of every number option (--deadline -1) by name, exit 64", async () => {
+    for (const { file } of COMMANDS) {
+      const command = await commandOf(file);
+      for (const [name, spec] of Object.entries(command.options)) {
+        if (spec.type !== "number") continue;
+        for (const args of [[`--${name}`, "-1"], [`--${name}=-0.5`]]) {
+          const output = capture();
+          expect(await runCli(command, args, output), `${file} ${args.join(" ")}`).toBe(EXIT.usage);
+          expect(output.lines[0]).toMatch(new RegExp(`^error: --${name} -[\\d.]+: must not be negative`));
+        }
+      }
+    }
+  }, 60_000);
+
   it("does so as a user runs it, and refuses an unknown option with exit 64, naming it", async () => {
     const [help, bogus] = await Promise.all([
       run("scripts/openapi.ts", ["--help"]),
@@ -102,6 +116,32 @@ describe("every npm run command", () => {
     expect(bogus.stderr).toContain("error: Unknown option '--bogus'");
     expect(bogus.stderr).toContain("usage: npm run openapi");
   }, 30_000);
+});
+
+describe("a blank variable", () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  // A blank H2H_BASELINE_REPORT or H2H_DEPTH in a nightly job would silently drop its regression
+  // detection or its depth: each is refused, naming it (--check-profile sends nothing).
+  it.each([
+    "H2H_SEED",
+    "H2H_DEPTH",
+    "H2H_BASELINE_REPORT",
+    "H2H_TARGET_STARTUP_S",
+    "H2H_TARGET_ENV",
+    "H2H_TARGET_READY",
+    "H2H_DEBUG",
+  ])("%s is refused by certify, exit 64, naming it", async (name) => {
+    const { certify } = await import("./commands/certify.ts");
+    for (const blank of ["", "  "]) {
+      vi.stubEnv(name, blank);
+      const output = capture();
+      expect(await runCli(certify, ["--check-profile"], output)).toBe(EXIT.usage);
+      expect(output.lines[0]).toBe(
+        `error: ${name} is set but empty: give it a value, or unset it (unset ${name}) to use its default`,
+      );
+    }
+  });
 });
 
 describe("runCli", () => {
@@ -141,6 +181,8 @@ describe("runCli", () => {
     [["--count", "many"], '--count: "many" is not a number'],
     [["--count", "0x10"], '--count: "0x10" is not a number'],
     [["--count", "1e2"], '--count: "1e2" is not a number'],
+    [["--count", "-1"], "--count -1: must not be negative (decimal digits, e.g. --count 12)"],
+    [["--count=-2.5"], "--count -2.5: must not be negative"],
     [["--colour", "green"], "--colour green: must be one of red, blue"],
     [["--count"], "--count"],
     [["extra"], "extra"],

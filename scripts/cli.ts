@@ -202,7 +202,7 @@ function parseOptions<Options extends Record<string, OptionSpec>>(
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
-      args: [...argv],
+      args: negativeValuesJoined(command, argv),
       options: config,
       strict: true,
       allowPositionals: command.operands !== undefined,
@@ -212,11 +212,6 @@ function parseOptions<Options extends Record<string, OptionSpec>>(
   }
   // --help wins over whatever else is wrong with the arguments.
   if (values.help) return { options: {}, operands: [], help: true };
-  const operands = command.operands;
-  if (operands && positionals.length < operands.min)
-    throw new UsageError(
-      `give at least ${operands.min} ${operands.value} (${operands.description}); got ${positionals.length}`,
-    );
   const parsed: Record<string, unknown> = {};
   for (const [name, raw] of Object.entries(values)) {
     const spec = name === "help" ? HELP_OPTION : (command.options[name] as OptionSpec);
@@ -228,13 +223,39 @@ function parseOptions<Options extends Record<string, OptionSpec>>(
     };
     parsed[name] = Array.isArray(raw) ? raw.map(convert) : raw === undefined ? undefined : convert(raw);
   }
+  const operands = command.operands;
+  if (operands && positionals.length < operands.min)
+    throw new UsageError(
+      `give at least ${operands.min} ${operands.value} (${operands.description}); got ${positionals.length}`,
+    );
   return { options: parsed as OptionValues<Options>, operands: positionals };
+}
+
+/**
+ * `--deadline -1` as `--deadline=-1`: parseArgs takes a value starting with a dash for an option
+ * and calls it "ambiguous"; joined, {@link numberFlag} refuses it by name.
+ */
+function negativeValuesJoined(command: Command, argv: readonly string[]): string[] {
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const next = argv[i + 1];
+    const name = arg.startsWith("--") ? arg.slice(2) : undefined;
+    if (name && command.options[name]?.type === "number" && next !== undefined && /^-[\d.]/.test(next)) {
+      args.push(`${arg}=${next}`);
+      i++;
+    } else args.push(arg);
+  }
+  return args;
 }
 
 /** A number from an option's value; names the option when it is not one. */
 export function numberFlag(name: string, value: string): number {
+  // No number option takes a negative value.
+  if (/^\s*-/.test(value))
+    throw new UsageError(`--${name} ${value}: must not be negative (decimal digits, e.g. --${name} 12)`);
   // Plain decimal notation only: Number() would take 0x10 as 16, 1e2 as 100 and "" as 0.
-  if (!/^-?(\d+(\.\d*)?|\.\d+)$/.test(value.trim()))
+  if (!/^(\d+(\.\d*)?|\.\d+)$/.test(value.trim()))
     throw new UsageError(`--${name}: "${value}" is not a number (decimal digits, e.g. 12 or 2.5)`);
   return Number(value);
 }

@@ -58,7 +58,8 @@ export async function openTarget(
   let container: RunningTargetContainer | undefined;
   const close = async () => {
     if (container) await container.stop();
-    if (provider) await provider.stop();
+    // The run is over: no callback attempt still in flight (to an unreachable webhook URL) is waited for.
+    if (provider) await provider.stop({ cutInFlight: true });
     if (sink) await sink.stop();
   };
   try {

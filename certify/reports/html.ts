@@ -114,7 +114,30 @@ function callbackBlock(callback: CallbackEvidence, open = false): string {
     callback.signature === "valid" ? "passed" : callback.signature === "not-checked" ? "meta" : "failed"
   }">${escapeHtml(callback.signature)}</span></summary>
 <p class="meta">Received ${escapeHtml(callback.receivedAt)}${callback.trigger ? ` for ${escapeHtml(callback.trigger.scenario)}, triggered ${escapeHtml(callback.trigger.triggeredAt)}` : ""} · ${callback.bodyBytes} bytes · the sink answered HTTP ${callback.answeredWith}</p>
-<p><b>Callback as received</b></p><pre>${escapeHtml(raw)}</pre></details>`;
+${signatureTable(callback)}<p><b>Callback as received</b></p><pre>${escapeHtml(raw)}</pre></details>`;
+}
+
+/** A failed signature, explained: what the profile declares, what came, what the suite computed. */
+function signatureTable(callback: CallbackEvidence): string {
+  const explained = callback.signatureExplained;
+  if (!explained) return "";
+  const rows: [string, string][] = [
+    ["Scheme (the profile's callbacks.signature)", explained.scheme],
+    [`Received ${explained.header}`, explained.received === null ? "(no such header)" : explained.received],
+    [`Computed ${explained.header}`, explained.computed],
+    ["Signed bytes", explained.signedOver],
+    ["Signed with the secret", explained.signedWith],
+  ];
+  return `<p><b class="failed">Signature ${escapeHtml(explained.verdict)}</b></p><table class="findings"><tbody>${rows
+    .map(([name, value]) => `<tr><th>${escapeHtml(name)}</th><td><code>${escapeHtml(value)}</code></td></tr>`)
+    .join("")}</tbody></table>`;
+}
+
+/** A timeline's result: never "passed" beside a delivery whose signature failed. */
+function timelineStatusCell(record: CheckRecord, callbacks: readonly CallbackEvidence[]): string {
+  const bad = callbacks.filter((c) => c.signature !== "valid" && c.signature !== "not-checked");
+  if (bad.length === 0 || record.status !== "passed") return statusCell(record);
+  return `<td class="failed">✗ signature ${escapeHtml(bad[0]?.signature ?? "")}<div class="meta">${bad.length} of ${callbacks.length} deliveries; <code>${escapeHtml(record.check)}</code> itself passed</div></td>`;
 }
 
 interface Lookups {
@@ -213,7 +236,7 @@ function timelines(report: RunReport, lookups: Lookups): string {
                     `#${d.delivery} <code>${escapeHtml(d.status)}</code> ${escapeHtml(relativeToTrigger(d.arrivedAfterMs))} · answered ${d.answeredWith} · signature ${escapeHtml(d.signature)}`,
                 )
                 .join("<br>");
-      return `<tr>${statusCell(record)}<td>${escapeHtml(timeline.scenario)}<div class="meta">triggered ${escapeHtml(timeline.triggeredAt)}</div></td><td><code>${escapeHtml(timeline.orderId)}</code></td><td>${deliveries}</td></tr>`;
+      return `<tr>${timelineStatusCell(record, callbacks)}<td>${escapeHtml(timeline.scenario)}<div class="meta">triggered ${escapeHtml(timeline.triggeredAt)}</div></td><td><code>${escapeHtml(timeline.orderId)}</code></td><td>${deliveries}</td></tr>`;
     })
     .join("\n");
   const others = report.callbacks.filter((callback) => !shown.has(callback.id));

@@ -170,11 +170,13 @@ async function advanceClock(orderId: string, seconds: number): Promise<NonNullab
 }
 
 function toObserved(callback: StoredCallback) {
+  const signatureExplained = target.signatureExplained(callback);
   return {
     json: callback.json,
     receivedAtMs: callback.receivedAtMs,
     signature: callback.signature,
     answeredWith: callback.answeredWith,
+    ...(signatureExplained ? { signatureExplained } : {}),
   };
 }
 

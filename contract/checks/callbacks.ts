@@ -3,6 +3,7 @@
  * own callback URL. Where the id and status sit in the body, and the signature scheme, come from
  * the target's profile.
  */
+import type { SignatureExplanation } from "../callback-signature.ts";
 import type { ExchangeResponse } from "../h2h-client.ts";
 import { readPath, STATUS } from "../names.ts";
 import { SANDBOX_CLOCK_ADVANCE_PATH } from "../sandbox-clock.ts";
@@ -14,6 +15,8 @@ export interface ObservedCallback {
   receivedAtMs: number;
   /** The sink's verdict on the signature. */
   signature: "valid" | "invalid" | "missing" | "malformed" | "not-checked";
+  /** Why it failed: the scheme, the value received, the one computed (see explainCallbackSignature). */
+  signatureExplained?: SignatureExplanation;
   answeredWith: number;
 }
 
@@ -215,11 +218,22 @@ export const callbacksSignatureValid = defineCheck<CallbackScenario>(
     if (!scenario.signed) return pass("the profile declares no signature scheme");
     if (scenario.callbacks.length === 0) return fail("no callback arrived");
     const bad = scenario.callbacks.filter((c) => c.signature !== "valid");
-    return bad.length === 0
-      ? pass(`${scenario.callbacks.length} valid signature(s)`)
-      : fail(
-          `${bad.length} of ${scenario.callbacks.length} signature(s) do not verify: ${bad.map((c) => c.signature).join(", ")}`,
-        );
+    if (bad.length === 0) return pass(`${scenario.callbacks.length} valid signature(s)`);
+    const said = `${bad.length} of ${scenario.callbacks.length} signature(s) do not verify (${bad.map((c) => c.signature).join(", ")})`;
+    const explained = bad.find((c) => c.signatureExplained)?.signatureExplained;
+    if (!explained) return fail(said);
+    const received = explained.received === null ? "no such header" : show(explained.received);
+    return fail(
+      `${said}; first: ${explained.header} received ${received}, computed ${show(explained.computed)}`,
+      [
+        {
+          path: `header ${explained.header}`,
+          expected: explained.computed,
+          actual: explained.received === null ? "absent" : explained.received,
+          hint: `${explained.scheme}, over ${explained.signedOver}, with ${explained.signedWith}`,
+        },
+      ],
+    );
   },
   {
     source: {

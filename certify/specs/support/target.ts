@@ -15,11 +15,13 @@ import {
   type Masker,
   ORDER_STATUSES,
   type Profile,
+  type SignatureExplanation,
 } from "../../../contract/index.ts";
-import { SinkClient } from "../../../sink/index.ts";
+import { SinkClient, type StoredCallback } from "../../../sink/index.ts";
 import { rateLimitRetryOf, runMasker } from "../../../target/index.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "../../run-context.ts";
 import { recordWarning } from "../../run-warnings.ts";
+import { explainStoredSignature } from "../../signature-evidence.ts";
 
 export interface SpecTarget {
   baseUrl: string;
@@ -50,6 +52,8 @@ export interface SpecTarget {
   sink(): SpecSink;
   /** Says something the reader must know although no check failed: on the console and in every report. */
   warn(text: string): void;
+  /** Why a callback's signature failed; undefined when it verified or was not checked. */
+  signatureExplained(callback: StoredCallback): SignatureExplanation | undefined;
 }
 
 export interface SpecSink {
@@ -139,6 +143,8 @@ export function loadSpecTarget(specFile: string): SpecTarget {
       if (!second) throw new Error("no second merchant's API key (H2H_API_KEY_2) was given");
       return second;
     },
+    signatureExplained: (callback) =>
+      explainStoredSignature(callback, profile.callbacks.signature, context.callbackSecret),
     warn: (text) => {
       const masked = masker.text(text);
       console.log(`warning: ${masked}`);
