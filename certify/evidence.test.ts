@@ -292,7 +292,6 @@ describe("a sandbox clock the profile requires", () => {
     try {
       const baseUrl = await listen(proxy);
       const dir = mkdtempSync(join(tmpdir(), "h2h-evidence-"));
-      const started = Date.now();
       const only = ["callbacks.sandbox-clock", "callbacks.arrives", "callbacks.names-status"];
       const { exitCode, output } = await certify(
         {
@@ -323,8 +322,7 @@ describe("a sandbox clock the profile requires", () => {
       }
       expect(report.warnings).toEqual([]);
       expect(report.errors).toEqual([]);
-      // It did not wait out the 30 s lifetime.
-      expect(Date.now() - started).toBeLessThan(30_000 + 20_000);
+      // It did not wait out the 30 s lifetime (the run's own time: the process start is not in it).
       expect(report.durationMs).toBeLessThan(30_000);
     } finally {
       await provider.stop();
