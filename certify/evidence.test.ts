@@ -20,7 +20,7 @@ import { request } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
 import { SANDBOX_CLOCK_ADVANCE_PATH } from "../contract/index.ts";
 import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
-import { childEnv, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+import { childEnv, fileTimeout, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 import {
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
@@ -28,6 +28,8 @@ import {
 } from "../provider/reference/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
+
+fileTimeout(120_000);
 
 const script = fileURLToPath(new URL("../scripts/certify.ts", import.meta.url));
 
@@ -137,7 +139,7 @@ describe("one cause per failure", () => {
     // The HTML opens with the failures by rule.
     const html = readFileSync(join(dir, REPORT_FILES.html), "utf8");
     expect(html.indexOf("Failures by rule")).toBeLessThan(html.indexOf("Conformance by endpoint"));
-  }, 60_000);
+  });
 });
 
 /** A proxy in front of a target that has no sandbox clock: the clock path answers 404. */
@@ -281,7 +283,7 @@ describe("callbacks as evidence", () => {
     } finally {
       await provider.stop();
     }
-  }, 120_000);
+  });
 });
 
 describe("a sandbox clock the profile requires", () => {
@@ -327,5 +329,5 @@ describe("a sandbox clock the profile requires", () => {
     } finally {
       await provider.stop();
     }
-  }, 120_000);
+  });
 });

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPORT_FILES } from "../certify/index.ts";
 import { CHECK_REGISTRY } from "../contract/index.ts";
+import { scaledMs } from "../fixtures/testing/index.ts";
 import { FAULTS } from "../provider/reference/index.ts";
 import {
   killRate,
@@ -58,6 +59,6 @@ describe("mutation self-test", () => {
       // Each run wrote the JSON report alone.
       for (const result of results) expect(readdirSync(result.reportDir)).toEqual([REPORT_FILES.json]);
     },
-    15 * 60_000,
+    scaledMs(15 * 60_000),
   );
 });

@@ -11,11 +11,13 @@ import {
   certificateFactory,
   OPENSSL_MISSING,
 } from "../fixtures/testing/certificates.ts";
-import { scaledMs, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+import { fileTimeout, scaledMs, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 import { REFERENCE_SIGNATURE } from "../provider/reference/index.ts";
 import { SinkClient } from "./client.ts";
 import { type RunningSink, type SinkOptions, startWebhookSink } from "./server.ts";
 import { CallbackStore, LOG_FILE } from "./store.ts";
+
+fileTimeout(30_000);
 
 /** This process's environment without H2H_PROFILE (the reference profile): set but empty is refused. */
 function withoutProfile(): NodeJS.ProcessEnv {
@@ -477,7 +479,7 @@ describe.skipIf(OPENSSL_MISSING !== undefined)(
       // Issued for a public name only: the loopback query client pins it instead of checking names.
       certs.cert("sink", "sink-ca", { san: "DNS:sink.example" });
       certs.cert("local-sink", "sink-ca", { san: "IP:127.0.0.1" });
-    }, 30_000);
+    });
 
     it("serves callbacks over HTTPS, and its query client pins the certificate", async () => {
       const tls = readTlsFiles({ certFile: certs.file("sink", "pem"), keyFile: certs.file("sink", "key") });
@@ -561,6 +563,6 @@ describe.skipIf(OPENSSL_MISSING !== undefined)(
       expect(stderr).toMatch(
         /^error: --tls-cert .*local-sink\.pem and --tls-key .*sink\.key do not belong together/,
       );
-    }, 30_000);
+    });
   },
 );
