@@ -9,7 +9,7 @@ import { accessSync, constants, mkdtempSync, rmSync, statSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { fileTimeout } from "../../fixtures/testing/index.ts";
+import { fileTimeout, scaledMs } from "../../fixtures/testing/index.ts";
 import { report } from "../testing/sample-report.ts";
 import { renderLoadHtml } from "./report.ts";
 
@@ -53,7 +53,7 @@ function runChromium(args: string[]): Promise<{ code: number | null; stdout: str
     );
     let stdout = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), scaledMs(60_000));
     child.once("error", reject);
     child.once("exit", (code) => {
       clearTimeout(timer);
