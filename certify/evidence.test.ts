@@ -20,7 +20,7 @@ import { request } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
 import { SANDBOX_CLOCK_ADVANCE_PATH } from "../contract/index.ts";
 import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
-import { childEnv, fileTimeout, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+import { childEnv, fileTimeout, loadFactor, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 import {
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
@@ -288,7 +288,10 @@ describe("callbacks as evidence", () => {
 
 describe("a sandbox clock the profile requires", () => {
   it("fails callbacks.sandbox-clock when it does not answer, and the expiry checks wait on it (no warning, no waiting)", async () => {
-    const provider = await startReferenceProvider({ port: 0, processingDelayMs: 50 });
+    // A lifetime the run's own work cannot reach even on a busy machine: a run that waited it out
+    // is told apart by its duration.
+    const lifetimeSeconds = Math.ceil(30 * loadFactor());
+    const provider = await startReferenceProvider({ port: 0, processingDelayMs: 50, lifetimeSeconds });
     const proxy = withoutClock(provider.url);
     servers.push(proxy);
     try {
@@ -302,6 +305,9 @@ describe("a sandbox clock the profile requires", () => {
           H2H_CALLBACK_SECRET: REFERENCE_CALLBACK_SECRET,
           H2H_PROFILE: profileWith(dir, (p) => {
             p.sandboxClock = "required";
+            (p.callbackTriggers as Record<string, unknown>).expired = {
+              unconfirmedForSeconds: lifetimeSeconds,
+            };
           }),
           H2H_REPORT_DIR: dir,
         },
@@ -324,8 +330,8 @@ describe("a sandbox clock the profile requires", () => {
       }
       expect(report.warnings).toEqual([]);
       expect(report.errors).toEqual([]);
-      // It did not wait out the 30 s lifetime (the run's own time: the process start is not in it).
-      expect(report.durationMs).toBeLessThan(30_000);
+      // It did not wait out the lifetime (the run's own time: the process start is not in it).
+      expect(report.durationMs).toBeLessThan(lifetimeSeconds * 1000);
     } finally {
       await provider.stop();
     }
