@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { CHECK_REGISTRY, parseProfile, readProfile } from "../contract/index.ts";
-import { fileTimeout } from "../fixtures/testing/index.ts";
+import { fileTimeout, scaledMs } from "../fixtures/testing/index.ts";
 import { startCleanroomReceiver } from "../provider/cleanroom-receiver/index.ts";
 import {
   RECEIVER_FAULT_LIST,
@@ -239,7 +239,7 @@ describe("npm run certify:receiver", () => {
           for (const id of failed.exchanges) expect(ids, `${failed.check}: ${failed.detail}`).toContain(id);
         }
       },
-      60_000,
+      scaledMs(60_000),
     );
   });
 
