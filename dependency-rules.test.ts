@@ -10,6 +10,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fileTimeout } from "./fixtures/testing/index.ts";
+
+fileTimeout(60_000);
 
 const ROOT = dirname(fileURLToPath(import.meta.url));
 const CONFIG = join(ROOT, ".dependency-cruiser.mjs");
@@ -82,7 +85,7 @@ beforeAll(async () => {
     await writeFile(join(dir, path), source);
   }
   violations = await cruise(dir, ["contract", "certify", "sink", "fixtures", "provider", "target", "load"]);
-}, 60_000);
+});
 
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });

@@ -1,12 +1,13 @@
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import { contractProjectWorkers, SPEC_GLOB, SPEC_POOL } from "./certify/spec-pool.ts";
+import { scaledMs } from "./fixtures/testing/load-allowance.ts";
 
 export default defineConfig({
   test: {
     // hanging-process names what keeps Vitest from exiting; CI's `timeout` ends a run that hangs.
     reporters: ["default", "hanging-process", "./vitest.closing-reporter.ts"],
-    teardownTimeout: 20_000,
+    teardownTimeout: scaledMs(20_000),
     // One worker more than the machine has cores (three on two): most files wait on child
     // processes, containers, sockets and timers (the mutation self-test's children, a container's
     // start, a callback's retries), and a third file uses the CPU they leave idle. npm test on a
@@ -31,8 +32,11 @@ export default defineConfig({
           // No test keeps state in a shared module; the few that set a variable of process.env
           // put it back.
           isolate: false,
-          testTimeout: 20_000,
-          hookTimeout: 20_000,
+          // Stretched by the load measured at the start (fixtures/testing/load-allowance.ts): a
+          // busy machine makes the tests slower, not wrong. Tests that set their own timeout
+          // scale it the same way.
+          testTimeout: scaledMs(20_000),
+          hookTimeout: scaledMs(20_000),
         },
       },
       {

@@ -8,6 +8,9 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { fileTimeout } from "../fixtures/testing/index.ts";
+
+fileTimeout(60_000);
 
 interface LintResult {
   message: string;
@@ -59,7 +62,7 @@ describe("CI workflows", () => {
   for (const name of files) {
     it(`${name} passes actionlint`, async () => {
       expect(await lint(name)).toEqual([]);
-    }, 60_000);
+    });
 
     it(`${name} splices no expression into a shell script (inputs and secrets go through env)`, () => {
       const scripts = runScriptLines(read(name));
@@ -86,14 +89,14 @@ describe("CI workflows", () => {
     );
     expect(problems.join("\n")).toMatch(/property "baseline" is not defined/);
     expect(problems.join("\n")).toMatch(/needs job "build" which does not exist/);
-  }, 60_000);
+  });
 
   it("a broken copy of each file fails", async () => {
     for (const name of files) {
       const broken = read(name).replace(/^on:/m, "onn:");
       expect((await lint(name, broken)).length, name).toBeGreaterThan(0);
     }
-  }, 60_000);
+  });
 
   it("certification on demand takes the base URL and profile as inputs and the keys from secrets", () => {
     const text = read("certify.yml");

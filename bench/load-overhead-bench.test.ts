@@ -4,6 +4,7 @@
  * scripts (the figures themselves are the bench's business, never a test's).
  */
 import { describe, expect, it } from "vitest";
+import { fileTimeout } from "../fixtures/testing/index.ts";
 import { findLocalK6 } from "../load/index.ts";
 import {
   bareScript,
@@ -13,6 +14,8 @@ import {
   parseBashTime,
   runLoadOverheadBench,
 } from "./load-overhead-bench.ts";
+
+fileTimeout(120_000);
 
 describe("bench:load-overhead", () => {
   it("compares with a typical hand-written script: the same two requests, name tags, p95 thresholds, two checks per response", () => {
@@ -52,5 +55,5 @@ describe("bench:load-overhead", () => {
     }
     expect(result.cpuRatio).toBeGreaterThan(0);
     expect(result.rssRatio).toBeGreaterThan(0);
-  }, 120_000);
+  });
 });

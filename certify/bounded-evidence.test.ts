@@ -16,6 +16,7 @@ import { gzipSync } from "node:zlib";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
+import { fileTimeout } from "../fixtures/testing/index.ts";
 import {
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
@@ -26,6 +27,8 @@ import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 import { type HostileTarget, startHostileTarget, writeHostileProfile } from "./testing/hostile-target.ts";
 import { GNU_TIME, spawnCertify } from "./testing/spawn-certify.ts";
+
+fileTimeout(300_000);
 
 const BODY_BYTES = 5 * 1024 * 1024;
 const LIMIT = 64 * 1024;
@@ -123,7 +126,7 @@ describe.skipIf(!existsSync(GNU_TIME))(`hostile bodies (peak RSS from ${GNU_TIME
       `${body.length.toLocaleString("en-US")} bytes (Content-Length), over the limit of 65,536 bytes`,
     );
     expectBoundedRun(run, "5 MB answers");
-  }, 240_000);
+  });
 
   it("5 MB of 0x01 control bytes: each body kept within the limit as written (\\u0001 is six bytes)", async () => {
     const body = Buffer.alloc(BODY_BYTES, 0x01);
@@ -135,7 +138,7 @@ describe.skipIf(!existsSync(GNU_TIME))(`hostile bodies (peak RSS from ${GNU_TIME
     expectEveryBodyCut(run);
     expect(run.output).toMatch(/warning: evidence bounded: \d+ exchange\(s\) kept with bodies cut/);
     expectBoundedRun(run, "5 MB of 0x01 bytes");
-  }, 240_000);
+  });
 
   it("a gzip bomb of zeros: decoded only up to the limit, kept within it as written", async () => {
     const body = gzipSync(Buffer.alloc(100 * 1024 * 1024), { level: 9 });
@@ -154,7 +157,7 @@ describe.skipIf(!existsSync(GNU_TIME))(`hostile bodies (peak RSS from ${GNU_TIME
     }
     expectEveryBodyCut(run);
     expectBoundedRun(run, "gzip bomb");
-  }, 240_000);
+  });
 });
 
 describe.skipIf(!existsSync(GNU_TIME))(`hostile JSON (peak RSS from ${GNU_TIME})`, () => {
@@ -168,7 +171,7 @@ describe.skipIf(!existsSync(GNU_TIME))(`hostile JSON (peak RSS from ${GNU_TIME})
     expect(run.report.verdict).toBe("not conformant");
     expect(run.sizes.json).toBeLessThan(run.report.exchanges.length * 4 * LIMIT + 16 * 2 ** 20);
     expectBoundedRun(run, "JSON nested 10,000 deep");
-  }, 240_000);
+  });
 });
 
 /**
@@ -293,6 +296,6 @@ describe.skipIf(!existsSync(GNU_TIME))(
       } finally {
         await proxy.target.stop();
       }
-    }, 300_000);
+    });
   },
 );

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { TEST_CARD } from "../fixtures/index.ts";
-import { TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+import { fileTimeout, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 import {
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
@@ -19,6 +19,8 @@ import {
 } from "../provider/reference/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
+
+fileTimeout(60_000);
 
 const script = fileURLToPath(new URL("../scripts/certify.ts", import.meta.url));
 
@@ -108,7 +110,7 @@ describe("npm run certify", () => {
       for (const secret of FORBIDDEN)
         expect(text?.includes(secret), `${name} holds ${secret.slice(0, 6)}…`).toBe(false);
     }
-  }, 60_000);
+  });
 
   it("fails fast with one clear message naming the URL when the target is not there", async () => {
     const reportDir = mkdtempSync(join(tmpdir(), "h2h-certify-test-"));
@@ -124,7 +126,7 @@ describe("npm run certify", () => {
     expect(report.checks.map((c) => [c.check, c.status])).toEqual([["target.reachable", "failed"]]);
     expect(report.errors[0]).toMatch(/127\.0\.0\.1:1.*ECONNREFUSED/);
     expect(readFileSync(join(reportDir, REPORT_FILES.junit), "utf8")).toContain("ECONNREFUSED");
-  }, 30_000);
+  });
 
   it("skips the cross-merchant checks by name, with the reason, when there is no second key", async () => {
     const dir = mkdtempSync(join(tmpdir(), "h2h-certify-test-"));
@@ -167,7 +169,7 @@ describe("npm run certify", () => {
     } finally {
       await provider.stop();
     }
-  }, 60_000);
+  });
 
   it("refuses a bad profile before sending anything, naming the bad key", async () => {
     const dir = mkdtempSync(join(tmpdir(), "h2h-certify-test-"));
@@ -188,5 +190,5 @@ describe("npm run certify", () => {
     expect(output).toContain('methods.quasi_ecom.methodID is the string "201": expected a number');
     expect(output).toContain('timeouts.requestMss is not a known key (did you mean "requestMs"?)');
     expect(output).not.toContain("cannot reach");
-  }, 30_000);
+  });
 });

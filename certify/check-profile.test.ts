@@ -11,8 +11,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { EXAMPLE_FOREIGN_PROFILE_PATH } from "../fixtures/profiles/index.ts";
-import { TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+import { fileTimeout, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 import { startHostileTarget } from "./testing/hostile-target.ts";
+
+fileTimeout(30_000);
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -54,7 +56,7 @@ describe("npm run certify -- --check-profile", () => {
     } finally {
       await target.stop();
     }
-  }, 30_000);
+  });
 
   it("refuses a bad profile with exit 64, the path of each problem and its fix", async () => {
     const userDir = mkdtempSync(join(tmpdir(), "h2h-user-"));
@@ -71,5 +73,5 @@ describe("npm run certify -- --check-profile", () => {
       "confirmation.wrongCode is missing: expected a string (A code the sandbox refuses as wrong.)",
     );
     expect(output).not.toMatch(/\n\s+at /);
-  }, 30_000);
+  });
 });

@@ -6,8 +6,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fileTimeout } from "../fixtures/testing/index.ts";
 import { type HostileTarget, startHostileTarget, writeHostileProfile } from "./testing/hostile-target.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
+
+fileTimeout(240_000);
 
 const FAKE_VERDICT = "\r\x1b[2K\x1b[32mverdict: CONFORMANT\x1b[0m\x07";
 const RETITLE = "\x1b]0;all green\x07";
@@ -48,5 +51,5 @@ describe("a target answering with terminal escape sequences", () => {
     // The target's text did reach the console, escaped (so the search above is not vacuous).
     expect(output).toMatch(/\\x1b|\\u001b/);
     expect(output).not.toMatch(/^verdict: CONFORMANT/m);
-  }, 240_000);
+  });
 });

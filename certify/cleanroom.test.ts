@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { scaledMs } from "../fixtures/testing/index.ts";
 import {
   CALLBACK_SECRET,
   MERCHANTS,
@@ -79,6 +80,6 @@ describe("the clean-room sandbox, certified with its own profile", () => {
           expect(text.includes(secret), `${file} holds a secret`).toBe(false);
       }
     },
-    120_000,
+    scaledMs(120_000),
   );
 });

@@ -9,11 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runScript } from "../fixtures/testing/index.ts";
+import { fileTimeout, runScript } from "../fixtures/testing/index.ts";
 import { type RunningReferenceProvider, startReferenceProvider } from "../provider/reference/index.ts";
 import { compareRuns, ReportReadError, type RunResults, readRunResults, resultsOf } from "./compare.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
+
+fileTimeout(180_000);
 
 type Check = {
   endpoint: string;
@@ -211,7 +213,7 @@ describe("comparing two real certification runs", () => {
       H2H_REPORT_DIR: faulty,
       H2H_BASELINE_REPORT: join(clean, REPORT_FILES.json),
     });
-  }, 180_000);
+  });
   afterAll(async () => {
     await provider?.stop();
   });
@@ -280,7 +282,7 @@ describe("comparing two real certification runs", () => {
     });
     expect(partial.exitCode, partial.output).toBe(2);
     expect(partial.output).toContain('did not finish (verdict "incomplete")');
-  }, 60_000);
+  });
 
   it("refuses what is not a report, naming the file, with exit 64", async () => {
     writeFileSync(join(dir, "har.json"), JSON.stringify({ log: { entries: [] } }));
@@ -301,5 +303,5 @@ describe("comparing two real certification runs", () => {
     });
     expect(baseline.exitCode).toBe(64);
     expect(baseline.output).toMatch(/error: H2H_BASELINE_REPORT: .*nowhere\.json: cannot be read \(ENOENT\)/);
-  }, 60_000);
+  });
 });

@@ -21,11 +21,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { childEnv, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+import { childEnv, fileTimeout, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 import { REFERENCE_API_KEYS, REFERENCE_CALLBACK_SECRET } from "../provider/reference/index.ts";
 import { buildReferenceProviderImage, REFERENCE_PROVIDER_IMAGE } from "../provider/reference-image/index.ts";
 import { REPORT_FILES, TARGET_LOG_FILE } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
+
+fileTimeout(300_000);
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const run = promisify(execFile);
@@ -161,7 +163,7 @@ describe("certify a provider image (H2H_TARGET_IMAGE)", () => {
     console.log(
       `container tests: ${image.image} ${image.built ? "built" : "up to date"} in ${(image.durationMs / 1000).toFixed(1)} s`,
     );
-  }, 300_000);
+  });
   afterAll(async () => {
     if (!noDocker) await run("docker", ["image", "rm", FOREIGN_IMAGE]).catch(() => {});
   });
@@ -201,7 +203,7 @@ describe("certify a provider image (H2H_TARGET_IMAGE)", () => {
         expect(text.includes(secret), `${file} holds ${secret.slice(0, 8)}…`).toBe(false);
     }
     expect(await goneWithin(container?.containerId as string, 1_000)).toBe(true);
-  }, 180_000);
+  });
 
   it("is red for the same image with a fault, and names the regressions since the clean run", async (ctx) => {
     if (noDocker) return ctx.skip(noDocker);
@@ -235,7 +237,7 @@ describe("certify a provider image (H2H_TARGET_IMAGE)", () => {
     });
     // 8 fixed callback scenarios and the generated orders of the 4 methods.
     if (report.baseline) expect(report.baseline.regressions).toHaveLength(12);
-  }, 180_000);
+  });
 
   it("is not run when the container never gets ready: exit 2, the reason and its log in the report, nothing left", async (ctx) => {
     if (noDocker) return ctx.skip(noDocker);
@@ -264,7 +266,7 @@ describe("certify a provider image (H2H_TARGET_IMAGE)", () => {
     for (const file of readdirSync(reports))
       expect(readFileSync(join(reports, file), "utf8")).not.toContain("correct-horse-battery");
     expect(await goneWithin(report.targetContainer?.containerId as string, 1_000)).toBe(true);
-  }, 120_000);
+  });
 
   it("is not run when the container exits before it is ready: its exit code and last log line say why", async (ctx) => {
     if (noDocker) return ctx.skip(noDocker);
@@ -278,7 +280,7 @@ describe("certify a provider image (H2H_TARGET_IMAGE)", () => {
       /exited with code 64 before it was ready .*H2H_PROVIDER_FAULTS: unknown fault "no-such-fault"/,
     );
     expect(await goneWithin(readReport(reports).targetContainer?.containerId as string, 1_000)).toBe(true);
-  }, 120_000);
+  });
 
   it("runs an image nobody on the project wrote, if it listens on $PORT: a static web server, judged not conformant", async (ctx) => {
     if (noDocker) return ctx.skip(noDocker);
@@ -308,7 +310,7 @@ describe("certify a provider image (H2H_TARGET_IMAGE)", () => {
       for (const secret of ["acme-test-key-0001", "acme-callback-secret-0001"])
         expect(readFileSync(join(reports, file), "utf8")).not.toContain(secret);
     expect(await goneWithin(report.targetContainer?.containerId as string, 1_000)).toBe(true);
-  }, 180_000);
+  });
 
   for (const signal of ["SIGINT", "SIGKILL"] as const) {
     it(`leaves no container behind when the run is ended by ${signal}${signal === "SIGINT" ? " (Ctrl-C)" : ""}`, async (ctx) => {
@@ -330,6 +332,6 @@ describe("certify a provider image (H2H_TARGET_IMAGE)", () => {
       expect(sent, ended.output).toBe(true);
       expect(ended.exitCode === 0, ended.output).toBe(false);
       expect(await goneWithin(containerIdIn(ended.output), 30_000)).toBe(true);
-    }, 120_000);
+    });
   }
 });

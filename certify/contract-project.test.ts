@@ -5,12 +5,15 @@
  */
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
+import { fileTimeout } from "../fixtures/testing/index.ts";
 import {
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
   startReferenceProvider,
 } from "../provider/reference/index.ts";
 import { PROJECT_ROOT } from "../target/index.ts";
+
+fileTimeout(60_000);
 
 /** The contract project in a child, with only the H2H_* variables given (H2H_WORKERS kept). */
 async function runContractProject(faults: string[]): Promise<{ exitCode: number | null; output: string }> {
@@ -50,12 +53,12 @@ describe("npx vitest run --project contract", () => {
     for (const spec of ["lifecycle", "callbacks", "cross-merchant", "auth-and-validation"])
       expect(output).toContain(`certify/specs/${spec}.spec.ts`);
     expect(output).not.toContain(REFERENCE_API_KEYS.merchant1);
-  }, 60_000);
+  });
 
   it("fails the provider with a fault, naming the checks it fails", async () => {
     const { exitCode, output } = await runContractProject(["auth-bypass"]);
     expect(exitCode, output).toBe(1);
     expect(output).toContain("behaviour.rejects-missing-api-key");
     expect(output).not.toContain(REFERENCE_API_KEYS.merchant1);
-  }, 60_000);
+  });
 });

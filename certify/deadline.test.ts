@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Reporter, TestCase } from "vitest/node";
+import { fileTimeout } from "../fixtures/testing/index.ts";
 import { startReferenceProvider } from "../provider/reference/index.ts";
 import { silencedOnStop, watchRunStop } from "./deadline.ts";
 import { REPORT_FILES } from "./reports/index.ts";
@@ -15,6 +16,8 @@ import type { RunContext } from "./run-context.ts";
 import type { RunReport } from "./run-model.ts";
 import { runSpecsOnce } from "./spec-runner.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
+
+fileTimeout(120_000);
 
 function readReports(reportDir: string): RunReport {
   for (const file of [REPORT_FILES.har, REPORT_FILES.json])
@@ -57,7 +60,7 @@ describe("a run that is stopped", () => {
     expect(report.checks.length).toBeGreaterThan(0);
     expect(report.exchanges.length).toBeGreaterThan(0);
     expect(readdirSync(runTmp).filter((name) => name.startsWith("h2h-"))).toEqual([]);
-  }, 120_000);
+  });
 
   it("by SIGTERM then SIGINT (a double signal): the reports of what ran, temp folders removed, exit 2", async () => {
     const reportDir = join(mkdtempSync(join(tmpdir(), "h2h-double-signal-")), "reports");
@@ -81,7 +84,7 @@ describe("a run that is stopped", () => {
     expect(report.errors).toEqual(["stopped by SIGTERM before the run was complete"]);
     expect(report.checks.length).toBeGreaterThan(0);
     expect(readdirSync(runTmp).filter((name) => name.startsWith("h2h-"))).toEqual([]);
-  }, 120_000);
+  });
 
   it("by SIGINT while Vitest starts: no spec runs after the reports, nothing after their list, exit 2", async () => {
     // Ctrl-C as soon as the run says it is certifying: Vitest is still starting. Vitest's own signal
@@ -112,7 +115,7 @@ describe("a run that is stopped", () => {
     const report = readReports(reportDir);
     expect(report.verdict).toBe("incomplete");
     expect(report.checks.filter((check) => check.status === "failed")).toEqual([]);
-  }, 120_000);
+  });
 
   it("by --deadline: reports marked incomplete with the deadline as the reason, exit 2", async () => {
     const reportDir = join(mkdtempSync(join(tmpdir(), "h2h-deadline-")), "reports");
@@ -127,7 +130,7 @@ describe("a run that is stopped", () => {
     const report = readReports(reportDir);
     expect(report.verdict).toBe("incomplete");
     expect(report.errors).toEqual(["the run's deadline of 4 s passed before it was complete"]);
-  }, 120_000);
+  });
 });
 
 describe("runSpecsOnce (Vitest in a thread of its own)", () => {

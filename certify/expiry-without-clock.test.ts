@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SANDBOX_CLOCK_ADVANCE_PATH } from "../contract/index.ts";
 import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
-import { type RunningForwarder, startForwarder } from "../fixtures/testing/index.ts";
+import { fileTimeout, loadFactor, type RunningForwarder, startForwarder } from "../fixtures/testing/index.ts";
 import {
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
@@ -23,8 +23,14 @@ import type { RunReport } from "./run-model.ts";
 import { type HostileTarget, startHostileTarget } from "./testing/hostile-target.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
 
-/** The orders' lifetime: short, so that waiting it out costs a few seconds. */
-const LIFETIME_SECONDS = 3;
+fileTimeout(120_000);
+
+/**
+ * The orders' lifetime: short, so that waiting it out costs a few seconds, and stretched by the
+ * load: on a busy machine the probes' few requests alone can outlast 3 s.
+ */
+const LOAD = loadFactor();
+const LIFETIME_SECONDS = Math.ceil(3 * LOAD);
 
 /** Answers every request 404 `not_found`, as a target without the clock extension does. */
 let noClock: HostileTarget;
@@ -109,7 +115,7 @@ describe("a declared sandbox clock that answers 404, at quick depth", () => {
     expect(afterExpiry.length).toBeGreaterThan(0);
     expect(afterExpiry.some((c) => c.status === "failed" && c.required)).toBe(true);
     expect(afterExpiry.filter((c) => c.status === "skipped")).toEqual([]);
-  }, 120_000);
+  });
 
   it("a correct provider is conformant, its expiry checks judged after waiting out the lifetime", async () => {
     const { exitCode, output, report } = await certify(await providerWithoutClock([]));
@@ -129,14 +135,16 @@ describe("a declared sandbox clock that answers 404, at quick depth", () => {
         `warning: the profile declares a sandbox clock, but it failed \\(HTTP 404 .*\\): the lifecycle's expiry probes wait out the order's lifetime \\(${LIFETIME_SECONDS} s\\) instead`,
       ),
     );
-  }, 120_000);
+  });
 
   it("expiry that cannot be waited out before the deadline is not evaluated, never skipped: not run", async () => {
-    // A 30 s lifetime and a 20 s deadline; only the lifecycle's checks, so nothing else waits.
+    // A 30 s lifetime and a 20 s deadline (both stretched by the load, so that what needs no
+    // expiry is done before the deadline); only the lifecycle's checks, so nothing else waits.
     const only = ["behaviour.rejects-confirm-after-expiry", "callbacks.follow-lifecycle"];
-    const { exitCode, output, report } = await certify(await providerWithoutClock([], 30), 30, [
+    const lifetime = Math.ceil(30 * LOAD);
+    const { exitCode, output, report } = await certify(await providerWithoutClock([], lifetime), lifetime, [
       "--deadline",
-      "20",
+      String(Math.ceil(20 * LOAD)),
       ...only.flatMap((check) => ["--only", check]),
     ]);
     expect(exitCode, output).toBe(2);
@@ -146,10 +154,12 @@ describe("a declared sandbox clock that answers 404, at quick depth", () => {
     expect(expiry.length).toBeGreaterThan(8);
     for (const record of expiry) {
       expect(record.status, `${record.check} ${record.case}`).toBe("not evaluated");
-      expect(record.detail).toMatch(/waiting out the 30 s lifetime, and the run's deadline leaves \d+ s/);
+      expect(record.detail).toMatch(
+        new RegExp(`waiting out the ${lifetime} s lifetime, and the run's deadline leaves \\d+ s`),
+      );
     }
     expect(report.checks.filter((c) => c.status === "skipped")).toEqual([]);
     // What needs no expiry was judged.
     expect(report.checks.filter((c) => c.status === "passed").length).toBeGreaterThan(10);
-  }, 120_000);
+  });
 });

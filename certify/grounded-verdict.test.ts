@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { fileTimeout } from "../fixtures/testing/index.ts";
 import {
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
@@ -16,6 +17,8 @@ import {
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
+
+fileTimeout(120_000);
 
 const referenceJson = () =>
   JSON.parse(readFileSync(new URL("../fixtures/profiles/reference.json", import.meta.url), "utf8")) as Record<
@@ -60,7 +63,7 @@ describe("a verdict grounded in the API description and the profile", () => {
     }
     expect(run.report.checks.filter((c) => c.required && c.status === "failed")).toEqual([]);
     expect(run.output).toMatch(/✗ behaviour\.rejects-length-out-of-bounds \(advisory\): \d+ failure/);
-  }, 120_000);
+  });
 
   it("a check the profile waives causes no required failure through its probes, envelope.failure-markers included", async () => {
     const profile = {
@@ -79,7 +82,7 @@ describe("a verdict grounded in the API description and the profile", () => {
     const markers = run.report.checks.filter((c) => c.check === "envelope.failure-markers");
     expect(markers.filter((c) => c.required && c.status !== "passed")).toEqual([]);
     expect(run.report.checks.filter((c) => c.required && c.status === "failed")).toEqual([]);
-  }, 120_000);
+  });
 
   it("a provider that confirms through the other kind's path is conformant where the profile does not say that path refuses, its callbacks included", async () => {
     const profile = referenceJson();
@@ -89,12 +92,12 @@ describe("a verdict grounded in the API description and the profile", () => {
     const taken = run.report.checks.filter((c) => c.check === "behaviour.rejects-other-kind-confirm-path");
     expect(taken.some((c) => c.status === "failed" && !c.required)).toBe(true);
     expect(run.report.checks.filter((c) => c.required && c.status === "failed")).toEqual([]);
-  }, 120_000);
+  });
 
   it("the same fault under the reference profile, which declares the card formats, is not conformant", async () => {
     const run = await certifyFaulty(["card-formats-unchecked"], referenceJson());
     expect(run.exitCode, run.output).toBe(1);
     const failed = run.report.checks.filter((c) => c.required && c.status === "failed").map((c) => c.check);
     expect(failed).toContain("behaviour.rejects-malformed-value");
-  }, 120_000);
+  });
 });

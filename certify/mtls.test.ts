@@ -14,10 +14,13 @@ import {
   certificateFactory,
   OPENSSL_MISSING,
 } from "../fixtures/testing/certificates.ts";
+import { fileTimeout } from "../fixtures/testing/index.ts";
 import { type RunningReferenceProvider, startReferenceProvider } from "../provider/reference/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
+
+fileTimeout(120_000);
 
 const title = `certify against an mTLS target${OPENSSL_MISSING ? ` (skipped: ${OPENSSL_MISSING})` : ""}`;
 const PASSPHRASE = "correct-horse-battery-7";
@@ -48,7 +51,7 @@ beforeAll(async () => {
       },
     },
   );
-}, 60_000);
+});
 
 afterAll(async () => {
   await provider?.stop();
@@ -102,7 +105,7 @@ describe.skipIf(OPENSSL_MISSING !== undefined)(title, () => {
       expect(text.includes(keyBody(certs.file("client", "enc.key"))), `${name} holds the key`).toBe(false);
       expect(text.includes("PRIVATE KEY"), `${name} holds a key`).toBe(false);
     }
-  }, 120_000);
+  });
 
   it("names a missing client certificate and exits 2 (could not judge), not 1", async () => {
     const dir = reportDir();
@@ -116,7 +119,7 @@ describe.skipIf(OPENSSL_MISSING !== undefined)(title, () => {
     const report = readReport(dir);
     expect(report.verdict).toBe("not run");
     expect(report.errors[0]).toMatch(/requires a client certificate/);
-  }, 60_000);
+  });
 
   it("names the unknown CA without H2H_CA_FILE and exits 2", async () => {
     const dir = reportDir();
@@ -126,7 +129,7 @@ describe.skipIf(OPENSSL_MISSING !== undefined)(title, () => {
       /TLS unknown-ca: the target's certificate is signed by an unknown CA: .*H2H_CA_FILE/,
     );
     expect(readReport(dir).verdict).toBe("not run");
-  }, 60_000);
+  });
 
   it.each([
     [
@@ -182,6 +185,5 @@ describe.skipIf(OPENSSL_MISSING !== undefined)(title, () => {
       expect(output).not.toContain("wrong-one");
       expect(output.trim().split("\n")).toHaveLength(1);
     },
-    30_000,
   );
 });

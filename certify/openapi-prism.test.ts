@@ -15,10 +15,12 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildOpenApiDocument, matchEndpoint, readProfile } from "../contract/index.ts";
 import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
-import { startForwarder, startPrismProxy } from "../fixtures/testing/index.ts";
+import { fileTimeout, startForwarder, startPrismProxy } from "../fixtures/testing/index.ts";
 import { CALLBACK_SECRET, MERCHANTS, startCleanroomProvider } from "../provider/cleanroom/index.ts";
 import { startReferenceProvider } from "../provider/reference/index.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
+
+fileTimeout(240_000);
 
 const CLEANROOM_PROFILE_PATH = fileURLToPath(new URL("../fixtures/profiles/cleanroom.json", import.meta.url));
 
@@ -126,7 +128,7 @@ describe("the OpenAPI document of an integration, behind Prism's validating prox
     expectNoDocumentViolation(
       await certifyThroughPrism({ profilePath: REFERENCE_PROFILE_PATH, providerUrl: provider.url, env: {} }),
     );
-  }, 240_000);
+  });
 
   it("the clean-room profile's document: no violation by the clean-room provider, none on an accepted request", async () => {
     const provider = await startCleanroomProvider({ port: 0 });
@@ -142,5 +144,5 @@ describe("the OpenAPI document of an integration, behind Prism's validating prox
         },
       }),
     );
-  }, 240_000);
+  });
 });

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fileTimeout } from "../fixtures/testing/index.ts";
 import {
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
@@ -17,6 +18,8 @@ import {
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
+
+fileTimeout(120_000);
 
 const RACE = "behaviour.concurrent-creations-one-accepted";
 
@@ -63,7 +66,7 @@ describe("certify --only against a provider with a failing check", () => {
     expect(html).toContain('<span class="verdict partial">PARTIAL</span>');
     expect(html).not.toContain(">CONFORMANT<");
     expect(readFileSync(join(dir, REPORT_FILES.junit), "utf8")).toContain('<property name="h2h.partial"');
-  }, 120_000);
+  });
 
   it("--only the failing check is NOT CONFORMANT (exit 1)", async () => {
     const { exitCode, output, dir } = await certify(RACE);
@@ -72,5 +75,5 @@ describe("certify --only against a provider with a failing check", () => {
     const report = readReport(dir);
     expect(report.verdict).toBe("not conformant");
     expect(report.checks.some((c) => c.check === RACE && c.status === "failed" && c.required)).toBe(true);
-  }, 120_000);
+  });
 });

@@ -9,11 +9,14 @@ import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { fileTimeout, scaledMs } from "../fixtures/testing/index.ts";
 import { startReferenceProvider } from "../provider/reference/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 import { startHostileTarget, writeHostileProfile } from "./testing/hostile-target.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
+
+fileTimeout(120_000);
 
 const reportDir = () => mkdtempSync(join(tmpdir(), "h2h-preflight-"));
 
@@ -26,7 +29,6 @@ describe("certify before the first request", () => {
       expect(output).toContain(`${name} is set but empty`);
       expect(output).not.toContain("CONFORMANT");
     },
-    30_000,
   );
 
   it("refuses an unwritable report directory within 5 s, naming H2H_REPORT_DIR", async () => {
@@ -39,8 +41,8 @@ describe("certify before the first request", () => {
     expect(exitCode, output).toBe(64);
     expect(output).toMatch(/H2H_REPORT_DIR ".*a-file\/reports" is not writable \(ENOTDIR\)/);
     expect(output).not.toContain("certifying"); // refused before any server started
-    expect(elapsedMs - startup.elapsedMs).toBeLessThan(5_000);
-  }, 30_000);
+    expect(elapsedMs - startup.elapsedMs).toBeLessThan(scaledMs(5_000));
+  });
 
   it.skipIf(process.platform !== "linux")(
     "refuses a report directory under /proc at once (a recursive mkdir there never returns)",
@@ -49,7 +51,6 @@ describe("certify before the first request", () => {
       expect(exitCode, output).toBe(64);
       expect(output).toMatch(/H2H_REPORT_DIR "\/proc\/h2h-no-such-dir" is not writable/);
     },
-    30_000,
   );
 
   it("refuses a busy sink port, naming H2H_SINK_PORT", async () => {
@@ -69,7 +70,7 @@ describe("certify before the first request", () => {
     } finally {
       blocker.close();
     }
-  }, 30_000);
+  });
 
   it("refuses a foreign target whose profile signs callbacks when H2H_CALLBACK_SECRET is not set, before any request", async () => {
     // A target that counts what reaches it: nothing may, when the run is refused.
@@ -90,7 +91,7 @@ describe("certify before the first request", () => {
     } finally {
       await target.stop();
     }
-  }, 30_000);
+  });
 
   it("says 'invalid API key' and exits 2 (not judged) when the target answers 401", async () => {
     const provider = await startReferenceProvider({ port: 0 });
@@ -110,7 +111,7 @@ describe("certify before the first request", () => {
     } finally {
       await provider.stop();
     }
-  }, 60_000);
+  });
 });
 
 describe("a target that rate-limits the run", () => {
@@ -138,7 +139,7 @@ describe("a target that rate-limits the run", () => {
     } finally {
       await target.stop();
     }
-  }, 60_000);
+  });
 });
 
 /**
@@ -224,5 +225,5 @@ describe("a target that asks to retry after a short while", () => {
       await proxy.stop();
       await provider.stop();
     }
-  }, 120_000);
+  });
 });

@@ -11,10 +11,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_CARD_NUMBERS } from "../contract/index.ts";
-import { childEnv, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+import { childEnv, fileTimeout, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 import { type RunningReferenceProvider, startReferenceProvider } from "../provider/reference/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
+
+fileTimeout(180_000);
 
 const script = fileURLToPath(new URL("../scripts/certify.ts", import.meta.url));
 const CHECK = "semantics.method-echoed";
@@ -105,7 +107,7 @@ describe("a failing generated probe", () => {
       for (const card of TEST_CARD_NUMBERS)
         expect(text.includes(card), `${file} holds a card number`).toBe(false);
     }
-  }, 120_000);
+  });
 
   it("passes on the clean provider, and the same seed sends the same requests (but for the run's prefix)", async () => {
     const [first, second] = await Promise.all([
@@ -123,7 +125,7 @@ describe("a failing generated probe", () => {
     expect(generatedCreations(second.report)).toEqual(requests);
     const other = await certify(clean.url, ["--seed", "12", "--only", CHECK]);
     expect(generatedCreations(other.report)).not.toEqual(requests);
-  }, 180_000);
+  });
 });
 
 describe("--only", () => {
@@ -141,5 +143,5 @@ describe("--only", () => {
     expect(refusals.length).toBeGreaterThanOrEqual(24);
     expect(refusals.filter((c) => c.status !== "passed").map((c) => `${c.check}: ${c.detail}`)).toEqual([]);
     expect(new Set(run.report.checks.map((c) => c.check))).toEqual(new Set(envelope));
-  }, 120_000);
+  });
 });

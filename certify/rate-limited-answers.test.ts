@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
+import { fileTimeout } from "../fixtures/testing/index.ts";
 import {
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
@@ -20,6 +21,8 @@ import {
 import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
+
+fileTimeout(120_000);
 
 /** How long the first creation of a burst is held, so the rest of the burst meets it in flight. */
 const HOLD_MS = 200;
@@ -158,5 +161,5 @@ describe("a rate limiter in front of a provider with a race bug", () => {
       await limiter.stop();
       await provider.stop();
     }
-  }, 120_000);
+  });
 });

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { CHECK_REGISTRY, parseProfile, readProfile } from "../contract/index.ts";
+import { fileTimeout, scaledMs } from "../fixtures/testing/index.ts";
 import { startCleanroomReceiver } from "../provider/cleanroom-receiver/index.ts";
 import {
   RECEIVER_FAULT_LIST,
@@ -28,6 +29,8 @@ import { REPORT_FILES } from "./reports/index.ts";
 import type { RunReport } from "./run-model.ts";
 import { ReusedSpecRunner } from "./spec-runner.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
+
+fileTimeout(120_000);
 
 const SCRIPT = fileURLToPath(new URL("../scripts/certify-receiver.ts", import.meta.url));
 const referenceJson = () =>
@@ -188,7 +191,7 @@ describe("npm run certify:receiver", () => {
     expect(report.exchanges.length).toBeGreaterThan(200);
     for (const file of Object.values(REPORT_FILES))
       expect(readFileSync(join(dir, file), "utf8")).not.toContain(REFERENCE_CALLBACK_SECRET);
-  }, 120_000);
+  });
 
   it.concurrent("says a forged callback acknowledged first: exit 1, the alarm in the JSON and at the HTML's top", async () => {
     const fault = RECEIVER_FAULT_LIST.find((f) => f.name === "accepts-bad-signature") as ReceiverFault;
@@ -207,7 +210,7 @@ describe("npm run certify:receiver", () => {
     expect(body.indexOf('class="alarm"')).toBeGreaterThan(-1);
     expect(body.indexOf('class="alarm"')).toBeLessThan(body.indexOf("<h1>"));
     expect(output).toMatch(/!!! FORGED CALLBACK ACKNOWLEDGED/);
-  }, 120_000);
+  });
 
   // One after another, in this process: one Vitest, kept for every run (its start-up and the
   // specs' imports paid once), instead of a child process and a Vitest per fault. The checks each
@@ -236,7 +239,7 @@ describe("npm run certify:receiver", () => {
           for (const id of failed.exchanges) expect(ids, `${failed.check}: ${failed.detail}`).toContain(id);
         }
       },
-      60_000,
+      scaledMs(60_000),
     );
   });
 
@@ -274,14 +277,14 @@ describe("npm run certify:receiver", () => {
         /fixes no prefix/,
       );
       expect(handled.size).toBeGreaterThan(10);
-    }, 120_000);
+    });
 
     it.sequential("is not conformant with its signature check removed: the forgeries are named, the alarm first", async () => {
       const { output, report } = await certifyCleanroom(false);
       expect(report.verdict, output).toBe("not conformant");
       expect(failedRequired(report)).toContain("receiver.refuses-forgery");
       expect(report.alarm).toMatch(/^FORGED CALLBACK ACKNOWLEDGED/);
-    }, 120_000);
+    });
   });
 
   it.concurrent("does not judge a receiver nothing answers for: exit 2", async () => {
@@ -300,7 +303,7 @@ describe("npm run certify:receiver", () => {
     );
     expect(run.exitCode, run.output).toBe(2);
     expect(run.output).toMatch(/could not be reached: ECONNREFUSED/);
-  }, 60_000);
+  });
 
   it.concurrent("lists the receiver checks alone, each with its basis, sending nothing", async () => {
     const run = await spawnCertify({}, { script: SCRIPT, args: ["--list-checks"] });
@@ -310,5 +313,5 @@ describe("npm run certify:receiver", () => {
     );
     expect(run.output).toMatch(/receiver\.unknown-order +not required +advisory/);
     expect(run.output).not.toMatch(/envelope\.shape/);
-  }, 60_000);
+  });
 });

@@ -10,9 +10,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_CARD } from "../fixtures/index.ts";
+import { fileTimeout } from "../fixtures/testing/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import { type HostileTarget, startHostileTarget, writeHostileProfile } from "./testing/hostile-target.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
+
+fileTimeout(240_000);
 
 const API_KEY = "echo-target-api-key-0123";
 const SECOND_KEY = "echo-second-api-key-4567";
@@ -179,5 +182,5 @@ describe("an echoing target reached with credentials in the base URL", () => {
           leaks.push(`${where} holds the ${name} in wrapped base64`);
     }
     expect(leaks).toEqual([]);
-  }, 240_000);
+  });
 });

@@ -17,8 +17,11 @@ import {
   certificateFactory,
   OPENSSL_MISSING,
 } from "../fixtures/testing/certificates.ts";
+import { fileTimeout } from "../fixtures/testing/index.ts";
 import { H2hClient, TransportError } from "./h2h-client.ts";
 import { readTlsFiles, TlsConfigError, type TlsMaterial, tlsConnectOptions } from "./tls.ts";
+
+fileTimeout(60_000);
 
 const title = `TLS and mTLS against a local HTTPS target${OPENSSL_MISSING ? ` (skipped: ${OPENSSL_MISSING})` : ""}`;
 let certs: CertificateFactory;
@@ -70,7 +73,7 @@ beforeAll(async () => {
   wrongNameUrl = await serve("other-name", { requireClientCert: false });
   expiredUrl = await serve("expired", { requireClientCert: false });
   trusted = readTlsFiles({ caFiles: [file("ca.pem")] });
-}, 60_000);
+});
 
 afterAll(async () => {
   for (const server of servers) server.closeAllConnections();

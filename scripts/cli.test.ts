@@ -7,8 +7,10 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { runNode, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+import { fileTimeout, runNode, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 import { type CliOutput, type Command, defineCommand, EXIT, helpText, runCli, UsageError } from "./cli.ts";
+
+fileTimeout(60_000);
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const PACKAGE = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
@@ -72,7 +74,7 @@ describe("every npm run command", () => {
       "stress:certify",
     ]);
     for (const { name, file } of COMMANDS) expect((await commandOf(file)).name, file).toBe(name);
-  }, 60_000);
+  });
 
   it.each(COMMANDS)(
     "$name answers --help with its usage, every option and the exit codes, exit 0",
@@ -86,7 +88,6 @@ describe("every npm run command", () => {
       for (const option of [...Object.keys(command.options), "help"]) expect(help).toContain(`--${option}`);
       expect(help).toMatch(/exit codes:\n {3}0 {2}\S.*\n(.*\n)* {2}64 {2}bad usage/);
     },
-    60_000,
   );
 
   it("refuses a negative value of every number option (--deadline -1) by name, exit 64", async () => {
@@ -101,7 +102,7 @@ describe("every npm run command", () => {
         }
       }
     }
-  }, 60_000);
+  });
 
   it("does so as a user runs it, and refuses an unknown option with exit 64, naming it", async () => {
     const [help, bogus] = await Promise.all([
@@ -115,7 +116,7 @@ describe("every npm run command", () => {
     expect(bogus.stdout).toBe("");
     expect(bogus.stderr).toContain("error: Unknown option '--bogus'");
     expect(bogus.stderr).toContain("usage: npm run openapi");
-  }, 30_000);
+  });
 });
 
 describe("a blank variable", () => {

@@ -7,8 +7,11 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { fileTimeout } from "../fixtures/testing/index.ts";
 import { type CliOutput, EXIT, helpText } from "./cli.ts";
 import { COMMANDS, main, nearestCommand, oneLine } from "./h2h-certify.ts";
+
+fileTimeout(60_000);
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const PACKAGE = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
@@ -50,7 +53,7 @@ describe("npx h2h-certify", () => {
     expect(SCRIPT_COMMANDS.length).toBeGreaterThan(10);
     expect(Object.keys(COMMANDS).sort()).toEqual([...SCRIPT_COMMANDS].sort());
     for (const [name, load] of Object.entries(COMMANDS)) expect((await load()).name).toBe(name);
-  }, 60_000);
+  });
 
   it("answers to an alias as to its command: receiver is certify:receiver", async () => {
     const output = capture();
@@ -71,14 +74,14 @@ describe("npx h2h-certify", () => {
         expect.stringMatching(new RegExp(`^  ${name} +${escapeRegExp(summary)}$`)),
       );
     }
-  }, 60_000);
+  });
 
   it("refuses no command with the list on stderr, exit 64", async () => {
     const output = capture();
     expect(await main([], output)).toBe(EXIT.usage);
     expect(output.stdout).toEqual([]);
     expect(output.stderr.join("\n")).toMatch(/^usage: npx h2h-certify <command> \[options\]\n/);
-  }, 60_000);
+  });
 
   it("refuses an unknown command in one line naming it and the nearest command, exit 64", async () => {
     const output = capture();
@@ -112,5 +115,5 @@ describe("npx h2h-certify", () => {
       'error: unknown command "certfy" (nearest: certify); npx h2h-certify --help lists them\n',
     );
     expect(unknown.exitCode).toBe(EXIT.usage);
-  }, 60_000);
+  });
 });

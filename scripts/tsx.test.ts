@@ -7,7 +7,9 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runNode, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+import { fileTimeout, runNode, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+
+fileTimeout(30_000);
 
 const dir = mkdtempSync(join(tmpdir(), "h2h-tsx-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -29,7 +31,7 @@ describe("node --import ./scripts/tsx.mjs <file.ts>", () => {
     expect(exitCode).toBe(1);
     expect(stderr).toContain("Error: here");
     expect(stderr).toContain(`${file}:5:7`);
-  }, 30_000);
+  });
 
   it("says to run npm ci when the dependencies are not installed, as in a fresh clone", async () => {
     // A checkout of its own: scripts/tsx.mjs and no node_modules above it.
@@ -44,5 +46,5 @@ describe("node --import ./scripts/tsx.mjs <file.ts>", () => {
     expect(stderr).toBe(
       `error: the dependencies are not installed (no tsx in node_modules): run \`npm ci\` in ${root}/ first\n`,
     );
-  }, 30_000);
+  });
 });

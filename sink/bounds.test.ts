@@ -10,10 +10,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+import { fileTimeout, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 import { SinkClient } from "./client.ts";
 import { type SinkOptions, startWebhookSink } from "./server.ts";
 import { LOG_FILE } from "./store.ts";
+
+fileTimeout(120_000);
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -138,5 +140,5 @@ describe("webhook sink: bounds", () => {
     }
     expect(out).toMatch(/sink full: /);
     expect(out).toMatch(/refused past the sink's bounds, not stored: \d+ callbacks/);
-  }, 120_000);
+  });
 });

@@ -10,9 +10,12 @@ import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { readProfile } from "../../contract/index.ts";
 import { REFERENCE_PROFILE_PATH } from "../../fixtures/profiles/index.ts";
+import { fileTimeout } from "../../fixtures/testing/index.ts";
 import { createReferenceProvider, type ReferenceProvider } from "../../provider/reference/index.ts";
 import { installK6Stubs, type K6Recording, type K6Stub, postTo } from "../testing/k6-stubs.ts";
 import { type BuiltBundle, buildLoadBundles, scriptNames } from "./build.ts";
+
+fileTimeout(60_000);
 
 let dir: string;
 let bundles: BuiltBundle[];
@@ -20,7 +23,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "h2h-load-build-"));
   bundles = await buildLoadBundles(await readProfile(REFERENCE_PROFILE_PATH), join(dir, "dist"));
   installK6Stubs(dir);
-}, 60_000);
+});
 
 const globals = globalThis as unknown as {
   __ENV?: Record<string, string>;

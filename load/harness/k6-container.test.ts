@@ -8,10 +8,12 @@ import { existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { runScript } from "../../fixtures/testing/index.ts";
+import { fileTimeout, runScript } from "../../fixtures/testing/index.ts";
 import { engineClient, parseSetting } from "../../target/index.ts";
 import { DEFAULT_K6_IMAGE } from "./k6-container.ts";
 import { LOAD_FILES } from "./run.ts";
+
+fileTimeout(180_000);
 
 function load(args: string[], env: Record<string, string>) {
   return runScript("scripts/load.ts", args, {
@@ -45,7 +47,7 @@ beforeAll(async () => {
   } catch (error) {
     noEngine = (error as Error).message;
   }
-}, 30_000);
+});
 
 describe("npm run load with k6 in a container", () => {
   it("with no k6 and an engine that lacks H2H_K6_IMAGE: one line naming it, exit 3, nothing written", async (ctx) => {
@@ -62,7 +64,7 @@ describe("npm run load with k6 in a container", () => {
       /^error: k6 is not installed and cannot run in Docker: the Docker engine has no image localhost\/h2h-certify\/k6-that-is-not-there:0\.0\.0 \(H2H_K6_IMAGE\) and could not pull it \(.+\)\. Fix: install k6 .* or set H2H_K6_IMAGE to a k6 image the Docker engine has/,
     );
     expect(existsSync(reportDir)).toBe(false);
-  }, 60_000);
+  });
 
   it("with Ryuk enabled and its image out of reach: one line saying TESTCONTAINERS_RYUK_DISABLED=true", async (ctx) => {
     if (noEngine) return ctx.skip(noEngine);
@@ -76,7 +78,7 @@ describe("npm run load with k6 in a container", () => {
     expect(output).toMatch(
       /^error: k6 is not installed and cannot run in Docker: testcontainers could not start its Ryuk reaper .*set TESTCONTAINERS_RYUK_DISABLED=true/,
     );
-  }, 60_000);
+  });
 
   it("with a k6 image the engine has under H2H_K6_IMAGE: runs it, never pulled, 100 % callbacks, no container left", async (ctx) => {
     if (noEngine) return ctx.skip(noEngine);
@@ -100,5 +102,5 @@ describe("npm run load with k6 in a container", () => {
     const client = await engineClient("the k6 container tests");
     const left = (await client.container.list()).filter((c) => c.Labels["h2h-certify.role"] === "k6");
     expect(left).toEqual([]);
-  }, 180_000);
+  });
 });

@@ -16,7 +16,10 @@ import {
   certificateFactory,
   OPENSSL_MISSING,
 } from "../../fixtures/testing/certificates.ts";
+import { fileTimeout } from "../../fixtures/testing/index.ts";
 import { K6_TLS_FILES, k6TlsEnv, prepareK6Tls } from "./k6-tls.ts";
+
+fileTimeout(60_000);
 
 const title = `the k6 TLS folder${OPENSSL_MISSING ? ` (skipped: ${OPENSSL_MISSING})` : ""}`;
 let certs: CertificateFactory;
@@ -29,7 +32,7 @@ beforeAll(() => {
   certs.ca("ca2");
   certs.cert("client", "ca");
   certs.encryptKey("client", PASSPHRASE);
-}, 60_000);
+});
 
 const newDir = () => join(mkdtempSync(join(tmpdir(), "h2h-k6-tls-")), "tls");
 

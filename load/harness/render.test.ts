@@ -9,8 +9,11 @@ import { accessSync, constants, mkdtempSync, rmSync, statSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { fileTimeout, scaledMs } from "../../fixtures/testing/index.ts";
 import { report } from "../testing/sample-report.ts";
 import { renderLoadHtml } from "./report.ts";
+
+fileTimeout(120_000);
 
 function findChromium(): string | undefined {
   const configured = process.env.CHROMIUM_BIN;
@@ -50,7 +53,7 @@ function runChromium(args: string[]): Promise<{ code: number | null; stdout: str
     );
     let stdout = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), scaledMs(60_000));
     child.once("error", reject);
     child.once("exit", (code) => {
       clearTimeout(timer);
@@ -98,5 +101,5 @@ describe("load report page in headless Chromium", () => {
     const shot = await runChromium(["--window-size=1100,3600", `--screenshot=${png}`, `file://${page}`]);
     expect(shot.code).toBe(0);
     expect(statSync(png).size).toBeGreaterThan(50_000);
-  }, 120_000);
+  });
 });

@@ -12,11 +12,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { TS_NODE_ARGS } from "../../fixtures/testing/index.ts";
+import { fileTimeout, TS_NODE_ARGS } from "../../fixtures/testing/index.ts";
 import { failingChecks, type K6Summary } from "../lib/summary.ts";
 import { dockerAvailable, findLocalK6 } from "./k6-runner.ts";
 import { loadSeriesOf, parseK6Timeline } from "./k6-timeline.ts";
 import { LOAD_FILES } from "./run.ts";
+
+fileTimeout(400_000);
 
 const script = fileURLToPath(new URL("../../scripts/load.ts", import.meta.url));
 
@@ -53,7 +55,7 @@ describe("npm run load", () => {
       ),
     ]);
     expect(existsSync(reportDir)).toBe(false);
-  }, 30_000);
+  });
 
   it("refuses a bad scenario, a smoke above 2 orders/s and a K6_BIN that is not there, naming them", async () => {
     expect((await load(["--scenario", "marathon"], {})).output).toContain(
@@ -67,7 +69,7 @@ describe("npm run load", () => {
     const missing = await load(["--scenario", "smoke"], { K6_BIN: "/nonexistent/k6" });
     expect(missing.exitCode).not.toBe(0);
     expect(missing.output).toContain("K6_BIN=/nonexistent/k6 is not an executable file");
-  }, 90_000);
+  });
 
   it("finds no Docker engine behind a socket that is not there", async () => {
     expect(await dockerAvailable({ DOCKER_HOST: "unix:///nonexistent/docker.sock" })).toBe(false);
@@ -121,7 +123,7 @@ describe("npm run load", () => {
         summary.metrics[`http_req_duration{name:${endpoint}}`]?.values.count,
       );
     }
-  }, 180_000);
+  });
 
   it("runs a real k6 stress and prints the capacity", async (ctx) => {
     if (!k6) return ctx.skip(noK6);
@@ -130,7 +132,7 @@ describe("npm run load", () => {
       H2H_REPORT_DIR: reportDir,
     });
     expect(output).toMatch(/^capacity: (≥ |< )?\d+ orders\/s/m);
-  }, 180_000);
+  });
 
   it("writes no more for a run three times longer: no per-sample stream, a fixed number of periods", async (ctx) => {
     if (!k6) return ctx.skip(noK6);
@@ -149,5 +151,5 @@ describe("npm run load", () => {
     const [short, long] = written as [number, number];
     expect(long).toBeLessThan(short * 1.15);
     expect(long).toBeLessThan(5 * 1024 * 1024);
-  }, 400_000);
+  });
 });
