@@ -4,20 +4,21 @@
  * The code is layered; a layer may use the layers below it, never one above, and never a sibling
  * in its own layer:
  *
- *   6  scripts/                    thin entry points of the npm scripts
- *   5  bench/                      benchmark harnesses behind npm run bench:*
- *   4  selftest/                   the mutation self-test: certify against the faulty providers
- *   3  certify/, load/             the certification run, its specs and reports;
+ *   7  scripts/                    thin entry points of the npm scripts
+ *   6  bench/                      benchmark harnesses behind npm run bench:*
+ *   5  selftest/                   the mutation self-test: certify against the faulty providers
+ *   4  certify/, load/             the certification run (engine/, specs/, reports/);
  *                                  k6 load scripts and their Node.js harness
- *   2  target/                     opening a target: run settings, a target container, sink, masker
- *   1  sink/, fixtures/,           the sink; test data and profiles; the reference provider, its
+ *   3  target/                     opening a target: run settings, a target container, sink, masker
+ *   2  sink/, fixtures/,           the sink; test data and profiles; the reference provider, its
  *      provider/                   container image and the clean-room provider
- *   0  contract/                   schemas, the names table, checks, HTTP client, recording, masking
+ *   1  contract/                   schemas, the names table, checks, HTTP client, recording
+ *   0  kit/                        loopback, markup, masking, terminal, TLS: nothing of the contract
  *
  * certify/ and load/ are siblings: each opens its target through target/, and neither uses the
  * other (load's tests included, see `no-certify-in-load-tests`).
  *
- * Within layer 1, fixtures/ holds several packages (test data, profiles, test helpers) and
+ * Within layer 2, fixtures/ holds several packages (test data, profiles, test helpers) and
  * provider/ one per provider (the reference provider, its container image, the clean-room
  * provider); the reference provider may read the test data and the profiles, and its image the
  * reference provider.
@@ -31,36 +32,38 @@
 
 /** Packages, from the bottom layer up. A package is a folder whose files others reach only via its entries. */
 const PACKAGES = [
-  { folder: "contract", layer: 0, entries: ["contract/index.ts", "contract/names.ts"] },
-  { folder: "sink", layer: 1, entries: ["sink/index.ts"] },
+  // Nothing of the contract: loopback, markup, masking, terminal, TLS, keep-alive bookkeeping.
+  { folder: "kit", layer: 0, entries: ["kit/index.ts"] },
+  { folder: "contract", layer: 1, entries: ["contract/index.ts", "contract/names.ts"] },
+  { folder: "sink", layer: 2, entries: ["sink/index.ts"] },
   // fixtures/ (its own files: payload builders, samples) and its sub-packages.
-  { folder: "fixtures", layer: 1, entries: ["fixtures/index.ts"], except: ["profiles", "testing"] },
-  { folder: "fixtures/profiles", layer: 1, entries: ["fixtures/profiles/index.ts"] },
+  { folder: "fixtures", layer: 2, entries: ["fixtures/index.ts"], except: ["profiles", "testing"] },
+  { folder: "fixtures/profiles", layer: 2, entries: ["fixtures/profiles/index.ts"] },
   // provider/ holds the providers the suite is tried on, a package each (no provider/index.ts).
-  { folder: "provider/reference", layer: 1, entries: ["provider/reference/index.ts"] },
+  { folder: "provider/reference", layer: 2, entries: ["provider/reference/index.ts"] },
   // The reference webhook receiver, the merchant's side (certify:receiver's default target).
-  { folder: "provider/receiver", layer: 1, entries: ["provider/receiver/index.ts"] },
+  { folder: "provider/receiver", layer: 2, entries: ["provider/receiver/index.ts"] },
   // A merchant's receiver written from docs/receiver.md alone: it may use no sibling at all.
-  { folder: "provider/cleanroom-receiver", layer: 1, entries: ["provider/cleanroom-receiver/index.ts"] },
+  { folder: "provider/cleanroom-receiver", layer: 2, entries: ["provider/cleanroom-receiver/index.ts"] },
   // A second provider, written apart from the suite: it may use no sibling at all.
-  { folder: "provider/cleanroom", layer: 1, entries: ["provider/cleanroom/index.ts"] },
+  { folder: "provider/cleanroom", layer: 2, entries: ["provider/cleanroom/index.ts"] },
   // The reference provider's container image (entry.ts is bundled into it, not imported).
   {
     folder: "provider/reference-image",
-    layer: 1,
+    layer: 2,
     entries: ["provider/reference-image/index.ts"],
   },
   // Test helpers: only tests use them, file by file.
-  { folder: "fixtures/testing", layer: 1, entries: "any" },
+  { folder: "fixtures/testing", layer: 2, entries: "any" },
   // What certify and load both need to open a target, so that neither needs the other.
-  { folder: "target", layer: 2, entries: ["target/index.ts"] },
-  { folder: "certify", layer: 3, entries: ["certify/index.ts"] },
+  { folder: "target", layer: 3, entries: ["target/index.ts"] },
+  { folder: "certify", layer: 4, entries: ["certify/index.ts"] },
   // load/testing/ (test doubles of k6 for load's own tests) is part of load.
-  { folder: "load", layer: 3, entries: ["load/index.ts"] },
+  { folder: "load", layer: 4, entries: ["load/index.ts"] },
   // The mutation self-test: certify's API against the reference provider's faults.
-  { folder: "selftest", layer: 4, entries: ["selftest/index.ts"] },
-  { folder: "bench", layer: 5, entries: ["bench/index.ts"] },
-  { folder: "scripts", layer: 6, entries: [] },
+  { folder: "selftest", layer: 5, entries: ["selftest/index.ts"] },
+  { folder: "bench", layer: 6, entries: ["bench/index.ts"] },
+  { folder: "scripts", layer: 7, entries: [] },
 ];
 
 /** The siblings (same layer) a package may use; any other sibling is off limits. */

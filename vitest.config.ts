@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
-import { contractProjectWorkers, SPEC_GLOB, SPEC_POOL } from "./certify/spec-pool.ts";
+import { contractProjectWorkers, SPEC_GLOB, SPEC_POOL } from "./certify/engine/spec-pool.ts";
 import { scaledMs } from "./fixtures/testing/load-allowance.ts";
 
 export default defineConfig({
@@ -50,9 +50,9 @@ export default defineConfig({
           // After the suite's files when both projects run: their worker counts differ.
           sequence: { groupOrder: 1 },
           // Opens the target, starts the sink and provides the run context, as certify does.
-          globalSetup: ["./certify/contract-project-setup.ts"],
+          globalSetup: ["./certify/engine/contract-project-setup.ts"],
           // The profile's test and hook timeouts, as certify gives them.
-          setupFiles: ["./certify/contract-project-timeouts.ts"],
+          setupFiles: ["./certify/engine/contract-project-timeouts.ts"],
         },
       },
     ],

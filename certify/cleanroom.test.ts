@@ -17,8 +17,8 @@ import {
   type RunningCleanroomProvider,
   startCleanroomProvider,
 } from "../provider/cleanroom/index.ts";
+import type { RunReport } from "./engine/run-model.ts";
 import { REPORT_FILES } from "./reports/index.ts";
-import type { RunReport } from "./run-model.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
 
 const PROFILE = fileURLToPath(new URL("../fixtures/profiles/cleanroom.json", import.meta.url));

@@ -11,9 +11,15 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileTimeout, runScript } from "../fixtures/testing/index.ts";
 import { type RunningReferenceProvider, startReferenceProvider } from "../provider/reference/index.ts";
-import { compareRuns, ReportReadError, type RunResults, readRunResults, resultsOf } from "./compare.ts";
+import type { RunReport } from "./engine/run-model.ts";
+import {
+  compareRuns,
+  ReportReadError,
+  type RunResults,
+  readRunResults,
+  resultsOf,
+} from "./reports/compare.ts";
 import { REPORT_FILES } from "./reports/index.ts";
-import type { RunReport } from "./run-model.ts";
 
 fileTimeout(180_000);
 

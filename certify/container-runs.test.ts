@@ -24,8 +24,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { childEnv, fileTimeout, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 import { REFERENCE_API_KEYS, REFERENCE_CALLBACK_SECRET } from "../provider/reference/index.ts";
 import { buildReferenceProviderImage, REFERENCE_PROVIDER_IMAGE } from "../provider/reference-image/index.ts";
+import type { RunReport } from "./engine/run-model.ts";
 import { REPORT_FILES, TARGET_LOG_FILE } from "./reports/index.ts";
-import type { RunReport } from "./run-model.ts";
 
 fileTimeout(300_000);
 

@@ -10,11 +10,11 @@ import { describe, expect, it } from "vitest";
 import type { Reporter, TestCase } from "vitest/node";
 import { fileTimeout } from "../fixtures/testing/index.ts";
 import { startReferenceProvider } from "../provider/reference/index.ts";
-import { silencedOnStop, watchRunStop } from "./deadline.ts";
+import { silencedOnStop, watchRunStop } from "./engine/deadline.ts";
+import type { RunContext } from "./engine/run-context.ts";
+import type { RunReport } from "./engine/run-model.ts";
+import { runSpecsOnce } from "./engine/spec-runner.ts";
 import { REPORT_FILES } from "./reports/index.ts";
-import type { RunContext } from "./run-context.ts";
-import type { RunReport } from "./run-model.ts";
-import { runSpecsOnce } from "./spec-runner.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
 
 fileTimeout(120_000);

@@ -4,7 +4,13 @@
  * the report kinds). Opening a target (settings, container, sink, masker) is target/'s. The contract specs (`specs/`) are not imported by anyone: Vitest runs them, and they
  * read their settings through the typed run context (`run-context.ts`).
  */
-export { checkProfile } from "./check-profile.ts";
+export { checkProfile } from "./engine/check-profile.ts";
+// The receiver battery: a merchant's webhook receiver, on the same engine.
+export { receiverCheckNames, runReceiverCertification } from "./engine/receiver-run.ts";
+export type { CheckRecord, RunReport, Verdict } from "./engine/run-model.ts";
+export { phasesOf, type RunTimings } from "./engine/run-timings.ts";
+export { type CertifyOptions, type CertifyResult, runCertification } from "./engine/runner.ts";
+export { ReusedSpecRunner } from "./engine/spec-runner.ts";
 // Run-to-run comparison (npm run compare, H2H_BASELINE_REPORT).
 export {
   byStart,
@@ -16,12 +22,6 @@ export {
   readRunResults,
   renderComparisonMarkdown,
   renderComparisonText,
-} from "./compare.ts";
-export { checksMarkdown, type ListedRule, listChecks, printListedChecks } from "./list-checks.ts";
-// The receiver battery: a merchant's webhook receiver, on the same engine.
-export { receiverCheckNames, runReceiverCertification } from "./receiver-run.ts";
+} from "./reports/compare.ts";
 export { REPORT_FILES, REPORT_KINDS, type ReportKind, TARGET_LOG_FILE } from "./reports/index.ts";
-export type { CheckRecord, RunReport, Verdict } from "./run-model.ts";
-export { phasesOf, type RunTimings } from "./run-timings.ts";
-export { type CertifyOptions, type CertifyResult, runCertification } from "./runner.ts";
-export { ReusedSpecRunner } from "./spec-runner.ts";
+export { checksMarkdown, type ListedRule, listChecks, printListedChecks } from "./reports/list-checks.ts";

@@ -18,8 +18,8 @@ import {
   type RunningReferenceProvider,
   startReferenceProvider,
 } from "../provider/reference/index.ts";
+import type { RunReport } from "./engine/run-model.ts";
 import { REPORT_FILES } from "./reports/index.ts";
-import type { RunReport } from "./run-model.ts";
 import { type HostileTarget, startHostileTarget } from "./testing/hostile-target.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
 

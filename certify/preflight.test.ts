@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fileTimeout, scaledMs } from "../fixtures/testing/index.ts";
 import { startReferenceProvider } from "../provider/reference/index.ts";
+import type { RunReport } from "./engine/run-model.ts";
 import { REPORT_FILES } from "./reports/index.ts";
-import type { RunReport } from "./run-model.ts";
 import { startHostileTarget, writeHostileProfile } from "./testing/hostile-target.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
 

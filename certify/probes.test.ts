@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_CARD_NUMBERS } from "../contract/index.ts";
 import { childEnv, fileTimeout, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 import { type RunningReferenceProvider, startReferenceProvider } from "../provider/reference/index.ts";
+import type { RunReport } from "./engine/run-model.ts";
 import { REPORT_FILES } from "./reports/index.ts";
-import type { RunReport } from "./run-model.ts";
 
 fileTimeout(180_000);
 

@@ -18,8 +18,8 @@ import {
   REFERENCE_CALLBACK_SECRET,
   startReferenceProvider,
 } from "../provider/reference/index.ts";
+import type { RunReport } from "./engine/run-model.ts";
 import { REPORT_FILES } from "./reports/index.ts";
-import type { RunReport } from "./run-model.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
 
 fileTimeout(120_000);

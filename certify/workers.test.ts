@@ -5,7 +5,7 @@
 import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
 import { parseSettings, SettingsError } from "../target/index.ts";
-import { MAX_WORKERS, workersOf } from "./spec-runner.ts";
+import { MAX_WORKERS, workersOf } from "./engine/spec-runner.ts";
 
 const settingsWith = (workers: string | undefined) =>
   parseSettings(workers === undefined ? {} : { H2H_WORKERS: workers }, { command: "certify", cwd: "/" });

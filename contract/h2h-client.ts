@@ -12,17 +12,18 @@
 import { pipeline, type Readable, Transform } from "node:stream";
 import * as zlib from "node:zlib";
 import { Agent, request } from "undici";
-import { lostKeepAliveRace, trackingSockets } from "./connection-reuse.ts";
-import { withinDepth } from "./json-size.ts";
-import { endpointPath, OPERATIONS_BY_KIND, type OperationName, ORDER_KIND, type OrderKind } from "./names.ts";
 import {
   describeTlsFailure,
+  lostKeepAliveRace,
   type TlsAwareConnector,
   type TlsFailure,
   type TlsMaterial,
   tlsAwareConnector,
   tlsConnectOptions,
-} from "./tls.ts";
+  trackingSockets,
+} from "../kit/index.ts";
+import { withinDepth } from "./json-size.ts";
+import { endpointPath, OPERATIONS_BY_KIND, type OperationName, ORDER_KIND, type OrderKind } from "./names.ts";
 
 /** How much of an answer is kept, unless the client is told otherwise. */
 // An H2H answer is a few KB; every kept answer lands in four reports, so the default bounds the run:

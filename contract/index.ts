@@ -58,18 +58,6 @@ export {
   withinDepth,
 } from "./json-size.ts";
 export * from "./lifecycle-model.ts";
-export { isLoopbackUrl } from "./loopback.ts";
-// Report text escaped for HTML and XML (certify's reports and load's).
-export { escapeHtml, escapeXml } from "./markup.ts";
-export {
-  createMasker,
-  credentialsOfUrl,
-  type Masker,
-  type MaskerSecrets,
-  maskCardNumber,
-  maskUrlCredentials,
-  secretSpellings,
-} from "./masking.ts";
 // The names table (schema-free): operations, kinds, statuses, markers, enums, callback URLs.
 export {
   byOrderKind,
@@ -161,21 +149,4 @@ export {
   type ReferenceCallbackBody,
 } from "./schemas.ts";
 export * from "./shrink.ts";
-// A target's text on the terminal: control characters escaped, colours only on a TTY.
-export { type Colours, colours, terminalSafe } from "./terminal.ts";
-// TLS: extra CAs and mTLS client certificates, checked before use; TLS failures named.
-export {
-  type CertificateSummary,
-  describeTlsFailure,
-  readTlsFiles,
-  summarizeTlsFiles,
-  TlsConfigError,
-  type TlsFailure,
-  type TlsFileLabels,
-  type TlsFiles,
-  type TlsMaterial,
-  type TlsProblem,
-  type TlsSummary,
-  tlsSummaryLines,
-} from "./tls.ts";
 export { describeZodIssues } from "./zod-issues.ts";

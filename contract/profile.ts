@@ -356,7 +356,7 @@ export const ProfileSchema = annotated({
   limits: annotated({
     /** Bytes of an answer read and kept (after decoding). */
     maxBodyBytes: z.number().int().min(1).default(DEFAULT_MAX_BODY_BYTES),
-    /** The whole run's deadline (default: derived from the timeouts, certify/deadline.ts). */
+    /** The whole run's deadline (default: derived from the timeouts, certify/engine/deadline.ts). */
     deadlineMs: z.int().positive().max(MAX_DEADLINE_MS).optional(),
     // Rate limits: a 429 whose Retry-After is at most this long is waited out and the
     // request sent again, at most rateLimitRetries times per request; a longer one stands.

@@ -3,8 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { createMasker } from "../kit/index.ts";
 import type { Exchange } from "./h2h-client.ts";
-import { createMasker } from "./masking.ts";
 import { ExchangeRecorder, readRecordedEvidence } from "./recorder.ts";
 
 function exchange(body: string, json?: unknown): Exchange {

@@ -9,9 +9,9 @@
  */
 import { appendFileSync, closeSync, existsSync, openSync, readdirSync, readSync } from "node:fs";
 import { join } from "node:path";
+import type { Masker } from "../kit/index.ts";
 import { DEFAULT_MAX_BODY_BYTES, type EvidenceCut, type Exchange } from "./h2h-client.ts";
 import { boundedJson, cutToSerialisedBytes, jsonBytes, serialisedBytes } from "./json-size.ts";
-import type { Masker } from "./masking.ts";
 
 export interface RecordedExchange extends Exchange {
   /** Unique in the run: `<file tag>-<n>`. */

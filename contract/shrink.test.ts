@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
+import { createMasker } from "../kit/index.ts";
 import { REFERENCE_ORDER_METHODS } from "../provider/reference/index.ts";
 import { createRequestSchema, generateOrders } from "./generated-orders.ts";
-import { createMasker } from "./masking.ts";
 import { methodViolations } from "./request-json-schema.ts";
 import { shellQuote, shrinkRequest, toCurl } from "./shrink.ts";
 

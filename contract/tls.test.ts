@@ -18,8 +18,8 @@ import {
   OPENSSL_MISSING,
 } from "../fixtures/testing/certificates.ts";
 import { fileTimeout } from "../fixtures/testing/index.ts";
+import { readTlsFiles, TlsConfigError, type TlsMaterial, tlsConnectOptions } from "../kit/index.ts";
 import { H2hClient, TransportError } from "./h2h-client.ts";
-import { readTlsFiles, TlsConfigError, type TlsMaterial, tlsConnectOptions } from "./tls.ts";
 
 fileTimeout(60_000);
 

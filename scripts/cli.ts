@@ -5,7 +5,7 @@
  * `await runCli(command)` around a command defined with {@link defineCommand}.
  */
 import { parseArgs } from "node:util";
-import { terminalSafe } from "../contract/index.ts";
+import { terminalSafe } from "../kit/index.ts";
 import {
   environmentHelp,
   type ParseSettingsOptions,

@@ -5,13 +5,14 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Agent, request } from "undici";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { readTlsFiles, signCallbackBody } from "../contract/index.ts";
+import { signCallbackBody } from "../contract/index.ts";
 import {
   type CertificateFactory,
   certificateFactory,
   OPENSSL_MISSING,
 } from "../fixtures/testing/certificates.ts";
 import { fileTimeout, scaledMs, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+import { readTlsFiles } from "../kit/index.ts";
 import { REFERENCE_SIGNATURE } from "../provider/reference/index.ts";
 import { SinkClient } from "./client.ts";
 import { type RunningSink, type SinkOptions, startWebhookSink } from "./server.ts";

@@ -19,7 +19,6 @@ import type { AddressInfo } from "node:net";
 import {
   readRequestBody,
   type SignatureScheme,
-  secretSpellings,
   verifyCallbackSignature,
   withinDepth,
 } from "../contract/index.ts";
@@ -32,6 +31,7 @@ import {
   readPath,
   sinkCallbackUrl,
 } from "../contract/names.ts";
+import { secretSpellings } from "../kit/index.ts";
 import { MachineStallSampler } from "./machine-stall.ts";
 import { StallMonitor } from "./stall-monitor.ts";
 import { CallbackStore, type StoredCallback } from "./store.ts";

@@ -3,7 +3,8 @@
  * URL or image is given, the run's webhook sink, the H2H_TARGET_IMAGE container, and the masker
  * that knows every secret of the run, the sink's token with them.
  */
-import type { Masker, Profile } from "../contract/index.ts";
+import type { Profile } from "../contract/index.ts";
+import type { Masker } from "../kit/index.ts";
 import { type RunningReferenceProvider, startReferenceProvider } from "../provider/reference/index.ts";
 import type { RunningSink, SinkOptions } from "../sink/index.ts";
 import { type RunSecrets, runMasker, startRunSink } from "./run-setup.ts";

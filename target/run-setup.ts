@@ -3,15 +3,9 @@
  * that keeps its secrets out of every report and console line, and the webhook sink that takes
  * its callbacks, configured from the target's profile.
  */
-import {
-  createMasker,
-  type Masker,
-  nearMissApiKeys,
-  type Profile,
-  type RateLimitRetry,
-  TEST_CARD_NUMBERS,
-} from "../contract/index.ts";
+import { nearMissApiKeys, type Profile, type RateLimitRetry, TEST_CARD_NUMBERS } from "../contract/index.ts";
 import { TEST_CARD } from "../fixtures/index.ts";
+import { createMasker, type Masker } from "../kit/index.ts";
 import {
   DEFAULT_SINK_MAX_DELIVERIES_PER_ORDER,
   type RunningSink,

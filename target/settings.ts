@@ -3,7 +3,7 @@
  * its keys, the profile, the reports, the sink and the TLS files.
  */
 import { fileURLToPath } from "node:url";
-import { readTlsFiles, TlsConfigError, type TlsFiles, type TlsMaterial } from "../contract/index.ts";
+import { readTlsFiles, TlsConfigError, type TlsFiles, type TlsMaterial } from "../kit/index.ts";
 import { REFERENCE_API_KEYS, REFERENCE_CALLBACK_SECRET } from "../provider/reference/index.ts";
 import { type RunSettings, SettingsError } from "./settings-table.ts";
 

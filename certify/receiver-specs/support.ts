@@ -8,14 +8,14 @@ import {
   type Delivery,
   type Exchange,
   ExchangeRecorder,
-  type Masker,
   type OrderKind,
   type Profile,
   type ReceiverAnswer,
   type ReceiverOrder,
 } from "../../contract/index.ts";
+import type { Masker } from "../../kit/index.ts";
 import { runMasker } from "../../target/index.ts";
-import { RECEIVER_CONTEXT_KEY, type ReceiverRunContext } from "../receiver-context.ts";
+import { RECEIVER_CONTEXT_KEY, type ReceiverRunContext } from "../engine/receiver-context.ts";
 
 /** The most of an answer read and kept: a receiver's acknowledgement is short. */
 const ANSWER_LIMIT_BYTES = 64 * 1024;

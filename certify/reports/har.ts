@@ -1,8 +1,8 @@
 /** Every exchange of the run as a HAR 1.2 file, to replay a failure or hand it to the provider. */
 import type { RecordedExchange } from "../../contract/index.ts";
-import { type CallbackEvidence, relativeToTrigger } from "../callback-evidence.ts";
-import { reconnectedNote } from "../reconnects.ts";
-import type { RunReport } from "../run-model.ts";
+import { reconnectedNote } from "../engine/reconnects.ts";
+import type { RunReport } from "../engine/run-model.ts";
+import { type CallbackEvidence, relativeToTrigger } from "./callback-evidence.ts";
 import { probeSettingsLine } from "./reproduction.ts";
 
 const STATUS_TEXT: Record<number, string> = {

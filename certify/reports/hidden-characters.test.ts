@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { RecordedExchange } from "../../contract/index.ts";
-import type { RunReport } from "../run-model.ts";
+import type { RunReport } from "../engine/run-model.ts";
 import { renderHtml } from "./html.ts";
 import { renderJunit } from "./junit.ts";
 

@@ -3,18 +3,14 @@
  * each check's result, and for each failure the rule, what was found and the request and
  * response as exchanged. No script, no external resource: it opens anywhere, offline.
  */
-import {
-  describeRuleSource,
-  escapeHtml,
-  type RecordedExchange,
-  tlsSummaryLines,
-} from "../../contract/index.ts";
-import { type CallbackEvidence, relativeToTrigger } from "../callback-evidence.ts";
-import { failuresByRule, placeOf, standingNote } from "../failures-by-rule.ts";
-import { rateLimitWaitsLine } from "../preflight.ts";
-import { reconnectedNote, reconnectsLine } from "../reconnects.ts";
-import { type CheckRecord, partialLine, type RunReport } from "../run-model.ts";
+import { describeRuleSource, type RecordedExchange } from "../../contract/index.ts";
+import { escapeHtml, tlsSummaryLines } from "../../kit/index.ts";
+import { rateLimitWaitsLine } from "../engine/preflight.ts";
+import { reconnectedNote, reconnectsLine } from "../engine/reconnects.ts";
+import { type CheckRecord, partialLine, type RunReport } from "../engine/run-model.ts";
+import { type CallbackEvidence, relativeToTrigger } from "./callback-evidence.ts";
 import { baselineSection, EXTRAS_CSS, targetContainerSection } from "./extras-html.ts";
+import { failuresByRule, placeOf, standingNote } from "./failures-by-rule.ts";
 import { probeSettingsLine, reproductionHtml } from "./reproduction.ts";
 
 const CSS = `

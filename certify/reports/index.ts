@@ -5,8 +5,8 @@
  */
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import type { Masker } from "../../contract/index.ts";
-import type { RunReport } from "../run-model.ts";
+import type { Masker } from "../../kit/index.ts";
+import type { RunReport } from "../engine/run-model.ts";
 import { collectGarbage } from "./collect-garbage.ts";
 import { renderHar } from "./har.ts";
 import { renderHtml } from "./html.ts";

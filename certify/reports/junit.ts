@@ -3,8 +3,8 @@
  * check that failed is a passing testcase with the finding in system-out, so CI goes red only
  * for what makes the target not conformant.
  */
-import { escapeXml } from "../../contract/index.ts";
-import type { CheckRecord, RunReport } from "../run-model.ts";
+import { escapeXml } from "../../kit/index.ts";
+import type { CheckRecord, RunReport } from "../engine/run-model.ts";
 import { probeProperties, reproductionLines } from "./reproduction.ts";
 
 /** JUnit `time` attributes are seconds with a fraction. */

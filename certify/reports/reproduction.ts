@@ -3,9 +3,9 @@
  * it: the seed, the command that re-runs just that check, the minimal request, a copy-paste curl.
  */
 
-import { rateLimitWaitsLine } from "../preflight.ts";
-import type { Reproduction } from "../run-context.ts";
-import { type CheckRecord, partialLine, type RunReport } from "../run-model.ts";
+import { rateLimitWaitsLine } from "../engine/preflight.ts";
+import type { Reproduction } from "../engine/run-context.ts";
+import { type CheckRecord, partialLine, type RunReport } from "../engine/run-model.ts";
 
 /** The reproduction as plain lines (JUnit, console). */
 export function reproductionLines(reproduction: Reproduction | undefined): string[] {

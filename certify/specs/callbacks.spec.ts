@@ -40,8 +40,8 @@ import {
 } from "../../contract/index.ts";
 import { ORDER_KIND_TAGS } from "../../fixtures/index.ts";
 import type { StoredCallback } from "../../sink/index.ts";
-import { callbackId } from "../callback-evidence.ts";
-import type { BlockedBy, CallbackTimeline } from "../run-context.ts";
+import type { BlockedBy, CallbackTimeline } from "../engine/run-context.ts";
+import { callbackId } from "../reports/callback-evidence.ts";
 import { hookTimeoutFor, withinMeasuredBudget } from "./support/measured-budget.ts";
 import { type CreatedOrder, confirm, createOrder, orderIdOf } from "./support/orders.ts";
 import { neutralToken, requestTargetOf } from "./support/probes.ts";

@@ -57,8 +57,8 @@ import {
   shrinkRequest,
 } from "../../contract/index.ts";
 import type { StoredCallback } from "../../sink/index.ts";
-import { callbackId } from "../callback-evidence.ts";
-import { PrerequisiteError } from "../run-context.ts";
+import { PrerequisiteError } from "../engine/run-context.ts";
+import { callbackId } from "../reports/callback-evidence.ts";
 import {
   callbacksOf,
   cardExpiryBase,

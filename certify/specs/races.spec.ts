@@ -18,8 +18,8 @@ import {
 } from "../../contract/index.ts";
 import { ORDER_KIND_TAGS } from "../../fixtures/index.ts";
 import type { StoredCallback } from "../../sink/index.ts";
-import { callbackId } from "../callback-evidence.ts";
-import { PrerequisiteError } from "../run-context.ts";
+import { PrerequisiteError } from "../engine/run-context.ts";
+import { callbackId } from "../reports/callback-evidence.ts";
 import { hookTimeoutFor, withinMeasuredBudget } from "./support/measured-budget.ts";
 import { orderRequest } from "./support/orders.ts";
 import { callbacksOf, curlOf, reproductionOf } from "./support/probes.ts";

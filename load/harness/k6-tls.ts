@@ -16,7 +16,7 @@ import { createPrivateKey } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { rootCertificates } from "node:tls";
-import type { TlsMaterial } from "../../contract/index.ts";
+import type { TlsMaterial } from "../../kit/index.ts";
 import { SettingsError } from "../../target/index.ts";
 import { IN_CONTAINER } from "./k6-container.ts";
 

@@ -7,13 +7,8 @@ import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import {
-  CHECK_REGISTRY,
-  type OrderKind,
-  readProfile,
-  summarizeTlsFiles,
-  tlsSummaryLines,
-} from "../../contract/index.ts";
+import { CHECK_REGISTRY, type OrderKind, readProfile } from "../../contract/index.ts";
+import { summarizeTlsFiles, tlsSummaryLines } from "../../kit/index.ts";
 import { CallbackTally } from "../../sink/index.ts";
 import {
   type OpenedTarget,

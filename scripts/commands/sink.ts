@@ -1,5 +1,6 @@
 /** `npm run sink`: the webhook sink alone, e.g. behind a tunnel for a provider that must reach a public URL. */
-import { readProfile, readTlsFiles, TlsConfigError } from "../../contract/index.ts";
+import { readProfile } from "../../contract/index.ts";
+import { readTlsFiles, TlsConfigError } from "../../kit/index.ts";
 import { REFERENCE_CALLBACK_SECRET } from "../../provider/reference/index.ts";
 import { startWebhookSink } from "../../sink/index.ts";
 import { sourceName } from "../../target/index.ts";

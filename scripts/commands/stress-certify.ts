@@ -9,7 +9,7 @@ import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isLoopbackUrl } from "../../contract/index.ts";
+import { isLoopbackUrl } from "../../kit/index.ts";
 import { CALLBACK_SECRET, MERCHANTS } from "../../provider/cleanroom/index.ts";
 import {
   REFERENCE_API_KEYS,

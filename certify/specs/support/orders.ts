@@ -1,7 +1,7 @@
 /** Orders as the target's profile says to make them: its method, amount and required fields. */
 import { dataOf, type Exchange, type H2hClient, type OrderKind } from "../../../contract/index.ts";
 import { buildOrderRequest, ORDER_KIND_TAGS, uniqueMerchantOrderId } from "../../../fixtures/index.ts";
-import { PrerequisiteError } from "../../run-context.ts";
+import { PrerequisiteError } from "../../engine/run-context.ts";
 import type { SpecTarget } from "./target.ts";
 
 export interface OrderExtras {

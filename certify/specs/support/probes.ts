@@ -13,8 +13,8 @@ import {
   toCurl,
 } from "../../../contract/index.ts";
 import type { StoredCallback } from "../../../sink/index.ts";
-import { rerunCommand } from "../../probe-settings.ts";
-import type { Reproduction } from "../../run-context.ts";
+import { rerunCommand } from "../../engine/probe-settings.ts";
+import type { Reproduction } from "../../engine/run-context.ts";
 import type { SpecTarget } from "./target.ts";
 import { verify } from "./verify.ts";
 

@@ -11,17 +11,16 @@ import {
   callbackUrlWith,
   ExchangeRecorder,
   H2hClient,
-  isLoopbackUrl,
-  type Masker,
   ORDER_STATUSES,
   type Profile,
   type SignatureExplanation,
 } from "../../../contract/index.ts";
+import { isLoopbackUrl, type Masker } from "../../../kit/index.ts";
 import { SinkClient, type StoredCallback } from "../../../sink/index.ts";
 import { rateLimitRetryOf, runMasker } from "../../../target/index.ts";
-import { RUN_CONTEXT_KEY, type RunContext } from "../../run-context.ts";
-import { recordWarning } from "../../run-warnings.ts";
-import { explainStoredSignature } from "../../signature-evidence.ts";
+import { RUN_CONTEXT_KEY, type RunContext } from "../../engine/run-context.ts";
+import { recordWarning } from "../../engine/run-warnings.ts";
+import { explainStoredSignature } from "../../reports/signature-evidence.ts";
 
 export interface SpecTarget {
   baseUrl: string;

@@ -16,7 +16,7 @@ import {
   rateLimitCause,
   requirementOf,
 } from "../../../contract/index.ts";
-import type { BlockedBy, CallbackTimeline, CheckMeta, Reproduction } from "../../run-context.ts";
+import type { BlockedBy, CallbackTimeline, CheckMeta, Reproduction } from "../../engine/run-context.ts";
 import type { SpecTarget } from "./target.ts";
 
 /** The minimum of Vitest's test context that verify needs. */

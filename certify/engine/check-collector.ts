@@ -1,0 +1,192 @@
+/**
+ * A Vitest reporter that turns the contract specs' test cases into check records, and shows
+ * progress on the console while the run goes on: a line per failed check as it fails, and a
+ * line per spec file when it ends.
+ */
+import { basename } from "node:path";
+import type { UserConsoleLog } from "vitest";
+import type { Reporter, TestCase, TestModule, TestSuite } from "vitest/node";
+import { CHECK_REGISTRY, type RequirementContext, requirementOf } from "../../contract/index.ts";
+import type { Masker } from "../../kit/index.ts";
+import { standingNote } from "../reports/failures-by-rule.ts";
+import type { BlockedBy, CheckMeta } from "./run-context.ts";
+import type { CheckRecord } from "./run-model.ts";
+
+const CASE_SEPARATOR = " › ";
+
+function firstLine(text: string): string {
+  const line = text.split("\n")[0] ?? "";
+  return line.length > 400 ? `${line.slice(0, 397)}...` : line;
+}
+
+/** The top-level describe of a test: the endpoint (operation name) it checks. */
+function endpointOf(test: TestCase): string {
+  let parent: TestCase["parent"] = test.parent;
+  let top: TestSuite | undefined;
+  while (parent.type === "suite") {
+    top = parent;
+    parent = parent.parent;
+  }
+  return top?.name ?? "(all endpoints)";
+}
+
+/** An error as Vitest hands it to a reporter (serialised: own properties survive). */
+interface ReportedError {
+  name?: string;
+  message?: string;
+  exchangeId?: string;
+}
+
+/** A PrerequisiteError (run-context.ts): what the checks waiting on it are blocked by. */
+function prerequisiteOf(error: ReportedError | undefined): BlockedBy | undefined {
+  if (error?.name !== "PrerequisiteError") return undefined;
+  return {
+    check: "(setup)",
+    reason: firstLine(error.message ?? "the setup failed"),
+    ...(error.exchangeId ? { exchange: error.exchangeId } : {}),
+  };
+}
+
+export class CheckCollector implements Reporter {
+  readonly records: CheckRecord[] = [];
+  private readonly byTest = new Map<string, CheckRecord>();
+  /** Errors outside any test (a spec file that did not load, a failing hook). */
+  readonly runErrors: string[] = [];
+
+  constructor(
+    private readonly masker: Masker,
+    private readonly print: (line: string) => void,
+    /** The profile's informational checks, for a check that could not record its own verdict. */
+    private readonly requirements: RequirementContext = { informationalChecks: {} },
+  ) {}
+
+  onTestCaseResult(test: TestCase): void {
+    const record = this.toRecord(test);
+    this.records.push(record);
+    this.byTest.set(test.id, record);
+    if (record.status === "failed") {
+      this.print(
+        `  ✗ ${record.endpoint} › ${record.check}${record.case ? ` › ${record.case}` : ""}${standingNote(record)}: ${record.detail}`,
+      );
+      if (record.reproduction) this.print(`      reproduce: ${record.reproduction.command}`);
+    }
+  }
+
+  /** Specs speak to the user only when a person must act (a manual callback trigger). */
+  onUserConsoleLog(log: UserConsoleLog): void {
+    for (const line of log.content.trimEnd().split("\n")) this.print(`  ${line}`);
+  }
+
+  onTestModuleEnd(module: TestModule): void {
+    const file = basename(module.moduleId);
+    for (const error of module.errors())
+      this.runErrors.push(this.masker.text(`${file}: ${firstLine(error.message)}`));
+    this.blockTestsOfFailedSetups(module, file);
+    const counts = { passed: 0, failed: 0, skipped: 0, "not evaluated": 0 };
+    for (const test of module.children.allTests()) {
+      const record = this.byTest.get(test.id);
+      if (record) counts[record.status] += 1;
+    }
+    const mark = counts.failed > 0 || module.errors().length > 0 ? "✗" : "✓";
+    this.print(
+      `${mark} ${file}: ${counts.passed} passed, ${counts.failed} failed, ${counts["not evaluated"]} not evaluated, ${counts.skipped} skipped`,
+    );
+  }
+
+  /**
+   * A describe whose setup (beforeAll) failed leaves its tests skipped, with no reason: that
+   * would read as nothing wrong. Its tests are "not evaluated, because …" instead; a
+   * PrerequisiteError names the exchange, whose answer the runner then reports as the cause.
+   * Any other setup error means the run could not judge the target.
+   */
+  private blockTestsOfFailedSetups(module: TestModule, file: string): void {
+    for (const suite of module.children.allSuites()) {
+      const [error] = suite.errors() as ReportedError[];
+      if (!error) continue;
+      const blockedBy = prerequisiteOf(error) ?? {
+        check: "(setup)",
+        reason: firstLine(error.message ?? "the setup failed"),
+      };
+      blockedBy.reason = this.masker.text(blockedBy.reason);
+      if (!blockedBy.exchange)
+        this.runErrors.push(`${file} › ${suite.name}: the setup failed: ${blockedBy.reason}`);
+      for (const test of suite.children.allTests()) {
+        const record = this.byTest.get(test.id);
+        if (record?.status !== "skipped" || record.reason) continue;
+        record.status = "not evaluated";
+        record.detail = `not evaluated, because ${blockedBy.reason}`;
+        record.blockedBy = { ...blockedBy };
+      }
+    }
+  }
+
+  private toRecord(test: TestCase): CheckRecord {
+    const meta = test.meta().h2h;
+    const result = test.result();
+    const [titleCheck, ...caseParts] = test.name.split(CASE_SEPARATOR);
+    const check = meta?.check ?? titleCheck ?? test.name;
+    const caseLabel = caseParts.join(CASE_SEPARATOR);
+    let status: CheckRecord["status"];
+    let detail: string;
+    const prerequisite =
+      result.state === "failed" ? prerequisiteOf(result.errors?.[0] as ReportedError | undefined) : undefined;
+    if (result.state === "skipped" || result.state === "pending") {
+      status = "skipped";
+      detail = "skipped";
+    } else if (prerequisite) {
+      // The check could not run: what it needed failed first (reported once, as the cause).
+      status = "not evaluated";
+      detail = `not evaluated, because ${prerequisite.reason}`;
+    } else if (meta?.outcome === "not evaluated") {
+      status = "not evaluated";
+      detail = meta.detail;
+    } else if (result.state === "failed") {
+      status = "failed";
+      // A check that ran says what it found; anything else (a request that could not be made,
+      // a broken setup) is reported by its error's first line.
+      detail = meta?.outcome === "failed" ? meta.detail : firstLine(result.errors?.[0]?.message ?? "failed");
+    } else {
+      status = meta?.outcome === "failed" ? "failed" : "passed";
+      detail = meta?.detail ?? "passed";
+    }
+    // A check that could not run (its setup failed) is judged like any other: a warning stays one.
+    const requirement = meta
+      ? { required: meta.required, reason: meta.informationalReason }
+      : requirementOf(CHECK_REGISTRY.get(check) ?? { name: check, warning: false }, this.requirements);
+    const reason =
+      result.state === "skipped" ? result.note : requirement.required ? undefined : requirement.reason;
+    return {
+      endpoint: endpointOf(test),
+      check,
+      ...(caseLabel ? { case: caseLabel } : {}),
+      rule: CHECK_REGISTRY.get(check)?.rule ?? "",
+      status,
+      required: requirement.required,
+      detail: this.masker.text(detail),
+      ...(reason ? { reason } : {}),
+      durationMs: Math.round(test.diagnostic()?.duration ?? 0),
+      exchanges: meta?.exchanges ?? [],
+      source: basename(test.module.moduleId),
+      ...(meta?.timeline ? { timeline: meta.timeline } : {}),
+      ...(meta?.reproduction ? { reproduction: meta.reproduction } : {}),
+      ...this.evidenceOf(check, meta, prerequisite),
+    };
+  }
+
+  /** What a check's meta adds to its record: rule source, findings, cause, subject, callbacks. */
+  private evidenceOf(
+    check: string,
+    meta: CheckMeta | undefined,
+    prerequisite: BlockedBy | undefined,
+  ): Partial<CheckRecord> {
+    const source = meta?.ruleSource ?? CHECK_REGISTRY.get(check)?.source;
+    const blockedBy = prerequisite ?? meta?.blockedBy;
+    return {
+      ...(source ? { ruleSource: source } : {}),
+      ...(meta?.findings && meta.outcome === "failed" ? { findings: meta.findings } : {}),
+      ...(blockedBy ? { blockedBy: { ...blockedBy, reason: this.masker.text(blockedBy.reason) } } : {}),
+      ...(meta?.subject ? { subject: meta.subject } : {}),
+      ...(meta?.callbacks ? { callbacks: meta.callbacks } : {}),
+    };
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * Callbacks as evidence: every callback the webhook sink received during a run,
+ * as the provider sent it (method, path and query, headers, raw body), with the sink's verdict
+ * on its signature, its answer, and when it arrived after the request that triggered it. The
+ * reports show them like exchanges: the JSON report lists them, the HAR holds each as an entry
+ * of its own, and the HTML timeline opens each one's raw body.
+ */
+import {
+  cutToSerialisedBytes,
+  DEFAULT_MAX_BODY_BYTES,
+  type EvidenceCut,
+  type SignatureExplanation,
+  type SignatureScheme,
+  serialisedBytes,
+} from "../../contract/index.ts";
+import type { Masker } from "../../kit/index.ts";
+import type { StoredCallback } from "../../sink/index.ts";
+import type { CallbackTimeline } from "../engine/run-context.ts";
+import { explainStoredSignature } from "./signature-evidence.ts";
+
+export interface CallbackEvidence {
+  /** Unique in the run: `callback-<n>`, n the sink's arrival number. */
+  id: string;
+  receivedAt: string;
+  method: string;
+  /** The URL the provider called: the sink's public base, then path and query as received. */
+  url: string;
+  headers: Record<string, string>;
+  /** The raw body as received: UTF-8 text, or base64 when it is not valid UTF-8. */
+  body: string;
+  bodyEncoding: "utf8" | "base64";
+  bodyBytes: number;
+  /** Set when `body` was cut (or dropped) to bound the evidence, in bytes as written in JSON. */
+  bodyCut?: EvidenceCut;
+  /** The order id and status read at the profile's paths, when present. */
+  orderId: string | null;
+  status: string | null;
+  /** Deliveries of this order seen so far, this one included. */
+  delivery: number;
+  /** The sink's verdict on the signature under the callback secret and the profile's scheme. */
+  signature: StoredCallback["signature"];
+  /** When the signature failed: the scheme, the value received and the one the suite computed. */
+  signatureExplained?: SignatureExplanation;
+  /** The HTTP status the sink answered with (503 when it was told to refuse, to observe retries). */
+  answeredWith: number;
+  /** The scenario whose callback URL it arrived at, and when, relative to its trigger. */
+  trigger?: { scenario: string; triggeredAt: string; arrivedAfterMs: number };
+}
+
+export const callbackId = (seq: number) => `callback-${seq}`;
+
+/** How much of the callbacks' bodies the reports keep, in bytes as written in JSON. */
+export interface CallbackEvidenceBounds {
+  /** Each body (the profile's limits.maxBodyBytes). */
+  maxBodyBytes: number;
+  /** All bodies of the run; past it, callbacks are kept without their bodies. */
+  maxRunBytes: number;
+}
+
+export const DEFAULT_CALLBACK_EVIDENCE_BOUNDS: CallbackEvidenceBounds = {
+  maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+  maxRunBytes: 16 * 1024 * 1024,
+};
+
+/** What the bounds cut: bodies cut at the per-body limit, and bodies dropped at the run's. */
+export function callbackBodiesCut(evidence: readonly CallbackEvidence[]): { cut: number; dropped: number } {
+  let cut = 0;
+  let dropped = 0;
+  for (const callback of evidence) {
+    if (callback.bodyCut?.runBound) dropped += 1;
+    else if (callback.bodyCut) cut += 1;
+  }
+  return { cut, dropped };
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+function bodyOf(raw: Buffer): { body: string; bodyEncoding: "utf8" | "base64" } {
+  try {
+    return { body: strictUtf8.decode(raw), bodyEncoding: "utf8" };
+  } catch {
+    return { body: raw.toString("base64"), bodyEncoding: "base64" };
+  }
+}
+
+/**
+ * The run's callbacks as evidence, masked. `publicBase` is the origin the provider was given
+ * (the sink's public URL); `timelines` tie a callback URL's tag to the scenario and its trigger.
+ */
+export function callbackEvidence(
+  stored: readonly StoredCallback[],
+  timelines: readonly CallbackTimeline[],
+  publicBase: string,
+  masker: Masker,
+  bounds: CallbackEvidenceBounds = DEFAULT_CALLBACK_EVIDENCE_BOUNDS,
+  signing?: { scheme: SignatureScheme; secret: string | null | undefined },
+): CallbackEvidence[] {
+  const byTag = new Map(timelines.filter((t) => t.tag).map((t) => [t.tag as string, t]));
+  let keptBytes = 0;
+  /** The body as the report keeps it: cut at the per-body limit, dropped past the run's. */
+  const bounded = (text: string): { body: string; bodyCut?: EvidenceCut } => {
+    const cut = cutToSerialisedBytes(text, bounds.maxBodyBytes);
+    const size = cut.cutFrom ?? serialisedBytes(cut.text);
+    if (keptBytes + Math.min(size, bounds.maxBodyBytes) > bounds.maxRunBytes)
+      return { body: "", bodyCut: { serialisedBytes: size, limitBytes: 0, runBound: true } };
+    keptBytes += Math.min(size, bounds.maxBodyBytes);
+    return cut.cutFrom === undefined
+      ? { body: cut.text }
+      : { body: cut.text, bodyCut: { serialisedBytes: cut.cutFrom, limitBytes: bounds.maxBodyBytes } };
+  };
+  return [...stored]
+    .sort((a, b) => a.seq - b.seq)
+    .map((callback) => {
+      const raw = Buffer.from(callback.bodyBase64, "base64");
+      const { body, bodyEncoding } = bodyOf(raw);
+      const timeline = callback.runId === null ? undefined : byTag.get(callback.runId);
+      const triggeredAtMs = timeline ? Date.parse(timeline.triggeredAt) : Number.NaN;
+      return {
+        id: callbackId(callback.seq),
+        receivedAt: callback.receivedAt,
+        method: callback.method,
+        url: masker.text(`${publicBase.replace(/\/+$/, "")}${callback.path}`),
+        headers: masker.headers(callback.headers),
+        ...bounded(bodyEncoding === "utf8" ? masker.text(body) : body),
+        bodyEncoding,
+        bodyBytes: raw.length,
+        orderId: callback.orderId === null ? null : masker.text(callback.orderId),
+        status: callback.status === null ? null : masker.text(callback.status),
+        delivery: callback.deliveryOfOrder,
+        signature: callback.signature,
+        ...signatureExplainedOf(callback, signing, masker),
+        answeredWith: callback.answeredWith,
+        ...(timeline && Number.isFinite(triggeredAtMs)
+          ? {
+              trigger: {
+                scenario: timeline.scenario,
+                triggeredAt: timeline.triggeredAt,
+                arrivedAfterMs: callback.receivedAtMs - triggeredAtMs,
+              },
+            }
+          : {}),
+      };
+    });
+}
+
+function signatureExplainedOf(
+  callback: StoredCallback,
+  signing: { scheme: SignatureScheme; secret: string | null | undefined } | undefined,
+  masker: Masker,
+): { signatureExplained?: SignatureExplanation } {
+  const explained = signing && explainStoredSignature(callback, signing.scheme, signing.secret);
+  if (!explained) return {};
+  const received = explained.received === null ? null : masker.text(explained.received);
+  return { signatureExplained: { ...explained, received } };
+}
+
+/** A signed duration as a person reads it: "+1.25 s after", "9.61 s before". */
+export function relativeToTrigger(ms: number): string {
+  return ms < 0 ? `${(-ms / 1000).toFixed(2)} s before the trigger` : `+${(ms / 1000).toFixed(2)} s`;
+}

@@ -1,0 +1,81 @@
+/**
+ * The end of a certify run on the console: the same totals as the reports (they are computed
+ * once, in the report), the failures by rule with the first evidence of each (run-wide ones such
+ * as `envelope.request-id-unique` included), the warnings, what was skipped and why, the verdict,
+ * and where the reports are.
+ */
+import { isAbsolute, relative, sep } from "node:path";
+import { callbacksSignatureValid } from "../../contract/index.ts";
+import { rateLimitWaitsLine } from "../engine/preflight.ts";
+import { reconnectsLine } from "../engine/reconnects.ts";
+import { partialLine, type RunReport } from "../engine/run-model.ts";
+import { failuresByRule, placeOf, standingNote } from "./failures-by-rule.ts";
+import type { ReportPaths } from "./index.ts";
+
+const MAX_DETAIL = 240;
+
+/** A report's path as a user reads it: relative below the working folder, else absolute. */
+export function shownPath(cwd: string, path: string): string {
+  const below = relative(cwd, path);
+  return below === "" || below === ".." || below.startsWith(`..${sep}`) || isAbsolute(below) ? path : below;
+}
+const shorten = (text: string) => (text.length > MAX_DETAIL ? `${text.slice(0, MAX_DETAIL - 3)}...` : text);
+
+export function printSummary(
+  report: RunReport,
+  paths: ReportPaths,
+  print: (line: string) => void,
+  cwd: string,
+): void {
+  const width = Math.max(24, ...report.summary.map((s) => s.endpoint.length));
+  const row = (name: string, passed: number, failed: number, notEvaluated: number, skipped: number) =>
+    `${name.padEnd(width)}  ${String(passed).padStart(6)}  ${String(failed).padStart(6)}  ${String(notEvaluated).padStart(13)}  ${String(skipped).padStart(7)}`;
+  print("");
+  print(`${"endpoint".padEnd(width)}  passed  failed  not evaluated  skipped  score`);
+  for (const s of report.summary) {
+    const score = s.score === null ? "    –" : `${s.score.toFixed(1).padStart(5)}%`;
+    print(`${row(s.endpoint, s.passed, s.failed, s.notEvaluated, s.skipped)}  ${score}`);
+  }
+  const { totals } = report;
+  print(row("total", totals.passed, totals.failed, totals.notEvaluated, totals.skipped));
+
+  const failures = failuresByRule(report.checks);
+  if (failures.length > 0) {
+    print("");
+    print("failures by rule:");
+    for (const failure of failures) {
+      const endpoints =
+        failure.endpoints.length === 1 ? failure.endpoints[0] : `${failure.endpoints.length} endpoints`;
+      print(`  ✗ ${failure.check}${standingNote(failure.first)}: ${failure.count} failure(s), ${endpoints}`);
+      print(`      first: ${placeOf(failure.first)}: ${shorten(failure.first.detail)}`);
+      // A signature failure: what the provider's engineer needs to find their mistake, whole.
+      if (failure.check === callbacksSignatureValid.name)
+        for (const finding of failure.first.findings ?? [])
+          print(
+            `      ${finding.path}: received ${finding.actual}; computed ${finding.expected} (${finding.hint})`,
+          );
+    }
+  }
+  print("");
+  for (const warning of report.warnings) print(`warning: ${warning}`);
+  for (const error of report.errors) print(`error: ${error}`);
+  const skippedNames = [
+    ...new Set(
+      report.checks.filter((c) => c.status === "skipped").map((c) => `${c.check} (${c.reason ?? "skipped"})`),
+    ),
+  ];
+  for (const skipped of skippedNames) print(`skipped: ${skipped}`);
+  if (report.rateLimitWaits) print(rateLimitWaitsLine(report.rateLimitWaits));
+  const reconnects = reconnectsLine(report.exchanges);
+  if (reconnects) print(reconnects);
+  print(
+    `verdict: ${report.verdict.toUpperCase()} — ${report.target.baseUrl} (profile ${report.target.profileName}), ` +
+      (report.partial ? `${partialLine(report.partial)}, ` : "") +
+      `${totals.failedRequired} required check(s) failed, ${totals.notEvaluated} not evaluated, ` +
+      `${(report.durationMs / 1000).toFixed(1)} s`,
+  );
+  // Said last too, where a reader's eye lands: nothing else in the run matters as much.
+  if (report.alarm) print(`!!! ${report.alarm}`);
+  print("reports:");
+  for (const path of Object.values(paths)) print(`  ${shownPath(cwd, path)}`);
+}

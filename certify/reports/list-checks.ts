@@ -1,0 +1,167 @@
+/**
+ * `npm run certify -- --list-checks`: every check and every request constraint a run would probe
+ * for one profile, each with its rule, its basis (stated, declared, necessary or advisory, and
+ * where from) and whether it can fail the run. Sends nothing.
+ */
+import {
+  CHECK_REGISTRY,
+  checkOfConstraint,
+  createRequestSchema,
+  deriveNegativeCases,
+  describeRuleSource,
+  ENDPOINTS,
+  effectiveSource,
+  generateOrders,
+  OPERATIONS_BY_KIND,
+  ORDER_KINDS,
+  orderMethodsOf,
+  type Profile,
+  type RuleKind,
+  readProfile,
+  requirementOf,
+} from "../../contract/index.ts";
+import type { RunSettings } from "../../target/index.ts";
+
+export interface ListedRule {
+  /** A check's name, or a constraint's `<operation> <field>: <keyword> <value>`. */
+  name: string;
+  what: "check" | "constraint";
+  /** For a constraint, the check that judges its refusal. */
+  check: string;
+  rule: string;
+  kind: RuleKind;
+  /** The basis in words: the description's sections, the profile's keys, or the reason. */
+  source: string;
+  required: boolean;
+  /** Why it cannot fail the run, when it cannot. */
+  reason?: string;
+}
+
+/** Where the listed constraints' generated bases point their callbacks: never contacted. */
+const LISTING_CALLBACK_URL = "http://127.0.0.1/callbacks/list-checks";
+
+/** The provider's checks and constraints (certify), or a merchant's receiver's (certify:receiver). */
+export function listChecks(profile: Profile, subject: "provider" | "receiver" = "provider"): ListedRule[] {
+  const ofSubject = [...CHECK_REGISTRY.values()].filter(
+    (check) => (check.group === "receiver") === (subject === "receiver"),
+  );
+  const checks = ofSubject.map((check): ListedRule => {
+    const source = effectiveSource(check.source, profile);
+    const requirement = requirementOf(check, profile);
+    return {
+      name: check.name,
+      what: "check",
+      check: check.name,
+      rule: check.rule,
+      kind: source.kind,
+      source: describeRuleSource(source),
+      required: requirement.required,
+      ...(requirement.required ? {} : { reason: requirement.reason }),
+    };
+  });
+  return subject === "receiver" ? checks : [...checks, ...listConstraints(profile)];
+}
+
+/** The derived negatives' constraints, once per operation, field, keyword and value. */
+function listConstraints(profile: Profile): ListedRule[] {
+  const methods = orderMethodsOf(profile);
+  const bases = generateOrders({
+    seed: 1,
+    methods,
+    callbackUrl: LISTING_CALLBACK_URL,
+    testCards: profile.testCards,
+    maxLengths: profile.maxLengths,
+    requestRules: profile.requestRules,
+  }).filter((order) => order.index === 0);
+  const derived = [
+    ...bases.map((base) => ({
+      operation: base.operation,
+      cases: deriveNegativeCases(createRequestSchema(base.method.kind), base.body, {
+        method: base.method,
+        methods,
+        maxLengths: profile.maxLengths,
+        requestRules: profile.requestRules,
+        testCards: profile.testCards,
+      }).cases,
+    })),
+    ...ORDER_KINDS.map((kind) => ({
+      operation: OPERATIONS_BY_KIND[kind].confirm,
+      cases: deriveNegativeCases(
+        ENDPOINTS[OPERATIONS_BY_KIND[kind].confirm].request,
+        { code: profile.confirmation.successCode },
+        { maxLengths: profile.maxLengths, requestRules: profile.requestRules },
+      ).cases,
+    })),
+  ];
+  const listed = new Map<string, ListedRule>();
+  for (const { operation, cases } of derived) {
+    for (const testCase of cases) {
+      const { constraint } = testCase;
+      const name = `${operation} ${testCase.path || "(body)"}: ${constraint.keyword} ${JSON.stringify(constraint.expected)}`;
+      if (listed.has(name)) continue;
+      const check = checkOfConstraint(constraint);
+      const waived = profile.informationalChecks[check.name];
+      const advisory = constraint.basis.kind === "advisory";
+      const reason = advisory
+        ? "advisory"
+        : waived
+          ? `the profile waives ${check.name}: ${waived}`
+          : undefined;
+      listed.set(name, {
+        name,
+        what: "constraint",
+        check: check.name,
+        rule: `${check.name} judges its refusal`,
+        kind: constraint.basis.kind,
+        source: describeRuleSource(constraint.basis),
+        required: reason === undefined,
+        ...(reason !== undefined ? { reason } : {}),
+      });
+    }
+  }
+  return [...listed.values()];
+}
+
+/** The list as text, a line per rule: name, required or not, basis, rule. */
+export function formatListedRules(rules: readonly ListedRule[]): string[] {
+  const width = Math.max(...rules.map((r) => r.name.length));
+  return rules.map(
+    (r) =>
+      `${r.name.padEnd(width)}  ${r.required ? "required    " : "not required"}  ${r.source} | ${r.rule}`,
+  );
+}
+
+/** The checks as a Markdown table (the README's "What is checked" holds this for the reference profile). */
+export function checksMarkdown(rules: readonly ListedRule[]): string {
+  const cell = (text: string) => text.replace(/\|/g, "\\|");
+  return [
+    "| check | basis | required | rule |",
+    "|---|---|---|---|",
+    ...rules
+      .filter((r) => r.what === "check")
+      .map((r) => `| \`${r.name}\` | ${r.kind} | ${r.required ? "yes" : "no"} | ${cell(r.rule)} |`),
+  ].join("\n");
+}
+
+export interface PrintListedChecksOptions {
+  format?: "text" | "json" | "markdown" | undefined;
+  /** The run's settings: the profile (H2H_PROFILE) is read from them. */
+  settings: Pick<RunSettings, "profile">;
+  print?: (line: string) => void;
+  subject?: "provider" | "receiver";
+}
+
+/** Reads the profile (H2H_PROFILE) and prints what a run with it would check. */
+export async function printListedChecks(options: PrintListedChecksOptions): Promise<ListedRule[]> {
+  const print = options.print ?? console.log;
+  const path = options.settings.profile;
+  const rules = listChecks(await readProfile(path, new Set(CHECK_REGISTRY.keys())), options.subject);
+  if (options.format === "json") print(JSON.stringify({ profile: path, rules }, null, 2));
+  else if (options.format === "markdown") print(checksMarkdown(rules));
+  else {
+    const required = rules.filter((r) => r.required).length;
+    print(`profile ${path}: ${rules.length} rules, ${required} required (no request was sent)`);
+    for (const line of formatListedRules(rules)) print(line);
+  }
+  return rules;
+}

@@ -1,0 +1,36 @@
+/** The kit: what any part of the suite needs and nothing of the contract: loopback, markup, masking, terminal, TLS. */
+
+// What the contract's HTTP client builds on: keep-alive bookkeeping and the TLS connector.
+export { lostKeepAliveRace, trackingSockets } from "./connection-reuse.ts";
+export { isLoopbackUrl } from "./loopback.ts";
+// Report text escaped for HTML and XML (certify's reports and load's).
+export { escapeHtml, escapeXml } from "./markup.ts";
+export {
+  createMasker,
+  credentialsOfUrl,
+  type Masker,
+  type MaskerSecrets,
+  maskCardNumber,
+  maskUrlCredentials,
+  secretSpellings,
+} from "./masking.ts";
+// A target's text on the terminal: control characters escaped, colours only on a TTY.
+export { type Colours, colours, terminalSafe } from "./terminal.ts";
+// TLS: extra CAs and mTLS client certificates, checked before use; TLS failures named.
+export {
+  type CertificateSummary,
+  describeTlsFailure,
+  readTlsFiles,
+  summarizeTlsFiles,
+  type TlsAwareConnector,
+  TlsConfigError,
+  type TlsFailure,
+  type TlsFileLabels,
+  type TlsFiles,
+  type TlsMaterial,
+  type TlsProblem,
+  type TlsSummary,
+  tlsAwareConnector,
+  tlsConnectOptions,
+  tlsSummaryLines,
+} from "./tls.ts";
