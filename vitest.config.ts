@@ -10,9 +10,8 @@ export default defineConfig({
     teardownTimeout: scaledMs(20_000),
     // One worker more than the machine has cores (three on two): most files wait on child
     // processes, containers, sockets and timers (the mutation self-test's children, a container's
-    // start, a callback's retries), and a third file uses the CPU they leave idle. npm test on a
-    // 2-core machine: 3 min with two workers, 2 min 24 s with three. The `suite` project takes it
-    // from here, so that --maxWorkers still sets it.
+    // start, a callback's retries), and a third file uses the CPU they leave idle. The `suite`
+    // project takes it from here, so that --maxWorkers still sets it.
     maxWorkers: availableParallelism() + 1,
     projects: [
       {
