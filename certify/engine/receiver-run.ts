@@ -22,7 +22,7 @@ import {
 } from "../../contract/index.ts";
 import { startReferenceReceiver } from "../../provider/receiver/index.ts";
 import { REFERENCE_CALLBACK_SECRET } from "../../provider/reference/index.ts";
-import { PROJECT_ROOT, type RunSettings, runMasker, SettingsError } from "../../target/index.ts";
+import { type RunSettings, runMasker, SettingsError } from "../../target/index.ts";
 import { consoleLine } from "../reports/console.ts";
 import { printSummary } from "../reports/console-summary.ts";
 import { type ReportPaths, writeReports } from "../reports/index.ts";
@@ -35,7 +35,14 @@ import {
   type ReceiverRunContext,
   receiverTimeoutsOf,
 } from "./receiver-context.ts";
-import { type CheckRecord, type RunReport, sortChecks, summarize, type Verdict } from "./run-model.ts";
+import {
+  type CheckRecord,
+  type RunReport,
+  sortChecks,
+  summarize,
+  toolVersion,
+  verdictOf,
+} from "./run-model.ts";
 import { newRunId } from "./run-target.ts";
 import { readWarnings } from "./run-warnings.ts";
 import { runSpecsOnce, type SpecRunner } from "./spec-runner.ts";
@@ -240,21 +247,11 @@ export async function runReceiverCertification(
       only.length > 0 || requiredNotEvaluated > 0
         ? { checksRun: totals.passed + totals.failed, checksNotRun: requiredNotEvaluated, only }
         : undefined;
-    const verdict: Verdict =
-      stoppedBecause !== undefined
-        ? "incomplete"
-        : errors.length > 0
-          ? "not run"
-          : totals.failedRequired > 0
-            ? "not conformant"
-            : partial !== undefined
-              ? "partial"
-              : "conformant";
+    const verdict = verdictOf({ stoppedBecause, errors, failedRequired: totals.failedRequired, partial });
     const alarm = alarmOf(checks);
     const finishedAt = new Date();
-    const pkg = JSON.parse(await readFile(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string };
     const report: RunReport = {
-      tool: { name: "h2h-certify", version: pkg.version },
+      tool: { name: "h2h-certify", version: await toolVersion() },
       subject: "receiver",
       ...(alarm ? { alarm } : {}),
       runId,

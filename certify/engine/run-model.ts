@@ -2,7 +2,8 @@
  * The result of a certification run, as every report format renders it: one record per check
  * run (per endpoint and case), the exchanges they looked at, and the verdict.
  */
-
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import {
   type Finding,
   OPERATION_NAMES,
@@ -10,7 +11,7 @@ import {
   type RuleSource,
 } from "../../contract/index.ts";
 import type { TlsSummary } from "../../kit/index.ts";
-import type { TargetContainerRecord } from "../../target/index.ts";
+import { PROJECT_ROOT, type TargetContainerRecord } from "../../target/index.ts";
 import type { CallbackEvidence } from "../reports/callback-evidence.ts";
 import type { RunComparison } from "../reports/compare.ts";
 import type { EvidenceBounds } from "../reports/evidence-bounds.ts";
@@ -79,6 +80,28 @@ export interface EndpointSummary {
  * required checks not evaluated): never a pass.
  */
 export type Verdict = "conformant" | "not conformant" | "not run" | "incomplete" | "partial";
+
+/**
+ * The verdict of a run, in this order: stopped, not run (an error), a required check failed,
+ * part of the contract judged, else conformant.
+ */
+export function verdictOf(run: {
+  stoppedBecause: string | undefined;
+  errors: readonly string[];
+  failedRequired: number;
+  partial: PartialRun | undefined;
+}): Verdict {
+  if (run.stoppedBecause !== undefined) return "incomplete";
+  if (run.errors.length > 0) return "not run";
+  if (run.failedRequired > 0) return "not conformant";
+  return run.partial !== undefined ? "partial" : "conformant";
+}
+
+/** The tool's version, from its package.json. */
+export async function toolVersion(): Promise<string> {
+  const pkg = JSON.parse(await readFile(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string };
+  return pkg.version;
+}
 
 /** What a partial run judged and what it left out. */
 export interface PartialRun {

@@ -3,7 +3,7 @@
  * no target is given, the target's reachability tried once, then the contract specs run by
  * Vitest, the run-wide checks over every exchange, and the reports written.
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -21,7 +21,7 @@ import {
 } from "../../contract/index.ts";
 import type { Masker } from "../../kit/index.ts";
 import { type RunningSink, SinkClient } from "../../sink/index.ts";
-import { PROJECT_ROOT, type RunSettings } from "../../target/index.ts";
+import type { RunSettings } from "../../target/index.ts";
 import { baselineLines, compareWithBaseline, loadBaseline } from "../reports/baseline.ts";
 import {
   type CallbackEvidence,
@@ -50,7 +50,8 @@ import {
   type RunReport,
   sortChecks,
   summarize,
-  type Verdict,
+  toolVersion,
+  verdictOf,
 } from "./run-model.ts";
 import {
   describeRun,
@@ -90,11 +91,6 @@ export interface CertifyOptions {
 export interface CertifyResult {
   report: RunReport;
   paths: ReportPaths;
-}
-
-async function toolVersion(): Promise<string> {
-  const pkg = JSON.parse(await readFile(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string };
-  return pkg.version;
 }
 
 function runCheck<I>(check: Check<I>, input: I, profile: Profile, masker: Masker): CheckRecord {
@@ -387,16 +383,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
             only: [...probes.only],
           }
         : undefined;
-    const verdict: Verdict =
-      stoppedBecause !== undefined
-        ? "incomplete"
-        : errors.length > 0
-          ? "not run"
-          : totals.failedRequired > 0
-            ? "not conformant"
-            : partial !== undefined
-              ? "partial"
-              : "conformant";
+    const verdict = verdictOf({ stoppedBecause, errors, failedRequired: totals.failedRequired, partial });
     const rateLimitWaits = rateLimitWaitsOf(exchanges);
     const finishedAt = new Date();
     const report: RunReport = {
