@@ -51,7 +51,7 @@ interface Answer {
 const SPEC = {
   /** 229 answers: half of them 5 MB of 0x01, 30 MB each as written, 3.4 GB in all. */
   derivedNegatives: "certify/specs/derived-negatives.spec.ts",
-  /** 30 answers: each 100 MB decoded, or 10,000 levels pretty-printed (some 100 MB of indent). */
+  /** 30 answers, in turn 100 MB decoded and 10,000 levels pretty-printed (200 MB of indent). */
   authAndValidation: "certify/specs/auth-and-validation.spec.ts",
   /** The retry scenario, whose order's callback URL the flood aims at. */
   callbacks: "certify/specs/callbacks.spec.ts",

@@ -38,6 +38,8 @@ export interface SpawnCertifyOptions {
    * runs it, limited to them (certify-spec-files.ts); not with `script` or `args`.
    */
   specFiles?: readonly string[];
+  /** With specFiles: which reports the run writes (default: all four; the JSON always is). */
+  reports?: readonly string[];
 }
 
 export function spawnCertify(
@@ -47,7 +49,13 @@ export function spawnCertify(
   const timeDir = options.measureRss ? mkdtempSync(join(tmpdir(), "h2h-rss-")) : undefined;
   const timeFile = timeDir ? join(timeDir, "time.txt") : undefined;
   const node = options.specFiles
-    ? [process.execPath, ...TSX, specFilesScript, ...options.specFiles]
+    ? [
+        process.execPath,
+        ...TSX,
+        specFilesScript,
+        ...(options.reports ? [`--reports=${options.reports.join(",")}`] : []),
+        ...options.specFiles,
+      ]
     : [process.execPath, ...TSX, options.script ?? script, ...(options.args ?? [])];
   const [command, ...args] = timeFile ? [GNU_TIME, "-v", "-o", timeFile, ...node] : node;
   const started = Date.now();
