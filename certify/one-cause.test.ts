@@ -3,7 +3,8 @@
  * refuses every mobile-commerce order (an error envelope with HTTP 400, a 2xx carrying an error,
  * an HTML page, an empty 500, plain text 404, in turn) behind the reference provider. What needed
  * those orders is not evaluated, pointing at the refusal; no check blames a later step for it.
- * Each shape fails once per endpoint at most. Only the spec files that need such an order run.
+ * Each shape fails once per endpoint and check at most. Only the spec files that need such an
+ * order run.
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -141,10 +142,11 @@ describe("a target that refuses every mobile-commerce creation, in five shapes",
         .filter((c) => c.exchanges.slice(0, -1).some(refusedCreation))
         .map((c) => `${c.endpoint} › ${c.check} › ${c.case}: ${c.detail}`),
     ).toEqual([]);
-    // The refusals fail, each shape once per endpoint at most, and what waits on them points there.
+    // The refusals fail, each shape once per endpoint and check at most (a refusal the case wanted
+    // may fail its own check too), and what waits on them points there.
     const roots = failed.filter((c) => refusedCreation(c.subject) && c.check.startsWith("envelope."));
     const answerOf = (c: (typeof roots)[number]) =>
-      `${c.endpoint} › HTTP ${byId.get(c.subject as string)?.response.status}`;
+      `${c.endpoint} › ${c.check} › HTTP ${byId.get(c.subject as string)?.response.status}`;
     const rootAnswers = roots.map(answerOf);
     expect(rootAnswers.length).toBeGreaterThan(0);
     expect(rootAnswers.filter((answer, i) => rootAnswers.indexOf(answer) !== i)).toEqual([]);
