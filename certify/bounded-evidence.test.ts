@@ -2,12 +2,14 @@
  * Bounded evidence, whatever the bytes: certify against hostile loopback targets ends in a
  * verdict with parseable reports whose size is bounded in bytes as written, and a peak RSS (GNU
  * time, the largest of certify's processes) under 1 GiB:
- * - 5 MB answers (each kept cut at the profile's limit, with its real size);
- * - 5 MB answers of 0x01 control bytes (each `\u0001` in the reports, six bytes for one);
- * - a gzip bomb of zeros (decoded only up to the limit);
+ * - 5 MB answers (each kept cut at the profile's limit, with its real size), in turn JSON and
+ *   0x01 control bytes (each `\u0001` in the reports, six bytes for one);
+ * - a gzip bomb of zeros (decoded only up to the limit), answered in turn with JSON nested
+ *   10,000 deep (pretty-printed reports stay bounded);
  * - a provider that floods its own webhook URL: the excess is counted and reported, never
  *   stored, and the flood is no retry of the order (callbacks.retry-policy passes).
- * Each case prints its peak RSS: `npx vitest run --project suite certify/bounded-evidence.test.ts`.
+ * Each run prints its peak RSS: `npx vitest run --project suite certify/bounded-evidence.test.ts`.
+ * Each runs only the spec files it needs (see SPEC), and the runs go side by side.
  */
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -42,8 +44,24 @@ interface Answer {
   body: Buffer;
 }
 
-async function certifyHostile(answer: Answer) {
+/**
+ * The contract spec files a case runs: enough answers that, kept whole, they would pass the RSS
+ * bound many times over, and no more (the rest of the contract adds time, not proof).
+ */
+const SPEC = {
+  /** 229 answers: half of them 5 MB of 0x01, 30 MB each as written, 3.4 GB in all. */
+  derivedNegatives: "certify/specs/derived-negatives.spec.ts",
+  /** 30 answers, in turn 100 MB decoded and 10,000 levels pretty-printed (200 MB of indent). */
+  authAndValidation: "certify/specs/auth-and-validation.spec.ts",
+  /** The retry scenario, whose order's callback URL the flood aims at. */
+  callbacks: "certify/specs/callbacks.spec.ts",
+} as const;
+
+/** Certifies a target that gives these answers in turn, with only `specFile`. */
+async function certifyHostile(answers: readonly Answer[], specFile: string) {
+  let next = 0;
   const target: HostileTarget = await startHostileTarget((_request, _body, response) => {
+    const answer = answers[next++ % answers.length] as Answer;
     response.writeHead(200, answer.headers);
     response.end(answer.body);
   });
@@ -54,10 +72,15 @@ async function certifyHostile(answer: Answer) {
       {
         H2H_BASE_URL: target.url,
         H2H_API_KEY: "bounded-evidence-key",
-        H2H_PROFILE: writeHostileProfile(dir, { limits: { maxBodyBytes: LIMIT } }),
+        // Runs side by side on a loaded machine: time enough for each answer (a hostile target
+        // sends no callback, so the callback wait stays short).
+        H2H_PROFILE: writeHostileProfile(dir, {
+          limits: { maxBodyBytes: LIMIT },
+          timeouts: { requestMs: 15_000, callbackMs: 1_000 },
+        }),
         H2H_REPORT_DIR: reportDir,
       },
-      { measureRss: true },
+      { measureRss: true, specFiles: [specFile] },
     );
     const file = (kind: keyof typeof REPORT_FILES) => join(reportDir, REPORT_FILES[kind]);
     expect(existsSync(file("json")), `no report written:\n${run.output}`).toBe(true);
@@ -92,87 +115,26 @@ function expectBoundedRun(run: Awaited<ReturnType<typeof certifyHostile>>, label
  * 64 KiB of single control bytes is 384 KiB as written: each answer is cut at the limit as
  * written, or (past the run's bound) kept without its body; both are counted.
  */
-function expectEveryBodyCut(run: Awaited<ReturnType<typeof certifyHostile>>) {
-  const { exchanges, evidenceBounds } = run.report;
-  const dropped = exchanges.filter((e) => e.response.evidenceCut?.runBound);
-  const cut = exchanges.filter((e) => e.response.evidenceCut && !e.response.evidenceCut.runBound);
+function expectEveryBodyCut(
+  run: Awaited<ReturnType<typeof certifyHostile>>,
+  exchanges: RunReport["exchanges"] = run.report.exchanges,
+) {
+  const droppedOf = (list: RunReport["exchanges"]) => list.filter((e) => e.response.evidenceCut?.runBound);
+  const cutOf = (list: RunReport["exchanges"]) =>
+    list.filter((e) => e.response.evidenceCut && !e.response.evidenceCut.runBound);
+  const [cut, dropped] = [cutOf(exchanges), droppedOf(exchanges)];
   expect(cut.length).toBeGreaterThan(10);
   for (const exchange of cut)
     expect(exchange.response.evidenceCut).toEqual({ serialisedBytes: 6 * LIMIT, limitBytes: LIMIT });
   for (const exchange of dropped) expect(exchange.response.body).toBe("");
   expect(cut.length + dropped.length).toBe(exchanges.length);
-  expect(evidenceBounds?.exchanges).toMatchObject({ bodiesCut: cut.length, bodiesDropped: dropped.length });
+  // The run counts every cut, these and any other answer's.
+  const all = run.report.exchanges;
+  expect(run.report.evidenceBounds?.exchanges).toMatchObject({
+    bodiesCut: cutOf(all).length,
+    bodiesDropped: droppedOf(all).length,
+  });
 }
-
-describe.skipIf(!existsSync(GNU_TIME))(`hostile bodies (peak RSS from ${GNU_TIME})`, () => {
-  it("5 MB answers: a verdict, cut evidence with the real size, < 1 GiB RSS", async () => {
-    const body = Buffer.from(`{"codeError":"0","pad":"${"x".repeat(BODY_BYTES - 30)}"}`);
-    const run = await certifyHostile({
-      headers: { "content-type": "application/json", "content-length": body.length },
-      body,
-    });
-    expect(run.exitCode, run.output).toBe(1);
-    expect(run.output).toContain("verdict: NOT CONFORMANT");
-    expect(run.report.verdict).toBe("not conformant");
-    expect(run.report.exchanges.length).toBeGreaterThan(10);
-    for (const exchange of run.report.exchanges) {
-      expect(exchange.response.truncated).toBe(true);
-      expect(exchange.response.size).toEqual({ bytes: body.length, from: "content-length" });
-    }
-    const sizeFailures = run.report.checks.filter((c) => c.check === "envelope.within-size-limit");
-    expect(sizeFailures.length).toBe(run.report.exchanges.length);
-    expect(sizeFailures[0]?.status).toBe("failed");
-    expect(sizeFailures[0]?.detail).toContain(
-      `${body.length.toLocaleString("en-US")} bytes (Content-Length), over the limit of 65,536 bytes`,
-    );
-    expectBoundedRun(run, "5 MB answers");
-  });
-
-  it("5 MB of 0x01 control bytes: each body kept within the limit as written (\\u0001 is six bytes)", async () => {
-    const body = Buffer.alloc(BODY_BYTES, 0x01);
-    const run = await certifyHostile({
-      headers: { "content-type": "application/json", "content-length": body.length },
-      body,
-    });
-    expect(run.report.verdict).toBe("not conformant");
-    expectEveryBodyCut(run);
-    expect(run.output).toMatch(/warning: evidence bounded: \d+ exchange\(s\) kept with bodies cut/);
-    expectBoundedRun(run, "5 MB of 0x01 bytes");
-  });
-
-  it("a gzip bomb of zeros: decoded only up to the limit, kept within it as written", async () => {
-    const body = gzipSync(Buffer.alloc(100 * 1024 * 1024), { level: 9 });
-    const run = await certifyHostile({
-      headers: {
-        "content-type": "application/json",
-        "content-encoding": "gzip",
-        "content-length": body.length,
-      },
-      body,
-    });
-    expect(run.report.verdict).toBe("not conformant");
-    for (const exchange of run.report.exchanges) {
-      expect(exchange.response.truncated).toBe(true);
-      expect(exchange.response.contentEncoding).toMatchObject({ codings: ["gzip"], decoded: true });
-    }
-    expectEveryBodyCut(run);
-    expectBoundedRun(run, "gzip bomb");
-  });
-});
-
-describe.skipIf(!existsSync(GNU_TIME))(`hostile JSON (peak RSS from ${GNU_TIME})`, () => {
-  it("answers nested 10,000 deep: the reports, pretty-printed, stay bounded", async () => {
-    const depth = 10_000;
-    const body = Buffer.from(`${"[".repeat(depth)}${"]".repeat(depth)}`);
-    const run = await certifyHostile({
-      headers: { "content-type": "application/json", "content-length": body.length },
-      body,
-    });
-    expect(run.report.verdict).toBe("not conformant");
-    expect(run.sizes.json).toBeLessThan(run.report.exchanges.length * 4 * LIMIT + 16 * 2 ** 20);
-    expectBoundedRun(run, "JSON nested 10,000 deep");
-  });
-});
 
 /**
  * The reference provider behind a loopback proxy that, before it answers the creation of an order
@@ -235,67 +197,139 @@ async function floodingProxy(provider: RunningReferenceProvider, floodSize: numb
 /** A flood callback: no order id, 8 KB. */
 const FLOOD_BODY = JSON.stringify({ status: "succeeded", pad: "f".repeat(8 * 1024) });
 
-describe.skipIf(!existsSync(GNU_TIME))(
-  `a provider flooding its own webhook URL (peak RSS from ${GNU_TIME})`,
-  () => {
-    let provider: RunningReferenceProvider;
-    beforeAll(async () => {
-      provider = await startReferenceProvider({ port: 0 });
-    });
-    afterAll(() => provider.stop());
-
-    it("keeps what the sink's bounds allow, counts and reports the rest, and judges no flood as a retry", async () => {
-      const floodSize = 3_000;
-      const proxy = await floodingProxy(provider, floodSize);
-      try {
-        const dir = mkdtempSync(join(tmpdir(), "h2h-flood-"));
-        // The retry order's creation waits for the flood: time enough for it on a loaded machine.
-        const profile = JSON.parse(readFileSync(REFERENCE_PROFILE_PATH, "utf8")) as Record<string, unknown>;
-        writeFileSync(
-          join(dir, "profile.json"),
-          JSON.stringify({ ...profile, timeouts: { requestMs: 60_000, callbackMs: 5_000 } }),
-        );
-        const run = await spawnCertify(
-          {
-            H2H_BASE_URL: proxy.target.url,
-            H2H_API_KEY: REFERENCE_API_KEYS.merchant1,
-            H2H_API_KEY_2: REFERENCE_API_KEYS.merchant2,
-            H2H_CALLBACK_SECRET: REFERENCE_CALLBACK_SECRET,
-            H2H_REPORT_DIR: dir,
-            H2H_SEED: "7",
-            H2H_PROFILE: join(dir, "profile.json"),
-          },
-          { measureRss: true },
-        );
-        const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
-        JSON.parse(readFileSync(join(dir, REPORT_FILES.har), "utf8"));
-        const jsonBytes = statSync(join(dir, REPORT_FILES.json)).size;
-        const rssMiB = Math.round((run.maxRssKiB as number) / 1024);
-        console.log(
-          `webhook flood (${proxy.flooded()} callbacks sent): peak RSS ${rssMiB} MiB, JSON report ${(jsonBytes / 2 ** 20).toFixed(1)} MiB, ${report.callbacks.length} callbacks kept`,
-        );
-        expect(proxy.flooded(), run.output).toBe(100 + floodSize);
-        const retry = report.checks.filter((c) => c.check === "callbacks.retry-policy");
-        expect(retry.length, run.output).toBe(1);
-        expect(retry[0]?.status, retry[0]?.detail).toBe("passed");
-        // Callbacks with no order id are one order for the sink: 50 kept, the rest counted, never stored.
-        const excess = floodSize - 50;
-        expect(report.evidenceBounds?.callbacks?.refusedBySink, run.output).toMatchObject({
-          callbacks: excess,
-          bytes: excess * Buffer.byteLength(FLOOD_BODY),
-          byBound: { perOrder: excess, callbacks: 0, bytes: 0 },
-        });
-        expect(report.callbacks.filter((c) => c.orderId === null)).toHaveLength(50);
-        expect(report.callbacks.filter((c) => c.orderId?.startsWith("flood-"))).toHaveLength(100);
-        const warning = `webhook sink full: ${excess} callback(s)`;
-        expect(run.output).toContain(`warning: ${warning}`);
-        expect(report.warnings.some((w) => w.startsWith(warning))).toBe(true);
-        expect(run.exitCode, run.output).toBe(0);
-        expect(run.maxRssKiB as number).toBeLessThan(ONE_GIB_IN_KIB);
-        expect(jsonBytes).toBeLessThan(64 * 2 ** 20);
-      } finally {
-        await proxy.target.stop();
+// Both groups' runs go side by side: each is mostly its own process's work.
+describe.concurrent("bounded evidence", () => {
+  describe.skipIf(!existsSync(GNU_TIME))(`hostile bodies (peak RSS from ${GNU_TIME})`, () => {
+    it.concurrent("5 MB answers, JSON and 0x01 control bytes in turn: a verdict, cut evidence with the real size, each body within the limit as written (\\u0001 is six bytes)", async () => {
+      const json = Buffer.from(`{"codeError":"0","pad":"${"x".repeat(BODY_BYTES - 26)}"}`);
+      const controls = Buffer.alloc(BODY_BYTES, 0x01);
+      expect(json.length).toBe(BODY_BYTES);
+      const headers = { "content-type": "application/json", "content-length": BODY_BYTES };
+      const run = await certifyHostile(
+        [
+          { headers, body: json },
+          { headers, body: controls },
+        ],
+        SPEC.derivedNegatives,
+      );
+      expect(run.exitCode, run.output).toBe(1);
+      expect(run.output).toContain("verdict: NOT CONFORMANT");
+      expect(run.report.verdict).toBe("not conformant");
+      for (const exchange of run.report.exchanges) {
+        expect(exchange.response.truncated).toBe(true);
+        expect(exchange.response.size).toEqual({ bytes: BODY_BYTES, from: "content-length" });
       }
+      const sizeFailures = run.report.checks.filter((c) => c.check === "envelope.within-size-limit");
+      expect(sizeFailures.length).toBe(run.report.exchanges.length);
+      expect(sizeFailures[0]?.status).toBe("failed");
+      expect(sizeFailures[0]?.detail).toContain(
+        `${BODY_BYTES.toLocaleString("en-US")} bytes (Content-Length), over the limit of 65,536 bytes`,
+      );
+      // The 0x01 answers (those kept with a body start with one; those past the run's bound have none).
+      const ofControls = run.report.exchanges.filter((e) => !e.response.body.startsWith('{"codeError"'));
+      expect(run.report.exchanges.length - ofControls.length).toBeGreaterThan(10);
+      expectEveryBodyCut(run, ofControls);
+      expect(run.output).toMatch(/warning: evidence bounded: \d+ exchange\(s\) kept with bodies cut/);
+      expectBoundedRun(run, "5 MB answers, JSON and 0x01 in turn");
     });
-  },
-);
+
+    it.concurrent("a gzip bomb of zeros and JSON nested 10,000 deep, in turn: the bomb decoded only up to the limit, both kept within it as written, the reports bounded", async () => {
+      const depth = 10_000;
+      const deep = Buffer.from(`${"[".repeat(depth)}${"]".repeat(depth)}`);
+      const bomb = gzipSync(Buffer.alloc(100 * 1024 * 1024), { level: 9 });
+      const run = await certifyHostile(
+        [
+          {
+            headers: {
+              "content-type": "application/json",
+              "content-encoding": "gzip",
+              "content-length": bomb.length,
+            },
+            body: bomb,
+          },
+          { headers: { "content-type": "application/json", "content-length": deep.length }, body: deep },
+        ],
+        SPEC.authAndValidation,
+      );
+      expect(run.report.verdict).toBe("not conformant");
+      const bombs = run.report.exchanges.filter((e) => e.response.headers["content-encoding"] === "gzip");
+      const nested = run.report.exchanges.filter((e) => e.response.headers["content-encoding"] === undefined);
+      expect(nested.length).toBeGreaterThan(10);
+      expect(bombs.length + nested.length).toBe(run.report.exchanges.length);
+      for (const exchange of bombs) {
+        expect(exchange.response.truncated).toBe(true);
+        expect(exchange.response.contentEncoding).toMatchObject({ codings: ["gzip"], decoded: true });
+      }
+      // The nested answers fit the limit as received: kept whole, never cut.
+      for (const exchange of nested) expect(exchange.response.body).toBe(deep.toString());
+      expectEveryBodyCut(run, bombs);
+      expect(run.sizes.json).toBeLessThan(run.report.exchanges.length * 4 * LIMIT + 16 * 2 ** 20);
+      expectBoundedRun(run, "gzip bomb and JSON nested 10,000 deep");
+    });
+  });
+
+  describe.skipIf(!existsSync(GNU_TIME))(
+    `a provider flooding its own webhook URL (peak RSS from ${GNU_TIME})`,
+    () => {
+      let provider: RunningReferenceProvider;
+      beforeAll(async () => {
+        provider = await startReferenceProvider({ port: 0 });
+      });
+      afterAll(() => provider.stop());
+
+      it("keeps what the sink's bounds allow, counts and reports the rest, and judges no flood as a retry", async () => {
+        const floodSize = 1_000;
+        const proxy = await floodingProxy(provider, floodSize);
+        try {
+          const dir = mkdtempSync(join(tmpdir(), "h2h-flood-"));
+          // The retry order's creation waits for the flood: time enough for it on a loaded machine.
+          const profile = JSON.parse(readFileSync(REFERENCE_PROFILE_PATH, "utf8")) as Record<string, unknown>;
+          writeFileSync(
+            join(dir, "profile.json"),
+            JSON.stringify({ ...profile, timeouts: { requestMs: 60_000, callbackMs: 5_000 } }),
+          );
+          const run = await spawnCertify(
+            {
+              H2H_BASE_URL: proxy.target.url,
+              H2H_API_KEY: REFERENCE_API_KEYS.merchant1,
+              H2H_API_KEY_2: REFERENCE_API_KEYS.merchant2,
+              H2H_CALLBACK_SECRET: REFERENCE_CALLBACK_SECRET,
+              H2H_REPORT_DIR: dir,
+              H2H_SEED: "7",
+              H2H_PROFILE: join(dir, "profile.json"),
+            },
+            { measureRss: true, specFiles: [SPEC.callbacks] },
+          );
+          const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
+          JSON.parse(readFileSync(join(dir, REPORT_FILES.har), "utf8"));
+          const jsonBytes = statSync(join(dir, REPORT_FILES.json)).size;
+          const rssMiB = Math.round((run.maxRssKiB as number) / 1024);
+          console.log(
+            `webhook flood (${proxy.flooded()} callbacks sent): peak RSS ${rssMiB} MiB, JSON report ${(jsonBytes / 2 ** 20).toFixed(1)} MiB, ${report.callbacks.length} callbacks kept`,
+          );
+          expect(proxy.flooded(), run.output).toBe(100 + floodSize);
+          const retry = report.checks.filter((c) => c.check === "callbacks.retry-policy");
+          expect(retry.length, run.output).toBe(1);
+          expect(retry[0]?.status, retry[0]?.detail).toBe("passed");
+          // Callbacks with no order id are one order for the sink: 50 kept, the rest counted, never stored.
+          const excess = floodSize - 50;
+          expect(report.evidenceBounds?.callbacks?.refusedBySink, run.output).toMatchObject({
+            callbacks: excess,
+            bytes: excess * Buffer.byteLength(FLOOD_BODY),
+            byBound: { perOrder: excess, callbacks: 0, bytes: 0 },
+          });
+          expect(report.callbacks.filter((c) => c.orderId === null)).toHaveLength(50);
+          expect(report.callbacks.filter((c) => c.orderId?.startsWith("flood-"))).toHaveLength(100);
+          const warning = `webhook sink full: ${excess} callback(s)`;
+          expect(run.output).toContain(`warning: ${warning}`);
+          expect(report.warnings.some((w) => w.startsWith(warning))).toBe(true);
+          expect(run.exitCode, run.output).toBe(0);
+          expect(run.maxRssKiB as number).toBeLessThan(ONE_GIB_IN_KIB);
+          expect(jsonBytes).toBeLessThan(64 * 2 ** 20);
+        } finally {
+          await proxy.target.stop();
+        }
+      });
+    },
+  );
+});

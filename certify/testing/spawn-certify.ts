@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const script = fileURLToPath(new URL("../../scripts/certify.ts", import.meta.url));
+const specFilesScript = fileURLToPath(new URL("./certify-spec-files.ts", import.meta.url));
 /** How `npm run certify` runs its TypeScript (package.json), so that what is measured is what users run. */
 const TSX = ["--import", new URL("../../scripts/tsx.mjs", import.meta.url).href];
 export const GNU_TIME = "/usr/bin/time";
@@ -32,6 +33,13 @@ export interface SpawnCertifyOptions {
   onOutput?: (output: string, pid: number) => void;
   /** The script run (default: scripts/certify.ts), e.g. scripts/certify-receiver.ts. */
   script?: string;
+  /**
+   * Only these contract spec files (paths from the project root): certify as `npm run certify`
+   * runs it, limited to them (certify-spec-files.ts); not with `script` or `args`.
+   */
+  specFiles?: readonly string[];
+  /** With specFiles: which reports the run writes (default: all four; the JSON always is). */
+  reports?: readonly string[];
 }
 
 export function spawnCertify(
@@ -40,7 +48,15 @@ export function spawnCertify(
 ): Promise<CertifyChild> {
   const timeDir = options.measureRss ? mkdtempSync(join(tmpdir(), "h2h-rss-")) : undefined;
   const timeFile = timeDir ? join(timeDir, "time.txt") : undefined;
-  const node = [process.execPath, ...TSX, options.script ?? script, ...(options.args ?? [])];
+  const node = options.specFiles
+    ? [
+        process.execPath,
+        ...TSX,
+        specFilesScript,
+        ...(options.reports ? [`--reports=${options.reports.join(",")}`] : []),
+        ...options.specFiles,
+      ]
+    : [process.execPath, ...TSX, options.script ?? script, ...(options.args ?? [])];
   const [command, ...args] = timeFile ? [GNU_TIME, "-v", "-o", timeFile, ...node] : node;
   const started = Date.now();
   return new Promise((resolve) => {

@@ -1,0 +1,44 @@
+/**
+ * Test helper: `npm run certify` limited to some contract spec files, which the programmatic API
+ * offers (specFiles) and the command line does not: for a test that needs part of the contract
+ * run as a user runs it, in a process of its own (e.g. measured by GNU time).
+ * `node --import ./scripts/tsx.mjs certify/testing/certify-spec-files.ts [--reports=json,…] certify/specs/X.spec.ts…`,
+ * settings from H2H_*; the exit codes are the command's: 0 conformant, 1 not conformant,
+ * 4 partial, 2 otherwise.
+ */
+import { parseSettings } from "../../target/index.ts";
+import { REPORT_KINDS, type ReportKind, runCertification, type Verdict } from "../index.ts";
+
+const EXIT: Record<Verdict, number> = {
+  conformant: 0,
+  "not conformant": 1,
+  "not run": 2,
+  incomplete: 2,
+  partial: 4,
+};
+
+const REPORTS_FLAG = "--reports=";
+const args = process.argv.slice(2);
+const reportsFlag = args.find((arg) => arg.startsWith(REPORTS_FLAG));
+const reports = reportsFlag?.slice(REPORTS_FLAG.length).split(",") as ReportKind[] | undefined;
+const unknownReport = reports?.find((kind) => !REPORT_KINDS.includes(kind));
+if (unknownReport !== undefined) {
+  console.error(`certify-spec-files.ts: no report kind "${unknownReport}" (${REPORT_KINDS.join(", ")})`);
+  process.exit(64);
+}
+const specFiles = args.filter((arg) => arg !== reportsFlag);
+if (specFiles.length === 0) {
+  console.error("certify-spec-files.ts: name the spec files to run, e.g. certify/specs/callbacks.spec.ts");
+  process.exit(64);
+}
+try {
+  const { report } = await runCertification({
+    settings: parseSettings(process.env, { command: "certify" }),
+    specFiles,
+    ...(reports ? { reports } : {}),
+  });
+  process.exitCode = EXIT[report.verdict];
+} catch (error) {
+  console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 2;
+}
