@@ -1,0 +1,70 @@
+/**
+ * Test helper: a certification run in the test's own process, as the mutation self-test runs
+ * them, limited to some spec files. A test about what one spec file judges then pays for neither a
+ * child's start-up nor the other files' probes (a whole quick run is most of a minute of CPU).
+ * The target is one the test started in this process (its sink's stall allowance counts so).
+ */
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseSettings } from "../../target/index.ts";
+import { REPORT_FILES } from "../reports/index.ts";
+import type { RunReport, Verdict } from "../run-model.ts";
+import { runCertification } from "../runner.ts";
+
+/** The CLI's exit code of each verdict (scripts/commands/certify.ts). */
+const EXIT_OF: Record<Verdict, number> = {
+  conformant: 0,
+  "not conformant": 1,
+  "not run": 2,
+  incomplete: 2,
+  partial: 4,
+};
+
+export interface InProcessRun {
+  exitCode: number;
+  /** What the run printed, one line after another. */
+  output: string;
+  report: RunReport;
+}
+
+export interface InProcessOptions {
+  /** Spec files by name (e.g. "lifecycle.spec.ts"); none: every spec file. */
+  specFiles?: readonly string[];
+  /** `--only`: the checks the run is limited to. */
+  only?: readonly string[];
+  /** `--deadline`, in seconds. */
+  deadlineSeconds?: number;
+}
+
+/**
+ * Certifies the target the H2H_* variables of `env` name, at quick depth, the outer H2H_*
+ * variables dropped (as spawnCertify does), its reports in a directory of its own.
+ */
+export async function certifyInProcess(
+  env: Record<string, string>,
+  options: InProcessOptions = {},
+): Promise<InProcessRun> {
+  const reportDir = mkdtempSync(join(tmpdir(), "h2h-in-process-"));
+  const outer = Object.entries(process.env).filter(
+    ([name]) => !name.startsWith("H2H_") || name === "H2H_WORKERS",
+  );
+  const settings = parseSettings(
+    { ...Object.fromEntries(outer), H2H_DEPTH: "quick", ...env, H2H_REPORT_DIR: reportDir },
+    { command: "certify" },
+  );
+  const lines: string[] = [];
+  await runCertification({
+    settings,
+    print: (line) => lines.push(line),
+    reports: ["json"],
+    // The targets the tests start serve from this process, beside the run's webhook sink.
+    targetInThisProcess: true,
+    ...(options.specFiles ? { specFiles: options.specFiles.map((f) => join("certify/specs", f)) } : {}),
+    ...(options.only ? { probes: { only: [...options.only] } } : {}),
+    ...(options.deadlineSeconds === undefined ? {} : { deadlineMs: options.deadlineSeconds * 1000 }),
+  });
+  // The JSON as written, not the object in memory: what a user of the reports reads.
+  const report = JSON.parse(readFileSync(join(reportDir, REPORT_FILES.json), "utf8")) as RunReport;
+  return { exitCode: EXIT_OF[report.verdict], output: lines.join("\n"), report };
+}
