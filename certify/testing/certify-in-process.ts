@@ -11,6 +11,7 @@ import { parseSettings } from "../../target/index.ts";
 import { REPORT_FILES } from "../reports/index.ts";
 import type { RunReport, Verdict } from "../run-model.ts";
 import { runCertification } from "../runner.ts";
+import { ReusedSpecRunner, type SpecRunner } from "../spec-runner.ts";
 
 /** The CLI's exit code of each verdict (scripts/commands/certify.ts). */
 const EXIT_OF: Record<Verdict, number> = {
@@ -35,6 +36,8 @@ export interface InProcessOptions {
   only?: readonly string[];
   /** `--deadline`, in seconds. */
   deadlineSeconds?: number;
+  /** How the specs run (e.g. a ReusedSpecRunner's, for runs one after another); default: a Vitest of its own. */
+  specRunner?: SpecRunner;
 }
 
 /**
@@ -62,9 +65,27 @@ export async function certifyInProcess(
     targetInThisProcess: true,
     ...(options.specFiles ? { specFiles: options.specFiles.map((f) => join("certify/specs", f)) } : {}),
     ...(options.only ? { probes: { only: [...options.only] } } : {}),
+    ...(options.specRunner ? { specRunner: options.specRunner } : {}),
     ...(options.deadlineSeconds === undefined ? {} : { deadlineMs: options.deadlineSeconds * 1000 }),
   });
   // The JSON as written, not the object in memory: what a user of the reports reads.
   const report = JSON.parse(readFileSync(join(reportDir, REPORT_FILES.json), "utf8")) as RunReport;
   return { exitCode: EXIT_OF[report.verdict], output: lines.join("\n"), report };
+}
+
+/**
+ * One Vitest for a test file's runs, their specs run one after another (what else they do, side
+ * by side): its start-up is most of a short run's CPU. `close` it after the file.
+ */
+export function sharedSpecRunner(): { run: SpecRunner; close(): Promise<void> } {
+  const reused = new ReusedSpecRunner();
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    run: (run) => {
+      const next = queue.then(() => reused.run(run));
+      queue = next.catch(() => undefined);
+      return next;
+    },
+    close: () => reused.close(),
+  };
 }
