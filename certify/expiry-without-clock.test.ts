@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { SANDBOX_CLOCK_ADVANCE_PATH } from "../contract/index.ts";
 import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
 import { fileTimeout, loadFactor, type RunningForwarder, startForwarder } from "../fixtures/testing/index.ts";
@@ -19,9 +19,9 @@ import {
   startReferenceProvider,
 } from "../provider/reference/index.ts";
 import type { RunReport } from "./engine/run-model.ts";
-import { REPORT_FILES } from "./reports/index.ts";
+import type { SpecRunner } from "./engine/spec-runner.ts";
+import { certifyInProcess, sharedSpecRunner } from "./testing/certify-in-process.ts";
 import { type HostileTarget, startHostileTarget } from "./testing/hostile-target.ts";
-import { spawnCertify } from "./testing/spawn-certify.ts";
 
 fileTimeout(120_000);
 
@@ -31,6 +31,11 @@ fileTimeout(120_000);
  */
 const LOAD = loadFactor();
 const LIFETIME_SECONDS = Math.ceil(3 * LOAD);
+
+const CONFIRM_AFTER_EXPIRY = "behaviour.rejects-confirm-after-expiry";
+
+/** The spec file whose probes wait expiry out and hold the checks below (the lifecycle's). */
+const EXPIRY_SPECS = ["lifecycle.spec.ts"];
 
 /** Answers every request 404 `not_found`, as a target without the clock extension does. */
 let noClock: HostileTarget;
@@ -74,26 +79,31 @@ async function providerWithoutClock(faults: string[], lifetimeSeconds = LIFETIME
   return forwarder.url;
 }
 
-async function certify(baseUrl: string, lifetimeSeconds = LIFETIME_SECONDS, args: string[] = []) {
+/**
+ * Certifies with the profile's expiry at `lifetimeSeconds`, the lifecycle's spec file alone: the
+ * others hold none of the checks this file is about.
+ */
+async function certify(
+  baseUrl: string,
+  lifetimeSeconds = LIFETIME_SECONDS,
+  options: { only?: string[]; deadlineSeconds?: number; specRunner?: SpecRunner } = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), "h2h-expiry-"));
   const profile = JSON.parse(readFileSync(REFERENCE_PROFILE_PATH, "utf8")) as Record<string, unknown>;
   (profile.callbackTriggers as Record<string, unknown>).expired = { unconfirmedForSeconds: lifetimeSeconds };
   const profilePath = join(dir, "profile.json");
   writeFileSync(profilePath, JSON.stringify(profile));
-  const run = await spawnCertify(
+  return certifyInProcess(
     {
       H2H_BASE_URL: baseUrl,
       H2H_API_KEY: REFERENCE_API_KEYS.merchant1,
       H2H_API_KEY_2: REFERENCE_API_KEYS.merchant2,
       H2H_CALLBACK_SECRET: REFERENCE_CALLBACK_SECRET,
       H2H_PROFILE: profilePath,
-      H2H_REPORT_DIR: dir,
       H2H_SEED: "5",
     },
-    { args: ["--depth", "quick", ...args] },
+    { specFiles: EXPIRY_SPECS, ...options },
   );
-  const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
-  return { ...run, report };
 }
 
 /** The lifecycle records of orders that expire (their case names the expired state or the move past the lifetime). */
@@ -104,21 +114,36 @@ const expiryRecords = (report: RunReport) =>
       (c.case?.startsWith("expired:") || c.case?.endsWith("advance the clock past the lifetime")),
   );
 
-describe("a declared sandbox clock that answers 404, at quick depth", () => {
-  it("a provider that accepts a confirmation after expiry is not conformant", async () => {
+/**
+ * The two whole runs share one Vitest (their specs one after the other: its start-up is most of a
+ * run's CPU); the deadline's run has its own, side by side, so that no queue eats its deadline.
+ */
+const specRunner = sharedSpecRunner();
+afterAll(() => specRunner.close());
+
+// The three tests side by side: each mostly waits for its orders to expire.
+describe.concurrent("a declared sandbox clock that answers 404, at quick depth", () => {
+  it("a provider that accepts a confirmation after expiry is not conformant", async ({ expect }) => {
+    // Only the check the fault breaks: the correct provider's run below shows the rest pass.
     const { exitCode, output, report } = await certify(
       await providerWithoutClock(["confirm-after-expiry-accepted"]),
+      LIFETIME_SECONDS,
+      { only: [CONFIRM_AFTER_EXPIRY], specRunner: specRunner.run },
     );
     expect(exitCode, output).toBe(1);
     expect(report.verdict).toBe("not conformant");
-    const afterExpiry = report.checks.filter((c) => c.check === "behaviour.rejects-confirm-after-expiry");
+    const afterExpiry = report.checks.filter((c) => c.check === CONFIRM_AFTER_EXPIRY);
     expect(afterExpiry.length).toBeGreaterThan(0);
     expect(afterExpiry.some((c) => c.status === "failed" && c.required)).toBe(true);
     expect(afterExpiry.filter((c) => c.status === "skipped")).toEqual([]);
   });
 
-  it("a correct provider is conformant, its expiry checks judged after waiting out the lifetime", async () => {
-    const { exitCode, output, report } = await certify(await providerWithoutClock([]));
+  it("a correct provider is conformant, its expiry checks judged after waiting out the lifetime", async ({
+    expect,
+  }) => {
+    const { exitCode, output, report } = await certify(await providerWithoutClock([]), LIFETIME_SECONDS, {
+      specRunner: specRunner.run,
+    });
     expect(exitCode, output).toBe(0);
     expect(report.verdict).toBe("conformant");
     const expiry = expiryRecords(report);
@@ -126,9 +151,7 @@ describe("a declared sandbox clock that answers 404, at quick depth", () => {
     expect(
       expiry.filter((c) => c.status !== "passed").map((c) => `${c.check} ${c.case}: ${c.detail}`),
     ).toEqual([]);
-    expect(
-      report.checks.filter((c) => c.check === "behaviour.rejects-confirm-after-expiry").length,
-    ).toBeGreaterThan(0);
+    expect(report.checks.filter((c) => c.check === CONFIRM_AFTER_EXPIRY).length).toBeGreaterThan(0);
     expect(report.checks.filter((c) => /done at --depth thorough/.test(c.detail ?? ""))).toEqual([]);
     expect(output).toMatch(
       new RegExp(
@@ -137,16 +160,17 @@ describe("a declared sandbox clock that answers 404, at quick depth", () => {
     );
   });
 
-  it("expiry that cannot be waited out before the deadline is not evaluated, never skipped: not run", async () => {
+  it("expiry that cannot be waited out before the deadline is not evaluated, never skipped: not run", async ({
+    expect,
+  }) => {
     // A 30 s lifetime and a 20 s deadline (both stretched by the load, so that what needs no
     // expiry is done before the deadline); only the lifecycle's checks, so nothing else waits.
     const only = ["behaviour.rejects-confirm-after-expiry", "callbacks.follow-lifecycle"];
     const lifetime = Math.ceil(30 * LOAD);
-    const { exitCode, output, report } = await certify(await providerWithoutClock([], lifetime), lifetime, [
-      "--deadline",
-      String(Math.ceil(20 * LOAD)),
-      ...only.flatMap((check) => ["--only", check]),
-    ]);
+    const { exitCode, output, report } = await certify(await providerWithoutClock([], lifetime), lifetime, {
+      deadlineSeconds: Math.ceil(20 * LOAD),
+      only,
+    });
     expect(exitCode, output).toBe(2);
     expect(report.verdict).toBe("not run");
     expect(report.errors[0]).toMatch(/could not be evaluated/);

@@ -7,7 +7,7 @@
 export { checkProfile } from "./engine/check-profile.ts";
 // The receiver battery: a merchant's webhook receiver, on the same engine.
 export { receiverCheckNames, runReceiverCertification } from "./engine/receiver-run.ts";
-export type { CheckRecord, RunReport, Verdict } from "./engine/run-model.ts";
+export { type CheckRecord, EXIT_OF_VERDICT, type RunReport, type Verdict } from "./engine/run-model.ts";
 export { phasesOf, type RunTimings } from "./engine/run-timings.ts";
 export { type CertifyOptions, type CertifyResult, runCertification } from "./engine/runner.ts";
 export { ReusedSpecRunner } from "./engine/spec-runner.ts";

@@ -97,6 +97,15 @@ export function verdictOf(run: {
   return run.partial !== undefined ? "partial" : "conformant";
 }
 
+/** A verdict's exit code, for every command and helper that ends with one (README "Exit codes"). */
+export const EXIT_OF_VERDICT = {
+  conformant: 0,
+  "not conformant": 1,
+  "not run": 2,
+  incomplete: 2, // deadline, SIGINT or SIGTERM
+  partial: 4, // --only, or required checks not evaluated: never a pass
+} as const satisfies Record<Verdict, number>;
+
 /** The tool's version, from its package.json. */
 export async function toolVersion(): Promise<string> {
   const pkg = JSON.parse(await readFile(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string };

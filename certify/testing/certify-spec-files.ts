@@ -7,15 +7,7 @@
  * 4 partial, 2 otherwise.
  */
 import { parseSettings } from "../../target/index.ts";
-import { REPORT_KINDS, type ReportKind, runCertification, type Verdict } from "../index.ts";
-
-const EXIT: Record<Verdict, number> = {
-  conformant: 0,
-  "not conformant": 1,
-  "not run": 2,
-  incomplete: 2,
-  partial: 4,
-};
+import { EXIT_OF_VERDICT, REPORT_KINDS, type ReportKind, runCertification } from "../index.ts";
 
 const REPORTS_FLAG = "--reports=";
 const args = process.argv.slice(2);
@@ -37,7 +29,7 @@ try {
     specFiles,
     ...(reports ? { reports } : {}),
   });
-  process.exitCode = EXIT[report.verdict];
+  process.exitCode = EXIT_OF_VERDICT[report.verdict];
 } catch (error) {
   console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 2;

@@ -1,9 +1,8 @@
 /** `npm run certify:receiver`: certifies a merchant's webhook receiver against the provider's callbacks. */
-import { printListedChecks, runReceiverCertification } from "../../certify/index.ts";
+import { EXIT_OF_VERDICT, printListedChecks, runReceiverCertification } from "../../certify/index.ts";
 import { MAX_DEADLINE_MS } from "../../contract/index.ts";
 import { commandSettings, defineCommand, EXIT, settingOption, UsageError } from "../cli.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
-import { EXIT_OF_VERDICT } from "./certify.ts";
 
 export const certifyReceiver = defineCommand({
   name: "certify:receiver",

@@ -1,17 +1,8 @@
 /** `npm run certify`: certifies the target against the contract and writes the reports. */
-import { checkProfile, printListedChecks, runCertification, type Verdict } from "../../certify/index.ts";
+import { checkProfile, EXIT_OF_VERDICT, printListedChecks, runCertification } from "../../certify/index.ts";
 import { MAX_DEADLINE_MS } from "../../contract/index.ts";
-import { commandSettings, defineCommand, EXIT, type ExitCode, settingOption, UsageError } from "../cli.ts";
+import { commandSettings, defineCommand, EXIT, settingOption, UsageError } from "../cli.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
-
-/** A verdict's exit code, for certify and certify:receiver alike. */
-export const EXIT_OF_VERDICT: Record<Verdict, ExitCode> = {
-  conformant: EXIT.ok,
-  "not conformant": EXIT.failed,
-  "not run": EXIT.notJudged,
-  incomplete: EXIT.notJudged, // deadline, SIGINT or SIGTERM
-  partial: EXIT.partial, // --only, or required checks not evaluated: never a pass
-};
 
 export const certify = defineCommand({
   name: "certify",

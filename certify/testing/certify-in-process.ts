@@ -1,0 +1,82 @@
+/**
+ * Test helper: a certification run in the test's own process, as the mutation self-test runs
+ * them, limited to some spec files. A test about what one spec file judges then pays for neither a
+ * child's start-up nor the other files' probes (a whole quick run is most of a minute of CPU).
+ * The target is one the test started in this process (its sink's stall allowance counts so).
+ */
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseSettings } from "../../target/index.ts";
+import { EXIT_OF_VERDICT, type RunReport } from "../engine/run-model.ts";
+import { runCertification } from "../engine/runner.ts";
+import { ReusedSpecRunner, type SpecRunner } from "../engine/spec-runner.ts";
+import { REPORT_FILES } from "../reports/index.ts";
+
+export interface InProcessRun {
+  exitCode: number;
+  /** What the run printed, one line after another. */
+  output: string;
+  report: RunReport;
+}
+
+export interface InProcessOptions {
+  /** Spec files by name (e.g. "lifecycle.spec.ts"); none: every spec file. */
+  specFiles?: readonly string[];
+  /** `--only`: the checks the run is limited to. */
+  only?: readonly string[];
+  /** `--deadline`, in seconds. */
+  deadlineSeconds?: number;
+  /** How the specs run (e.g. a ReusedSpecRunner's, for runs one after another); default: a Vitest of its own. */
+  specRunner?: SpecRunner;
+}
+
+/**
+ * Certifies the target the H2H_* variables of `env` name, at quick depth, the outer H2H_*
+ * variables dropped (as spawnCertify does), its reports in a directory of its own.
+ */
+export async function certifyInProcess(
+  env: Record<string, string>,
+  options: InProcessOptions = {},
+): Promise<InProcessRun> {
+  const reportDir = mkdtempSync(join(tmpdir(), "h2h-in-process-"));
+  const outer = Object.entries(process.env).filter(
+    ([name]) => !name.startsWith("H2H_") || name === "H2H_WORKERS",
+  );
+  const settings = parseSettings(
+    { ...Object.fromEntries(outer), H2H_DEPTH: "quick", ...env, H2H_REPORT_DIR: reportDir },
+    { command: "certify" },
+  );
+  const lines: string[] = [];
+  await runCertification({
+    settings,
+    print: (line) => lines.push(line),
+    reports: ["json"],
+    // The targets the tests start serve from this process, beside the run's webhook sink.
+    targetInThisProcess: true,
+    ...(options.specFiles ? { specFiles: options.specFiles.map((f) => join("certify/specs", f)) } : {}),
+    ...(options.only ? { probes: { only: [...options.only] } } : {}),
+    ...(options.specRunner ? { specRunner: options.specRunner } : {}),
+    ...(options.deadlineSeconds === undefined ? {} : { deadlineMs: options.deadlineSeconds * 1000 }),
+  });
+  // The JSON as written, not the object in memory: what a user of the reports reads.
+  const report = JSON.parse(readFileSync(join(reportDir, REPORT_FILES.json), "utf8")) as RunReport;
+  return { exitCode: EXIT_OF_VERDICT[report.verdict], output: lines.join("\n"), report };
+}
+
+/**
+ * One Vitest for a test file's runs, their specs run one after another (what else they do, side
+ * by side): its start-up is most of a short run's CPU. `close` it after the file.
+ */
+export function sharedSpecRunner(): { run: SpecRunner; close(): Promise<void> } {
+  const reused = new ReusedSpecRunner();
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    run: (run) => {
+      const next = queue.then(() => reused.run(run));
+      queue = next.catch(() => undefined);
+      return next;
+    },
+    close: () => reused.close(),
+  };
+}
