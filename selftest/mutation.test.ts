@@ -37,6 +37,9 @@ describe("mutation self-test", () => {
       const results = await runMutationSuite({
         cleanRuns: 1,
         targeted: true,
+        // Four at a time on any machine: a targeted run mostly waits (on callbacks, lifetimes,
+        // retries), about a fifth of its time on CPU, so two children per core keep it busy.
+        concurrency: 4,
         reportDir,
         // The outcome is read from the JSON; the other reports are tested where they are made.
         reports: ["json"],
