@@ -33,7 +33,8 @@ it("refuses a --deadline longer than a timer can wait (it would fire at once), e
   expect(run.output).toMatch(/--deadline 3000000: at most 2147483\.647 seconds/);
 });
 
-describe("a run that is stopped", () => {
+// Side by side: each is a certify process of its own that mostly waits (to start, on a slow provider).
+describe.concurrent("a run that is stopped", () => {
   it("by SIGTERM mid-run: parseable reports marked incomplete, exit 2, temp folders removed", async () => {
     const reportDir = join(mkdtempSync(join(tmpdir(), "h2h-sigterm-")), "reports");
     // certify's own temp folder, so what it leaves behind is seen apart from other processes'.

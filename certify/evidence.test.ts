@@ -72,7 +72,9 @@ afterAll(async () => {
   for (const server of servers) await new Promise((resolve) => server.close(resolve));
 });
 
-describe("one cause per failure", () => {
+// The three describes run side by side: each run is a process of its own against a target of its
+// own, and mostly waits (on callbacks, lifetimes).
+describe.concurrent("one cause per failure", () => {
   it("a target whose every answer is a non-JSON 502 page shows one root-cause failure per endpoint", async () => {
     const page =
       "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>";
@@ -181,7 +183,7 @@ interface HarEntry {
   comment: string;
 }
 
-describe("callbacks as evidence", () => {
+describe.concurrent("callbacks as evidence", () => {
   it("reports every callback with its raw body (JSON, HAR, HTML), fails one that comes before its trigger, and warns when the sandbox clock fails", async () => {
     // Signatures that do not verify; orders that expire after 4 s where the profile says 8; no clock.
     const provider = await startReferenceProvider({
@@ -287,7 +289,7 @@ describe("callbacks as evidence", () => {
   });
 });
 
-describe("a sandbox clock the profile requires", () => {
+describe.concurrent("a sandbox clock the profile requires", () => {
   it("fails callbacks.sandbox-clock when it does not answer, and the expiry checks wait on it (no warning, no waiting)", async () => {
     // A lifetime the run's own work cannot reach even on a busy machine: a run that waited it out
     // is told apart by its duration.
