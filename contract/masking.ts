@@ -468,6 +468,10 @@ function applyEdits(text: string, edits: Edit[]): string {
   return parts.join("");
 }
 
+/** Texts up to this long are remembered masked, up to this many per depth (a few MB at most). */
+const MAX_MEMO_LENGTH = 1024;
+const MAX_MEMO_ENTRIES = 4096;
+
 /** A decoded window's size at most (a longer run of escapes is decoded in overlapping windows). */
 const MAX_DECODE_WINDOW = 256 * 1024;
 /** How far windows cut for their size overlap: more than any secret spelled eight escapes deep. */
@@ -649,8 +653,31 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
   }
 
   /** Masks free text: every spelling of a known secret, and every field it can find by its shape. */
+  /**
+   * What {@link plain} made of a short text, by depth: a report repeats its keys, ids and bodies
+   * (the JSON report and the HAR file hold the same exchanges), and each is masked once. Bounded.
+   */
+  const plainMasked: Map<string, string>[] = [];
   function plain(text: string, depth: number): string {
     if (text.length < 3) return text;
+    if (text.length > MAX_MEMO_LENGTH) return plainOnce(text, depth);
+    let memo = plainMasked[depth];
+    if (!memo) {
+      memo = new Map();
+      plainMasked[depth] = memo;
+    }
+    let masked = memo.get(text);
+    if (masked === undefined) {
+      masked = plainOnce(text, depth);
+      if (memo.size >= MAX_MEMO_ENTRIES) memo.clear();
+      // Kept as a copy: a slice would keep the whole text it was cut from (a report, a body) alive.
+      const key = ` ${text}`.slice(1);
+      memo.set(key, masked === text ? key : ` ${masked}`.slice(1));
+    }
+    return masked;
+  }
+
+  function plainOnce(text: string, depth: number): string {
     let out = text;
     // The masks below put in no escaping: whether the text has any is known once.
     const escaped = ESCAPING.test(text);
