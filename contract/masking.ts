@@ -38,6 +38,10 @@ const MAX_DEPTH = 6;
  * short words and ids).
  */
 const ESCAPING = /[%\\&+]/;
+/** What a spelling of a secret other than as is (or `+` for a space) needs. */
+const ESCAPED_SECRET = /[%\\&]/;
+/** What a spelling of a card's digit or an escaped separator needs. */
+const PERCENT_OR_BACKSLASH = /[%\\]/;
 /** What a credential after an auth scheme needs: the scheme's name. */
 const AUTH_SCHEME = /bearer|basic/i;
 
@@ -270,11 +274,14 @@ const PLAIN_CARD = new RegExp(`^[\\d${CARD_SEPARATOR_CHARS}]+$`);
  * by one escaped space or dash.
  */
 function cardPattern(digits: string, chars: string): string {
-  // The run of separators in a group of its own: V8 otherwise spends some 100 ms of CPU per
-  // thread compiling the card regex (it unrolls `{1,3}` across every card); it matches the same.
-  const separator = `(?:(?:[${chars}]{1,${MAX_SEPARATORS}})|%(?:25)?20|%(?:25)?2[dD]|\\+|\\\\{1,16}u002[0dD])?`;
+  const separator = `(?:[${chars}]{1,${MAX_SEPARATORS}}|%(?:25)?20|%(?:25)?2[dD]|\\+|\\\\{1,16}u002[0dD])?`;
   return [...digits].map(charPattern).join(separator);
 }
+
+/** A digit in every spelling {@link charPattern} gives it. */
+const ANY_DIGIT = String.raw`(?:\d|%(?:25)?3\d|\\{1,16}u003\d)`;
+/** One separator between a card's digits, in every spelling {@link cardPattern} gives it. */
+const ANY_CARD_SEPARATOR = `(?:[${CARD_SEPARATOR_CHARS}]{1,${MAX_SEPARATORS}}|%(?:25)?20|%(?:25)?2[dD]|\\+|\\\\{1,16}u002[0dD])`;
 
 /**
  * A lookahead for the characters a spelling of one of `texts` can start with ({@link charPattern}),
@@ -570,8 +577,37 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
           "g",
         )
       : undefined;
-  const cardRegex = cardRegexOf(ASCII_CARD_SEPARATOR_CHARS);
-  const wideCardRegex = cardRegexOf(CARD_SEPARATOR_CHARS);
+  /**
+   * The same for a text with no `%` and no `\`, where a card can only be written plainly (or
+   * with `+` for a space): the regexes above cost V8 some 100 ms of CPU each to compile, in every
+   * thread that masks, and most texts never need them.
+   */
+  const plainCardRegexOf = (chars: string) =>
+    cards.length > 0
+      ? new RegExp(
+          `(?:${cards.map((digits) => `(${[...digits].join(`(?:[${chars}]{1,${MAX_SEPARATORS}}|\\+)?`)})`).join("|")})(?=(\\d{0,${MAX_RUN_ON}}))\\${cards.length + 1}`,
+          "g",
+        )
+      : undefined;
+  let cardRegexes: Record<"plain" | "plainWide" | "escaped" | "escapedWide", RegExp> | undefined;
+  /** The card regex for a text: escaped or not, with a separator other than tab, space or `-`. */
+  const cardRegexFor = (escaped: boolean, wide: boolean): RegExp => {
+    cardRegexes ??= {} as NonNullable<typeof cardRegexes>;
+    const name = `${escaped ? "escaped" : "plain"}${wide ? "Wide" : ""}` as keyof typeof cardRegexes;
+    const chars = wide ? CARD_SEPARATOR_CHARS : ASCII_CARD_SEPARATOR_CHARS;
+    cardRegexes[name] ??= (escaped ? cardRegexOf(chars) : plainCardRegexOf(chars)) as RegExp;
+    return cardRegexes[name];
+  };
+  /**
+   * The shortest card's digits in a row, each possibly escaped, separators (escaped or not)
+   * between: what every escaped spelling of a card holds, found by a regex cheap to compile.
+   */
+  const escapedCardDigitRun =
+    cards.length > 0
+      ? new RegExp(
+          `${ANY_DIGIT}(?:${ANY_CARD_SEPARATOR}?${ANY_DIGIT}){${Math.min(...cards.map((c) => c.length)) - 1}}`,
+        )
+      : undefined;
   /** The shortest card's digits in a row, separators allowed between (unescaped text). */
   const cardDigitRun =
     cards.length > 0
@@ -620,9 +656,13 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
    * masked, with the digits that run on. `escaped`: whether the text holds any escaping.
    */
   function maskCards(text: string, escaped: boolean): string {
-    if (!cardRegex || !cardDigitRun || !(escaped ? /\d/.test(text) : cardDigitRun.test(text))) return text;
+    if (!escapedCardDigitRun || !cardDigitRun) return text;
+    if (!(escaped ? escapedCardDigitRun.test(text) : cardDigitRun.test(text))) return text;
     let out = text;
-    const regex = (NON_ASCII_CARD_SEPARATOR.test(text) ? wideCardRegex : cardRegex) as RegExp;
+    const regex = cardRegexFor(
+      escaped && PERCENT_OR_BACKSLASH.test(text),
+      NON_ASCII_CARD_SEPARATOR.test(text),
+    );
     const maskCard = (match: string, ...rest: unknown[]) => {
       // After the groups (a card's each, then the run-on): the match's offset and the text.
       const offset = rest[cards.length + 1] as number;
@@ -682,7 +722,8 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
     // The masks below put in no escaping: whether the text has any is known once.
     const escaped = ESCAPING.test(text);
     if (secretRegex && (escaped || known.some((secret) => text.includes(secret))))
-      out = out.replace(secretRegex, MASK);
+      // With no `%`, `\` or `&`, a secret is written as is (a space also as `+`): the small regex.
+      out = out.replace(ESCAPED_SECRET.test(text) ? secretRegex : (decodedSecretRegex as RegExp), MASK);
     out = maskCards(out, escaped);
     if (out.includes("://")) out = maskUrlCredentials(out);
     if (out.includes("/callbacks/")) out = out.replace(SINK_TOKEN_SEGMENT, `$1${MASK}`);
