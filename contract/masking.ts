@@ -284,21 +284,6 @@ const ANY_DIGIT = String.raw`(?:\d|%(?:25)?3\d|\\{1,16}u003\d)`;
 const ANY_CARD_SEPARATOR = `(?:[${CARD_SEPARATOR_CHARS}]{1,${MAX_SEPARATORS}}|%(?:25)?20|%(?:25)?2[dD]|\\+|\\\\{1,16}u002[0dD])`;
 
 /**
- * A lookahead for the characters a spelling of one of `texts` can start with ({@link charPattern}),
- * so that a regex of many alternatives skips at once the positions where none can start.
- */
-function firstCharsLookahead(texts: readonly string[]): string {
-  const chars = new Set<string>(["%", "\\"]);
-  for (const text of texts) {
-    const first = [...text][0] as string;
-    chars.add(first);
-    if (HTML_ENTITIES[first]) chars.add("&");
-    if (first === " ") chars.add("+");
-  }
-  return `(?=[${[...chars].map((c) => c.replace(/[\\\]^-]/g, "\\$&")).join("")}])`;
-}
-
-/**
  * The parts of the base64 encoding of `bytes` that do not depend on what surrounds them, for the
  * three alignments the bytes can have inside a longer encoded value.
  */
@@ -556,13 +541,41 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
   const cards = [
     ...new Set(cardNumbers.map((c) => c.replace(/\D/g, "")).filter((c) => c.length >= MIN_SECRET_LENGTH)),
   ].sort((a, b) => b.length - a.length);
-  const secretRegex =
-    known.length > 0
-      ? new RegExp(
-          `${firstCharsLookahead(known)}(?:${known.map((s) => `(?:${secretPattern(s)})`).join("|")})`,
-          "g",
-        )
-      : undefined;
+  /**
+   * Each secret in every spelling, a regex per secret built when first needed: one regex of them
+   * all costs V8 some 50 ms of CPU to compile in every thread that masks. Before it, a test for a
+   * spelling of its first characters, which every spelling of it starts with.
+   */
+  const secretSpellingRegexes: (RegExp | undefined)[] = [];
+  const secretStarts = known.map((secret) => new RegExp(secretPattern([...secret].slice(0, 3).join(""))));
+
+  /**
+   * Every spelling of a known secret masked, as one regex of every secret (longest first) would:
+   * where spellings overlap, the leftmost wins, and of those starting at one place the longest.
+   */
+  function maskSecretSpellings(text: string): string {
+    const found = new Map<number, number>();
+    known.forEach((secret, index) => {
+      if (!(secretStarts[index] as RegExp).test(text)) return;
+      secretSpellingRegexes[index] ??= new RegExp(secretPattern(secret), "g");
+      const regex = secretSpellingRegexes[index] as RegExp;
+      regex.lastIndex = 0;
+      for (let match = regex.exec(text); match !== null; match = regex.exec(text)) {
+        // A longer secret (earlier in `known`) that starts here goes first.
+        if (!found.has(match.index)) found.set(match.index, match.index + match[0].length);
+        regex.lastIndex = match.index + 1;
+      }
+    });
+    if (found.size === 0) return text;
+    let out = "";
+    let copied = 0;
+    for (const start of [...found.keys()].sort((a, b) => a - b)) {
+      if (start < copied) continue;
+      out += `${text.slice(copied, start)}${MASK}`;
+      copied = found.get(start) as number;
+    }
+    return out + text.slice(copied);
+  }
   /**
    * Every card in one regex (one pass over the text, not one per card), a group per card, then the
    * digits that run on after it (a card one digit too long, as a derived negative sends it): the
@@ -721,9 +734,9 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
     let out = text;
     // The masks below put in no escaping: whether the text has any is known once.
     const escaped = ESCAPING.test(text);
-    if (secretRegex && (escaped || known.some((secret) => text.includes(secret))))
+    if (decodedSecretRegex && (escaped || known.some((secret) => text.includes(secret))))
       // With no `%`, `\` or `&`, a secret is written as is (a space also as `+`): the small regex.
-      out = out.replace(ESCAPED_SECRET.test(text) ? secretRegex : (decodedSecretRegex as RegExp), MASK);
+      out = ESCAPED_SECRET.test(text) ? maskSecretSpellings(out) : out.replace(decodedSecretRegex, MASK);
     out = maskCards(out, escaped);
     if (out.includes("://")) out = maskUrlCredentials(out);
     if (out.includes("/callbacks/")) out = out.replace(SINK_TOKEN_SEGMENT, `$1${MASK}`);
