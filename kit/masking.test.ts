@@ -498,3 +498,17 @@ describe("masking: hostile input", () => {
     expect(masker.text(`{"a":1} trailing ${CALLBACK_SECRET}`)).toBe('{"a":1} trailing ***');
   });
 });
+
+describe("masking: spellings of several secrets, as one regex of them all would", () => {
+  const near = createMasker({ secrets: ["key-merchant-1", "key-merchant-12", "merchant-12-x"] });
+
+  it("masks the longest secret that starts at a place, in any spelling", () => {
+    expect(near.text("a key-merchant-1%32 b")).toBe("a *** b");
+    expect(near.text("a key-merchant-1%2F b")).toBe("a ***%2F b");
+  });
+
+  it("masks the leftmost of two overlapping spellings, and what is left of the other stays", () => {
+    expect(near.text("a key-%6Derchant-12-x b")).toBe("a ***-x b");
+    expect(near.text("a &#107;ey-merchant-1 and merchant-12-x%20")).toBe("a *** and ***%20");
+  });
+});

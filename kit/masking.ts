@@ -38,6 +38,10 @@ const MAX_DEPTH = 6;
  * short words and ids).
  */
 const ESCAPING = /[%\\&+]/;
+/** What a spelling of a secret other than as is (or `+` for a space) needs. */
+const ESCAPED_SECRET = /[%\\&]/;
+/** What a spelling of a card's digit or an escaped separator needs. */
+const PERCENT_OR_BACKSLASH = /[%\\]/;
 /** What a credential after an auth scheme needs: the scheme's name. */
 const AUTH_SCHEME = /bearer|basic/i;
 
@@ -274,20 +278,10 @@ function cardPattern(digits: string, chars: string): string {
   return [...digits].map(charPattern).join(separator);
 }
 
-/**
- * A lookahead for the characters a spelling of one of `texts` can start with ({@link charPattern}),
- * so that a regex of many alternatives skips at once the positions where none can start.
- */
-function firstCharsLookahead(texts: readonly string[]): string {
-  const chars = new Set<string>(["%", "\\"]);
-  for (const text of texts) {
-    const first = [...text][0] as string;
-    chars.add(first);
-    if (HTML_ENTITIES[first]) chars.add("&");
-    if (first === " ") chars.add("+");
-  }
-  return `(?=[${[...chars].map((c) => c.replace(/[\\\]^-]/g, "\\$&")).join("")}])`;
-}
+/** A digit in every spelling {@link charPattern} gives it. */
+const ANY_DIGIT = String.raw`(?:\d|%(?:25)?3\d|\\{1,16}u003\d)`;
+/** One separator between a card's digits, in every spelling {@link cardPattern} gives it. */
+const ANY_CARD_SEPARATOR = `(?:[${CARD_SEPARATOR_CHARS}]{1,${MAX_SEPARATORS}}|%(?:25)?20|%(?:25)?2[dD]|\\+|\\\\{1,16}u002[0dD])`;
 
 /**
  * The parts of the base64 encoding of `bytes` that do not depend on what surrounds them, for the
@@ -466,6 +460,10 @@ function applyEdits(text: string, edits: Edit[]): string {
   return parts.join("");
 }
 
+/** Texts up to this long are remembered masked, up to this many per depth (a few MB at most). */
+const MAX_MEMO_LENGTH = 1024;
+const MAX_MEMO_ENTRIES = 4096;
+
 /** A decoded window's size at most (a longer run of escapes is decoded in overlapping windows). */
 const MAX_DECODE_WINDOW = 256 * 1024;
 /** How far windows cut for their size overlap: more than any secret spelled eight escapes deep. */
@@ -543,13 +541,41 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
   const cards = [
     ...new Set(cardNumbers.map((c) => c.replace(/\D/g, "")).filter((c) => c.length >= MIN_SECRET_LENGTH)),
   ].sort((a, b) => b.length - a.length);
-  const secretRegex =
-    known.length > 0
-      ? new RegExp(
-          `${firstCharsLookahead(known)}(?:${known.map((s) => `(?:${secretPattern(s)})`).join("|")})`,
-          "g",
-        )
-      : undefined;
+  /**
+   * Each secret in every spelling, a regex per secret built when first needed: one regex of them
+   * all costs V8 some 50 ms of CPU to compile in every thread that masks. Before it, a test for a
+   * spelling of its first characters, which every spelling of it starts with.
+   */
+  const secretSpellingRegexes: (RegExp | undefined)[] = [];
+  const secretStarts = known.map((secret) => new RegExp(secretPattern([...secret].slice(0, 3).join(""))));
+
+  /**
+   * Every spelling of a known secret masked, as one regex of every secret (longest first) would:
+   * where spellings overlap, the leftmost wins, and of those starting at one place the longest.
+   */
+  function maskSecretSpellings(text: string): string {
+    const found = new Map<number, number>();
+    known.forEach((secret, index) => {
+      if (!(secretStarts[index] as RegExp).test(text)) return;
+      secretSpellingRegexes[index] ??= new RegExp(secretPattern(secret), "g");
+      const regex = secretSpellingRegexes[index] as RegExp;
+      regex.lastIndex = 0;
+      for (let match = regex.exec(text); match !== null; match = regex.exec(text)) {
+        // A longer secret (earlier in `known`) that starts here goes first.
+        if (!found.has(match.index)) found.set(match.index, match.index + match[0].length);
+        regex.lastIndex = match.index + 1;
+      }
+    });
+    if (found.size === 0) return text;
+    let out = "";
+    let copied = 0;
+    for (const start of [...found.keys()].sort((a, b) => a - b)) {
+      if (start < copied) continue;
+      out += `${text.slice(copied, start)}${MASK}`;
+      copied = found.get(start) as number;
+    }
+    return out + text.slice(copied);
+  }
   /**
    * Every card in one regex (one pass over the text, not one per card), a group per card, then the
    * digits that run on after it (a card one digit too long, as a derived negative sends it): the
@@ -564,8 +590,37 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
           "g",
         )
       : undefined;
-  const cardRegex = cardRegexOf(ASCII_CARD_SEPARATOR_CHARS);
-  const wideCardRegex = cardRegexOf(CARD_SEPARATOR_CHARS);
+  /**
+   * The same for a text with no `%` and no `\`, where a card can only be written plainly (or
+   * with `+` for a space): the regexes above cost V8 some 100 ms of CPU each to compile, in every
+   * thread that masks, and most texts never need them.
+   */
+  const plainCardRegexOf = (chars: string) =>
+    cards.length > 0
+      ? new RegExp(
+          `(?:${cards.map((digits) => `(${[...digits].join(`(?:[${chars}]{1,${MAX_SEPARATORS}}|\\+)?`)})`).join("|")})(?=(\\d{0,${MAX_RUN_ON}}))\\${cards.length + 1}`,
+          "g",
+        )
+      : undefined;
+  let cardRegexes: Record<"plain" | "plainWide" | "escaped" | "escapedWide", RegExp> | undefined;
+  /** The card regex for a text: escaped or not, with a separator other than tab, space or `-`. */
+  const cardRegexFor = (escaped: boolean, wide: boolean): RegExp => {
+    cardRegexes ??= {} as NonNullable<typeof cardRegexes>;
+    const name = `${escaped ? "escaped" : "plain"}${wide ? "Wide" : ""}` as keyof typeof cardRegexes;
+    const chars = wide ? CARD_SEPARATOR_CHARS : ASCII_CARD_SEPARATOR_CHARS;
+    cardRegexes[name] ??= (escaped ? cardRegexOf(chars) : plainCardRegexOf(chars)) as RegExp;
+    return cardRegexes[name];
+  };
+  /**
+   * The shortest card's digits in a row, each possibly escaped, separators (escaped or not)
+   * between: what every escaped spelling of a card holds, found by a regex cheap to compile.
+   */
+  const escapedCardDigitRun =
+    cards.length > 0
+      ? new RegExp(
+          `${ANY_DIGIT}(?:${ANY_CARD_SEPARATOR}?${ANY_DIGIT}){${Math.min(...cards.map((c) => c.length)) - 1}}`,
+        )
+      : undefined;
   /** The shortest card's digits in a row, separators allowed between (unescaped text). */
   const cardDigitRun =
     cards.length > 0
@@ -614,9 +669,13 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
    * masked, with the digits that run on. `escaped`: whether the text holds any escaping.
    */
   function maskCards(text: string, escaped: boolean): string {
-    if (!cardRegex || !cardDigitRun || !(escaped ? /\d/.test(text) : cardDigitRun.test(text))) return text;
+    if (!escapedCardDigitRun || !cardDigitRun) return text;
+    if (!(escaped ? escapedCardDigitRun.test(text) : cardDigitRun.test(text))) return text;
     let out = text;
-    const regex = (NON_ASCII_CARD_SEPARATOR.test(text) ? wideCardRegex : cardRegex) as RegExp;
+    const regex = cardRegexFor(
+      escaped && PERCENT_OR_BACKSLASH.test(text),
+      NON_ASCII_CARD_SEPARATOR.test(text),
+    );
     const maskCard = (match: string, ...rest: unknown[]) => {
       // After the groups (a card's each, then the run-on): the match's offset and the text.
       const offset = rest[cards.length + 1] as number;
@@ -647,13 +706,37 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
   }
 
   /** Masks free text: every spelling of a known secret, and every field it can find by its shape. */
+  /**
+   * What {@link plain} made of a short text, by depth: a report repeats its keys, ids and bodies
+   * (the JSON report and the HAR file hold the same exchanges), and each is masked once. Bounded.
+   */
+  const plainMasked: Map<string, string>[] = [];
   function plain(text: string, depth: number): string {
     if (text.length < 3) return text;
+    if (text.length > MAX_MEMO_LENGTH) return plainOnce(text, depth);
+    let memo = plainMasked[depth];
+    if (!memo) {
+      memo = new Map();
+      plainMasked[depth] = memo;
+    }
+    let masked = memo.get(text);
+    if (masked === undefined) {
+      masked = plainOnce(text, depth);
+      if (memo.size >= MAX_MEMO_ENTRIES) memo.clear();
+      // Kept as a copy: a slice would keep the whole text it was cut from (a report, a body) alive.
+      const key = ` ${text}`.slice(1);
+      memo.set(key, masked === text ? key : ` ${masked}`.slice(1));
+    }
+    return masked;
+  }
+
+  function plainOnce(text: string, depth: number): string {
     let out = text;
     // The masks below put in no escaping: whether the text has any is known once.
     const escaped = ESCAPING.test(text);
-    if (secretRegex && (escaped || known.some((secret) => text.includes(secret))))
-      out = out.replace(secretRegex, MASK);
+    if (decodedSecretRegex && (escaped || known.some((secret) => text.includes(secret))))
+      // With no `%`, `\` or `&`, a secret is written as is (a space also as `+`): the small regex.
+      out = ESCAPED_SECRET.test(text) ? maskSecretSpellings(out) : out.replace(decodedSecretRegex, MASK);
     out = maskCards(out, escaped);
     if (out.includes("://")) out = maskUrlCredentials(out);
     if (out.includes("/callbacks/")) out = out.replace(SINK_TOKEN_SEGMENT, `$1${MASK}`);
