@@ -7,7 +7,7 @@
  * is interrupted.
  */
 import { createServer } from "node:net";
-import type { ContainerRuntimeClient } from "testcontainers";
+import { type ContainerRuntimeClient, IntervalRetry, type WaitStrategy } from "testcontainers";
 import {
   ContainerEngineError,
   effectiveImageName,
@@ -178,6 +178,57 @@ async function answersHttp(url: string, anyStatus: boolean): Promise<boolean> {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * Testcontainers' wait, for a container on the host network: `Wait.forHttp` needs a mapped port,
+ * which host networking has none of, so the readiness is tried on loopback, with testcontainers'
+ * own retry. A container that exits first ends the wait at once, its exit code kept: testcontainers
+ * removes a container that never got ready.
+ */
+class LoopbackReadiness implements WaitStrategy {
+  private startupTimeoutMs = 60_000;
+  private timeoutSet = false;
+  /** Set once the container has started and the wait begun. */
+  waiting = false;
+  exitCode: number | undefined;
+
+  constructor(private readonly isReady: () => Promise<boolean>) {}
+
+  withStartupTimeout(startupTimeoutMs: number): this {
+    this.startupTimeoutMs = startupTimeoutMs;
+    this.timeoutSet = true;
+    return this;
+  }
+  isStartupTimeoutSet(): boolean {
+    return this.timeoutSet;
+  }
+  getStartupTimeout(): number {
+    return this.startupTimeoutMs;
+  }
+
+  async waitUntilReady(container: Parameters<WaitStrategy["waitUntilReady"]>[0]): Promise<void> {
+    this.waiting = true;
+    const exited = async () => {
+      const state = await container.inspect().then(
+        (info) => info.State,
+        () => undefined,
+      );
+      if (state && !state.Running) this.exitCode = state.ExitCode;
+      return this.exitCode !== undefined;
+    };
+    const ready = await new IntervalRetry<boolean, false>(READINESS_INTERVAL_MS).retryUntil(
+      async () => (await this.isReady()) || (await exited()),
+      (done) => done,
+      () => false,
+      this.startupTimeoutMs,
+    );
+    if (!ready) throw new Error(`not ready within ${this.startupTimeoutMs} ms`);
+    if (this.exitCode !== undefined) throw new Error(`exited with code ${this.exitCode}`);
+  }
+}
+
+/** How often readiness is tried. */
+const READINESS_INTERVAL_MS = 250;
+
+/**
  * Starts the target container and waits until it is ready. On any failure the container is
  * stopped and removed, and a TargetContainerError says why, with its last log lines.
  */
@@ -226,8 +277,16 @@ export async function startTargetContainer(
 
   const { container, createdId, watch } = await watchedContainer(settings.image, { init: true });
   let logsEnded: Promise<void> = Promise.resolve();
+  const url = `http://127.0.0.1:${port}`;
+  const readiness = settings.readiness;
+  const waitStrategy = new LoopbackReadiness(async () =>
+    readiness.kind === "log"
+      ? logs.text().includes(readiness.text)
+      : await answersHttp(`${url}${readiness.path}`, readiness.anyStatus),
+  ).withStartupTimeout(settings.startupTimeoutMs);
   container
     .withNetworkMode("host")
+    .withWaitStrategy(waitStrategy)
     .withEnvironment(environment)
     .withLabels({ "h2h-certify.run": options.runId, "h2h-certify.role": "target" })
     .withLogConsumer((stream) => {
@@ -265,46 +324,30 @@ export async function startTargetContainer(
     await container.start();
   } catch (error) {
     record.containerId = createdId();
+    if (!waitStrategy.waiting)
+      throw new TargetContainerError(
+        `the target container (${record.imageRun}, H2H_TARGET_IMAGE) could not start: ${reasonOf(error)}`,
+        await stop(),
+      );
+    const finalRecord = await stop();
+    if (waitStrategy.exitCode !== undefined) {
+      finalRecord.exitCode = waitStrategy.exitCode;
+      throw new TargetContainerError(
+        `the target container (${record.imageRun}) exited with code ${waitStrategy.exitCode} before it was ready ` +
+          `(${record.readiness}); its last log lines: ${lastLinesOf(finalRecord.logs)}`,
+        finalRecord,
+      );
+    }
     throw new TargetContainerError(
-      `the target container (${record.imageRun}, H2H_TARGET_IMAGE) could not start: ${reasonOf(error)}`,
-      await stop(),
+      `the target container (${record.imageRun}) was not ready within ${record.startupTimeoutS} s ` +
+        `(H2H_TARGET_STARTUP_S): waited until ${record.readiness} on port ${port} (does the image listen on $PORT? ` +
+        `H2H_TARGET_READY sets the readiness); its last log lines: ${lastLinesOf(finalRecord.logs)}`,
+      finalRecord,
     );
   }
   const containerId = createdId() as string;
   record.containerId = containerId;
 
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = startedAtMs + settings.startupTimeoutMs;
-  const readiness = settings.readiness;
-  for (;;) {
-    const ready =
-      readiness.kind === "log"
-        ? logs.text().includes(readiness.text)
-        : await answersHttp(`${url}${readiness.path}`, readiness.anyStatus);
-    if (ready) break;
-    const state = await client.container
-      .inspect(client.container.getById(containerId))
-      .then((info) => info.State)
-      .catch(() => undefined);
-    if (state && !state.Running) {
-      const finalRecord = await stop();
-      throw new TargetContainerError(
-        `the target container (${record.imageRun}) exited with code ${state.ExitCode} before it was ready ` +
-          `(${record.readiness}); its last log lines: ${lastLinesOf(finalRecord.logs)}`,
-        finalRecord,
-      );
-    }
-    if (Date.now() >= deadline) {
-      const finalRecord = await stop();
-      throw new TargetContainerError(
-        `the target container (${record.imageRun}) was not ready within ${record.startupTimeoutS} s ` +
-          `(H2H_TARGET_STARTUP_S): waited until ${record.readiness} on port ${port} (does the image listen on $PORT? ` +
-          `H2H_TARGET_READY sets the readiness); its last log lines: ${lastLinesOf(finalRecord.logs)}`,
-        finalRecord,
-      );
-    }
-    await sleep(250);
-  }
   record.readyAfterMs = Date.now() - startedAtMs;
   print(
     `target container: ${containerId.slice(0, 12)} ready at ${url} after ${(record.readyAfterMs / 1000).toFixed(1)} s`,
