@@ -169,17 +169,6 @@ async function advanceClock(orderId: string, seconds: number): Promise<NonNullab
   }
 }
 
-function toObserved(callback: StoredCallback) {
-  const signatureExplained = target.signatureExplained(callback);
-  return {
-    json: callback.json,
-    receivedAtMs: callback.receivedAtMs,
-    signature: callback.signature,
-    answeredWith: callback.answeredWith,
-    ...(signatureExplained ? { signatureExplained } : {}),
-  };
-}
-
 /** Makes one order of `kind` enter `status`, then collects what arrived at its callback URL. */
 async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observed> {
   const sink = target.sink();
@@ -266,7 +255,7 @@ async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observe
 
   const scenario: CallbackScenario = {
     ...emptyScenario(kind, orderId, status, order),
-    callbacks: callbacks.map(toObserved),
+    callbacks: callbacks.map((c) => target.observed(c)),
     triggeredAtMs,
     ...(triggeredByMs !== undefined ? { triggeredByMs } : {}),
     timeoutMs,

@@ -319,16 +319,7 @@ function scenarioOf(p: Probe): CallbackScenario {
   return {
     orderId: String(data(p.created).id),
     statusEntered: successOutcome[successOutcome.length - 1] ?? "succeeded",
-    callbacks: p.callbacks.map((c) => {
-      const signatureExplained = target.signatureExplained(c);
-      return {
-        json: c.json,
-        receivedAtMs: c.receivedAtMs,
-        signature: c.signature,
-        answeredWith: c.answeredWith,
-        ...(signatureExplained ? { signatureExplained } : {}),
-      };
-    }),
+    callbacks: p.callbacks.map((c) => target.observed(c)),
     triggeredAtMs: Date.parse(p.confirmed?.startedAt ?? p.created.startedAt),
     // Its answer received, at the latest (startedAt keeps whole ms).
     triggeredByMs:

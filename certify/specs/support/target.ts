@@ -51,8 +51,17 @@ export interface SpecTarget {
   sink(): SpecSink;
   /** Says something the reader must know although no check failed: on the console and in every report. */
   warn(text: string): void;
-  /** Why a callback's signature failed; undefined when it verified or was not checked. */
-  signatureExplained(callback: StoredCallback): SignatureExplanation | undefined;
+  /** A stored callback as the callback checks take it, with why its signature failed, if it did. */
+  observed(callback: StoredCallback): ObservedCallback;
+}
+
+/** What the callback checks read of one delivery. */
+export interface ObservedCallback {
+  json: unknown;
+  receivedAtMs: number;
+  signature: StoredCallback["signature"];
+  answeredWith: StoredCallback["answeredWith"];
+  signatureExplained?: SignatureExplanation;
 }
 
 export interface SpecSink {
@@ -142,8 +151,20 @@ export function loadSpecTarget(specFile: string): SpecTarget {
       if (!second) throw new Error("no second merchant's API key (H2H_API_KEY_2) was given");
       return second;
     },
-    signatureExplained: (callback) =>
-      explainStoredSignature(callback, profile.callbacks.signature, context.callbackSecret),
+    observed: (callback) => {
+      const signatureExplained = explainStoredSignature(
+        callback,
+        profile.callbacks.signature,
+        context.callbackSecret,
+      );
+      return {
+        json: callback.json,
+        receivedAtMs: callback.receivedAtMs,
+        signature: callback.signature,
+        answeredWith: callback.answeredWith,
+        ...(signatureExplained ? { signatureExplained } : {}),
+      };
+    },
     warn: (text) => {
       const masked = masker.text(text);
       console.log(`warning: ${masked}`);
