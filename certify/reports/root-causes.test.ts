@@ -184,6 +184,36 @@ describe("a refused creation, whatever the answer's shape", () => {
     expect(out).toEqual([expect.objectContaining({ check: race.check, status: "failed" })]);
   });
 
+  it("leaves a refusal's side effect failed: the provoked refusal is its setup, the refused retry its evidence", () => {
+    const duplicate = envelope("failure", "duplicate_merchant_order_id");
+    const broken = creation("lifecycle-1", 400, "application/json", envelope("failure", "validation_error"));
+    const retry = creation("lifecycle-2", 409, "application/json", duplicate, 5);
+    // Another step's creation answered the same way, which makes that answer a needed refusal.
+    const other = creation("races-1", 409, "application/json", duplicate, 10);
+    const sideEffect = record({
+      endpoint: "createMobileCommerceOrder",
+      check: "behaviour.refusal-changes-nothing",
+      status: "failed",
+      detail: "the corrected creation with the refused merchantOrderID was refused: HTTP 409",
+      subject: retry.id,
+      exchanges: [broken.id, retry.id],
+    });
+    const blocked = record({
+      endpoint: "createMobileCommerceOrder",
+      check: "fields.order-record",
+      status: "failed",
+      detail: "no data",
+      subject: other.id,
+      exchanges: [other.id],
+    });
+    const { records: out } = resolveRootCauses([sideEffect, blocked], [broken, retry, other], {
+      informationalChecks: {},
+    });
+    expect(out).toEqual(
+      expect.arrayContaining([expect.objectContaining({ check: sideEffect.check, status: "failed" })]),
+    );
+  });
+
   it("leaves a rejection check alone: a refusal that is the step it judges is its evidence", () => {
     const refused = creation("derived-1", 400, "application/json", envelope("failure", "validation_error"));
     const rejection = record({

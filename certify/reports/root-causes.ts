@@ -28,6 +28,8 @@ import {
   type RecordedExchange,
   type RequirementContext,
   rateLimitCause,
+  refusalChangesNothing,
+  refusalKeepsTimer,
   requirementOf,
   show,
 } from "../../contract/index.ts";
@@ -81,6 +83,15 @@ const isCreation = (exchange: RecordedExchange | undefined) =>
   exchange?.operation === OPERATION.createMobileCommerceOrder ||
   exchange?.operation === OPERATION.createQuasiEcomOrder;
 
+/**
+ * Checks that judge what follows a refusal the suite provoked on purpose: the earlier refusal is
+ * their setup, and a refused creation after it is their evidence, never a cause to point at.
+ */
+const JUDGES_AFTER_A_REFUSAL: ReadonlySet<string> = new Set([
+  refusalChangesNothing.name,
+  refusalKeepsTimer.name,
+]);
+
 /** Checks that read a success's data: on a refused answer, what they say follows from the refusal. */
 const READS_SUCCESS_DATA = /^(fields|semantics)\./;
 
@@ -94,6 +105,7 @@ function refusedCreationNeeded(
   exchanges: ReadonlyMap<string, RecordedExchange>,
 ): RecordedExchange | undefined {
   if (record.status !== "failed" || record.check.startsWith("envelope.")) return undefined;
+  if (JUDGES_AFTER_A_REFUSAL.has(record.check)) return undefined;
   const judged = record.subject ? exchanges.get(record.subject) : undefined;
   if (READS_SUCCESS_DATA.test(record.check) && isCreation(judged) && judged && refusalOf(judged))
     return judged;
@@ -218,6 +230,7 @@ export function resolveRootCauses(
   }
   for (const record of records) {
     if (record.status !== "failed" || record.check.startsWith("envelope.")) continue;
+    if (JUDGES_AFTER_A_REFUSAL.has(record.check)) continue;
     const last = byId.get(record.subject ?? record.exchanges.at(-1) ?? "");
     const refusal = last && isCreation(last) ? refusalOf(last) : undefined;
     const needed = refusal && neededRefusals.get(`${last?.operation} ${refusal.signature}`);
