@@ -4,6 +4,7 @@ import { createMasker } from "../../kit/index.ts";
 import { printSummary } from "../reports/console-summary.ts";
 import { renderHar } from "../reports/har.ts";
 import { renderHtml } from "../reports/html.ts";
+import { runReportOf } from "../testing/run-report.ts";
 import { reconnectsLine } from "./reconnects.ts";
 import type { RunReport } from "./run-model.ts";
 
@@ -25,36 +26,23 @@ const resent = exchange("lifecycle-2", {
 });
 
 // A failed check, so that the HTML shows its exchanges as evidence.
-const report = (exchanges: RecordedExchange[]): RunReport => ({
-  tool: { name: "h2h-certify", version: "0.0.0" },
-  runId: "run-1",
-  startedAt: "2026-01-01T00:00:00.000Z",
-  finishedAt: "2026-01-01T00:00:02.000Z",
-  durationMs: 2_000,
-  target: { baseUrl: "http://127.0.0.1:8080", reference: false, profileName: "p", profilePath: "p.json" },
-  verdict: "not conformant",
-  errors: [],
-  warnings: [],
-  summary: [
-    { endpoint: "createMobileCommerceOrder", passed: 0, failed: 1, skipped: 0, notEvaluated: 0, score: 0 },
-  ],
-  totals: { passed: 0, failed: 1, failedRequired: 1, skipped: 0, notEvaluated: 0 },
-  checks: [
-    {
-      endpoint: "createMobileCommerceOrder",
-      check: "envelope.shape",
-      rule: "r",
-      status: "failed",
-      required: true,
-      detail: "result is missing",
-      durationMs: 1,
-      exchanges: exchanges.map((e) => e.id),
-      source: "lifecycle",
-    },
-  ],
-  exchanges,
-  callbacks: [],
-});
+const report = (exchanges: RecordedExchange[]): RunReport =>
+  runReportOf(
+    [
+      {
+        endpoint: "createMobileCommerceOrder",
+        check: "envelope.shape",
+        rule: "r",
+        status: "failed",
+        required: true,
+        detail: "result is missing",
+        durationMs: 1,
+        exchanges: exchanges.map((e) => e.id),
+        source: "lifecycle",
+      },
+    ],
+    { exchanges },
+  );
 
 describe("an exchange sent again on a new connection (the keep-alive race) shows in every report", () => {
   it("HAR: in the entry's comment and as _reconnected", () => {

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { RecordedExchange } from "../../contract/index.ts";
 import type { RunReport } from "../engine/run-model.ts";
+import { runReportOf } from "../testing/run-report.ts";
 import { renderHtml } from "./html.ts";
 import { renderJunit } from "./junit.ts";
 
@@ -27,21 +28,8 @@ const exchange: RecordedExchange = {
   },
 };
 
-const report: RunReport = {
-  tool: { name: "h2h-certify", version: "0.0.0" },
-  runId: "run-1",
-  startedAt: "2026-01-01T00:00:00.000Z",
-  finishedAt: "2026-01-01T00:00:02.000Z",
-  durationMs: 2_000,
-  target: { baseUrl: "http://127.0.0.1:8080", reference: false, profileName: "p", profilePath: "p.json" },
-  verdict: "not conformant",
-  errors: [`the target said ${HOSTILE}`],
-  warnings: [],
-  summary: [
-    { endpoint: "createMobileCommerceOrder", passed: 0, failed: 1, skipped: 0, notEvaluated: 0, score: 0 },
-  ],
-  totals: { passed: 0, failed: 1, failedRequired: 1, skipped: 0, notEvaluated: 0 },
-  checks: [
+const report: RunReport = runReportOf(
+  [
     {
       endpoint: "createMobileCommerceOrder",
       check: "envelope.shape",
@@ -54,9 +42,8 @@ const report: RunReport = {
       source: "lifecycle",
     },
   ],
-  exchanges: [exchange],
-  callbacks: [],
-};
+  { exchanges: [exchange], errors: [`the target said ${HOSTILE}`] },
+);
 
 describe("bidi and C1 characters from a target", () => {
   it.each([

@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { callbacksSignatureValid, type HmacScheme, signCallbackBody } from "../../contract/index.ts";
 import { createMasker } from "../../kit/index.ts";
 import type { StoredCallback } from "../../sink/index.ts";
-import type { CheckRecord, RunReport } from "../engine/run-model.ts";
+import type { CheckRecord } from "../engine/run-model.ts";
+import { runReportOf } from "../testing/run-report.ts";
 import { callbackEvidence } from "./callback-evidence.ts";
 import { printSummary } from "./console-summary.ts";
 import { renderHtml } from "./html.ts";
@@ -116,22 +117,7 @@ describe("a callback whose signature fails", () => {
     findings: [{ path: "header X-Signature", expected: computed, actual: forged, hint: "HMAC-SHA256 …" }],
     timeline: undefined,
   } as CheckRecord;
-  const report = {
-    tool: { name: "h2h-certify", version: "0.0.0" },
-    runId: "run-1",
-    startedAt: "2026-01-01T00:00:00.000Z",
-    finishedAt: "2026-01-01T00:00:02.000Z",
-    durationMs: 2_000,
-    target: { baseUrl: "http://127.0.0.1:8080", reference: false, profileName: "p", profilePath: "p.json" },
-    verdict: "not conformant",
-    errors: [],
-    warnings: [],
-    summary: [{ endpoint: record.endpoint, passed: 1, failed: 1, skipped: 0, notEvaluated: 0, score: 50 }],
-    totals: { passed: 1, failed: 1, failedRequired: 1, skipped: 0, notEvaluated: 0 },
-    checks: [record, failed],
-    exchanges: [],
-    callbacks: evidence,
-  } as RunReport;
+  const report = runReportOf([record, failed], { callbacks: evidence });
 
   it("keeps the explanation with the callback in the JSON, the secret named, never given", () => {
     expect(evidence[0]?.signatureExplained).toMatchObject({
