@@ -35,14 +35,7 @@ import {
   type ReceiverRunContext,
   receiverTimeoutsOf,
 } from "./receiver-context.ts";
-import {
-  type CheckRecord,
-  type RunReport,
-  sortChecks,
-  summarize,
-  toolVersion,
-  verdictOf,
-} from "./run-model.ts";
+import { type CheckRecord, judgeRun, type RunReport, toolVersion } from "./run-model.ts";
 import { newRunId } from "./run-target.ts";
 import { readWarnings } from "./run-warnings.ts";
 import { runSpecsOnce, type SpecRunner } from "./spec-runner.ts";
@@ -237,17 +230,9 @@ export async function runReceiverCertification(
       }
     }
     const stoppedBecause = runStop.reason;
-    if (stoppedBecause !== undefined) errors.unshift(stoppedBecause);
     const exchanges = readRecordedExchanges(runDir);
     warnings.push(...readWarnings(runDir).map((w) => masker.text(w)));
-    sortChecks(checks);
-    const { summary, totals } = summarize(checks);
-    const requiredNotEvaluated = checks.filter((c) => c.status === "not evaluated" && c.required).length;
-    const partial =
-      only.length > 0 || requiredNotEvaluated > 0
-        ? { checksRun: totals.passed + totals.failed, checksNotRun: requiredNotEvaluated, only }
-        : undefined;
-    const verdict = verdictOf({ stoppedBecause, errors, failedRequired: totals.failedRequired, partial });
+    const judged = judgeRun({ checks, errors, stoppedBecause, only });
     const alarm = alarmOf(checks);
     const finishedAt = new Date();
     const report: RunReport = {
@@ -259,12 +244,9 @@ export async function runReceiverCertification(
       finishedAt: finishedAt.toISOString(),
       durationMs: finishedAt.getTime() - startedAt.getTime(),
       target: { baseUrl: receiverUrl, reference, profileName: profile.name, profilePath: settings.profile },
-      verdict,
-      ...(verdict === "partial" && partial ? { partial } : {}),
+      ...judged,
       errors,
       warnings,
-      summary,
-      totals,
       checks,
       exchanges,
       callbacks: [],

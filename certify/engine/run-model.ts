@@ -82,19 +82,42 @@ export interface EndpointSummary {
 export type Verdict = "conformant" | "not conformant" | "not run" | "incomplete" | "partial";
 
 /**
- * The verdict of a run, in this order: stopped, not run (an error), a required check failed,
- * part of the contract judged, else conformant.
+ * A finished run judged over its checks: sorted, counted per endpoint, and its verdict, in this
+ * order: stopped, not run (an error), a required check failed, part of the contract judged, else
+ * conformant. A stop's reason is put first among `errors`.
  */
-export function verdictOf(run: {
+export function judgeRun(run: {
+  checks: CheckRecord[];
+  errors: string[];
   stoppedBecause: string | undefined;
-  errors: readonly string[];
-  failedRequired: number;
-  partial: PartialRun | undefined;
-}): Verdict {
-  if (run.stoppedBecause !== undefined) return "incomplete";
-  if (run.errors.length > 0) return "not run";
-  if (run.failedRequired > 0) return "not conformant";
-  return run.partial !== undefined ? "partial" : "conformant";
+  /** `--only`: the checks the run was limited to. */
+  only: readonly string[];
+  /** Checks `--only` left out of the specs that ran. */
+  leftOutByOnly?: number;
+}): Pick<RunReport, "verdict" | "partial" | "summary" | "totals"> {
+  sortChecks(run.checks);
+  const { summary, totals } = summarize(run.checks);
+  if (run.stoppedBecause !== undefined) run.errors.unshift(run.stoppedBecause);
+  const requiredNotEvaluated = run.checks.filter((c) => c.status === "not evaluated" && c.required).length;
+  const partial: PartialRun | undefined =
+    run.only.length > 0 || requiredNotEvaluated > 0
+      ? {
+          checksRun: totals.passed + totals.failed,
+          checksNotRun: (run.leftOutByOnly ?? 0) + requiredNotEvaluated,
+          only: [...run.only],
+        }
+      : undefined;
+  const verdict: Verdict =
+    run.stoppedBecause !== undefined
+      ? "incomplete"
+      : run.errors.length > 0
+        ? "not run"
+        : totals.failedRequired > 0
+          ? "not conformant"
+          : partial !== undefined
+            ? "partial"
+            : "conformant";
+  return { verdict, ...(verdict === "partial" && partial ? { partial } : {}), summary, totals };
 }
 
 /** A verdict's exit code, for every command and helper that ends with one (README "Exit codes"). */

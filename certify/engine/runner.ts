@@ -44,15 +44,7 @@ import {
 } from "./preflight.ts";
 import { onlyPattern, type ProbeOverrides } from "./probe-settings.ts";
 import { specTimeoutsOf } from "./run-context.ts";
-import {
-  type CheckRecord,
-  type PartialRun,
-  type RunReport,
-  sortChecks,
-  summarize,
-  toolVersion,
-  verdictOf,
-} from "./run-model.ts";
+import { type CheckRecord, judgeRun, type RunReport, toolVersion } from "./run-model.ts";
 import {
   describeRun,
   newRunId,
@@ -370,20 +362,8 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
     // What the evidence bounds left out (a flood, huge or escaped bodies), counted and said.
     const bounded = evidenceBoundsOf(recorded, callbacks, sink.stats().excess);
     warnings.push(...bounded.warnings);
-    sortChecks(checks);
-    const { summary, totals } = summarize(checks);
     // A stopped run is "incomplete", its reason first; its reports hold what ran.
-    if (stoppedBecause !== undefined) errors.unshift(stoppedBecause);
-    const requiredNotEvaluated = checks.filter((c) => c.status === "not evaluated" && c.required).length;
-    const partial: PartialRun | undefined =
-      probes.only.length > 0 || requiredNotEvaluated > 0
-        ? {
-            checksRun: totals.passed + totals.failed,
-            checksNotRun: leftOutByOnly + requiredNotEvaluated,
-            only: [...probes.only],
-          }
-        : undefined;
-    const verdict = verdictOf({ stoppedBecause, errors, failedRequired: totals.failedRequired, partial });
+    const judged = judgeRun({ checks, errors, stoppedBecause, only: probes.only, leftOutByOnly });
     const rateLimitWaits = rateLimitWaitsOf(exchanges);
     const finishedAt = new Date();
     const report: RunReport = {
@@ -405,12 +385,9 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
         merchantOrderIdPrefix: probes.merchantOrderIdPrefix,
         only: [...probes.only],
       },
-      verdict,
-      ...(verdict === "partial" && partial ? { partial } : {}),
+      ...judged,
       errors,
       warnings,
-      summary,
-      totals,
       checks,
       exchanges,
       ...(containerRecord ? { targetContainer: containerRecord } : {}),
