@@ -19,8 +19,7 @@ import {
   startReferenceProvider,
 } from "../provider/reference/index.ts";
 import type { RunReport } from "./engine/run-model.ts";
-import type { SpecRunner } from "./engine/spec-runner.ts";
-import { certifyInProcess, sharedSpecRunner } from "./testing/certify-in-process.ts";
+import { certifyInProcess } from "./testing/certify-in-process.ts";
 import { type HostileTarget, startHostileTarget } from "./testing/hostile-target.ts";
 
 fileTimeout(120_000);
@@ -86,7 +85,7 @@ async function providerWithoutClock(faults: string[], lifetimeSeconds = LIFETIME
 async function certify(
   baseUrl: string,
   lifetimeSeconds = LIFETIME_SECONDS,
-  options: { only?: string[]; deadlineSeconds?: number; specRunner?: SpecRunner } = {},
+  options: { only?: string[]; deadlineSeconds?: number } = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), "h2h-expiry-"));
   const profile = JSON.parse(readFileSync(REFERENCE_PROFILE_PATH, "utf8")) as Record<string, unknown>;
@@ -114,21 +113,16 @@ const expiryRecords = (report: RunReport) =>
       (c.case?.startsWith("expired:") || c.case?.endsWith("advance the clock past the lifetime")),
   );
 
-/**
- * The two whole runs share one Vitest (their specs one after the other: its start-up is most of a
- * run's CPU); the deadline's run has its own, side by side, so that no queue eats its deadline.
- */
-const specRunner = sharedSpecRunner();
-afterAll(() => specRunner.close());
-
-// The three tests side by side: each mostly waits for its orders to expire.
+// The three tests side by side, each on a Vitest of its own: each mostly waits for its orders to
+// expire, and one Vitest runs one run at a time (a queue of two took 58 s of a loaded npm test;
+// a Vitest's start-up is under 2 s of CPU).
 describe.concurrent("a declared sandbox clock that answers 404, at quick depth", () => {
   it("a provider that accepts a confirmation after expiry is not conformant", async ({ expect }) => {
     // Only the check the fault breaks: the correct provider's run below shows the rest pass.
     const { exitCode, output, report } = await certify(
       await providerWithoutClock(["confirm-after-expiry-accepted"]),
       LIFETIME_SECONDS,
-      { only: [CONFIRM_AFTER_EXPIRY], specRunner: specRunner.run },
+      { only: [CONFIRM_AFTER_EXPIRY] },
     );
     expect(exitCode, output).toBe(1);
     expect(report.verdict).toBe("not conformant");
@@ -141,9 +135,7 @@ describe.concurrent("a declared sandbox clock that answers 404, at quick depth",
   it("a correct provider is conformant, its expiry checks judged after waiting out the lifetime", async ({
     expect,
   }) => {
-    const { exitCode, output, report } = await certify(await providerWithoutClock([]), LIFETIME_SECONDS, {
-      specRunner: specRunner.run,
-    });
+    const { exitCode, output, report } = await certify(await providerWithoutClock([]), LIFETIME_SECONDS);
     expect(exitCode, output).toBe(0);
     expect(report.verdict).toBe("conformant");
     const expiry = expiryRecords(report);
