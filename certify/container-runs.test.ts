@@ -153,9 +153,29 @@ async function makeForeignImage(): Promise<string | undefined> {
 
 const SECRETS = [REFERENCE_API_KEYS.merchant1, REFERENCE_API_KEYS.merchant2, REFERENCE_CALLBACK_SECRET];
 
-describe("certify a provider image (H2H_TARGET_IMAGE)", () => {
+// Side by side: each test mostly waits (for a container to start, get ready, or be stopped), and
+// one after another they were a minute of npm test. The red run compares with the clean one, so
+// it waits for that run first.
+describe.concurrent("certify a provider image (H2H_TARGET_IMAGE)", () => {
   const dir = mkdtempSync(join(tmpdir(), "h2h-container-runs-"));
   const clean = join(dir, "clean");
+  let cleanRun: Promise<Child> | undefined;
+  /** The clean image's whole run, started once (by whichever test asks first). */
+  const certifyClean = () => {
+    cleanRun ??= (() => {
+      // The reference profile, with a retry timing tolerance of 1 s: the provider in the container
+      // is another process than the sink, whose stall monitor cannot see its lateness, and on a busy
+      // 2-core CI runner its retries (100-400 ms apart) came up to half a second late. What runs in a
+      // container is under test here; the retry timing itself is judged where the provider runs
+      // beside the sink (certify.test.ts, the mutation self-test).
+      const profile = JSON.parse(readFileSync(join(root, "fixtures/profiles/reference.json"), "utf8"));
+      profile.callbacks.retryPolicy.toleranceMs = 1_000;
+      const profilePath = join(dir, "reference-busy-ci.json");
+      writeFileSync(profilePath, JSON.stringify(profile));
+      return certify({ H2H_REPORT_DIR: clean, H2H_PROFILE: profilePath });
+    })();
+    return cleanRun;
+  };
 
   beforeAll(async () => {
     if (noDocker) return;
@@ -170,16 +190,8 @@ describe("certify a provider image (H2H_TARGET_IMAGE)", () => {
 
   it("is green for the containerised reference provider, with its masked log in every report", async (ctx) => {
     if (noDocker) return ctx.skip(noDocker);
-    // The reference profile, with a retry timing tolerance of 1 s: the provider in the container
-    // is another process than the sink, whose stall monitor cannot see its lateness, and on a busy
-    // 2-core CI runner its retries (100-400 ms apart) came up to half a second late. What runs in a
-    // container is under test here; the retry timing itself is judged where the provider runs
-    // beside the sink (certify.test.ts, the mutation self-test).
-    const profile = JSON.parse(readFileSync(join(root, "fixtures/profiles/reference.json"), "utf8"));
-    profile.callbacks.retryPolicy.toleranceMs = 1_000;
-    const profilePath = join(dir, "reference-busy-ci.json");
-    writeFileSync(profilePath, JSON.stringify(profile));
-    const { exitCode, output } = await certify({ H2H_REPORT_DIR: clean, H2H_PROFILE: profilePath });
+    const { expect } = ctx;
+    const { exitCode, output } = await certifyClean();
     expect(exitCode, output).toBe(0);
     expect(output).toContain(`(container of ${REFERENCE_PROVIDER_IMAGE})`);
     expect(output).toContain("verdict: CONFORMANT");
@@ -207,6 +219,8 @@ describe("certify a provider image (H2H_TARGET_IMAGE)", () => {
 
   it("is red for the same image with a fault, and names the regressions since the clean run", async (ctx) => {
     if (noDocker) return ctx.skip(noDocker);
+    const { expect } = ctx;
+    await certifyClean();
     const faulty = join(dir, "faulty");
     // The checks the fault fails and the arrivals of the same callbacks: the clean run above is
     // the whole certification of the image; here, what reaches the sink from inside the container.
@@ -241,6 +255,7 @@ describe("certify a provider image (H2H_TARGET_IMAGE)", () => {
 
   it("is not run when the container never gets ready: exit 2, the reason and its log in the report, nothing left", async (ctx) => {
     if (noDocker) return ctx.skip(noDocker);
+    const { expect } = ctx;
     const reports = join(dir, "never-ready");
     const { exitCode, output } = await certify({
       H2H_REPORT_DIR: reports,
@@ -270,6 +285,7 @@ describe("certify a provider image (H2H_TARGET_IMAGE)", () => {
 
   it("is not run when the container exits before it is ready: its exit code and last log line say why", async (ctx) => {
     if (noDocker) return ctx.skip(noDocker);
+    const { expect } = ctx;
     const reports = join(dir, "exits");
     const { exitCode, output } = await certify({
       H2H_REPORT_DIR: reports,
@@ -284,6 +300,7 @@ describe("certify a provider image (H2H_TARGET_IMAGE)", () => {
 
   it("runs an image nobody on the project wrote, if it listens on $PORT: a static web server, judged not conformant", async (ctx) => {
     if (noDocker) return ctx.skip(noDocker);
+    const { expect } = ctx;
     const noForeignImage = await makeForeignImage();
     if (noForeignImage) return ctx.skip(noForeignImage);
     const reports = join(dir, "foreign");
@@ -315,6 +332,7 @@ describe("certify a provider image (H2H_TARGET_IMAGE)", () => {
   for (const signal of ["SIGINT", "SIGKILL"] as const) {
     it(`leaves no container behind when the run is ended by ${signal}${signal === "SIGINT" ? " (Ctrl-C)" : ""}`, async (ctx) => {
       if (noDocker) return ctx.skip(noDocker);
+      const { expect } = ctx;
       let sent = false;
       // Status changes take 3 s in this container, so the run is still going when the signal comes,
       // however late this busy test process reads the line below (the verdict is not looked at).
