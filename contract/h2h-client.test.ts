@@ -1,8 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Exchange, H2hClient, parseRetryAfter, rateLimitWait, TransportError } from "./h2h-client.ts";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  type Exchange,
+  H2hClient,
+  parseRetryAfter,
+  rateLimitWait,
+  requestTimeout,
+  TransportError,
+} from "./h2h-client.ts";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -54,7 +61,17 @@ function rateLimitedRoute(req: IncomingMessage, res: ServerResponse): boolean {
   return true;
 }
 
+/** Answers held by `/held`, sent when released. */
+const held: (() => void)[] = [];
+
 const routes: Record<string, Handler> = {
+  "/held": (_req, res) => {
+    res.on("error", () => {});
+    held.push(() => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end('{"late":true}');
+    });
+  },
   "/small": (_req, res) => {
     res.writeHead(200, {
       "content-type": "application/json",
@@ -355,5 +372,86 @@ describe("H2hClient: Retry-After honoured up to a bound", () => {
     expect(rateLimitWait(answer(429, 1000), undefined, 0, 0)).toBeUndefined();
     expect(rateLimitWait(answer(429, 1000), { ...retry, deadlineAt: 1000 }, 0, 0)).toBeUndefined();
     expect(rateLimitWait(answer(429, 1000), { ...retry, deadlineAt: 1001 }, 0, 0)).toBe(1000);
+  });
+});
+
+describe("H2hClient: a request's timeout, and a machine that held it up", () => {
+  const releaseHeld = () => {
+    for (const release of held.splice(0)) release();
+  };
+  afterAll(releaseHeld);
+
+  it("ends an unanswered request at timeoutMs when nothing held the machine up", async () => {
+    const asked: number[] = [];
+    const error = await client({
+      timeoutMs: 300,
+      heldUpMs: (since, until) => {
+        asked.push(until - since);
+        return 0;
+      },
+    })
+      .post("/held", {})
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransportError);
+    expect((error as TransportError).causeCode).toBe("TIMEOUT");
+    expect((error as TransportError).message).toContain("no answer within 300 ms");
+    expect((error as TransportError).message).not.toContain("more");
+    // Asked once, about the request's whole first window.
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toBeGreaterThanOrEqual(299);
+  });
+
+  it("waits as long again as the machine held the request up, and takes an answer that comes then", async () => {
+    // The answer comes just after the first timeoutMs, which the machine is said to have held up.
+    const exchange = await client({
+      timeoutMs: 2_000,
+      heldUpMs: () => {
+        releaseHeld();
+        return 2_000;
+      },
+    }).post("/held", {});
+    expect(exchange.response.status).toBe(200);
+    expect(exchange.response.json).toEqual({ late: true });
+  });
+
+  it("never waits longer than timeoutMs more, however long the machine is said to have held it up", async () => {
+    const error = await client({ timeoutMs: 300, heldUpMs: () => 60_000 })
+      .post("/held", {})
+      .catch((e: unknown) => e);
+    expect((error as TransportError).causeCode).toBe("TIMEOUT");
+    expect((error as TransportError).message).toContain(
+      "no answer within 300 ms and 300 ms more, the time this machine held the request up",
+    );
+  });
+
+  it("requestTimeout: aborts at timeoutMs plus the hold measured then, no sooner", () => {
+    vi.useFakeTimers();
+    try {
+      const windows: number[] = [];
+      const timeout = requestTimeout(1_000, (since, until) => {
+        windows.push(until - since);
+        return 400.2;
+      });
+      vi.advanceTimersByTime(999);
+      expect(windows).toEqual([]);
+      vi.advanceTimersByTime(1);
+      expect(windows).toEqual([1_000]);
+      expect(timeout.signal.aborted).toBe(false);
+      vi.advanceTimersByTime(400);
+      expect(timeout.signal.aborted).toBe(false);
+      vi.advanceTimersByTime(1);
+      expect(timeout.signal.aborted).toBe(true);
+      expect((timeout.signal.reason as DOMException).name).toBe("TimeoutError");
+      // Without a measure of holds, or once cleared, nothing is extended or aborted.
+      const plain = requestTimeout(1_000);
+      vi.advanceTimersByTime(1_000);
+      expect(plain.signal.aborted).toBe(true);
+      const cleared = requestTimeout(1_000, () => 0);
+      cleared.clear();
+      vi.advanceTimersByTime(5_000);
+      expect(cleared.signal.aborted).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -179,6 +179,12 @@ export interface H2hClientOptions {
   rateLimitRetry?: RateLimitRetry;
   /** The run was stopped (its deadline, Ctrl-C): every request and wait of this client ends now. */
   signal?: AbortSignal;
+  /**
+   * How long this machine held the client up between two moments (ms since the epoch): a request
+   * not answered within `timeoutMs` gets that much longer, once, so that a loaded machine is never
+   * taken for a slow target. Without it a request ends at `timeoutMs`.
+   */
+  heldUpMs?: (sinceMs: number, untilMs: number) => number;
 }
 
 /**
@@ -223,12 +229,41 @@ export interface SendOptions {
   signal?: AbortSignal;
 }
 
-/** The client's signal, the call's and the request timeout, as one. */
-function signalOf(timeoutMs: number, ...signals: (AbortSignal | undefined)[]): AbortSignal {
+/**
+ * A request's timeout: `timeoutMs`, then once more as long as `heldUpMs` says the machine held the
+ * request up in that time (never more than `timeoutMs`: no more than the delay it excuses).
+ */
+export function requestTimeout(
+  timeoutMs: number,
+  heldUpMs?: (sinceMs: number, untilMs: number) => number,
+): { signal: AbortSignal; clear(): void } {
+  const controller = new AbortController();
+  const startedAt = Date.now();
+  const expire = (extraMs: number) =>
+    controller.abort(
+      new DOMException(
+        extraMs > 0
+          ? `no answer within ${timeoutMs} ms and ${extraMs} ms more, the time this machine held the request up`
+          : `no answer within ${timeoutMs} ms`,
+        "TimeoutError",
+      ),
+    );
+  let timer = setTimeout(() => {
+    const extraMs = heldUpMs
+      ? Math.min(timeoutMs, Math.max(0, Math.ceil(heldUpMs(startedAt, Date.now()))))
+      : 0;
+    if (extraMs === 0) return expire(0);
+    timer = setTimeout(() => expire(extraMs), extraMs);
+    timer.unref();
+  }, timeoutMs);
+  timer.unref();
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+}
+
+/** The client's signal, the call's and the request's timeout, as one. */
+function signalOf(timeout: AbortSignal, ...signals: (AbortSignal | undefined)[]): AbortSignal {
   const given = signals.filter((signal): signal is AbortSignal => signal !== undefined);
-  return given.length === 0
-    ? AbortSignal.timeout(timeoutMs)
-    : AbortSignal.any([...given, AbortSignal.timeout(timeoutMs)]);
+  return given.length === 0 ? timeout : AbortSignal.any([...given, timeout]);
 }
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
@@ -522,15 +557,18 @@ export class H2hClient {
     const startedAt = new Date();
     const started = performance.now();
     let answered = false;
+    const timeout = requestTimeout(this.options.timeoutMs, this.options.heldUpMs);
+    // undici's own timers only as a backstop: the request's timeout, extended or not, ends it.
+    const backstopMs = this.options.timeoutMs * (this.options.heldUpMs ? 2 : 1) + 1_000;
     try {
       const response = await request(url, {
         method: "POST",
         dispatcher: this.agent,
         headers,
         body: text,
-        headersTimeout: this.options.timeoutMs,
-        bodyTimeout: this.options.timeoutMs,
-        signal: signalOf(this.options.timeoutMs, this.options.signal, send.signal),
+        headersTimeout: backstopMs,
+        bodyTimeout: backstopMs,
+        signal: signalOf(timeout.signal, this.options.signal, send.signal),
       });
       answered = true;
       const responseHeaders = flattenHeaders(response.headers);
@@ -583,6 +621,8 @@ export class H2hClient {
         throw failure;
       }
       throw error;
+    } finally {
+      timeout.clear();
     }
   }
 

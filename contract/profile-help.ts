@@ -22,7 +22,8 @@ export const PROFILE_KEY_DOCS: Readonly<Record<string, string>> = {
   name: "The target's name, printed in every report. \"reference\" fills in the reference provider's sandbox keys.",
   description: "What this profile describes, for people.",
   timeouts: "How long to wait, in milliseconds.",
-  "timeouts.requestMs": "The most one HTTP request to the target may take (default 5000).",
+  "timeouts.requestMs":
+    "The most one HTTP request to the target may take (default 5000); plus, once, as long as this machine held the request up in that time.",
   "timeouts.callbackMs":
     "How long a callback may take to arrive after the request (or lifetime) that triggers it (default 15000).",
   limits:

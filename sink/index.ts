@@ -16,6 +16,7 @@ export {
   type SinkStats,
   startWebhookSink,
 } from "./server.ts";
+export { StallMonitor } from "./stall-monitor.ts";
 export { LOG_FILE, type StoredCallback } from "./store.ts";
 export {
   CallbackTally,

@@ -18,6 +18,7 @@ import {
   TransportError,
 } from "../../contract/index.ts";
 import {
+  isLoopbackUrl,
   type Masker,
   summarizeTlsFiles,
   type TlsMaterial,
@@ -38,6 +39,7 @@ import {
   targetSettingsOf,
   withReferenceDefaults,
 } from "../../target/index.ts";
+import { heldUpMeasure } from "./held-up.ts";
 import { invalidApiKeyDiagnosis, rateLimitedDiagnosis } from "./preflight.ts";
 import {
   describeProbeSettings,
@@ -123,6 +125,7 @@ async function tryReachTarget(
     baseUrl,
     apiKey,
     timeoutMs: profile.timeouts.requestMs,
+    heldUpMs: heldUpMeasure(isLoopbackUrl(baseUrl)),
     maxBodyBytes: profile.limits.maxBodyBytes, // bounded evidence
     ...(tls ? { tls } : {}),
     onExchange: (exchange) => {

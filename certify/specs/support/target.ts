@@ -18,6 +18,7 @@ import {
 import { isLoopbackUrl, type Masker } from "../../../kit/index.ts";
 import { SinkClient, type StoredCallback } from "../../../sink/index.ts";
 import { rateLimitRetryOf, runMasker } from "../../../target/index.ts";
+import { heldUpMeasure } from "../../engine/held-up.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "../../engine/run-context.ts";
 import { recordWarning } from "../../engine/run-warnings.ts";
 import { explainStoredSignature } from "../../reports/signature-evidence.ts";
@@ -115,6 +116,8 @@ export function loadSpecTarget(specFile: string): SpecTarget {
   const source = basename(new URL(specFile).pathname).replace(/\.spec\.ts$/, "");
   const recorder = new ExchangeRecorder(source, masker, context.runDir, profile.limits.maxBodyBytes);
   const stopped = runStopSignal(context.deadlineAt);
+  const onThisHost = context.targetSharesSinkProcess || isLoopbackUrl(baseUrl);
+  const heldUpMs = heldUpMeasure(onThisHost);
   const makeClient = (key: string) =>
     new H2hClient({
       baseUrl,
@@ -125,6 +128,8 @@ export function loadSpecTarget(specFile: string): SpecTarget {
       // A 429 with a short Retry-After is waited out, never past the run's deadline.
       rateLimitRetry: rateLimitRetryOf(profile, context.deadlineAt),
       signal: stopped,
+      // A request the machine held up gets that much longer: a loaded machine is not a slow target.
+      heldUpMs,
       onExchange: (exchange) => {
         exchange.id = recorder.record(exchange).id;
       },
@@ -142,7 +147,7 @@ export function loadSpecTarget(specFile: string): SpecTarget {
     apiKey,
     secondApiKey,
     sharesSinkProcess: context.targetSharesSinkProcess,
-    onThisHost: context.targetSharesSinkProcess || isLoopbackUrl(baseUrl),
+    onThisHost,
     deadlineAt: context.deadlineAt,
     masker,
     recorder,
