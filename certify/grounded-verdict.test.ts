@@ -1,22 +1,21 @@
 /**
  * A verdict rests only on what the API description states, what the profile declares, or what
- * follows from them: `npm run certify` against the reference provider switched into faults that
- * only the suite's own limits catch, with profiles that do not declare those limits or that waive
- * the check. The run is conformant, and the advisories and waived checks say what the target did.
+ * follows from them: a certification (in this process, as `npm run certify` runs it) against the
+ * reference provider switched into faults that only the suite's own limits catch, with profiles
+ * that do not declare those limits or that waive the check. The run is conformant, and the
+ * advisories and waived checks say what the target did.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { fileTimeout } from "../fixtures/testing/index.ts";
 import {
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
   startReferenceProvider,
 } from "../provider/reference/index.ts";
-import type { RunReport } from "./engine/run-model.ts";
-import { REPORT_FILES } from "./reports/index.ts";
-import { spawnCertify } from "./testing/spawn-certify.ts";
+import { certifyInProcess, sharedSpecRunner } from "./testing/certify-in-process.ts";
 
 fileTimeout(120_000);
 
@@ -26,31 +25,32 @@ const referenceJson = () =>
     unknown
   >;
 
-async function certifyFaulty(faults: string[], profile: Record<string, unknown>, args: string[] = []) {
+// One Vitest for the file's runs, their specs one after another: its start-up is most of a short run's CPU.
+const specRunner = sharedSpecRunner();
+afterAll(() => specRunner.close());
+
+async function certifyFaulty(faults: string[], profile: Record<string, unknown>, only?: string[]) {
   const dir = mkdtempSync(join(tmpdir(), "h2h-grounded-"));
   writeFileSync(join(dir, "profile.json"), JSON.stringify(profile));
   const provider = await startReferenceProvider({ port: 0, faults });
   try {
-    const run = await spawnCertify(
+    return await certifyInProcess(
       {
         H2H_BASE_URL: provider.url,
         H2H_API_KEY: REFERENCE_API_KEYS.merchant1,
         H2H_API_KEY_2: REFERENCE_API_KEYS.merchant2,
         H2H_CALLBACK_SECRET: REFERENCE_CALLBACK_SECRET,
         H2H_PROFILE: join(dir, "profile.json"),
-        H2H_REPORT_DIR: dir,
         H2H_SEED: "11",
       },
-      { args },
+      { specRunner: specRunner.run, ...(only ? { only } : {}) },
     );
-    const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
-    return { ...run, report };
   } finally {
     await provider.stop();
   }
 }
 
-// Side by side: each run is a process of its own, against a provider of its own, and mostly waits.
+// Side by side: each run against a provider of its own; their specs take turns on the one Vitest.
 describe.concurrent("a verdict grounded in the API description and the profile", () => {
   it("a provider that takes text of any length is conformant under a profile that declares no length; the advisories say what it did", async () => {
     const { requestRules: _declared, ...profile } = referenceJson();
@@ -101,7 +101,6 @@ describe.concurrent("a verdict grounded in the API description and the profile",
   it("the same fault under the reference profile, which declares the card formats, is not conformant", async () => {
     // The fault's own check is enough: one required failure makes the run not conformant, --only or not.
     const run = await certifyFaulty(["card-formats-unchecked"], referenceJson(), [
-      "--only",
       "behaviour.rejects-malformed-value",
     ]);
     expect(run.exitCode, run.output).toBe(1);

@@ -21,10 +21,8 @@ import {
   type RunningReferenceProvider,
   startReferenceProvider,
 } from "../provider/reference/index.ts";
-import type { RunReport } from "./engine/run-model.ts";
-import { REPORT_FILES } from "./reports/index.ts";
+import { certifyInProcess } from "./testing/certify-in-process.ts";
 import { type HostileTarget, startHostileTarget } from "./testing/hostile-target.ts";
-import { spawnCertify } from "./testing/spawn-certify.ts";
 
 const envelope = (status: number, codeError: string) => (response: ServerResponse) => {
   response.writeHead(status, { "content-type": "application/json" });
@@ -64,7 +62,7 @@ const LIFETIME_SECONDS = 4;
  * malformed bodies, quasi-ecom alone) need no order of this kind.
  */
 const SPEC_FILES = ["lifecycle", "mobile-commerce", "callbacks", "cross-merchant", "races"].map(
-  (name) => `certify/specs/${name}.spec.ts`,
+  (name) => `${name}.spec.ts`,
 );
 
 const CREATE_PATH = ENDPOINTS[OPERATION.createMobileCommerceOrder].path;
@@ -111,20 +109,19 @@ describe("a target that refuses every mobile-commerce creation, in five shapes",
         },
       }),
     );
-    const run = await spawnCertify(
+    // In this process: the target is, and a child's start-up would cost more than its probes.
+    const run = await certifyInProcess(
       {
         H2H_BASE_URL: forwarder.url,
         H2H_API_KEY: REFERENCE_API_KEYS.merchant1,
         H2H_API_KEY_2: REFERENCE_API_KEYS.merchant2,
         H2H_CALLBACK_SECRET: REFERENCE_CALLBACK_SECRET,
-        H2H_REPORT_DIR: dir,
         H2H_SEED: "7",
         H2H_PROFILE: profilePath,
       },
-      // The JSON report is all this test reads.
-      { specFiles: SPEC_FILES, reports: ["json"] },
+      { specFiles: SPEC_FILES },
     );
-    const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
+    const { report } = run;
     expect(run.exitCode, run.output).toBe(1);
     const byId = new Map(report.exchanges.map((e) => [e.id, e]));
     const refusedCreation = (id: string | undefined) => {

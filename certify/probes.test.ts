@@ -1,50 +1,37 @@
 /**
- * The generated and stateful probes as a user meets them, through `npm run certify`
- * (a child process): a failing generated order is reported with its seed, the command that re-runs
- * just that check, the minimal request and a curl; `--only` runs just that check; the same seed
- * sends the same requests; no test card is left whole in any report.
+ * The generated and stateful probes as a user meets them in `npm run certify`'s console and
+ * reports (certifications in this process, as the CLI runs them, `--seed` given as its flag): a
+ * failing generated order is reported with its seed, the command that re-runs just that check, the
+ * minimal request and a curl; `--only` runs just that check; the same seed sends the same
+ * requests; no test card is left whole in any report.
  */
-import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_CARD_NUMBERS } from "../contract/index.ts";
-import { childEnv, fileTimeout, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+import { fileTimeout } from "../fixtures/testing/index.ts";
 import { type RunningReferenceProvider, startReferenceProvider } from "../provider/reference/index.ts";
 import type { RunReport } from "./engine/run-model.ts";
-import { REPORT_FILES } from "./reports/index.ts";
+import { REPORT_FILES, REPORT_KINDS, type ReportKind } from "./reports/index.ts";
+import { certifyInProcess, sharedSpecRunner } from "./testing/certify-in-process.ts";
 
 fileTimeout(180_000);
 
-const script = fileURLToPath(new URL("../scripts/certify.ts", import.meta.url));
 const CHECK = "semantics.method-echoed";
 
-function certify(baseUrl: string, args: string[]) {
-  const reportDir = mkdtempSync(join(tmpdir(), "h2h-probes-test-"));
-  return new Promise<{ exitCode: number | null; output: string; reportDir: string; report: RunReport }>(
-    (resolve) => {
-      const child = spawn(process.execPath, [...TS_NODE_ARGS, script, ...args], {
-        // An empty value unsets the variable: a set-but-empty H2H_* variable is refused.
-        env: childEnv({
-          H2H_BASE_URL: baseUrl,
-          H2H_REPORT_DIR: reportDir,
-          H2H_API_KEY: "",
-          H2H_API_KEY_2: "",
-          H2H_PROFILE: "",
-          H2H_SEED: "",
-          H2H_DEPTH: "",
-        }),
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let output = "";
-      child.stdout.on("data", (c: Buffer) => (output += c.toString()));
-      child.stderr.on("data", (c: Buffer) => (output += c.toString()));
-      child.once("exit", (exitCode) => {
-        const report = JSON.parse(readFileSync(join(reportDir, REPORT_FILES.json), "utf8")) as RunReport;
-        resolve({ exitCode, output, reportDir, report });
-      });
+// One Vitest for the file's runs, their specs one after another: its start-up is most of a short run's CPU.
+const specRunner = sharedSpecRunner();
+afterAll(() => specRunner.close());
+
+/** `npm run certify -- [--seed <seed>] --only <check>…` against `baseUrl`, no API key or profile set. */
+function certify(baseUrl: string, only: string[], seed?: number, reports: readonly ReportKind[] = ["json"]) {
+  return certifyInProcess(
+    { H2H_BASE_URL: baseUrl },
+    {
+      only,
+      reports,
+      specRunner: specRunner.run,
+      ...(seed === undefined ? {} : { flags: { seed } }),
     },
   );
 }
@@ -77,7 +64,8 @@ afterAll(async () => {
 
 describe("a failing generated probe", () => {
   it("is reported with its seed, the --only command, the shrunk request and a curl, and --only runs just that check", async () => {
-    const run = await certify(faulty.url, ["--seed", "11", "--only", CHECK]);
+    // Every report: none may hold a whole card.
+    const run = await certify(faulty.url, [CHECK], 11, REPORT_KINDS);
     expect(run.exitCode, run.output).toBe(1);
     expect(run.output).toContain("seed 11 (from --seed)");
     expect(run.output).toContain(`reproduce: npm run certify -- --seed 11 --only ${CHECK}`);
@@ -111,8 +99,8 @@ describe("a failing generated probe", () => {
 
   it("passes on the clean provider, and the same seed sends the same requests (but for the run's prefix)", async () => {
     const [first, second] = await Promise.all([
-      certify(clean.url, ["--seed", "11", "--only", CHECK]),
-      certify(clean.url, ["--seed", "11", "--only", CHECK]),
+      certify(clean.url, [CHECK], 11),
+      certify(clean.url, [CHECK], 11),
     ]);
     // --only judges part of the contract: partial (exit 4), never a pass, and no failure.
     expect(first.exitCode, first.output).toBe(4);
@@ -123,7 +111,7 @@ describe("a failing generated probe", () => {
     // Six orders per method at the quick depth, four methods.
     expect(requests.length).toBe(24);
     expect(generatedCreations(second.report)).toEqual(requests);
-    const other = await certify(clean.url, ["--seed", "12", "--only", CHECK]);
+    const other = await certify(clean.url, [CHECK], 12);
     expect(generatedCreations(other.report)).not.toEqual(requests);
   });
 });
@@ -133,10 +121,7 @@ describe("--only", () => {
     // The targeted mutation self-test runs faults this way: a check that needs another test's
     // answer would fail on its own, and kill any fault.
     const envelope = ["envelope.failure-markers", "envelope.shape", "envelope.json-content-type"];
-    const run = await certify(
-      clean.url,
-      envelope.flatMap((check) => ["--only", check]),
-    );
+    const run = await certify(clean.url, envelope);
     expect(run.exitCode, run.output).toBe(4);
     expect(run.report.totals.failedRequired).toBe(0);
     const refusals = run.report.checks.filter((c) => c.source === "auth-and-validation.spec.ts");

@@ -2,8 +2,9 @@
  * A 429 is never an answer. A rate limiter in front of a provider with a race bug answers 429,
  * without Retry-After, to the creations of a burst that share one merchantOrderID: with a profile
  * that pins no error, "exactly one accepted, the others refused (HTTP 429 …)" used to pass and
- * the run was CONFORMANT. The race is not evaluated, the run is not run (exit 2), and the console
- * and every report name the rate limiting.
+ * the run was CONFORMANT. A whole quick run (in this process, as `npm run certify` runs it): the
+ * race is not evaluated, the run is not run (exit 2), and the console and every report name the
+ * rate limiting.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, request as httpRequest } from "node:http";
@@ -18,9 +19,8 @@ import {
   REFERENCE_CALLBACK_SECRET,
   startReferenceProvider,
 } from "../provider/reference/index.ts";
-import type { RunReport } from "./engine/run-model.ts";
 import { REPORT_FILES } from "./reports/index.ts";
-import { spawnCertify } from "./testing/spawn-certify.ts";
+import { certifyInProcess } from "./testing/certify-in-process.ts";
 
 fileTimeout(120_000);
 
@@ -112,14 +112,17 @@ describe("a rate limiter in front of a provider with a race bug", () => {
     const limiter = await burstLimiter(provider.url);
     const dir = mkdtempSync(join(tmpdir(), "h2h-rate-limited-"));
     try {
-      const { exitCode, output } = await spawnCertify({
-        H2H_BASE_URL: limiter.url,
-        H2H_PROFILE: unpinnedProfile(dir),
-        H2H_API_KEY: REFERENCE_API_KEYS.merchant1,
-        H2H_API_KEY_2: REFERENCE_API_KEYS.merchant2,
-        H2H_CALLBACK_SECRET: REFERENCE_CALLBACK_SECRET,
-        H2H_REPORT_DIR: dir,
-      });
+      const { exitCode, output, report, reportDir } = await certifyInProcess(
+        {
+          H2H_BASE_URL: limiter.url,
+          H2H_PROFILE: unpinnedProfile(dir),
+          H2H_API_KEY: REFERENCE_API_KEYS.merchant1,
+          H2H_API_KEY_2: REFERENCE_API_KEYS.merchant2,
+          H2H_CALLBACK_SECRET: REFERENCE_CALLBACK_SECRET,
+        },
+        // The reports this test reads (the HAR it does not).
+        { reports: ["json", "junit", "html"] },
+      );
       expect(limiter.limited(), output).toBeGreaterThanOrEqual(4);
       expect(exitCode, output).toBe(2);
       expect(output).not.toContain("verdict: CONFORMANT");
@@ -128,7 +131,6 @@ describe("a rate limiter in front of a provider with a race bug", () => {
         /rate limits: \d+ answer\(s\) 429 Too Many Requests, 0 waited out, \d+ not waited out/,
       );
 
-      const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
       expect(report.verdict).toBe("not run");
       expect(report.errors.join("\n")).toMatch(/^rate limited: \d+ check\(s\) could not be evaluated/m);
       const races = report.checks.filter((c) => c.check === "behaviour.concurrent-creations-one-accepted");
@@ -151,10 +153,10 @@ describe("a rate limiter in front of a provider with a race bug", () => {
         answered429: limiter.limited(),
         notWaitedOut: limiter.limited(),
       });
-      expect(readFileSync(join(dir, REPORT_FILES.junit), "utf8")).toMatch(
+      expect(readFileSync(join(reportDir, REPORT_FILES.junit), "utf8")).toMatch(
         /<property name="h2h.rateLimits" value="rate limits: \d+ answer\(s\) 429/,
       );
-      const html = readFileSync(join(dir, REPORT_FILES.html), "utf8");
+      const html = readFileSync(join(reportDir, REPORT_FILES.html), "utf8");
       expect(html).toContain("not waited out");
       expect(html).not.toContain('class="verdict conformant"');
     } finally {
