@@ -203,6 +203,8 @@ describe("npm run certify:receiver", () => {
   describe.concurrent("against each fault of its catalogue, through the engine in this process", () => {
     const specRunner = new ReusedSpecRunner([RECEIVER_SPEC_GLOB]);
     afterAll(() => specRunner.close());
+    // Long enough for the forged run to see every forgery answered on a loaded machine.
+    const FAULT_CALLBACK_MS = 2_000;
     it.sequential(
       "says a forged callback acknowledged first: exit 1, the alarm in the JSON and at the HTML's top",
       async () => {
@@ -210,7 +212,7 @@ describe("npm run certify:receiver", () => {
         // Only the forgery checks: the alarm, the verdict and exit 1 are those of a whole run.
         const { exitCode, output, report, dir } = await certifyReceiver({
           fault,
-          callbackMs: 1_500,
+          callbackMs: FAULT_CALLBACK_MS,
           only: ["receiver.refuses-forgery", "receiver.refuses-wrong-prefix"],
           inProcess: specRunner,
         });
@@ -233,7 +235,7 @@ describe("npm run certify:receiver", () => {
       async (_name, fault) => {
         const { output, report } = await certifyReceiver({
           fault,
-          callbackMs: 1_500,
+          callbackMs: FAULT_CALLBACK_MS,
           only: fault.detectedBy,
           inProcess: specRunner,
         });
