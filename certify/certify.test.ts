@@ -1,7 +1,9 @@
 /**
  * `npm run certify` as a user runs it (a child process): green against the bundled reference
- * provider with every report written and no secret anywhere; one clear failure, fast, against a
- * target that is not there; a bad profile refused before any request, naming the key.
+ * provider with every report written and no secret anywhere; a bad profile refused before any
+ * request, naming the key (exit 64). In this process, as the CLI runs them but without a child's
+ * start-up: one clear failure, fast, against a target that is not there; the cross-merchant checks
+ * skipped by name without a second key.
  */
 
 import { spawn } from "node:child_process";
@@ -9,7 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { TEST_CARD } from "../fixtures/index.ts";
 import { fileTimeout, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 import {
@@ -19,6 +21,7 @@ import {
 } from "../provider/reference/index.ts";
 import type { RunReport } from "./engine/run-model.ts";
 import { REPORT_FILES } from "./reports/index.ts";
+import { certifyInProcess, sharedSpecRunner } from "./testing/certify-in-process.ts";
 
 fileTimeout(60_000);
 
@@ -53,6 +56,9 @@ const FORBIDDEN = [
 ];
 
 describe("npm run certify", () => {
+  const specRunner = sharedSpecRunner();
+  afterAll(() => specRunner.close());
+
   it("is green against the reference provider, writes JUnit, JSON, HTML and HAR, and leaks no secret", async () => {
     const reportDir = mkdtempSync(join(tmpdir(), "h2h-certify-test-"));
     // Spec files side by side in two threads, as a user's default run has them (at least two):
@@ -113,15 +119,13 @@ describe("npm run certify", () => {
   });
 
   it("fails fast with one clear message naming the URL when the target is not there", async () => {
-    const reportDir = mkdtempSync(join(tmpdir(), "h2h-certify-test-"));
-    const { exitCode, output } = await certify({
-      H2H_BASE_URL: "http://127.0.0.1:1",
-      H2H_REPORT_DIR: reportDir,
-    });
+    const { exitCode, output, report, reportDir } = await certifyInProcess(
+      { H2H_BASE_URL: "http://127.0.0.1:1" },
+      { specRunner: specRunner.run, reports: ["json", "junit"] },
+    );
     expect(exitCode).toBe(2);
     expect(output).toMatch(/cannot reach the target: http:\/\/127\.0\.0\.1:1\/\S+: ECONNREFUSED/);
     expect(output).not.toMatch(/\n\s+at /); // no stack trace
-    const report = JSON.parse(readFileSync(join(reportDir, REPORT_FILES.json), "utf8")) as RunReport;
     expect(report.verdict).toBe("not run");
     expect(report.checks.map((c) => [c.check, c.status])).toEqual([["target.reachable", "failed"]]);
     expect(report.errors[0]).toMatch(/127\.0\.0\.1:1.*ECONNREFUSED/);
@@ -138,15 +142,17 @@ describe("npm run certify", () => {
     writeFileSync(join(dir, "profile.json"), JSON.stringify(profile));
     const provider = await startReferenceProvider({ port: 0 });
     try {
-      const { exitCode, output } = await certify({
-        H2H_BASE_URL: provider.url,
-        H2H_API_KEY: REFERENCE_API_KEYS.merchant1,
-        H2H_CALLBACK_SECRET: REFERENCE_CALLBACK_SECRET,
-        H2H_PROFILE: join(dir, "profile.json"),
-        H2H_REPORT_DIR: dir,
-      });
+      // A whole run: what else is skipped is under test too.
+      const { exitCode, output, report, reportDir } = await certifyInProcess(
+        {
+          H2H_BASE_URL: provider.url,
+          H2H_API_KEY: REFERENCE_API_KEYS.merchant1,
+          H2H_CALLBACK_SECRET: REFERENCE_CALLBACK_SECRET,
+          H2H_PROFILE: join(dir, "profile.json"),
+        },
+        { specRunner: specRunner.run, reports: ["json", "junit"] },
+      );
       expect(exitCode, output).toBe(0);
-      const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
       // Skipped for the missing key: the cross-merchant checks, and the lifecycle's moves by the other
       // merchant with the proofs after them.
       const skipped = report.checks.filter(
@@ -162,7 +168,7 @@ describe("npm run certify", () => {
       // Nothing else is skipped but a constraint no request can break alone (derived negatives).
       const others = report.checks.filter((c) => c.status === "skipped" && !skipped.includes(c));
       for (const check of others) expect(check.reason).toMatch(/no request breaks this constraint alone/);
-      expect(readFileSync(join(dir, REPORT_FILES.junit), "utf8")).toContain(
+      expect(readFileSync(join(reportDir, REPORT_FILES.junit), "utf8")).toContain(
         '<skipped message="H2H_API_KEY_2 is not set',
       );
       expect(output).toMatch(/skipped: behaviour\.rejects-other-merchants-order \(H2H_API_KEY_2 is not set/);

@@ -1,8 +1,9 @@
 /**
- * Run-to-run comparison: the rules on small reports, then the real thing, as a user runs it: a
- * clean certification, a certification of a provider with a fault against it as the baseline
- * (H2H_BASELINE_REPORT: console and HTML name the regressions), and `npm run compare` on the two
- * reports (names the regressed checks, exits 1).
+ * Run-to-run comparison: the rules on small reports, then the real thing: a clean certification,
+ * a certification of a provider with a fault against it as the baseline (H2H_BASELINE_REPORT:
+ * console and HTML name the regressions), and `npm run compare` on the two reports as a user runs
+ * it (names the regressed checks, exits 1). The certifications run in this process, one Vitest
+ * for both, as the CLI runs them but without a child's start-up each.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileTimeout, runScript } from "../fixtures/testing/index.ts";
 import { type RunningReferenceProvider, startReferenceProvider } from "../provider/reference/index.ts";
+import { SettingsError } from "../target/index.ts";
 import type { RunReport } from "./engine/run-model.ts";
 import {
   compareRuns,
@@ -20,6 +22,7 @@ import {
   resultsOf,
 } from "./reports/compare.ts";
 import { REPORT_FILES } from "./reports/index.ts";
+import { certifyInProcess, sharedSpecRunner } from "./testing/certify-in-process.ts";
 
 fileTimeout(180_000);
 
@@ -200,27 +203,36 @@ const SIGNATURE_CASES = [
 
 describe("comparing two real certification runs", () => {
   const dir = mkdtempSync(join(tmpdir(), "h2h-compare-e2e-"));
-  const clean = join(dir, "clean");
-  const faulty = join(dir, "faulty");
+  /** The two runs' report directories. */
+  let clean: string;
+  let faulty: string;
   let provider: RunningReferenceProvider;
   let faultyRun: { exitCode: number | null; output: string };
+  const specRunner = sharedSpecRunner();
 
   beforeAll(async () => {
     // The checks a wrong signature fails, and the arrival of the same callbacks (unchanged): the
     // comparison is what is under test here, so the rest of a certification is left out.
-    const only = ["--only", "callbacks.signature-valid", "--only", "callbacks.arrives"];
-    const cleanRun = await child("scripts/certify.ts", only, { H2H_REPORT_DIR: clean });
+    const only = ["callbacks.signature-valid", "callbacks.arrives"];
+    // The bundled reference provider (no H2H_BASE_URL).
+    const cleanRun = await certifyInProcess({}, { only, specRunner: specRunner.run });
     // --only: a partial run (exit 4), a baseline all the same.
     expect(cleanRun.exitCode, cleanRun.output).toBe(4);
+    clean = cleanRun.reportDir;
     provider = await startReferenceProvider({ port: 0, faults: ["bad-callback-signature"] });
-    faultyRun = await child("scripts/certify.ts", only, {
-      H2H_BASE_URL: provider.url,
-      H2H_PROFILE: fileURLToPath(new URL("../fixtures/profiles/reference.json", import.meta.url)),
-      H2H_REPORT_DIR: faulty,
-      H2H_BASELINE_REPORT: join(clean, REPORT_FILES.json),
-    });
+    const run = await certifyInProcess(
+      {
+        H2H_BASE_URL: provider.url,
+        H2H_PROFILE: fileURLToPath(new URL("../fixtures/profiles/reference.json", import.meta.url)),
+        H2H_BASELINE_REPORT: join(clean, REPORT_FILES.json),
+      },
+      { only, specRunner: specRunner.run, reports: ["json", "html"] },
+    );
+    faultyRun = run;
+    faulty = run.reportDir;
   });
   afterAll(async () => {
+    await specRunner.close();
     await provider?.stop();
   });
 
@@ -230,7 +242,8 @@ describe("comparing two real certification runs", () => {
     expect(output).toMatch(
       /since baseline run-\S+ \(.*, partial\): 12 regression\(s\), 0 fix\(es\), 0 new, 0 removed/,
     );
-    for (const key of SIGNATURE_CASES) expect(output).toContain(`  regressed: ${key}\n`);
+    // Each a whole line of the console (which ends every line, the last one too).
+    for (const key of SIGNATURE_CASES) expect(`${output}\n`).toContain(`  regressed: ${key}\n`);
     const html = readFileSync(join(faulty, REPORT_FILES.html), "utf8");
     expect(html).toContain('<h2 id="since-baseline">Changes since the baseline run</h2>');
     expect(html).toContain("Regressions: passed then, failed now (12)");
@@ -304,10 +317,17 @@ describe("comparing two real certification runs", () => {
     expect(one.output).toContain(
       "give at least 2 REPORT.json… (two or more reports: previous and current); got 1",
     );
-    const baseline = await child("scripts/certify.ts", [], {
-      H2H_BASELINE_REPORT: join(dir, "nowhere.json"),
-    });
-    expect(baseline.exitCode).toBe(64);
-    expect(baseline.output).toMatch(/error: H2H_BASELINE_REPORT: .*nowhere\.json: cannot be read \(ENOENT\)/);
+    const baseline: unknown = await certifyInProcess(
+      { H2H_BASELINE_REPORT: join(dir, "nowhere.json") },
+      { specRunner: specRunner.run },
+    ).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    // A bad setting: certify prints `error: <message>` and exits 64 (bad usage).
+    expect(baseline).toBeInstanceOf(SettingsError);
+    expect((baseline as SettingsError).message).toMatch(
+      /^H2H_BASELINE_REPORT: .*nowhere\.json: cannot be read \(ENOENT\)/,
+    );
   });
 });
