@@ -14,7 +14,8 @@ import { silencedOnStop, watchRunStop } from "./engine/deadline.ts";
 import type { RunContext } from "./engine/run-context.ts";
 import type { RunReport } from "./engine/run-model.ts";
 import { runSpecsOnce } from "./engine/spec-runner.ts";
-import { REPORT_FILES } from "./reports/index.ts";
+import { REPORT_FILES, REPORT_KINDS } from "./reports/index.ts";
+import { certifyInProcess } from "./testing/certify-in-process.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
 
 fileTimeout(120_000);
@@ -33,7 +34,7 @@ it("refuses a --deadline longer than a timer can wait (it would fire at once), e
   expect(run.output).toMatch(/--deadline 3000000: at most 2147483\.647 seconds/);
 });
 
-// Side by side: each is a certify process of its own that mostly waits (to start, on a slow provider).
+// Side by side: each mostly waits (a certify process to start, a run on a slow provider).
 describe.concurrent("a run that is stopped", () => {
   it("by SIGTERM mid-run: parseable reports marked incomplete, exit 2, temp folders removed", async () => {
     const reportDir = join(mkdtempSync(join(tmpdir(), "h2h-sigterm-")), "reports");
@@ -119,13 +120,14 @@ describe.concurrent("a run that is stopped", () => {
   });
 
   it("by --deadline: reports marked incomplete with the deadline as the reason, exit 2", async () => {
-    const reportDir = join(mkdtempSync(join(tmpdir(), "h2h-deadline-")), "reports");
     // A provider whose status changes take 3 s: its callback checks cannot be done within 4 s, however
     // fast the machine (the bundled provider's whole run now takes about that long).
     await using slow = await startReferenceProvider({ port: 0, processingDelayMs: 3_000 });
-    const { exitCode, output } = await spawnCertify(
-      { H2H_REPORT_DIR: reportDir, H2H_BASE_URL: slow.url },
-      { args: ["--deadline", "4"] },
+    // In this process: the deadline's judging, not the process, is tested. Its specs run as the
+    // command runs them, in a Vitest thread of their own, which the stop cancels.
+    const { exitCode, output, reportDir } = await certifyInProcess(
+      { H2H_BASE_URL: slow.url },
+      { deadlineSeconds: 4, reports: REPORT_KINDS },
     );
     expect(exitCode, output).toBe(2);
     const report = readReports(reportDir);

@@ -2,23 +2,29 @@
  * No false green and exit codes that mean what the README says: a blank variable, an
  * unwritable report directory and a busy sink port are refused before the first request (64,
  * naming the variable); a target that refuses the API key on every request is "not run" (2).
+ * The refusals are the command's, so they run in a child process as a user runs it; the runs that
+ * are judged run in this process, their exit code the verdict's as the command's is.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer, request as httpRequest } from "node:http";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { fileTimeout, scaledMs } from "../fixtures/testing/index.ts";
 import { startReferenceProvider } from "../provider/reference/index.ts";
-import type { RunReport } from "./engine/run-model.ts";
 import { REPORT_FILES } from "./reports/index.ts";
+import { certifyInProcess, sharedSpecRunner } from "./testing/certify-in-process.ts";
 import { startHostileTarget, writeHostileProfile } from "./testing/hostile-target.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
 
 fileTimeout(120_000);
 
 const reportDir = () => mkdtempSync(join(tmpdir(), "h2h-preflight-"));
+
+// The runs that are judged (not refused by the command) run in this process, on one Vitest.
+const specRunner = sharedSpecRunner();
+afterAll(() => specRunner.close());
 
 describe("certify before the first request", () => {
   it.each(["H2H_BASE_URL", "H2H_API_KEY", "H2H_PROFILE", "H2H_REPORT_DIR"])(
@@ -95,17 +101,14 @@ describe("certify before the first request", () => {
 
   it("says 'invalid API key' and exits 2 (not judged) when the target answers 401", async () => {
     const provider = await startReferenceProvider({ port: 0 });
-    const dir = reportDir();
     try {
-      const { exitCode, output } = await spawnCertify({
-        H2H_BASE_URL: provider.url,
-        H2H_API_KEY: "not-a-key-the-target-knows",
-        H2H_REPORT_DIR: dir,
-      });
+      const { exitCode, output, report } = await certifyInProcess(
+        { H2H_BASE_URL: provider.url, H2H_API_KEY: "not-a-key-the-target-knows" },
+        { specRunner: specRunner.run },
+      );
       expect(exitCode, output).toBe(2);
       expect(output).toContain("invalid API key");
       expect(output).not.toContain("cannot reach the target");
-      const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
       expect(report.verdict).toBe("not run");
       expect(report.errors[0]).toMatch(/invalid API key: all \d+ request\(s\) were answered 401/);
     } finally {
@@ -120,19 +123,19 @@ describe("a target that rate-limits the run", () => {
       response.writeHead(429, { "content-type": "application/json", "retry-after": "3600" });
       response.end('{"codeError":"rate_limited"}');
     });
-    const dir = reportDir();
     try {
-      const { exitCode, output } = await spawnCertify({
-        H2H_BASE_URL: target.url,
-        H2H_API_KEY: "rate-limited-key",
-        H2H_PROFILE: writeHostileProfile(dir),
-        H2H_REPORT_DIR: join(dir, "reports"),
-      });
+      const { exitCode, output, report } = await certifyInProcess(
+        {
+          H2H_BASE_URL: target.url,
+          H2H_API_KEY: "rate-limited-key",
+          H2H_PROFILE: writeHostileProfile(reportDir()),
+        },
+        { specRunner: specRunner.run },
+      );
       expect(exitCode, output).toBe(2);
       expect(output).toContain(
         "rate limited: 1 of 1 request(s) were answered 429 Too Many Requests, Retry-After up to 3600 s",
       );
-      const report = JSON.parse(readFileSync(join(dir, "reports", REPORT_FILES.json), "utf8")) as RunReport;
       expect(report.verdict).toBe("not run");
       expect(report.checks.filter((c) => c.status === "failed").length).toBeLessThanOrEqual(1);
       expect(target.requests).toBe(1);
@@ -186,16 +189,23 @@ describe("a target that asks to retry after a short while", () => {
   it("waits out Retry-After: 1 on the first request of each kind, is CONFORMANT, and the report shows the waits", async () => {
     const provider = await startReferenceProvider({ port: 0 });
     const proxy = await rateLimitingProxy(provider.url);
-    const dir = reportDir();
     try {
-      const { exitCode, output } = await spawnCertify({ H2H_BASE_URL: proxy.url, H2H_REPORT_DIR: dir });
+      // A whole run: the waits of every endpoint, and a verdict on the whole contract.
+      const {
+        exitCode,
+        output,
+        report,
+        reportDir: dir,
+      } = await certifyInProcess(
+        { H2H_BASE_URL: proxy.url },
+        { reports: ["html", "har"], specRunner: specRunner.run },
+      );
       expect(exitCode, output).toBe(0);
       expect(output).toContain("verdict: CONFORMANT");
       expect(proxy.limited()).toBeGreaterThanOrEqual(4); // the four endpoints at least
       expect(output).toMatch(
         /rate limits: \d+ request\(s\) were answered 429 Too Many Requests and sent again after waiting out Retry-After/,
       );
-      const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
       expect(report.verdict).toBe("conformant");
       const waited = report.exchanges.filter((e) => e.rateLimited !== undefined);
       expect(waited.length).toBe(proxy.limited());
