@@ -11,13 +11,15 @@ import { parseSettings } from "../../target/index.ts";
 import { EXIT_OF_VERDICT, type RunReport } from "../engine/run-model.ts";
 import { runCertification } from "../engine/runner.ts";
 import { ReusedSpecRunner, type SpecRunner } from "../engine/spec-runner.ts";
-import { REPORT_FILES } from "../reports/index.ts";
+import { REPORT_FILES, type ReportKind } from "../reports/index.ts";
 
 export interface InProcessRun {
   exitCode: number;
   /** What the run printed, one line after another. */
   output: string;
   report: RunReport;
+  /** The directory the run wrote its reports to. */
+  reportDir: string;
 }
 
 export interface InProcessOptions {
@@ -29,11 +31,14 @@ export interface InProcessOptions {
   deadlineSeconds?: number;
   /** How the specs run (e.g. a ReusedSpecRunner's, for runs one after another); default: a Vitest of its own. */
   specRunner?: SpecRunner;
+  /** Which reports the run writes (default: the JSON alone; the JSON always is). */
+  reports?: readonly ReportKind[];
 }
 
 /**
- * Certifies the target the H2H_* variables of `env` name, at quick depth, the outer H2H_*
- * variables dropped (as spawnCertify does), its reports in a directory of its own.
+ * Certifies the target the H2H_* variables of `env` name, at quick depth unless it sets
+ * H2H_DEPTH, the outer H2H_* variables dropped (as spawnCertify does), its reports in a directory
+ * of its own.
  */
 export async function certifyInProcess(
   env: Record<string, string>,
@@ -51,7 +56,7 @@ export async function certifyInProcess(
   await runCertification({
     settings,
     print: (line) => lines.push(line),
-    reports: ["json"],
+    reports: options.reports ?? ["json"],
     // The targets the tests start serve from this process, beside the run's webhook sink.
     targetInThisProcess: true,
     ...(options.specFiles ? { specFiles: options.specFiles.map((f) => join("certify/specs", f)) } : {}),
@@ -61,7 +66,7 @@ export async function certifyInProcess(
   });
   // The JSON as written, not the object in memory: what a user of the reports reads.
   const report = JSON.parse(readFileSync(join(reportDir, REPORT_FILES.json), "utf8")) as RunReport;
-  return { exitCode: EXIT_OF_VERDICT[report.verdict], output: lines.join("\n"), report };
+  return { exitCode: EXIT_OF_VERDICT[report.verdict], output: lines.join("\n"), report, reportDir };
 }
 
 /**
