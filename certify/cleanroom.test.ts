@@ -5,8 +5,7 @@
  * out at every depth, so the expiry pairs are judged at quick depth too. Its strings
  * have no length limit; the advisories show what it did with 10,000 characters.
  */
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,9 +16,8 @@ import {
   type RunningCleanroomProvider,
   startCleanroomProvider,
 } from "../provider/cleanroom/index.ts";
-import type { RunReport } from "./engine/run-model.ts";
-import { REPORT_FILES } from "./reports/index.ts";
-import { spawnCertify } from "./testing/spawn-certify.ts";
+import { REPORT_FILES, REPORT_KINDS } from "./reports/index.ts";
+import { certifyInProcess, sharedSpecRunner } from "./testing/certify-in-process.ts";
 
 const PROFILE = fileURLToPath(new URL("../fixtures/profiles/cleanroom.json", import.meta.url));
 const [alpha, bravo] = MERCHANTS as [(typeof MERCHANTS)[0], (typeof MERCHANTS)[0]];
@@ -28,35 +26,37 @@ let provider: RunningCleanroomProvider;
 beforeAll(async () => {
   provider = await startCleanroomProvider({ port: 0 });
 });
+// One Vitest for the file's three runs, in this process: a child per run paid its own start-up.
+const specRunner = sharedSpecRunner();
 afterAll(async () => {
+  await specRunner.close();
   await provider?.close();
 });
 
 describe("the clean-room sandbox, certified with its own profile", () => {
-  // Side by side: each run mostly waits (the 5 s lifetimes, callbacks), so three take little
-  // longer than the thorough one alone.
-  it.concurrent.each([
+  // One after another, as their specs share one Vitest: each test's timeout covers its own run.
+  it.each([
     [1, "quick"],
     [2, "quick"],
     [3, "thorough"],
   ] as const)(
     "seed %i at %s depth: conformant, no secret in any report",
     async (seed, depth) => {
-      const dir = mkdtempSync(join(tmpdir(), "h2h-cleanroom-"));
-      const run = await spawnCertify(
+      const run = await certifyInProcess(
         {
           H2H_BASE_URL: provider.url,
           H2H_API_KEY: alpha.apiKey,
           H2H_API_KEY_2: bravo.apiKey,
           H2H_CALLBACK_SECRET: CALLBACK_SECRET,
           H2H_PROFILE: PROFILE,
-          H2H_REPORT_DIR: dir,
           H2H_SEED: String(seed),
+          H2H_DEPTH: depth,
         },
-        { args: ["--depth", depth] },
+        // Every report a user gets, so that none of them may hold a secret.
+        { specRunner: specRunner.run, reports: REPORT_KINDS },
       );
       expect(run.exitCode, run.output).toBe(0);
-      const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
+      const { report, reportDir: dir } = run;
       expect(report.verdict).toBe("conformant");
       expect(
         report.checks.filter((c) => c.required && c.status !== "passed" && c.status !== "skipped"),
@@ -76,7 +76,9 @@ describe("the clean-room sandbox, certified with its own profile", () => {
         expect(advisory.required).toBe(false);
         expect(advisory.detail).toMatch(/^accepted: HTTP 200/);
       }
-      for (const file of readdirSync(dir)) {
+      const written = readdirSync(dir);
+      expect(written).toEqual(expect.arrayContaining(REPORT_KINDS.map((kind) => REPORT_FILES[kind])));
+      for (const file of written) {
         const text = readFileSync(join(dir, file), "utf8");
         for (const secret of [alpha.apiKey, bravo.apiKey, CALLBACK_SECRET])
           expect(text.includes(secret), `${file} holds a secret`).toBe(false);

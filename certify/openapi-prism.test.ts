@@ -18,7 +18,7 @@ import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
 import { fileTimeout, startForwarder, startPrismProxy } from "../fixtures/testing/index.ts";
 import { CALLBACK_SECRET, MERCHANTS, startCleanroomProvider } from "../provider/cleanroom/index.ts";
 import { startReferenceProvider } from "../provider/reference/index.ts";
-import { spawnCertify } from "./testing/spawn-certify.ts";
+import { certifyInProcess, sharedSpecRunner } from "./testing/certify-in-process.ts";
 
 fileTimeout(240_000);
 
@@ -38,7 +38,9 @@ interface SeenExchange {
   violations: PrismViolation[];
 }
 
-const cleanups: (() => unknown)[] = [];
+// One Vitest for both runs, in this process: a child per run paid its own start-up.
+const specRunner = sharedSpecRunner();
+const cleanups: (() => unknown)[] = [() => specRunner.close()];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
@@ -95,13 +97,11 @@ async function certifyThroughPrism({ profilePath, providerUrl, env }: Integratio
   const prism = await startPrismProxy(documentFile, providerUrl);
   cleanups.push(() => prism.stop());
   const baseUrl = await startRecorder(prism.url, providerUrl, seen);
-  const run = await spawnCertify({
-    ...env,
-    H2H_BASE_URL: baseUrl,
-    H2H_PROFILE: profilePath,
-    H2H_REPORT_DIR: join(dir, "reports"),
-    H2H_WORKERS: "1",
-  });
+  const run = await certifyInProcess(
+    { ...env, H2H_BASE_URL: baseUrl, H2H_PROFILE: profilePath, H2H_WORKERS: "1" },
+    { specRunner: specRunner.run },
+  );
+  cleanups.push(() => rmSync(run.reportDir, { recursive: true, force: true }));
   return { run, seen };
 }
 

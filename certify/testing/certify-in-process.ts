@@ -38,8 +38,9 @@ export interface InProcessOptions {
 }
 
 /**
- * Certifies the target the H2H_* variables of `env` name, at quick depth, the outer H2H_*
- * variables dropped (as spawnCertify does), its reports in a directory of its own.
+ * Certifies the target the H2H_* variables of `env` name, at quick depth unless it sets
+ * H2H_DEPTH, the outer H2H_* variables dropped (as spawnCertify does), its reports in a directory
+ * of its own.
  */
 export async function certifyInProcess(
   env: Record<string, string>,
