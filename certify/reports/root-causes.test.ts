@@ -190,6 +190,16 @@ describe("a refused creation, whatever the answer's shape", () => {
     const retry = creation("lifecycle-2", 409, "application/json", duplicate, 5);
     // Another step's creation answered the same way, which makes that answer a needed refusal.
     const other = creation("races-1", 409, "application/json", duplicate, 10);
+    // The target makes such orders: the refused retry is evidence of the refusal's effect.
+    const made = creation(
+      "mobile-1",
+      200,
+      "application/json",
+      JSON.stringify({
+        data: { id: "o-1" },
+        result: { codeError: "none", message: null, status: "success", "x-request-id": "m" },
+      }),
+    );
     const sideEffect = record({
       endpoint: "createMobileCommerceOrder",
       check: "behaviour.refusal-changes-nothing",
@@ -206,12 +216,31 @@ describe("a refused creation, whatever the answer's shape", () => {
       subject: other.id,
       exchanges: [other.id],
     });
-    const { records: out } = resolveRootCauses([sideEffect, blocked], [broken, retry, other], {
-      informationalChecks: {},
-    });
+    const { records: out } = resolveRootCauses(
+      [sideEffect, blocked].map((r) => structuredClone(r)),
+      [broken, retry, other, made],
+      { informationalChecks: {} },
+    );
     expect(out).toEqual(
       expect.arrayContaining([expect.objectContaining({ check: sideEffect.check, status: "failed" })]),
     );
+    // A target that made no such order in the whole run refuses the retry as it refuses them all:
+    // the side effect waits on that refusal, pointed at, not failed.
+    const { records: refusing, unexplained } = resolveRootCauses(
+      [structuredClone(sideEffect)],
+      [broken, retry, other],
+      { informationalChecks: {} },
+    );
+    expect(refusing.find((r) => r.check === sideEffect.check)).toMatchObject({
+      status: "not evaluated",
+      blockedBy: { check: "envelope.success-markers", exchange: retry.id },
+    });
+    expect(refusing).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ check: "envelope.success-markers", status: "failed" }),
+      ]),
+    );
+    expect(unexplained).toEqual([]);
   });
 
   it("leaves a rejection check alone: a refusal that is the step it judges is its evidence", () => {

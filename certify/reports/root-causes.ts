@@ -244,6 +244,28 @@ export function resolveRootCauses(
     delete record.findings;
   }
 
+  // A refused retry is evidence that the refusal before it changed something only where the
+  // target makes such orders at all: where it made none of that kind in the whole run, the retry's
+  // refusal is the target's answer to every such creation, and waits on it like the rest.
+  const made = new Set(
+    exchanges
+      .filter((e) => isCreation(e) && e.response.status >= 200 && e.response.status < 300 && !refusalOf(e))
+      .map((e) => e.operation),
+  );
+  for (const record of records) {
+    if (record.status !== "failed" || !JUDGES_AFTER_A_REFUSAL.has(record.check)) continue;
+    const retry = byId.get(record.subject ?? "");
+    const refusal = retry && isCreation(retry) && !made.has(retry.operation) ? refusalOf(retry) : undefined;
+    if (!retry || !refusal) continue;
+    record.status = "not evaluated";
+    record.blockedBy = {
+      check: refusal.check,
+      exchange: retry.id,
+      reason: `the target made no order of this kind in the whole run (${where(retry)} answered HTTP ${retry.response.status})`,
+    };
+    delete record.findings;
+  }
+
   const out: CheckRecord[] = [];
   for (const record of records) {
     if (record.status === "not evaluated" && record.blockedBy) {
