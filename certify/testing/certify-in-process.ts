@@ -11,13 +11,15 @@ import { parseSettings } from "../../target/index.ts";
 import { EXIT_OF_VERDICT, type RunReport } from "../engine/run-model.ts";
 import { runCertification } from "../engine/runner.ts";
 import { ReusedSpecRunner, type SpecRunner } from "../engine/spec-runner.ts";
-import { REPORT_FILES } from "../reports/index.ts";
+import { REPORT_FILES, type ReportKind } from "../reports/index.ts";
 
 export interface InProcessRun {
   exitCode: number;
   /** What the run printed, one line after another. */
   output: string;
   report: RunReport;
+  /** Where the run wrote its reports. */
+  reportDir: string;
 }
 
 export interface InProcessOptions {
@@ -29,6 +31,8 @@ export interface InProcessOptions {
   deadlineSeconds?: number;
   /** How the specs run (e.g. a ReusedSpecRunner's, for runs one after another); default: a Vitest of its own. */
   specRunner?: SpecRunner;
+  /** Which reports the run writes (default: the JSON alone, the one every run reads back). */
+  reports?: readonly ReportKind[];
 }
 
 /**
@@ -51,7 +55,7 @@ export async function certifyInProcess(
   await runCertification({
     settings,
     print: (line) => lines.push(line),
-    reports: ["json"],
+    reports: options.reports ?? ["json"],
     // The targets the tests start serve from this process, beside the run's webhook sink.
     targetInThisProcess: true,
     ...(options.specFiles ? { specFiles: options.specFiles.map((f) => join("certify/specs", f)) } : {}),
@@ -61,7 +65,7 @@ export async function certifyInProcess(
   });
   // The JSON as written, not the object in memory: what a user of the reports reads.
   const report = JSON.parse(readFileSync(join(reportDir, REPORT_FILES.json), "utf8")) as RunReport;
-  return { exitCode: EXIT_OF_VERDICT[report.verdict], output: lines.join("\n"), report };
+  return { exitCode: EXIT_OF_VERDICT[report.verdict], output: lines.join("\n"), report, reportDir };
 }
 
 /**
