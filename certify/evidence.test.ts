@@ -27,18 +27,26 @@ import {
 } from "../provider/reference/index.ts";
 import type { RunReport } from "./engine/run-model.ts";
 import { REPORT_FILES, REPORT_KINDS } from "./reports/index.ts";
-import { certifyInProcess, type InProcessRun, sharedSpecRunner } from "./testing/certify-in-process.ts";
+import {
+  certifyInProcess,
+  type InProcessOptions,
+  type InProcessRun,
+  sharedSpecRunner,
+} from "./testing/certify-in-process.ts";
 
 fileTimeout(120_000);
 
 /** One Vitest for the file's runs: its start-up would otherwise be paid by each. */
 const specRunner = sharedSpecRunner();
 
-/** Certifies at quick depth, seed 11, writing every report; `only` as `--only`. */
-function certify(env: Record<string, string>, only?: readonly string[]): Promise<InProcessRun> {
+/** Certifies at quick depth, seed 11, writing every report. */
+function certify(
+  env: Record<string, string>,
+  options: Pick<InProcessOptions, "only" | "specFiles"> = {},
+): Promise<InProcessRun> {
   return certifyInProcess(
     { H2H_SEED: "11", ...env },
-    { specRunner: specRunner.run, reports: REPORT_KINDS, ...(only ? { only } : {}) },
+    { ...options, specRunner: specRunner.run, reports: REPORT_KINDS },
   );
 }
 
@@ -190,18 +198,22 @@ describe("callbacks as evidence", () => {
     try {
       const baseUrl = await listen(proxy);
       const dir = mkdtempSync(join(tmpdir(), "h2h-evidence-"));
-      const { exitCode, output, reportDir } = await certify({
-        H2H_BASE_URL: baseUrl,
-        H2H_API_KEY: REFERENCE_API_KEYS.merchant1,
-        H2H_CALLBACK_SECRET: REFERENCE_CALLBACK_SECRET,
-        H2H_PROFILE: profileWith(dir, (p) => {
-          const triggers = p.callbackTriggers as Record<string, unknown>;
-          triggers.expired = { unconfirmedForSeconds: 8 };
-          p.sandboxClock = true;
-          const callbacks = p.callbacks as Record<string, unknown>;
-          callbacks.retryPolicy = { attempts: 5, delaysMs: [100, 200, 300, 400], toleranceMs: 250 };
-        }),
-      });
+      const { exitCode, output, reportDir } = await certify(
+        {
+          H2H_BASE_URL: baseUrl,
+          H2H_API_KEY: REFERENCE_API_KEYS.merchant1,
+          H2H_CALLBACK_SECRET: REFERENCE_CALLBACK_SECRET,
+          H2H_PROFILE: profileWith(dir, (p) => {
+            const triggers = p.callbackTriggers as Record<string, unknown>;
+            triggers.expired = { unconfirmedForSeconds: 8 };
+            p.sandboxClock = true;
+            const callbacks = p.callbacks as Record<string, unknown>;
+            callbacks.retryPolicy = { attempts: 5, delaysMs: [100, 200, 300, 400], toleranceMs: 250 };
+          }),
+        },
+        // The callback scenarios and the lifecycle's expiry probes: every callback and warning asserted.
+        { specFiles: ["callbacks.spec.ts", "lifecycle.spec.ts"] },
+      );
       expect(exitCode, output).toBe(1);
       const report = JSON.parse(readFileSync(join(reportDir, REPORT_FILES.json), "utf8")) as RunReport;
       const record = (endpoint: string, check: string, label: string) =>
@@ -304,7 +316,7 @@ describe("a sandbox clock the profile requires", () => {
             };
           }),
         },
-        only,
+        { only },
       );
       expect(exitCode, output).toBe(1);
       const report = JSON.parse(readFileSync(join(reportDir, REPORT_FILES.json), "utf8")) as RunReport;
