@@ -1,14 +1,17 @@
 /**
  * Clean terminals: a target whose answers carry ESC, CR and BEL (a fake green verdict,
- * a terminal title) gets none of them onto certify's console raw: they show escaped.
+ * a terminal title) gets none of them onto certify's console raw: they show escaped. The run is in
+ * this process, as `npm run certify` runs it: its console is what it prints, and whatever else
+ * reaches this process's console meanwhile.
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileTimeout } from "../fixtures/testing/index.ts";
+import { certifyInProcess } from "./testing/certify-in-process.ts";
 import { type HostileTarget, startHostileTarget, writeHostileProfile } from "./testing/hostile-target.ts";
-import { spawnCertify } from "./testing/spawn-certify.ts";
+import { captureStrayOutput } from "./testing/stray-output.ts";
 
 fileTimeout(240_000);
 
@@ -37,12 +40,14 @@ describe("a target answering with terminal escape sequences", () => {
 
   it("prints none of ESC, CR or BEL raw, and shows them escaped", async () => {
     const dir = mkdtempSync(join(tmpdir(), "h2h-escapes-"));
-    const { exitCode, output } = await spawnCertify({
+    const stray = captureStrayOutput();
+    const run = await certifyInProcess({
       H2H_BASE_URL: target.url,
       H2H_API_KEY: "escape-target-key",
       H2H_PROFILE: writeHostileProfile(dir),
-      H2H_REPORT_DIR: join(dir, "reports"),
-    });
+    }).finally(() => stray.restore());
+    const { exitCode } = run;
+    const output = `${run.output}\n${stray.text()}`;
     expect([1, 2], output).toContain(exitCode);
     expect(target.requests).toBeGreaterThan(1);
     expect(output.includes("\x1b"), "a raw ESC reached the console").toBe(false);

@@ -1,6 +1,7 @@
 /**
- * Evidence a provider accepts, as a user sees it: `npm run certify` (a child process)
- * against targets that fail in ways a person must be able to read.
+ * Evidence a provider accepts, as a user sees it: a certification (in this process, as
+ * `npm run certify` runs it: same reports, same console lines) against targets that fail in
+ * ways a person must be able to read.
  *
  * - every answer a non-JSON 502 page: one root-cause failure per endpoint, the rest "not
  *   evaluated, because …", the console's totals the reports', run-wide failures printed;
@@ -8,46 +9,45 @@
  *   headers and body in the HTML; a callback before its trigger fails a check of its own; a
  *   sandbox clock that does not answer is a visible warning, and the suite waits instead.
  */
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { request } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
 import { SANDBOX_CLOCK_ADVANCE_PATH } from "../contract/index.ts";
 import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
-import { childEnv, fileTimeout, loadFactor, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+import { fileTimeout, loadFactor } from "../fixtures/testing/index.ts";
 import {
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
   startReferenceProvider,
 } from "../provider/reference/index.ts";
 import type { RunReport } from "./engine/run-model.ts";
-import { REPORT_FILES } from "./reports/index.ts";
+import { REPORT_FILES, REPORT_KINDS } from "./reports/index.ts";
+import {
+  certifyInProcess,
+  type InProcessOptions,
+  type InProcessRun,
+  sharedSpecRunner,
+} from "./testing/certify-in-process.ts";
 
 fileTimeout(120_000);
 
-const script = fileURLToPath(new URL("../scripts/certify.ts", import.meta.url));
+/** One Vitest for the file's runs: its start-up would otherwise be paid by each. */
+const specRunner = sharedSpecRunner();
 
+/** Certifies at quick depth, seed 11, writing every report. */
 function certify(
   env: Record<string, string>,
-  args: readonly string[] = [],
-): Promise<{ exitCode: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...TS_NODE_ARGS, script, ...args], {
-      // An empty value unsets the variable: a set-but-empty H2H_* variable is refused.
-      env: childEnv({ H2H_API_KEY_2: "", H2H_SEED: "11", ...env }),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
-    child.once("exit", (exitCode) => resolve({ exitCode, output }));
-  });
+  options: Pick<InProcessOptions, "only" | "specFiles"> = {},
+): Promise<InProcessRun> {
+  return certifyInProcess(
+    { H2H_SEED: "11", ...env },
+    { ...options, specRunner: specRunner.run, reports: REPORT_KINDS },
+  );
 }
 
 function listen(server: Server): Promise<string> {
@@ -70,11 +70,12 @@ function profileWith(dir: string, change: (profile: Record<string, unknown>) => 
 const servers: Server[] = [];
 afterAll(async () => {
   for (const server of servers) await new Promise((resolve) => server.close(resolve));
+  await specRunner.close();
 });
 
-// The three describes run side by side: each run is a process of its own against a target of its
-// own, and mostly waits (on callbacks, lifetimes).
-describe.concurrent("one cause per failure", () => {
+// The runs go one after another: their specs would queue on the one Vitest anyway, and a run's
+// duration (asserted below) must not hold another's.
+describe("one cause per failure", () => {
   it("a target whose every answer is a non-JSON 502 page shows one root-cause failure per endpoint", async () => {
     const page =
       "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>";
@@ -85,17 +86,16 @@ describe.concurrent("one cause per failure", () => {
     servers.push(server);
     const baseUrl = await listen(server);
     const dir = mkdtempSync(join(tmpdir(), "h2h-evidence-"));
-    const { exitCode, output } = await certify({
+    const { exitCode, output, reportDir } = await certify({
       H2H_BASE_URL: baseUrl,
       H2H_API_KEY: "merchant-key-0001",
       H2H_CALLBACK_SECRET: "gateway-callback-secret",
       H2H_PROFILE: profileWith(dir, (p) => {
         p.name = "gateway-down";
       }),
-      H2H_REPORT_DIR: dir,
     });
     expect(exitCode, output).toBe(1);
-    const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
+    const report = JSON.parse(readFileSync(join(reportDir, REPORT_FILES.json), "utf8")) as RunReport;
     expect(report.verdict).toBe("not conformant");
     expect(report.errors).toEqual([]);
 
@@ -135,11 +135,11 @@ describe.concurrent("one cause per failure", () => {
     expect(output).toMatch(/✗ envelope\.shape: \d+ failure\(s\), \d+ endpoints/);
 
     // JUnit agrees: one failure per endpoint; the rest skipped with the reason.
-    const junit = readFileSync(join(dir, REPORT_FILES.junit), "utf8");
+    const junit = readFileSync(join(reportDir, REPORT_FILES.junit), "utf8");
     expect(junit).toContain(`failures="${totals.failedRequired}"`);
     expect(junit).toContain('<skipped message="not evaluated, because the answer is not JSON');
     // The HTML opens with the failures by rule.
-    const html = readFileSync(join(dir, REPORT_FILES.html), "utf8");
+    const html = readFileSync(join(reportDir, REPORT_FILES.html), "utf8");
     expect(html.indexOf("Failures by rule")).toBeLessThan(html.indexOf("Conformance by endpoint"));
   });
 });
@@ -183,7 +183,7 @@ interface HarEntry {
   comment: string;
 }
 
-describe.concurrent("callbacks as evidence", () => {
+describe("callbacks as evidence", () => {
   it("reports every callback with its raw body (JSON, HAR, HTML), fails one that comes before its trigger, and warns when the sandbox clock fails", async () => {
     // Signatures that do not verify; orders that expire after 4 s where the profile says 8; no clock.
     const provider = await startReferenceProvider({
@@ -198,21 +198,24 @@ describe.concurrent("callbacks as evidence", () => {
     try {
       const baseUrl = await listen(proxy);
       const dir = mkdtempSync(join(tmpdir(), "h2h-evidence-"));
-      const { exitCode, output } = await certify({
-        H2H_BASE_URL: baseUrl,
-        H2H_API_KEY: REFERENCE_API_KEYS.merchant1,
-        H2H_CALLBACK_SECRET: REFERENCE_CALLBACK_SECRET,
-        H2H_PROFILE: profileWith(dir, (p) => {
-          const triggers = p.callbackTriggers as Record<string, unknown>;
-          triggers.expired = { unconfirmedForSeconds: 8 };
-          p.sandboxClock = true;
-          const callbacks = p.callbacks as Record<string, unknown>;
-          callbacks.retryPolicy = { attempts: 5, delaysMs: [100, 200, 300, 400], toleranceMs: 250 };
-        }),
-        H2H_REPORT_DIR: dir,
-      });
+      const { exitCode, output, reportDir } = await certify(
+        {
+          H2H_BASE_URL: baseUrl,
+          H2H_API_KEY: REFERENCE_API_KEYS.merchant1,
+          H2H_CALLBACK_SECRET: REFERENCE_CALLBACK_SECRET,
+          H2H_PROFILE: profileWith(dir, (p) => {
+            const triggers = p.callbackTriggers as Record<string, unknown>;
+            triggers.expired = { unconfirmedForSeconds: 8 };
+            p.sandboxClock = true;
+            const callbacks = p.callbacks as Record<string, unknown>;
+            callbacks.retryPolicy = { attempts: 5, delaysMs: [100, 200, 300, 400], toleranceMs: 250 };
+          }),
+        },
+        // The callback scenarios and the lifecycle's expiry probes: every callback and warning asserted.
+        { specFiles: ["callbacks.spec.ts", "lifecycle.spec.ts"] },
+      );
       expect(exitCode, output).toBe(1);
-      const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
+      const report = JSON.parse(readFileSync(join(reportDir, REPORT_FILES.json), "utf8")) as RunReport;
       const record = (endpoint: string, check: string, label: string) =>
         report.checks.find((c) => c.endpoint === endpoint && c.check === check && c.case === label);
 
@@ -234,7 +237,7 @@ describe.concurrent("callbacks as evidence", () => {
       expect(scenarioCallbacks.length).toBeGreaterThanOrEqual(8);
 
       // The HAR holds every callback delivery, with its body, as an entry of its own.
-      const har = JSON.parse(readFileSync(join(dir, REPORT_FILES.har), "utf8")) as {
+      const har = JSON.parse(readFileSync(join(reportDir, REPORT_FILES.har), "utf8")) as {
         log: { entries: HarEntry[] };
       };
       const harCallbacks = har.log.entries.filter((e) => e.comment.startsWith("callback "));
@@ -251,7 +254,7 @@ describe.concurrent("callbacks as evidence", () => {
       // A callback failure's HTML row shows the callback's headers and raw body.
       const signature = record("callbacks (mobile commerce)", "callbacks.signature-valid", "succeeded");
       expect(signature?.status).toBe("failed");
-      const html = readFileSync(join(dir, REPORT_FILES.html), "utf8");
+      const html = readFileSync(join(reportDir, REPORT_FILES.html), "utf8");
       const row = html.slice(html.indexOf(`<tr id="check-${report.checks.indexOf(signature as never)}">`));
       // The row ends where the next check's begins (its findings are a table of their own).
       const rowHtml = row.slice(0, row.indexOf('<tr id="check-', 1));
@@ -289,7 +292,7 @@ describe.concurrent("callbacks as evidence", () => {
   });
 });
 
-describe.concurrent("a sandbox clock the profile requires", () => {
+describe("a sandbox clock the profile requires", () => {
   it("fails callbacks.sandbox-clock when it does not answer, and the expiry checks wait on it (no warning, no waiting)", async () => {
     // A lifetime the run's own work cannot reach even on a busy machine: a run that waited it out
     // is told apart by its duration.
@@ -301,7 +304,7 @@ describe.concurrent("a sandbox clock the profile requires", () => {
       const baseUrl = await listen(proxy);
       const dir = mkdtempSync(join(tmpdir(), "h2h-evidence-"));
       const only = ["callbacks.sandbox-clock", "callbacks.arrives", "callbacks.names-status"];
-      const { exitCode, output } = await certify(
+      const { exitCode, output, reportDir } = await certify(
         {
           H2H_BASE_URL: baseUrl,
           H2H_API_KEY: REFERENCE_API_KEYS.merchant1,
@@ -312,12 +315,11 @@ describe.concurrent("a sandbox clock the profile requires", () => {
               unconfirmedForSeconds: lifetimeSeconds,
             };
           }),
-          H2H_REPORT_DIR: dir,
         },
-        only.flatMap((check) => ["--only", check]),
+        { only },
       );
       expect(exitCode, output).toBe(1);
-      const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
+      const report = JSON.parse(readFileSync(join(reportDir, REPORT_FILES.json), "utf8")) as RunReport;
       for (const kind of ["mobile commerce", "quasi-ecom"]) {
         const endpoint = `callbacks (${kind})`;
         const at = (check: string, label: string) =>
@@ -333,7 +335,7 @@ describe.concurrent("a sandbox clock the profile requires", () => {
       }
       expect(report.warnings).toEqual([]);
       expect(report.errors).toEqual([]);
-      // It did not wait out the lifetime (the run's own time: the process start is not in it).
+      // It did not wait out the lifetime (the run's own time).
       expect(report.durationMs).toBeLessThan(lifetimeSeconds * 1000);
     } finally {
       await provider.stop();

@@ -3,7 +3,8 @@
  * sent, re-spelled (card with spaces, dashes or any Unicode space or dash, JSON-escaped twice,
  * URL-encoded up to three times, HTML numeric entities, base64 whole or wrapped in lines, the card as
  * a JSON number), and is reached through a base URL with user:password. No report and no console
- * line holds any spelling.
+ * line holds any spelling. The run is in this process (as `npm run certify` runs it, every report
+ * written): its console is what it prints, and whatever else reaches this process's console meanwhile.
  */
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,9 +12,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_CARD } from "../fixtures/index.ts";
 import { fileTimeout } from "../fixtures/testing/index.ts";
-import { REPORT_FILES } from "./reports/index.ts";
+import { REPORT_FILES, REPORT_KINDS } from "./reports/index.ts";
+import { certifyInProcess } from "./testing/certify-in-process.ts";
 import { type HostileTarget, startHostileTarget, writeHostileProfile } from "./testing/hostile-target.ts";
-import { spawnCertify } from "./testing/spawn-certify.ts";
+import { captureStrayOutput } from "./testing/stray-output.ts";
 
 fileTimeout(240_000);
 
@@ -144,16 +146,20 @@ describe("an echoing target reached with credentials in the base URL", () => {
 
   it("leaks no secret, in any spelling, into any report or the console", async () => {
     const dir = mkdtempSync(join(tmpdir(), "h2h-echo-"));
-    const reportDir = join(dir, "reports");
     const baseUrl = target.url.replace("http://", `http://${URL_USER}:${URL_PASSWORD}@`);
-    const { exitCode, output } = await spawnCertify({
-      H2H_BASE_URL: baseUrl,
-      H2H_API_KEY: API_KEY,
-      H2H_API_KEY_2: SECOND_KEY,
-      H2H_CALLBACK_SECRET: CALLBACK_SECRET,
-      H2H_PROFILE: writeHostileProfile(dir),
-      H2H_REPORT_DIR: reportDir,
-    });
+    const stray = captureStrayOutput();
+    const run = await certifyInProcess(
+      {
+        H2H_BASE_URL: baseUrl,
+        H2H_API_KEY: API_KEY,
+        H2H_API_KEY_2: SECOND_KEY,
+        H2H_CALLBACK_SECRET: CALLBACK_SECRET,
+        H2H_PROFILE: writeHostileProfile(dir),
+      },
+      { reports: REPORT_KINDS },
+    ).finally(() => stray.restore());
+    const { exitCode, reportDir } = run;
+    const output = `${run.output}\n${stray.text()}`;
     expect([1, 2], output).toContain(exitCode);
     expect(target.requests).toBeGreaterThan(5);
     const files = readdirSync(reportDir);
