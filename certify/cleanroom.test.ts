@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { scaledMs } from "../fixtures/testing/index.ts";
 import {
   CALLBACK_SECRET,
@@ -17,7 +17,7 @@ import {
   startCleanroomProvider,
 } from "../provider/cleanroom/index.ts";
 import { REPORT_FILES, REPORT_KINDS } from "./reports/index.ts";
-import { certifyInProcess, sharedSpecRunner } from "./testing/certify-in-process.ts";
+import { certifyInProcess } from "./testing/certify-in-process.ts";
 
 const PROFILE = fileURLToPath(new URL("../fixtures/profiles/cleanroom.json", import.meta.url));
 const [alpha, bravo] = MERCHANTS as [(typeof MERCHANTS)[0], (typeof MERCHANTS)[0]];
@@ -26,22 +26,21 @@ let provider: RunningCleanroomProvider;
 beforeAll(async () => {
   provider = await startCleanroomProvider({ port: 0 });
 });
-// One Vitest for the file's three runs, in this process: a child per run paid its own start-up.
-const specRunner = sharedSpecRunner();
 afterAll(async () => {
-  await specRunner.close();
   await provider?.close();
 });
 
 describe("the clean-room sandbox, certified with its own profile", () => {
-  // One after another, as their specs share one Vitest: each test's timeout covers its own run.
-  it.each([
+  // Side by side, in this process (a child per run paid its own start-up), each on a Vitest of its
+  // own: each run mostly waits out its orders' lifetime, and one Vitest runs one run at a time.
+  it.concurrent.for([
     [1, "quick"],
     [2, "quick"],
     [3, "thorough"],
   ] as const)(
     "seed %i at %s depth: conformant, no secret in any report",
-    async (seed, depth) => {
+    { timeout: scaledMs(120_000) },
+    async ([seed, depth], { expect }) => {
       const run = await certifyInProcess(
         {
           H2H_BASE_URL: provider.url,
@@ -53,7 +52,7 @@ describe("the clean-room sandbox, certified with its own profile", () => {
           H2H_DEPTH: depth,
         },
         // Every report a user gets, so that none of them may hold a secret.
-        { specRunner: specRunner.run, reports: REPORT_KINDS },
+        { reports: REPORT_KINDS },
       );
       expect(run.exitCode, run.output).toBe(0);
       const { report, reportDir: dir } = run;
@@ -84,6 +83,5 @@ describe("the clean-room sandbox, certified with its own profile", () => {
           expect(text.includes(secret), `${file} holds a secret`).toBe(false);
       }
     },
-    scaledMs(120_000),
   );
 });
