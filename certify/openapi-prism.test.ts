@@ -18,7 +18,7 @@ import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
 import { fileTimeout, startForwarder, startPrismProxy } from "../fixtures/testing/index.ts";
 import { CALLBACK_SECRET, MERCHANTS, startCleanroomProvider } from "../provider/cleanroom/index.ts";
 import { startReferenceProvider } from "../provider/reference/index.ts";
-import { certifyInProcess, sharedSpecRunner } from "./testing/certify-in-process.ts";
+import { certifyInProcess } from "./testing/certify-in-process.ts";
 
 fileTimeout(240_000);
 
@@ -38,9 +38,7 @@ interface SeenExchange {
   violations: PrismViolation[];
 }
 
-// One Vitest for both runs, in this process: a child per run paid its own start-up.
-const specRunner = sharedSpecRunner();
-const cleanups: (() => unknown)[] = [() => specRunner.close()];
+const cleanups: (() => unknown)[] = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
@@ -97,10 +95,12 @@ async function certifyThroughPrism({ profilePath, providerUrl, env }: Integratio
   const prism = await startPrismProxy(documentFile, providerUrl);
   cleanups.push(() => prism.stop());
   const baseUrl = await startRecorder(prism.url, providerUrl, seen);
-  const run = await certifyInProcess(
-    { ...env, H2H_BASE_URL: baseUrl, H2H_PROFILE: profilePath, H2H_WORKERS: "1" },
-    { specRunner: specRunner.run },
-  );
+  const run = await certifyInProcess({
+    ...env,
+    H2H_BASE_URL: baseUrl,
+    H2H_PROFILE: profilePath,
+    H2H_WORKERS: "1",
+  });
   cleanups.push(() => rmSync(run.reportDir, { recursive: true, force: true }));
   return { run, seen };
 }
@@ -121,7 +121,9 @@ function expectNoDocumentViolation({ run, seen }: Awaited<ReturnType<typeof cert
   expect(documentViolations(seen)).toEqual([]);
 }
 
-describe("the OpenAPI document of an integration, behind Prism's validating proxy, over a certify run", () => {
+// Both runs side by side, in this process (a child per run paid its own start-up), each on a Vitest
+// of its own: queued on one, they took twice as long, mostly waiting on Prism.
+describe.concurrent("the OpenAPI document of an integration, behind Prism's validating proxy, over a certify run", () => {
   it("the reference profile's document: no violation by the reference provider, none on an accepted request", async () => {
     const provider = await startReferenceProvider({ port: 0 });
     cleanups.push(() => provider.stop());
