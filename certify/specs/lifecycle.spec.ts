@@ -66,6 +66,7 @@ import type { StoredCallback } from "../../sink/index.ts";
 import { type BlockedBy, PrerequisiteError } from "../engine/run-context.ts";
 import { callbackId } from "../reports/callback-evidence.ts";
 import { hookTimeoutFor, withinMeasuredBudget } from "./support/measured-budget.ts";
+import { mayHaveOutlived, refusedAfterLifetime } from "./support/order-lifetime.ts";
 import { orderRequest } from "./support/orders.ts";
 import { curlOf, Limiter, mapLimit, reproductionOf, sleep } from "./support/probes.ts";
 import { type Settled, settle, settledValue } from "./support/settled.ts";
@@ -211,6 +212,8 @@ const REFUSED_CREATIONS: Record<
 interface ProofRun {
   operation: string;
   exchange: Exchange;
+  /** Refused when the order's lifetime may have passed: why it is not judged. */
+  late?: BlockedBy;
 }
 
 /** One order's probe: a path replayed, then one operation, or several that leave its state as it is. */
@@ -219,6 +222,13 @@ interface OrderRun {
   pairs: ReachablePair[];
   /** The answer to each pair's operation, when it is a request. */
   answers: Map<ReachablePair, Exchange>;
+  /** The pairs expected to be accepted that were refused once the order's lifetime may have passed. */
+  late: Map<ReachablePair, BlockedBy>;
+  /**
+   * The first move expected to be accepted that was refused once the order's lifetime may have
+   * passed: the callbacks expected from it on may not come, its expired callback may.
+   */
+  lateMove?: { expectedBefore: number };
   /** Every exchange of the probe, in order (the path, then the operations). */
   exchanges: Exchange[];
   steps: string[];
@@ -288,6 +298,7 @@ async function runOrder(
   const run: OrderRun = {
     pairs,
     answers: new Map(),
+    late: new Map(),
     exchanges: [],
     steps: [],
     expectedCallbacks: [],
@@ -380,15 +391,41 @@ async function runOrder(
     return exchange;
   };
 
+  /**
+   * Whether a confirmation the model expects to be accepted was refused once the order's lifetime
+   * may have passed (a slow machine): the refusal may be the expiry, and is not judged.
+   */
+  const lateRefusal = (
+    op: LifecycleOperation,
+    transition: LifecycleTransition,
+    exchange: Exchange | undefined,
+    movedAheadS: number,
+  ): BlockedBy | undefined => {
+    if (!exchange || op.action !== "confirm" || transition.expect.outcome !== "accepted") return undefined;
+    const late = refusedAfterLifetime({
+      lifetimeSeconds,
+      movedAheadS,
+      creation,
+      step: exchange,
+      what:
+        op.code === profile.confirmation.successCode ? "the right code was sent" : `code ${op.code} was sent`,
+    });
+    if (late && run.lateMove === undefined) run.lateMove = { expectedBefore: run.expectedCallbacks.length };
+    return late;
+  };
+
   for (const [opId, pair] of moves) {
     const op = model.operations.find((o) => o.id === opId) as LifecycleOperation;
     const transition = transitionOf(model, state, opId) as LifecycleTransition;
+    const aheadBefore = run.movedAheadS;
     const exchange = await perform(op);
     if (exchange) run.exchanges.push(exchange);
     run.steps.push(
       `${opId}${exchange ? ` → HTTP ${exchange.response.status}` : ""}${pair ? " (probed)" : ""}`,
     );
     if (pair && exchange && op.action !== "advance-clock") run.answers.set(pair, exchange);
+    const late = lateRefusal(op, transition, exchange, aheadBefore);
+    if (pair && late) run.late.set(pair, late);
     run.expectedCallbacks.push(...transition.callbacks);
     state = transition.next;
     if (!pair) {
@@ -405,10 +442,13 @@ async function runOrder(
     : undefined;
   if (proofId !== undefined) {
     const transition = transitionOf(model, state, proofId) as LifecycleTransition;
-    const exchange = await perform(model.operations.find((o) => o.id === proofId) as LifecycleOperation);
+    const proofOp = model.operations.find((o) => o.id === proofId) as LifecycleOperation;
+    const aheadBefore = run.movedAheadS;
+    const exchange = await perform(proofOp);
     if (exchange) {
       run.exchanges.push(exchange);
-      run.proof = { operation: proofId, exchange };
+      const late = lateRefusal(proofOp, transition, exchange, aheadBefore);
+      run.proof = { operation: proofId, exchange, ...(late ? { late } : {}) };
     }
     run.steps.push(`${proofId}${exchange ? ` → HTTP ${exchange.response.status}` : ""} (proof)`);
     run.expectedCallbacks.push(...transition.callbacks);
@@ -653,7 +693,7 @@ for (const kind of ORDER_KINDS) {
           const unrefused = notRefused(run);
           if (unrefused && opOf(pair.operation).refusedBody !== undefined)
             return ctx.skip(`${unrefused.reason} (its refusal is judged by ${unrefused.check} elsewhere)`);
-          const blockedBy = unrefused ?? before?.(run, proof);
+          const blockedBy = unrefused ?? proof.late ?? before?.(run, proof);
           verify(ctx, target, check, input(run, proof) as never, run.exchanges, {
             ...waived(),
             ...(blockedBy ? { blockedBy } : {}),
@@ -691,7 +731,9 @@ for (const kind of ORDER_KINDS) {
           const run = runOf(pair);
           const answer = run.answers.get(pair);
           if (!answer) throw new Error(`${caseLabel(pair)} sent no request to judge`);
+          const late = run.late.get(pair);
           verify(ctx, target, judge.check, judge.input(answer) as never, run.exchanges, {
+            ...(late ? { blockedBy: late } : {}),
             subject: answer,
             reproduction: reproduction(judge.check.name, run, pair),
           });
@@ -737,14 +779,19 @@ function waivedMoveOf(model: LifecycleModel, run: OrderRun): string | undefined 
 
 function callbacksInput(run: OrderRun) {
   // In real time (no sandbox clock moved it), an order left awaiting its confirmation expires once
-  // its lifetime has passed; a slow run may outlast it. A second of margin for the clocks' skew.
+  // its lifetime has passed; a slow run may outlast it. A margin for the clocks' skew.
+  // A confirmation refused once the lifetime may have passed may be the expiry: what the model
+  // expects from it on may not come, and the expired callback may.
   const outlived =
-    run.endsAwaiting &&
     conventions.expiredStatus !== null &&
-    lifetimeSeconds !== undefined &&
-    run.collectedAtMs - run.createdAtMs >= (lifetimeSeconds - run.movedAheadS) * 1000 - 1_000;
+    (run.lateMove !== undefined ||
+      (run.endsAwaiting &&
+        mayHaveOutlived(run.collectedAtMs - run.createdAtMs, lifetimeSeconds, run.movedAheadS)));
   return {
-    expected: run.expectedCallbacks,
+    expected:
+      run.lateMove === undefined
+        ? run.expectedCallbacks
+        : run.expectedCallbacks.slice(0, run.lateMove.expectedBefore),
     received: run.callbacks.map((c) => ({ status: c.status, body: c.bodyBase64 })),
     ...(outlived ? { mayAlsoArrive: [conventions.expiredStatus as string] } : {}),
   };

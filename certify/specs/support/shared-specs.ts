@@ -17,6 +17,7 @@ import {
   envelopeSuccessMarkers,
   fieldsConfirmationResult,
   fieldsStatusKnown,
+  lifetimeSecondsOf,
   OPERATIONS_BY_KIND,
   type OrderKind,
   otherOrderKind,
@@ -30,6 +31,8 @@ import {
   semanticsStatusAfterOperation,
   semanticsTimerValid,
 } from "../../../contract/index.ts";
+import type { BlockedBy } from "../../engine/run-context.ts";
+import { refusedAfterLifetime } from "./order-lifetime.ts";
 import { type CreatedOrder, confirm, createOrder, orderIdOf, orderRequest } from "./orders.ts";
 import type { SpecTarget } from "./target.ts";
 import { verify, verifyRejection } from "./verify.ts";
@@ -38,15 +41,26 @@ import { verify, verifyRejection } from "./verify.ts";
 export const titled = (check: { name: string }, label?: string) =>
   label ? `${check.name} › ${label}` : check.name;
 
-/** The envelope checks of a successful response. */
-export function successEnvelopeTests(target: SpecTarget, exchange: () => Exchange, label?: string): void {
+/**
+ * The envelope checks of a successful response; `blockedBy`: why it cannot be judged (a
+ * confirmation refused once its order's lifetime may have passed).
+ */
+export function successEnvelopeTests(
+  target: SpecTarget,
+  exchange: () => Exchange,
+  label?: string,
+  blockedBy: () => BlockedBy | undefined = () => undefined,
+): void {
   for (const check of [
     envelopeJsonContentType,
     envelopeShape,
     envelopeRequestIdPresent,
     envelopeSuccessMarkers,
   ]) {
-    it(titled(check, label), (ctx) => verify(ctx, target, check, exchange().response, [exchange()]));
+    it(titled(check, label), (ctx) => {
+      const blocked = blockedBy();
+      verify(ctx, target, check, exchange().response, [exchange()], blocked ? { blockedBy: blocked } : {});
+    });
   }
 }
 
@@ -222,7 +236,21 @@ export function confirmationTests(target: SpecTarget, kind: OrderKind): void {
       );
     });
 
-    successEnvelopeTests(target, () => confirmed);
+    // A slow machine may send the right code once the order's lifetime passed: a refusal then may
+    // be the expiry, and is not judged (a refusal the checks expect stays judged).
+    const lifetimeSeconds = lifetimeSecondsOf(target.profile);
+    const late = (creation: CreatedOrder, step: Exchange, what: string) => {
+      const blockedBy = refusedAfterLifetime({ lifetimeSeconds, creation: creation.exchange, step, what });
+      return blockedBy ? { blockedBy } : {};
+    };
+    const confirmedLate = () => late(order, confirmed, "the right code was sent");
+
+    successEnvelopeTests(
+      target,
+      () => confirmed,
+      undefined,
+      () => confirmedLate().blockedBy,
+    );
     it(fieldsConfirmationResult.name, (ctx) =>
       verify(
         ctx,
@@ -230,6 +258,7 @@ export function confirmationTests(target: SpecTarget, kind: OrderKind): void {
         fieldsConfirmationResult,
         { data: dataOf(confirmed.response.json), contract: target.contract },
         [confirmed],
+        confirmedLate(),
       ),
     );
     it(fieldsStatusKnown.name, (ctx) =>
@@ -239,6 +268,7 @@ export function confirmationTests(target: SpecTarget, kind: OrderKind): void {
         fieldsStatusKnown,
         { status: dataOf(confirmed.response.json)?.status, known: target.knownStatuses },
         [confirmed],
+        confirmedLate(),
       ),
     );
     it(semanticsConfirmationEchoesOrder.name, (ctx) =>
@@ -256,10 +286,18 @@ export function confirmationTests(target: SpecTarget, kind: OrderKind): void {
           result: dataOf(confirmed.response.json) ?? {},
         },
         [order.exchange, confirmed],
+        confirmedLate(),
       ),
     );
     it(semanticsTimerValid.name, (ctx) =>
-      verify(ctx, target, semanticsTimerValid, dataOf(confirmed.response.json) ?? {}, [confirmed]),
+      verify(
+        ctx,
+        target,
+        semanticsTimerValid,
+        dataOf(confirmed.response.json) ?? {},
+        [confirmed],
+        confirmedLate(),
+      ),
     );
     it(semanticsStatusAfterOperation.name, (ctx) =>
       verify(
@@ -272,6 +310,7 @@ export function confirmationTests(target: SpecTarget, kind: OrderKind): void {
           received: dataOf(confirmed.response.json)?.status,
         },
         [confirmed],
+        confirmedLate(),
       ),
     );
 
@@ -280,10 +319,14 @@ export function confirmationTests(target: SpecTarget, kind: OrderKind): void {
     );
     failureEnvelopeTests(target, () => wrongCodeAnswer, "wrong code");
     it(confirmableAfterWrongCode.name, (ctx) =>
-      verify(ctx, target, confirmableAfterWrongCode, rightCodeAfterWrong.response, [
-        wrongCodeAnswer,
-        rightCodeAfterWrong,
-      ]),
+      verify(
+        ctx,
+        target,
+        confirmableAfterWrongCode,
+        rightCodeAfterWrong.response,
+        [wrongCodeAnswer, rightCodeAfterWrong],
+        late(wrongCodeOrder, rightCodeAfterWrong, "the right code was sent after the wrong one"),
+      ),
     );
     it(rejectsConfirmingTwice.name, (ctx) =>
       verifyRejection(
