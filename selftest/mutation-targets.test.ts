@@ -46,6 +46,17 @@ describe("mutant targets", () => {
     });
   });
 
+  it("runs the files a fault says its answers are met in, when only run-wide checks name it", () => {
+    expect(targetOf(["envelope.request-id-unique"], byCheck, ["auth-and-validation.spec.ts"])).toEqual({
+      kind: "files",
+      files: ["auth-and-validation.spec.ts"],
+    });
+    // A check a spec file holds decides: the hint only narrows what every file would be.
+    expect(targetOf(["envelope.shape"], byCheck, ["auth-and-validation.spec.ts"])).toEqual(
+      targetOf(["envelope.shape"], byCheck),
+    );
+  });
+
   it("finds spec files by basename, and refuses two of the same name", () => {
     const root = mkdtempSync(join(tmpdir(), "h2h-targets-"));
     mkdirSync(join(root, "specs/nested"), { recursive: true });

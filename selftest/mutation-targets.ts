@@ -34,9 +34,15 @@ export type MutantTarget =
 /**
  * The spec files a fault's checks live in. A run-wide check (the runner's) judges the exchanges
  * of whatever spec files run: the files of the fault's other checks make the requests it judges;
- * with no such check, every file runs. A check no clean run recorded cannot be targeted either.
+ * with no such check, the files the fault says its answers are met in (`shownIn`), else every file.
+ * A check no clean run recorded cannot be targeted either.
  */
-export function targetOf(detectedBy: readonly string[], byCheck: SpecFilesByCheck): MutantTarget {
+export function targetOf(
+  detectedBy: readonly string[],
+  byCheck: SpecFilesByCheck,
+  /** The fault's `shownIn`: the spec files whose requests meet its answers, for run-wide checks. */
+  shownIn?: readonly string[],
+): MutantTarget {
   const files = new Set<string>();
   let runWide = false;
   for (const check of detectedBy) {
@@ -47,6 +53,8 @@ export function targetOf(detectedBy: readonly string[], byCheck: SpecFilesByChec
       else files.add(source);
     }
   }
+  if (files.size === 0 && runWide && shownIn && shownIn.length > 0)
+    return { kind: "files", files: [...shownIn].sort() };
   if (files.size === 0)
     return {
       kind: "all",

@@ -176,7 +176,9 @@ async function runOne(
   // Targeted, a fault runs only the tests of the checks it names (`--only`): in those files, the
   // rest cannot fail them. Not a fault one probe alone must kill: whether another file's tests fail
   // its checks too is what that fault's run has to show.
-  const only = target.kind === "files" && fault && !fault.probe ? [...fault.detectedBy] : [];
+  // A fault shown in given files runs all their tests: they make the requests its run-wide checks judge.
+  const only =
+    target.kind === "files" && fault && !fault.probe && !fault.shownIn ? [...fault.detectedBy] : [];
   await mkdir(reportDir, { recursive: true });
   // The provider's own timings are the reference profile's: the run judges it by that profile.
   const { reply, output } = await child.run({
@@ -307,7 +309,7 @@ export async function runMutationSuite(options: MutationOptions): Promise<Mutant
           subject: fault.name,
           fault,
           target: byCheck
-            ? targetOf(fault.detectedBy, byCheck)
+            ? targetOf(fault.detectedBy, byCheck, fault.shownIn)
             : ({ kind: "all", reason: "the first clean run left no records" } as MutantTarget),
         }))
         .sort((a, b) => estimatedCostMs(b.target, durations) - estimatedCostMs(a.target, durations));
