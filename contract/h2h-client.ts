@@ -248,12 +248,14 @@ export function requestTimeout(
         "TimeoutError",
       ),
     );
+  const dueAt = startedAt + timeoutMs;
   let timer = setTimeout(() => {
-    const extraMs = heldUpMs
-      ? Math.min(timeoutMs, Math.max(0, Math.ceil(heldUpMs(startedAt, Date.now()))))
-      : 0;
-    if (extraMs === 0) return expire(0);
-    timer = setTimeout(() => expire(extraMs), extraMs);
+    // Held up in the request's own window only: a timer that fired late was held up in it, and that
+    // time is counted once, not again as the time waited since.
+    const extraMs = heldUpMs ? Math.min(timeoutMs, Math.max(0, Math.ceil(heldUpMs(startedAt, dueAt)))) : 0;
+    const leftMs = dueAt + extraMs - Date.now();
+    if (extraMs === 0 || leftMs <= 0) return expire(extraMs);
+    timer = setTimeout(() => expire(extraMs), leftMs);
     timer.unref();
   }, timeoutMs);
   timer.unref();

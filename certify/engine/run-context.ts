@@ -43,14 +43,16 @@ export interface RunContext {
 
 /**
  * How long a spec's test and hook may take: a check may wait for a few requests in a row, each
- * bounded by the profile, plus the waits for rate limits a few requests may take. Callback specs
- * set their own, longer hook timeouts from the profile.
+ * bounded by the profile (twice its requestMs at most, when the machine held it up), plus the waits
+ * for rate limits a few requests may take. Callback specs set their own, longer hook timeouts from
+ * the profile.
  */
 export function specTimeoutsOf(profile: Profile): { testTimeout: number; hookTimeout: number } {
   const rateLimitAllowance = 3 * profile.limits.rateLimitRetries * profile.limits.retryAfterMaxMs;
+  const requestAtMostMs = 2 * profile.timeouts.requestMs;
   return {
-    testTimeout: profile.timeouts.requestMs * 3 + 5_000 + rateLimitAllowance,
-    hookTimeout: profile.timeouts.requestMs * 8 + 5_000 + rateLimitAllowance,
+    testTimeout: requestAtMostMs * 3 + 5_000 + rateLimitAllowance,
+    hookTimeout: requestAtMostMs * 8 + 5_000 + rateLimitAllowance,
   };
 }
 

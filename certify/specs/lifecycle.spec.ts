@@ -409,6 +409,7 @@ async function runOrder(
       step: exchange,
       what:
         op.code === profile.confirmation.successCode ? "the right code was sent" : `code ${op.code} was sent`,
+      expiredAnswer: profile.errors.invalidOrderState,
     });
     if (late && run.lateMove === undefined) run.lateMove = { expectedBefore: run.expectedCallbacks.length };
     return late;

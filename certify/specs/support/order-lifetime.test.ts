@@ -75,6 +75,17 @@ describe("a step expected to be accepted, refused once its order's lifetime may 
     expect(late(9_000, "rate-limited", 5)).toBeUndefined();
   });
 
+  it("is judged when the late answer is not the refusal an expired order gets: a 5xx, or another pinned error", () => {
+    const step = exchange(9_000, "expired");
+    const base = { lifetimeSeconds: 5, creation, what: "the right code was sent" };
+    expect(refusedAfterLifetime({ ...base, step, expiredAnswer: { httpStatus: 409 } })).toBeDefined();
+    expect(
+      refusedAfterLifetime({ ...base, step, expiredAnswer: { httpStatus: 422, codeError: "invalid_code" } }),
+    ).toBeUndefined();
+    const serverError = { ...step, response: { ...step.response, status: 500 } };
+    expect(refusedAfterLifetime({ ...base, step: serverError })).toBeUndefined();
+  });
+
   it("counts what the sandbox clock moved the order ahead as lifetime spent", () => {
     expect(late(1_999, "expired", 5, 2)).toBeUndefined();
     expect(late(2_000, "expired", 5, 2)?.reason).toMatch(

@@ -5,12 +5,7 @@
  * cannot be judged; a refusal the model expects stays judged, and a step sent well within the
  * lifetime is judged as always.
  */
-import {
-  answerRootCause,
-  type Exchange,
-  envelopeSuccessMarkers,
-  rateLimitCause,
-} from "../../../contract/index.ts";
+import { answerRootCause, type Exchange, evaluateRejection } from "../../../contract/index.ts";
 import type { BlockedBy } from "../../engine/run-context.ts";
 
 /** A second of margin for the skew between the suite's clock and the target's, around a lifetime. */
@@ -47,20 +42,28 @@ export interface LateStep {
   what: string;
   /** The case the check waits on, when it has one. */
   case?: string;
+  /**
+   * How the profile says the target refuses an order that can no longer be confirmed (its
+   * `errors.invalidOrderState`); none pinned: any refusal, a 4xx that is not a success.
+   */
+  expiredAnswer?: { httpStatus?: number | undefined; codeError?: string | undefined } | undefined;
 }
 
 /**
  * Why a step the model expects to be accepted is not judged: it was refused, and sent (its
  * recorded startedAt, from its creation's) when the order's declared lifetime may already have
  * passed, so the refusal may be the expiry. Undefined when it was accepted, when its answer is
- * unreadable or rate limited (judged as such elsewhere), when no lifetime is declared, or when it
- * was sent well within the lifetime.
+ * not the refusal an expired order gets (`expiredAnswer`; a 5xx never is), when it is unreadable or
+ * rate limited (judged as such elsewhere), when no lifetime is declared, or when it was sent well
+ * within the lifetime.
  */
 export function refusedAfterLifetime(late: LateStep): BlockedBy | undefined {
   const { lifetimeSeconds, creation, step } = late;
   if (lifetimeSeconds === undefined || creation === undefined) return undefined;
   const { response } = step;
-  if (rateLimitCause(response) || answerRootCause(response) || envelopeSuccessMarkers.run(response).ok)
+  // Only the answer an expired order gets: a 4xx refusal, as the profile pins it. A 5xx, an
+  // unreadable or rate-limited answer, or another refusal is judged as always.
+  if (answerRootCause(response) || !evaluateRejection({ response, pinned: late.expiredAnswer }).ok)
     return undefined;
   const elapsedMs = Date.parse(step.startedAt) - Date.parse(creation.startedAt);
   const movedAheadS = late.movedAheadS ?? 0;

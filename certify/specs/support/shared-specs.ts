@@ -240,7 +240,13 @@ export function confirmationTests(target: SpecTarget, kind: OrderKind): void {
     // be the expiry, and is not judged (a refusal the checks expect stays judged).
     const lifetimeSeconds = lifetimeSecondsOf(target.profile);
     const late = (creation: CreatedOrder, step: Exchange, what: string) => {
-      const blockedBy = refusedAfterLifetime({ lifetimeSeconds, creation: creation.exchange, step, what });
+      const blockedBy = refusedAfterLifetime({
+        lifetimeSeconds,
+        creation: creation.exchange,
+        step,
+        what,
+        expiredAnswer: target.profile.errors.invalidOrderState,
+      });
       return blockedBy ? { blockedBy } : {};
     };
     const confirmedLate = () => late(order, confirmed, "the right code was sent");
@@ -336,6 +342,8 @@ export function confirmationTests(target: SpecTarget, kind: OrderKind): void {
         confirmedTwice,
         target.profile.lifecycle.secondConfirm,
         [confirmed, confirmedTwice],
+        // A first confirmation refused late may have met an expired order: no confirmed one to confirm again.
+        confirmedLate().blockedBy,
       ),
     );
     it(rejectsUnknownOrder.name, (ctx) =>

@@ -151,6 +151,8 @@ export function verifyRejection(
   /** The profile's error that pins the refusal; undefined: any refusal will do. */
   pinned: Exclude<keyof SpecTarget["profile"]["errors"], "$comment"> | undefined,
   evidence: readonly (Exchange | undefined)[] = [answer],
+  /** What the refusal cannot be judged without (a step before it that did not go as it needs). */
+  blockedBy?: BlockedBy,
 ): void {
   verify(
     context,
@@ -158,5 +160,6 @@ export function verifyRejection(
     check,
     { response: answer.response, pinned: pinned === undefined ? undefined : target.profile.errors[pinned] },
     evidence,
+    blockedBy ? { blockedBy } : {},
   );
 }
