@@ -66,7 +66,7 @@ export async function certifyInProcess(
     settings,
     print: (line) => lines.push(line),
     reports: options.reports ?? ["json"],
-    // The targets the tests start serve from this process, beside the run's webhook sink.
+    // Unless the test says otherwise, its target serves from this process, beside the run's sink.
     targetInThisProcess: options.targetInThisProcess ?? true,
     ...(options.specFiles ? { specFiles: options.specFiles.map((f) => join("certify/specs", f)) } : {}),
     ...(options.only ? { probes: { only: [...options.only] } } : {}),
