@@ -1,9 +1,12 @@
 /**
  * H2H_TARGET_IMAGE with real containers: the reference provider's image is made here from the repo
- * (no registry), then certified as a user would: green when clean, red with a fault, "not run"
- * with the container's logs when it never gets ready or exits, and no container left behind
- * after any of these nor after Ctrl-C or SIGKILL. Without a Docker engine (or the docker
- * command, which makes the image) every test here is skipped, by name, with the reason.
+ * (no registry), then certified: green when clean, red with a fault, "not run" with the
+ * container's logs when it never gets ready or exits, and no container left behind after any of
+ * these nor after Ctrl-C or SIGKILL. The runs whose subject is the verdict run in this process, as
+ * the CLI runs them but without a child's start-up; a child process runs where the process is the
+ * subject (a signal ends it) and once for the CLI's exit code of a run not run. Without a Docker
+ * engine (or the docker command, which makes the image) every test here is skipped, by name, with
+ * the reason.
  */
 import { execFile, spawn } from "node:child_process";
 import {
@@ -25,7 +28,13 @@ import { childEnv, fileTimeout, TS_NODE_ARGS } from "../fixtures/testing/index.t
 import { REFERENCE_API_KEYS, REFERENCE_CALLBACK_SECRET } from "../provider/reference/index.ts";
 import { buildReferenceProviderImage, REFERENCE_PROVIDER_IMAGE } from "../provider/reference-image/index.ts";
 import type { RunReport } from "./engine/run-model.ts";
-import { REPORT_FILES, TARGET_LOG_FILE } from "./reports/index.ts";
+import { REPORT_FILES, REPORT_KINDS, TARGET_LOG_FILE } from "./reports/index.ts";
+import {
+  certifyInProcess,
+  type InProcessOptions,
+  type InProcessRun,
+  sharedSpecRunner,
+} from "./testing/certify-in-process.ts";
 
 fileTimeout(300_000);
 
@@ -55,10 +64,9 @@ interface Child {
 function certify(
   env: Record<string, string>,
   onOutput?: (output: string, child: ReturnType<typeof spawn>) => void,
-  args: readonly string[] = [],
 ): Promise<Child> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...TS_NODE_ARGS, join(root, "scripts/certify.ts"), ...args], {
+    const child = spawn(process.execPath, [...TS_NODE_ARGS, join(root, "scripts/certify.ts")], {
       cwd: root,
       env: childEnv({
         // No registry is needed: testcontainers' Ryuk reaper is not (the suite stops its containers).
@@ -85,6 +93,18 @@ function certify(
     child.stderr.on("data", take);
     child.once("exit", (exitCode, signal) => resolve({ exitCode, signal, output }));
   });
+}
+
+/**
+ * The image's run in this process, at quick depth (the CLI's default, which the tests had as
+ * children), every report written unless `options` says which. The container is another process
+ * than the run's sink: its lateness is judged as the CLI judges it.
+ */
+function certifyHere(env: Record<string, string>, options: InProcessOptions = {}) {
+  return certifyInProcess(
+    { H2H_TARGET_IMAGE: REFERENCE_PROVIDER_IMAGE, H2H_DEPTH: "quick", ...env },
+    { reports: REPORT_KINDS, ...options, targetInThisProcess: false },
+  );
 }
 
 /** Waits until the engine has no container with this id (prefix) any more; false if it still has one. */
@@ -158,8 +178,10 @@ const SECRETS = [REFERENCE_API_KEYS.merchant1, REFERENCE_API_KEYS.merchant2, REF
 // it waits for that run first.
 describe.concurrent("certify a provider image (H2H_TARGET_IMAGE)", () => {
   const dir = mkdtempSync(join(tmpdir(), "h2h-container-runs-"));
-  const clean = join(dir, "clean");
-  let cleanRun: Promise<Child> | undefined;
+  // One Vitest for the clean and the red run (one after the other anyway); the foreign image's
+  // profile has other timeouts, so its run has a Vitest of its own, side by side with them.
+  const specRunner = sharedSpecRunner();
+  let cleanRun: Promise<InProcessRun> | undefined;
   /** The clean image's whole run, started once (by whichever test asks first). */
   const certifyClean = () => {
     cleanRun ??= (() => {
@@ -172,26 +194,33 @@ describe.concurrent("certify a provider image (H2H_TARGET_IMAGE)", () => {
       profile.callbacks.retryPolicy.toleranceMs = 1_000;
       const profilePath = join(dir, "reference-busy-ci.json");
       writeFileSync(profilePath, JSON.stringify(profile));
-      return certify({ H2H_REPORT_DIR: clean, H2H_PROFILE: profilePath });
+      return certifyHere({ H2H_PROFILE: profilePath }, { specRunner: specRunner.run });
     })();
     return cleanRun;
   };
+  // testcontainers reads it from this process's environment when the runs here start containers:
+  // no registry is needed, its Ryuk reaper is (the suite stops its containers). Put back after.
+  const ryukDisabled = process.env.TESTCONTAINERS_RYUK_DISABLED;
 
   beforeAll(async () => {
     if (noDocker) return;
+    process.env.TESTCONTAINERS_RYUK_DISABLED = ryukDisabled ?? "true";
     const image = await buildReferenceProviderImage();
     console.log(
       `container tests: ${image.image} ${image.built ? "built" : "up to date"} in ${(image.durationMs / 1000).toFixed(1)} s`,
     );
   });
   afterAll(async () => {
+    await specRunner.close();
+    if (ryukDisabled === undefined) delete process.env.TESTCONTAINERS_RYUK_DISABLED;
+    else process.env.TESTCONTAINERS_RYUK_DISABLED = ryukDisabled;
     if (!noDocker) await run("docker", ["image", "rm", FOREIGN_IMAGE]).catch(() => {});
   });
 
   it("is green for the containerised reference provider, with its masked log in every report", async (ctx) => {
     if (noDocker) return ctx.skip(noDocker);
     const { expect } = ctx;
-    const { exitCode, output } = await certifyClean();
+    const { exitCode, output, reportDir: clean } = await certifyClean();
     expect(exitCode, output).toBe(0);
     expect(output).toContain(`(container of ${REFERENCE_PROVIDER_IMAGE})`);
     expect(output).toContain("verdict: CONFORMANT");
@@ -209,8 +238,10 @@ describe.concurrent("certify a provider image (H2H_TARGET_IMAGE)", () => {
     expect(readdirSync(clean).sort()).toEqual([...Object.values(REPORT_FILES), TARGET_LOG_FILE].sort());
     expect(readFileSync(join(clean, TARGET_LOG_FILE), "utf8")).toBe(container?.logs);
     expect(readFileSync(join(clean, REPORT_FILES.html), "utf8")).toContain('<h2 id="target-container">');
-    for (const file of readdirSync(clean)) {
-      const text = readFileSync(join(clean, file), "utf8");
+    for (const [file, text] of [
+      ...readdirSync(clean).map((f) => [f, readFileSync(join(clean, f), "utf8")] as const),
+      ["console", output] as const,
+    ]) {
       for (const secret of SECRETS)
         expect(text.includes(secret), `${file} holds ${secret.slice(0, 8)}…`).toBe(false);
     }
@@ -220,24 +251,24 @@ describe.concurrent("certify a provider image (H2H_TARGET_IMAGE)", () => {
   it("is red for the same image with a fault, and names the regressions since the clean run", async (ctx) => {
     if (noDocker) return ctx.skip(noDocker);
     const { expect } = ctx;
-    await certifyClean();
-    const faulty = join(dir, "faulty");
+    const clean = (await certifyClean()).reportDir;
     // The checks the fault fails and the arrivals of the same callbacks: the clean run above is
     // the whole certification of the image; here, what reaches the sink from inside the container.
-    const { exitCode, output } = await certify(
+    const { exitCode, output, report } = await certifyHere(
       {
-        H2H_REPORT_DIR: faulty,
         H2H_TARGET_ENV: "H2H_PROVIDER_FAULTS=bad-callback-signature",
         ...(existsSync(join(clean, REPORT_FILES.json))
           ? { H2H_BASELINE_REPORT: join(clean, REPORT_FILES.json) }
           : {}),
       },
-      undefined,
-      ["--only", "callbacks.signature-valid", "--only", "callbacks.arrives"],
+      {
+        only: ["callbacks.signature-valid", "callbacks.arrives"],
+        reports: ["json"],
+        specRunner: specRunner.run,
+      },
     );
     expect(exitCode, output).toBe(1);
     expect(output).toContain("verdict: NOT CONFORMANT");
-    const report = readReport(faulty);
     const failed = [...new Set(report.checks.filter((c) => c.status === "failed").map((c) => c.check))];
     expect(failed).toEqual(["callbacks.signature-valid"]);
     expect(report.checks.some((c) => c.check === "callbacks.arrives")).toBe(true);
@@ -256,9 +287,7 @@ describe.concurrent("certify a provider image (H2H_TARGET_IMAGE)", () => {
   it("is not run when the container never gets ready: exit 2, the reason and its log in the report, nothing left", async (ctx) => {
     if (noDocker) return ctx.skip(noDocker);
     const { expect } = ctx;
-    const reports = join(dir, "never-ready");
-    const { exitCode, output } = await certify({
-      H2H_REPORT_DIR: reports,
+    const { exitCode, output, report, reportDir } = await certifyHere({
       H2H_TARGET_READY: "log:a line this image never prints",
       // Long enough for the provider to have started (and logged) on a busy machine.
       H2H_TARGET_STARTUP_S: "8",
@@ -269,7 +298,7 @@ describe.concurrent("certify a provider image (H2H_TARGET_IMAGE)", () => {
       /the target container \(localhost\/h2h-certify\/reference-provider:local\) was not ready within 8 s \(H2H_TARGET_STARTUP_S\): waited until a log line contains "a line this image never prints"/,
     );
     expect(output).toContain("its last log lines: reference provider listening on");
-    const report = readReport(reports);
+    expect(output).not.toContain("correct-horse-battery");
     expect(report.verdict).toBe("not run");
     expect(report.checks.map((c) => [c.check, c.status])).toEqual([["target.container-ready", "failed"]]);
     expect(report.targetContainer?.readyAfterMs).toBeNull();
@@ -278,11 +307,13 @@ describe.concurrent("certify a provider image (H2H_TARGET_IMAGE)", () => {
       LOG_FORMAT: "plain",
     });
     expect(report.targetContainer?.logs).toContain("reference provider listening on");
-    for (const file of readdirSync(reports))
-      expect(readFileSync(join(reports, file), "utf8")).not.toContain("correct-horse-battery");
+    for (const file of readdirSync(reportDir))
+      expect(readFileSync(join(reportDir, file), "utf8")).not.toContain("correct-horse-battery");
     expect(await goneWithin(report.targetContainer?.containerId as string, 1_000)).toBe(true);
   });
 
+  // A child, as a user runs it: the one run here whose exit code is the CLI's own (the others'
+  // come from their verdict, as the CLI's do), for a target that was not run.
   it("is not run when the container exits before it is ready: its exit code and last log line say why", async (ctx) => {
     if (noDocker) return ctx.skip(noDocker);
     const { expect } = ctx;
@@ -295,6 +326,7 @@ describe.concurrent("certify a provider image (H2H_TARGET_IMAGE)", () => {
     expect(output).toMatch(
       /exited with code 64 before it was ready .*H2H_PROVIDER_FAULTS: unknown fault "no-such-fault"/,
     );
+    expect(readReport(reports).verdict).toBe("not run");
     expect(await goneWithin(readReport(reports).targetContainer?.containerId as string, 1_000)).toBe(true);
   });
 
@@ -303,19 +335,16 @@ describe.concurrent("certify a provider image (H2H_TARGET_IMAGE)", () => {
     const { expect } = ctx;
     const noForeignImage = await makeForeignImage();
     if (noForeignImage) return ctx.skip(noForeignImage);
-    const reports = join(dir, "foreign");
-    const { exitCode, output } = await certify({
+    const { exitCode, output, report, reportDir } = await certifyHere({
       H2H_TARGET_IMAGE: FOREIGN_IMAGE,
       H2H_PROFILE: join(root, "fixtures/profiles/example-foreign.json"),
       H2H_API_KEY: "acme-test-key-0001",
       // The profile says callbacks are signed: a foreign target is not certified without the secret.
       H2H_CALLBACK_SECRET: "acme-callback-secret-0001",
-      H2H_REPORT_DIR: reports,
     });
     expect(exitCode, output).toBe(1);
     expect(output).toContain(`target container: starting ${FOREIGN_IMAGE}`);
     expect(output).toContain("verdict: NOT CONFORMANT");
-    const report = readReport(reports);
     expect(report.verdict).toBe("not conformant");
     expect(report.checks.some((c) => c.check === "behaviour.no-server-error" && c.status === "failed")).toBe(
       true,
@@ -323,9 +352,12 @@ describe.concurrent("certify a provider image (H2H_TARGET_IMAGE)", () => {
     // busybox's own request log: the suite's requests reached it on $PORT, and what it answered.
     expect(report.targetContainer?.logs).toContain("url:/api/v1/payin/mobile-commerce/h2h");
     expect(report.targetContainer?.logs).toMatch(/response:50\d/);
-    for (const file of readdirSync(reports))
+    for (const [file, text] of [
+      ...readdirSync(reportDir).map((f) => [f, readFileSync(join(reportDir, f), "utf8")] as const),
+      ["console", output] as const,
+    ])
       for (const secret of ["acme-test-key-0001", "acme-callback-secret-0001"])
-        expect(readFileSync(join(reports, file), "utf8")).not.toContain(secret);
+        expect(text, file).not.toContain(secret);
     expect(await goneWithin(report.targetContainer?.containerId as string, 1_000)).toBe(true);
   });
 

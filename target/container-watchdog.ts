@@ -4,8 +4,6 @@
  * nothing is left to do. Closed without it: the owner ended (Ctrl-C, SIGTERM, a crash, SIGKILL),
  * so the container is stopped (SIGTERM, then SIGKILL after 5 s) and removed.
  */
-import { getContainerRuntimeClient } from "testcontainers";
-import { stopAndRemove } from "./container-engine.ts";
 
 const containerId = process.argv[2];
 const STOP_GRACE_MS = 5_000;
@@ -20,8 +18,12 @@ if (containerId) {
   process.stdin.once("close", () => {
     if (input.includes("release")) process.exit(0);
     const giveUp = setTimeout(() => process.exit(1), 60_000);
-    getContainerRuntimeClient()
-      .then((client) => stopAndRemove(client, containerId, STOP_GRACE_MS))
+    // Loaded only now: most watchdogs are released, and loading testcontainers at the start was
+    // three quarters of each one's CPU (one per container a run starts).
+    Promise.all([import("testcontainers"), import("./container-engine.ts")])
+      .then(async ([{ getContainerRuntimeClient }, { stopAndRemove }]) =>
+        stopAndRemove(await getContainerRuntimeClient(), containerId, STOP_GRACE_MS),
+      )
       .then(
         () => process.exit(0),
         () => {

@@ -2,7 +2,8 @@
  * Test helper: a certification run in the test's own process, as the mutation self-test runs
  * them, limited to some spec files. A test about what one spec file judges then pays for neither a
  * child's start-up nor the other files' probes (a whole quick run is most of a minute of CPU).
- * The target is one the test started in this process (its sink's stall allowance counts so).
+ * The target is one the test started in this process (its sink's stall allowance counts so),
+ * unless the test says it runs elsewhere (targetInThisProcess false: a container).
  */
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -35,6 +36,12 @@ export interface InProcessOptions {
   flags?: ParseSettingsOptions["flags"];
   /** Which reports the run writes (default: the JSON alone; the JSON always is). */
   reports?: readonly ReportKind[];
+  /**
+   * The target serves from this process, beside the run's webhook sink (default). False for one
+   * in another process (a container of H2H_TARGET_IMAGE): judged as the CLI judges it, its
+   * lateness allowed the sink's longest stall, not every hold of this process's event loop.
+   */
+  targetInThisProcess?: boolean;
 }
 
 /**
@@ -59,8 +66,8 @@ export async function certifyInProcess(
     settings,
     print: (line) => lines.push(line),
     reports: options.reports ?? ["json"],
-    // The targets the tests start serve from this process, beside the run's webhook sink.
-    targetInThisProcess: true,
+    // Unless the test says otherwise, its target serves from this process, beside the run's sink.
+    targetInThisProcess: options.targetInThisProcess ?? true,
     ...(options.specFiles ? { specFiles: options.specFiles.map((f) => join("certify/specs", f)) } : {}),
     ...(options.only ? { probes: { only: [...options.only] } } : {}),
     ...(options.specRunner ? { specRunner: options.specRunner } : {}),
