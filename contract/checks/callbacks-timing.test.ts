@@ -104,6 +104,28 @@ describe("callbacks.retry-policy on a loaded machine: the measured stall, and on
     );
   });
 
+  it("gives the sink's own stalls their whole room, even when they are longer than the declared delay", () => {
+    // Seen on a loaded machine: the sink was held up 1 s over retries declared after 0.1-0.4 s.
+    const outcome = callbacksRetryPolicy.run({
+      attemptsAtMs: attemptsAfter([540, 200, 320, 440]),
+      policy,
+      observerStallMs: 1_000,
+      machineStallMs: [460, 0, 0, 0],
+    });
+    expect(outcome.ok, outcome.detail).toBe(true);
+    // Past tolerance plus the sink's stalls, it fails still: the capped machine room adds nothing.
+    const late = callbacksRetryPolicy.run({
+      attemptsAtMs: attemptsAfter([100 + 1_300, 200, 300, 400]),
+      policy,
+      observerStallMs: 1_000,
+      machineStallMs: [1_460, 0, 0, 0],
+    });
+    expect(late.ok).toBe(false);
+    expect(late.detail).toContain(
+      "retry 1 after 1.40 s, the policy says 0.10 s ± 0.25 s (+ 1.00 s, the sink's own stalls meanwhile)",
+    );
+  });
+
   it("fails the same retry when the stall was measured over another interval", () => {
     const outcome = callbacksRetryPolicy.run({
       attemptsAtMs: attemptsAfter([100, 200, 300 + 1_300, 400]),
