@@ -17,7 +17,7 @@ import {
   startCleanroomProvider,
 } from "../provider/cleanroom/index.ts";
 import { REPORT_FILES, REPORT_KINDS } from "./reports/index.ts";
-import { certifyInProcess } from "./testing/certify-in-process.ts";
+import { certifyInProcess, sharedSpecRunner } from "./testing/certify-in-process.ts";
 
 const PROFILE = fileURLToPath(new URL("../fixtures/profiles/cleanroom.json", import.meta.url));
 const [alpha, bravo] = MERCHANTS as [(typeof MERCHANTS)[0], (typeof MERCHANTS)[0]];
@@ -26,13 +26,17 @@ let provider: RunningCleanroomProvider;
 beforeAll(async () => {
   provider = await startCleanroomProvider({ port: 0 });
 });
+// The two quick runs' specs, one after the other on one Vitest: its start-up is a good part of a
+// run's CPU, and together they take about as long as the thorough run beside them.
+const quickRunner = sharedSpecRunner();
 afterAll(async () => {
+  await quickRunner.close();
   await provider?.close();
 });
 
 describe("the clean-room sandbox, certified with its own profile", () => {
-  // Side by side, in this process (a child per run paid its own start-up), each on a Vitest of its
-  // own: each run mostly waits out its orders' lifetime, and one Vitest runs one run at a time.
+  // Side by side, in this process (a child per run paid its own start-up): each run mostly waits
+  // out its orders' lifetime, and one Vitest runs one run at a time.
   it.concurrent.for([
     [1, "quick"],
     [2, "quick"],
@@ -52,7 +56,7 @@ describe("the clean-room sandbox, certified with its own profile", () => {
           H2H_DEPTH: depth,
         },
         // Every report a user gets, so that none of them may hold a secret.
-        { reports: REPORT_KINDS },
+        { reports: REPORT_KINDS, ...(depth === "quick" ? { specRunner: quickRunner.run } : {}) },
       );
       expect(run.exitCode, run.output).toBe(0);
       const { report, reportDir: dir } = run;

@@ -3,8 +3,8 @@
  * `--deadline` leave parseable reports of what ran, marked "incomplete" with the reason, exit 2,
  * and no temp folder behind.
  */
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Reporter, TestCase } from "vitest/node";
@@ -34,12 +34,23 @@ it("refuses a --deadline longer than a timer can wait (it would fire at once), e
   expect(run.output).toMatch(/--deadline 3000000: at most 2147483\.647 seconds/);
 });
 
+/**
+ * A temp folder for certify alone (TMPDIR), so that what it leaves behind is seen apart from other
+ * processes'. tsx's transform cache (tsx-<uid>) is linked in: in an empty TMPDIR the child would
+ * transform every module anew: most of a second of CPU the test is not about.
+ */
+function certifyTmpDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const cache = `tsx-${process.geteuid?.() ?? userInfo().username}`;
+  if (existsSync(join(tmpdir(), cache))) symlinkSync(join(tmpdir(), cache), join(dir, cache));
+  return dir;
+}
+
 // Side by side: each mostly waits (a certify process to start, a run on a slow provider).
 describe.concurrent("a run that is stopped", () => {
   it("by SIGTERM mid-run: parseable reports marked incomplete, exit 2, temp folders removed", async () => {
     const reportDir = join(mkdtempSync(join(tmpdir(), "h2h-sigterm-")), "reports");
-    // certify's own temp folder, so what it leaves behind is seen apart from other processes'.
-    const runTmp = mkdtempSync(join(tmpdir(), "h2h-sigterm-tmp-"));
+    const runTmp = certifyTmpDir("h2h-sigterm-tmp-");
     let signalled = false;
     const { exitCode, output } = await spawnCertify(
       { H2H_REPORT_DIR: reportDir, TMPDIR: runTmp },
@@ -66,7 +77,7 @@ describe.concurrent("a run that is stopped", () => {
 
   it("by SIGTERM then SIGINT (a double signal): the reports of what ran, temp folders removed, exit 2", async () => {
     const reportDir = join(mkdtempSync(join(tmpdir(), "h2h-double-signal-")), "reports");
-    const runTmp = mkdtempSync(join(tmpdir(), "h2h-double-signal-tmp-"));
+    const runTmp = certifyTmpDir("h2h-double-signal-tmp-");
     let signalled = false;
     const { exitCode, output } = await spawnCertify(
       { H2H_REPORT_DIR: reportDir, TMPDIR: runTmp },

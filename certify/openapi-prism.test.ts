@@ -92,7 +92,8 @@ async function certifyThroughPrism({ profilePath, providerUrl, env }: Integratio
   const documentFile = join(dir, "openapi.json");
   writeFileSync(documentFile, JSON.stringify(buildOpenApiDocument(await readProfile(profilePath))));
   const seen: SeenExchange[] = [];
-  const prism = await startPrismProxy(documentFile, providerUrl);
+  // Its log of every request off: the violations are read from its header, and it logs those anyway.
+  const prism = await startPrismProxy(documentFile, providerUrl, { requestLog: false });
   cleanups.push(() => prism.stop());
   const baseUrl = await startRecorder(prism.url, providerUrl, seen);
   const run = await certifyInProcess({
