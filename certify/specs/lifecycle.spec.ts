@@ -22,6 +22,7 @@ import {
   confirmableAfterWrongCode,
   dataOf,
   type Exchange,
+  expectedTimerDrop,
   type LifecycleError,
   type LifecycleModel,
   type LifecycleOperation,
@@ -877,6 +878,23 @@ async function timerRun(kind: OrderKind): Promise<TimerRun> {
   };
 }
 
+/**
+ * With a sandbox clock, the probe once more (at most {@link TIMER_RUNS} in all) while its reads
+ * were so slow that the drop they allow takes in a timer standing still: a busy moment (on either
+ * side) blurs one observation, not the next. Every attempt's exchanges are kept as evidence.
+ */
+const TIMER_RUNS = 3;
+async function judgeableTimerRun(kind: OrderKind): Promise<TimerRun> {
+  const earlier: Exchange[] = [];
+  for (let attempt = 1; ; attempt++) {
+    const run = await timerRun(kind);
+    const low = expectedTimerDrop(run.seconds, run.reads).least - profile.lifecycle.timerToleranceSeconds;
+    if (low > 0 || !clock.works || attempt >= TIMER_RUNS)
+      return { ...run, evidence: [...earlier, ...run.evidence] };
+    earlier.push(...run.evidence);
+  }
+}
+
 const timers = new Map<OrderKind, Settled<TimerRun>>();
 
 // Both kinds' probes and the timer probes side by side: the file takes as long as the slowest.
@@ -896,7 +914,7 @@ beforeAll(
       expiryBlocked = expiryPlan();
       await Promise.all([
         ...[...probeKind.values()].map((probe) => probe()),
-        ...ORDER_KINDS.map(async (kind) => timers.set(kind, await settle(timerRun(kind)))),
+        ...ORDER_KINDS.map(async (kind) => timers.set(kind, await settle(judgeableTimerRun(kind)))),
       ]);
     };
     await withinMeasuredBudget(target, setupBudgetMs, "the lifecycle probes", work());
