@@ -956,20 +956,23 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
       }
       junkStart = -1;
     };
+    /** The first backslash at or after the string being read (-1: none to the end), found once per backslash. */
+    let backslashAt = text.indexOf("\\");
     let i = 0;
     while (i < text.length) {
       const c = text[i] as string;
       if (c === '"') {
         flushJunk(i);
         const end = stringEnd(text, i);
-        const raw = end === -1 ? text.slice(i) : text.slice(i, end + 1);
+        const stop = end === -1 ? text.length : end + 1;
         const frame = stack[stack.length - 1];
         let decoded: string | undefined;
         if (end !== -1) {
-          if (raw.indexOf("\\") === -1) decoded = raw.slice(1, -1);
+          if (backslashAt !== -1 && backslashAt < i) backslashAt = text.indexOf("\\", i);
+          if (backslashAt === -1 || backslashAt > end) decoded = text.slice(i + 1, end);
           else {
             try {
-              decoded = JSON.parse(raw) as string;
+              decoded = JSON.parse(text.slice(i, stop)) as string;
             } catch {
               decoded = undefined;
             }
@@ -977,9 +980,9 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
         }
         if (decoded === undefined) {
           // Cut short or badly escaped: masked as free text, which adds no quote.
-          const inner = raw.slice(1, end === -1 ? undefined : -1);
+          const inner = text.slice(i + 1, end === -1 ? stop : end);
           const masked = plain(inner, depth);
-          if (masked !== inner) replace(i, i + raw.length, `"${masked}${end === -1 ? "" : '"'}`);
+          if (masked !== inner) replace(i, stop, `"${masked}${end === -1 ? "" : '"'}`);
         } else {
           let masked: string;
           if (frame?.kind === "object" && frame.expectingKey) {
@@ -989,10 +992,10 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
             const [key, parent] = valueContext(stack);
             masked = maskStringAt(decoded, key, parent, depth);
           }
-          if (masked !== decoded) replace(i, i + raw.length, JSON.stringify(masked));
+          if (masked !== decoded) replace(i, stop, JSON.stringify(masked));
         }
         previous = '"';
-        i += raw.length;
+        i = stop;
         continue;
       }
       if (c === "{" || c === "[") {
