@@ -1,11 +1,11 @@
 /**
  * A process that runs certifications for the mutation self-test, one after another:
- * `node --import ./scripts/tsx.mjs selftest/mutant-child.ts`, jobs over the IPC channel. Each job starts the
- * reference provider with the job's fault, here, next to the run's webhook sink (so the sink's
- * stall monitor also sees the provider's lateness), and certifies it. One process serves many
- * runs with one Vitest, so modules, transforms and worker threads are paid for once per process,
- * not once per run (they cost more CPU than a targeted run itself). Prints nothing of its own:
- * the parent reads each run's JSON report.
+ * `node --import ./selftest/mutant-preload.mjs --import ./scripts/tsx.mjs selftest/mutant-child.ts`,
+ * jobs over the IPC channel. Each job starts the reference provider with the job's fault, here,
+ * next to the run's webhook sink (so the sink's stall monitor also sees the provider's lateness),
+ * and certifies it. One process serves many runs with one Vitest, so modules, transforms and
+ * worker threads are paid for once per process, not once per run (they cost more CPU than a
+ * targeted run itself). Prints nothing of its own: the parent reads each run's JSON report.
  */
 
 import { type ReportKind, ReusedSpecRunner, runCertification } from "../certify/index.ts";

@@ -90,6 +90,9 @@ class CertifyChild {
     const child = spawn(
       process.execPath,
       [
+        // Before tsx's hooks: the plain JavaScript packages, loaded without them (see the file).
+        "--import",
+        new URL("./mutant-preload.mjs", import.meta.url).href,
         "--import",
         new URL("../scripts/tsx.mjs", import.meta.url).href,
         join(PROJECT_ROOT, "selftest/mutant-child.ts"),
