@@ -7,7 +7,7 @@
  * is interrupted.
  */
 import { createServer } from "node:net";
-import { type ContainerRuntimeClient, IntervalRetry, type WaitStrategy } from "testcontainers";
+import type { ContainerRuntimeClient, WaitStrategy } from "testcontainers";
 import {
   ContainerEngineError,
   effectiveImageName,
@@ -214,6 +214,9 @@ class LoopbackReadiness implements WaitStrategy {
       if (state && !state.Running) this.exitCode = state.ExitCode;
       return this.exitCode !== undefined;
     };
+    // Loaded when a container is started, as the engine module loads it: every run that starts none
+    // (and every CLI process) would pay half a second of CPU for it.
+    const { IntervalRetry } = await import("testcontainers");
     const ready = await new IntervalRetry<boolean, false>(READINESS_INTERVAL_MS).retryUntil(
       async () => (await this.isReady()) || (await exited()),
       (done) => done,
