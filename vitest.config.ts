@@ -8,12 +8,12 @@ export default defineConfig({
     // hanging-process names what keeps Vitest from exiting; CI's `timeout` ends a run that hangs.
     reporters: ["default", "hanging-process", "./vitest.closing-reporter.ts"],
     teardownTimeout: scaledMs(20_000),
-    // Two workers more than the machine has cores (four on two): most files wait on child
+    // Three workers more than the machine has cores (five on two): many files wait on child
     // processes, containers, sockets and timers (the mutation self-test's children, a container's
     // start, an order's lifetime, held answers), and the others use the CPU they leave idle. On 2
-    // cores npm test took 198 s with three workers, 160 s with four and 156 s with five. The
-    // `suite` project takes it from here, so that --maxWorkers still sets it.
-    maxWorkers: availableParallelism() + 2,
+    // cores npm test took 152 s with four workers and 149 s with five (Vitest alone: 133 s with
+    // five, 137 s with six). The `suite` project takes it from here, so --maxWorkers still sets it.
+    maxWorkers: availableParallelism() + 3,
     projects: [
       {
         test: {
