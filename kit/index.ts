@@ -12,6 +12,7 @@ export {
   type MaskerSecrets,
   maskCardNumber,
   maskUrlCredentials,
+  SAFE_SECRET_LENGTH,
   secretSpellings,
 } from "./masking.ts";
 // A target's text on the terminal: control characters escaped, colours only on a TTY.

@@ -512,3 +512,57 @@ describe("masking: spellings of several secrets, as one regex of them all would"
     expect(near.text("a &#107;ey-merchant-1 and merchant-12-x%20")).toBe("a *** and ***%20");
   });
 });
+
+describe("masking: a secret shorter than SAFE_SECRET_LENGTH, as a whole token only", () => {
+  const SHORT_KEY = "2026";
+  const short = createMasker({ secrets: [SHORT_KEY, "sandbox-callback-secret"], cardNumbers: [CARD] });
+
+  it("leaves dates, run ids, amounts and longer words that hold it alone", () => {
+    const report = {
+      runId: "run-20261206T194512-a1b2c3",
+      startedAt: "2026-12-06T19:45:12.345Z",
+      message: "order 2026 of year 2026-12",
+      amount: 2026,
+      merchantOrderID: "order-2026-000017",
+      note: "id=X2026&z=1",
+    };
+    const text = JSON.stringify(report, null, 2);
+    expect(short.text(text)).toBe(text);
+    expect(short.value(report)).toEqual(report);
+    expect(short.text(`certified at ${report.startedAt}, run ${report.runId}`)).toBe(
+      `certified at ${report.startedAt}, run ${report.runId}`,
+    );
+  });
+
+  it("masks it as a header value, a whole JSON string, a query or form value, after Bearer", () => {
+    expect(
+      short.headers({ Authorization: `Bearer ${SHORT_KEY}`, "X-Merchant-Key": SHORT_KEY, Date: "2026" }),
+    ).toEqual({ Authorization: "Bearer ***", "X-Merchant-Key": "***", Date: "***" });
+    expect(short.text(`{"key":"${SHORT_KEY}","year":"2026-12-06","list":["${SHORT_KEY}"]}`)).toBe(
+      '{"key":"***","year":"2026-12-06","list":["***"]}',
+    );
+    expect(short.text(`{"x":"\\u0032026"}`)).toBe('{"x":"***"}');
+    expect(short.text(`GET /api/v1/orders?apiKey=${SHORT_KEY}&date=2026-12-06 HTTP/1.1`)).toBe(
+      "GET /api/v1/orders?apiKey=***&date=2026-12-06 HTTP/1.1",
+    );
+    expect(short.text(`key=${SHORT_KEY}&year=20261`)).toBe("key=***&year=20261");
+    expect(short.text(`curl -H 'X-Api-Key: ${SHORT_KEY}' -H "Authorization: Bearer ${SHORT_KEY}"`)).toBe(
+      `curl -H 'X-Api-Key: ***' -H "Authorization: Bearer ***"`,
+    );
+    expect(short.value({ headers: [{ name: "x-key", value: SHORT_KEY }] })).toEqual({
+      headers: [{ name: "x-key", value: "***" }],
+    });
+  });
+
+  it("keeps every spelling of the long secrets and cards beside it", () => {
+    expect(short.text(`a sandbox-callback-secret b ${encodeURIComponent("sandbox-callback-secret")}`)).toBe(
+      "a *** b ***",
+    );
+    expect(short.text(`card ${CARD}`)).toBe("card ************1111");
+  });
+
+  it("masks derived secrets (a long key's near misses) everywhere from 4 characters", () => {
+    const derived = createMasker({ secrets: ["abcdefgh"], derivedSecrets: ["abcdefg", "abc"] });
+    expect(derived.text("said abcdefg and abc and abcdefgh")).toBe("said *** and abc and ***");
+  });
+});

@@ -26,8 +26,14 @@
 import { DECODE_TRIGGER, decodeLayers, originalSpan } from "./masking-decode.ts";
 
 const MASK = "***";
-/** Shorter known secrets are not masked by value: masking "abc" everywhere would wreck a report. */
+/** Shorter cards, and derived secrets, are not masked by value: masking "abc" everywhere would wreck a report. */
 const MIN_SECRET_LENGTH = 4;
+/**
+ * A secret this long or longer is masked wherever it is written. A shorter one (an API key
+ * `2026`) would take dates, run ids and amounts with it: it is masked only where it stands as a
+ * whole token (see {@link MaskerSecrets.secrets}).
+ */
+export const SAFE_SECRET_LENGTH = 8;
 /** Nested spellings (JSON in a JSON string in base64 ...) are followed this deep. */
 const MAX_DEPTH = 6;
 /**
@@ -46,8 +52,17 @@ const PERCENT_OR_BACKSLASH = /[%\\]/;
 const AUTH_SCHEME = /bearer|basic/i;
 
 export interface MaskerSecrets {
-  /** API keys, callback secrets, tokens: replaced entirely, in every spelling. */
+  /**
+   * API keys, callback secrets, tokens: replaced entirely, in every spelling. One shorter than
+   * {@link SAFE_SECRET_LENGTH} only where it stands whole: a header value (`Bearer 2026` too), a
+   * whole JSON string, a query or form parameter's value, a credential header written as text.
+   */
   secrets: readonly (string | undefined)[];
+  /**
+   * Secrets derived from a long one (the near misses of an API key, a character short), masked in
+   * every spelling from {@link MIN_SECRET_LENGTH} characters on: they give the long one away.
+   */
+  derivedSecrets?: readonly (string | undefined)[];
   /** Card numbers sent: all but the last 4 digits replaced, in every spelling. */
   cardNumbers?: readonly string[];
   /**
@@ -181,6 +196,11 @@ function charPattern(char: string): string {
   for (const entity of HTML_ENTITIES[char] ?? []) options.push(escapeRegExp(entity));
   if (char === " ") options.push("\\+");
   return `(?:${options.join("|")})`;
+}
+
+/** A word's letters in either case (the rest of the regex stays case-sensitive). */
+function anyCase(word: string): string {
+  return [...word].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : escapeRegExp(c))).join("");
 }
 
 function secretPattern(secret: string): string {
@@ -530,14 +550,39 @@ function hasBase64LineBreak(text: string): boolean {
   return false;
 }
 
-export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSecrets): Masker {
+export function createMasker({
+  secrets,
+  derivedSecrets = [],
+  cardNumbers = [],
+  urls = [],
+}: MaskerSecrets): Masker {
+  const given = [...secrets, ...urls.flatMap(credentialsOfUrl)].filter(
+    (s): s is string => typeof s === "string" && s !== "",
+  );
   const known = [
-    ...new Set(
-      [...secrets, ...urls.flatMap(credentialsOfUrl)].filter(
-        (s): s is string => typeof s === "string" && s.length >= MIN_SECRET_LENGTH,
-      ),
-    ),
+    ...new Set([
+      ...given.filter((s) => s.length >= SAFE_SECRET_LENGTH),
+      ...derivedSecrets.filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_LENGTH),
+    ]),
   ].sort((a, b) => b.length - a.length);
+  /** The short secrets, masked as whole tokens only. */
+  const shortSecrets = [...new Set(given.filter((s) => s.length < SAFE_SECRET_LENGTH && !known.includes(s)))];
+  const shortWhole = new Set(shortSecrets);
+  const shortSpelling = shortSecrets
+    .sort((a, b) => b.length - a.length)
+    .map(secretPattern)
+    .join("|");
+  // A query or form parameter's whole value, or a credential header written as text (a curl -H).
+  const credentialHeader = ["proxy-authorization", "authorization", "x-api-key", "api-key", "apikey"]
+    .map(anyCase)
+    .join("|");
+  const shortTokenRegex =
+    shortSecrets.length > 0
+      ? new RegExp(
+          `((?:^|[?&;])[^=&#;\\s"'<>?]{1,128}=|(?<![\\w-])(?:${credentialHeader})\\s*:\\s*)(?:${shortSpelling})(?=$|[&#;\\s"'\x60<>\\\\])`,
+          "g",
+        )
+      : undefined;
   const cards = [
     ...new Set(cardNumbers.map((c) => c.replace(/\D/g, "")).filter((c) => c.length >= MIN_SECRET_LENGTH)),
   ].sort((a, b) => b.length - a.length);
@@ -712,6 +757,7 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
    */
   const plainMasked: Map<string, string>[] = [];
   function plain(text: string, depth: number): string {
+    if (shortWhole.has(text)) return MASK;
     if (text.length < 3) return text;
     if (text.length > MAX_MEMO_LENGTH) return plainOnce(text, depth);
     let memo = plainMasked[depth];
@@ -738,6 +784,8 @@ export function createMasker({ secrets, cardNumbers = [], urls = [] }: MaskerSec
       // With no `%`, `\` or `&`, a secret is written as is (a space also as `+`): the small regex.
       out = ESCAPED_SECRET.test(text) ? maskSecretSpellings(out) : out.replace(decodedSecretRegex, MASK);
     out = maskCards(out, escaped);
+    if (shortTokenRegex && /[=:]/.test(out))
+      out = replaceChanging(out, shortTokenRegex, (_w, head) => `${head}${MASK}`);
     if (out.includes("://")) out = maskUrlCredentials(out);
     if (out.includes("/callbacks/")) out = out.replace(SINK_TOKEN_SEGMENT, `$1${MASK}`);
     if (AUTH_SCHEME.test(out)) {

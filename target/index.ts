@@ -17,7 +17,13 @@ export {
 } from "./container-engine.ts";
 // Opening a run's target: the bundled provider or a container, the sink, the masker.
 export { type OpenedTarget, type OpenTargetOptions, openTarget } from "./open-target.ts";
-export { type RunSecrets, rateLimitRetryOf, runMasker, startRunSink } from "./run-setup.ts";
+export {
+  type RunSecrets,
+  rateLimitRetryOf,
+  runMasker,
+  shortSecretWarnings,
+  startRunSink,
+} from "./run-setup.ts";
 export {
   PROJECT_ROOT,
   readTlsSettings,

@@ -5,7 +5,7 @@
  */
 import { nearMissApiKeys, type Profile, type RateLimitRetry, TEST_CARD_NUMBERS } from "../contract/index.ts";
 import { TEST_CARD } from "../fixtures/index.ts";
-import { createMasker, type Masker } from "../kit/index.ts";
+import { createMasker, credentialsOfUrl, type Masker, SAFE_SECRET_LENGTH } from "../kit/index.ts";
 import {
   DEFAULT_SINK_MAX_DELIVERIES_PER_ORDER,
   type RunningSink,
@@ -37,6 +37,12 @@ export interface RunSecrets {
  * secrets, and every test card it may order with.
  */
 export function runMasker(secrets: RunSecrets): Masker {
+  // The near misses certify sends in place of a key give the key away all but one character.
+  const nearMisses = (
+    secrets.apiKey ? nearMissApiKeys(secrets.apiKey, secrets.secondApiKey ?? undefined) : []
+  ).map((miss) => miss.value);
+  // A short key's near misses are as short: whole tokens only, as the key is.
+  const keyIsLong = (secrets.apiKey ?? "").length >= SAFE_SECRET_LENGTH;
   return createMasker({
     secrets: [
       ...[
@@ -47,14 +53,44 @@ export function runMasker(secrets: RunSecrets): Masker {
         secrets.tlsPassphrase,
       ].map((secret) => secret ?? undefined),
       ...(secrets.targetEnvSecrets ?? []),
-      // The near misses certify sends in place of a key give the key away all but one character.
-      ...(secrets.apiKey ? nearMissApiKeys(secrets.apiKey, secrets.secondApiKey ?? undefined) : []).map(
-        (miss) => miss.value,
-      ),
+      ...(keyIsLong ? [] : nearMisses),
     ],
+    derivedSecrets: keyIsLong ? nearMisses : [],
     cardNumbers: [TEST_CARD.number, ...TEST_CARD_NUMBERS, ...(secrets.cardNumbers ?? [])],
     urls: [secrets.baseUrl ?? undefined],
   });
+}
+
+/**
+ * A warning for each secret shorter than SAFE_SECRET_LENGTH: it is masked only where it stands
+ * whole, so the reader knows. Names the variable and the length, never the value.
+ */
+export function shortSecretWarnings(
+  secrets: RunSecrets,
+  /** The variable the base URL came from (H2H_RECEIVER_URL for the receiver battery). */
+  urlVariable = "H2H_BASE_URL",
+): string[] {
+  const named: [string, string | null | undefined][] = [
+    ["H2H_API_KEY", secrets.apiKey],
+    ["H2H_API_KEY_2", secrets.secondApiKey],
+    ["H2H_CALLBACK_SECRET", secrets.callbackSecret],
+    ["H2H_CLIENT_KEY_PASSPHRASE", secrets.tlsPassphrase],
+    ...credentialsOfUrl(secrets.baseUrl ?? undefined)
+      .slice(0, 1)
+      .map((password): [string, string] => [`the password in ${urlVariable}`, password]),
+    ...(secrets.targetEnvSecrets ?? []).map((value): [string, string] => [
+      "a secret in H2H_TARGET_ENV",
+      value,
+    ]),
+  ];
+  return named
+    .filter(([, value]) => typeof value === "string" && value !== "" && value.length < SAFE_SECRET_LENGTH)
+    .map(
+      ([name, value]) =>
+        `${name} is ${[...(value as string)].length} character(s) long, shorter than ${SAFE_SECRET_LENGTH}: ` +
+        "it is masked only where it stands whole (a header value, a JSON string, a query value), " +
+        "not inside longer text, so that dates and ids stay readable; a longer secret is masked everywhere",
+    );
 }
 
 /**

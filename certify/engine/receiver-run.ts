@@ -22,7 +22,7 @@ import {
 } from "../../contract/index.ts";
 import { startReferenceReceiver } from "../../provider/receiver/index.ts";
 import { REFERENCE_CALLBACK_SECRET } from "../../provider/reference/index.ts";
-import { type RunSettings, runMasker, SettingsError } from "../../target/index.ts";
+import { type RunSettings, runMasker, SettingsError, shortSecretWarnings } from "../../target/index.ts";
 import { consoleLine } from "../reports/console.ts";
 import { printSummary } from "../reports/console-summary.ts";
 import { type ReportPaths, writeReports } from "../reports/index.ts";
@@ -168,7 +168,10 @@ export async function runReceiverCertification(
     print(
       `certifying the webhook receiver at ${receiverUrl}${reference ? " (the bundled reference receiver)" : ""} with profile ${profile.name}`,
     );
-    const warnings: string[] = [];
+    const warnings = shortSecretWarnings(
+      { callbackSecret: secret, baseUrl: receiverUrl },
+      "H2H_RECEIVER_URL",
+    );
     if (orders === null)
       warnings.push(
         "H2H_RECEIVER_ORDERS is not set: every callback names an order the receiver has never seen; give the orders its system knows to certify it with its own orders",

@@ -35,6 +35,7 @@ import {
   runMasker,
   type Settings,
   secretEnvValues,
+  shortSecretWarnings,
   type TargetContainerSettings,
   targetSettingsOf,
   withReferenceDefaults,
@@ -60,6 +61,8 @@ export interface RunInputs {
   tlsSummary: TlsSummary | undefined;
   /** What is masked before the sink's token exists (the secrets of the settings). */
   masker: Masker;
+  /** The secrets too short to be masked everywhere, named (shortSecretWarnings). */
+  secretWarnings: string[];
 }
 
 /** Reads and checks the run's settings, profile, probes and TLS files (exit 64 on a bad one). */
@@ -72,13 +75,15 @@ export async function readRunInputs(run: RunSettings, probeOverrides?: ProbeOver
   // TLS files read and checked now (exit 64 naming the variable), before any request.
   const tls = readTlsSettings(settings);
   const tlsSummary = tls ? summarizeTlsFiles(settings.tls, tls) : undefined;
-  const masker = runMasker({
+  const secrets = {
     ...settings,
     targetEnvSecrets: secretEnvValues(containerSettings),
     tlsPassphrase: settings.tls.passphrase,
     cardNumbers: profile.testCards,
-  });
-  return { settings, profile, probes, containerSettings, tls, tlsSummary, masker };
+  };
+  const masker = runMasker(secrets);
+  const secretWarnings = shortSecretWarnings(secrets);
+  return { settings, profile, probes, containerSettings, tls, tlsSummary, masker, secretWarnings };
 }
 
 export type { OpenedTarget };
@@ -108,6 +113,7 @@ export function describeRun(inputs: RunInputs, target: OpenedTarget): string[] {
     `  ${describeProbeSettings(inputs.probes)}`,
     ...(settings.secondApiKey ? [] : ["  H2H_API_KEY_2 is not set: cross-merchant checks will be skipped"]),
     ...(tlsSummary ? tlsSummaryLines(tlsSummary) : []).map((line) => `  TLS: ${line}`),
+    ...inputs.secretWarnings.map((warning) => `warning: ${warning}`),
   ];
 }
 

@@ -358,7 +358,10 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
       scheme: profile.callbacks.signature,
       secret: secrets.callbackSecret,
     });
-    const warnings = readWarnings(runDir).map((warning) => masker.text(warning));
+    const warnings = [
+      ...inputs.secretWarnings,
+      ...readWarnings(runDir).map((warning) => masker.text(warning)),
+    ];
     // What the evidence bounds left out (a flood, huge or escaped bodies), counted and said.
     const bounded = evidenceBoundsOf(recorded, callbacks, sink.stats().excess);
     warnings.push(...bounded.warnings);

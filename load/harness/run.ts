@@ -19,6 +19,7 @@ import {
   SETTINGS,
   type SettingKey,
   type SettingSpec,
+  shortSecretWarnings,
   type TargetContainerRecord,
   targetSettingsOf,
   withReferenceDefaults,
@@ -163,6 +164,8 @@ export async function runLoad(
     );
     const tlsSummary = tlsMaterial ? summarizeTlsFiles(settings.tls, tlsMaterial) : undefined;
     for (const line of tlsSummary ? tlsSummaryLines(tlsSummary) : []) print(`load: TLS: ${line}`);
+    const secrets = { ...settings, tlsPassphrase: settings.tls.passphrase };
+    for (const warning of shortSecretWarnings(secrets)) print(`load: warning: ${warning}`);
     const sends = describeScenario(config, kinds);
     print(`load: ${sends}`);
     const startMs = Date.now();

@@ -3,7 +3,12 @@
  * the answers, or to hold each exchange back a while, as a slow network would (latency the suite
  * must hold against: a correct provider stays conformant behind it).
  */
-import { createServer, request as httpRequest, type IncomingMessage } from "node:http";
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 import { SeededRandom } from "../../contract/index.ts";
 
@@ -17,6 +22,11 @@ export interface ForwarderOptions {
    * the upstream gave it. The client waits for both; the upstream acts only after the first.
    */
   holdOf?(req: IncomingMessage): Hold;
+  /**
+   * The path and headers sent upstream in place of the request's (a gateway's path prefix
+   * stripped, a key swapped); undefined answers 404 without passing the request on.
+   */
+  rewrite?(req: IncomingMessage): { path: string; headers: IncomingHttpHeaders } | undefined;
 }
 
 export interface Hold {
@@ -43,13 +53,19 @@ export async function startForwarder(options: ForwarderOptions): Promise<Running
       held.maxMs = Math.max(held.maxMs, requestMs + answerMs);
     }
     const upstream = new URL(options.upstreamOf(req));
+    const sent = options.rewrite ? options.rewrite(req) : { path: req.url, headers: req.headers };
+    if (!sent) {
+      req.resume();
+      res.writeHead(404, { "content-type": "text/plain" }).end("not behind this forwarder's prefix");
+      return;
+    }
     const forward = httpRequest(
       {
         host: upstream.hostname,
         port: upstream.port,
         method: req.method,
-        path: req.url,
-        headers: req.headers,
+        path: sent.path,
+        headers: sent.headers,
       },
       (answer) => {
         options.onAnswer?.(req, answer);
