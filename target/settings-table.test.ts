@@ -50,6 +50,17 @@ describe("the settings table", () => {
       'H2H_BASE_URL "localhost:8080" must start with http:// or https://',
     ],
     [{ H2H_BASE_URL: "nope" }, {}, 'H2H_BASE_URL "nope" is not a URL (expected e.g. http://127.0.0.1:8080)'],
+    [
+      { H2H_BASE_URL: "http://127.0.0.1:8080/?tenant=1" },
+      {},
+      'H2H_BASE_URL "http://127.0.0.1:8080/?tenant=1" has a query or fragment (after "?" or "#"): the API paths',
+    ],
+    [
+      {},
+      { baseUrl: "http://127.0.0.1:8080/h2h#v1" },
+      '--base-url "http://127.0.0.1:8080/h2h#v1" has a query',
+    ],
+    [{ H2H_BASE_URL: "http://127.0.0.1:8080/?" }, {}, "an optional path prefix only"],
     [{}, { baseUrl: "ftp://x" }, '--base-url "ftp://x" must start with http:// or https://'],
     [{ H2H_API_KEY: "  " }, {}, "H2H_API_KEY is set but empty: give it a value, or unset it"],
     [{}, { baseUrl: " " }, "--base-url is given but empty"],

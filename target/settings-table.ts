@@ -217,6 +217,14 @@ export const SETTINGS = {
       .refine(
         (value) => /^https?:$/.test(new URL(value).protocol),
         refuse('$NAME "$VALUE" must start with http:// or https://'),
+      )
+      // Each API path is appended to the base URL: a query or fragment would stand before it.
+      .refine(
+        (value) => !/[?#]/.test(value),
+        refuse(
+          '$NAME "$VALUE" has a query or fragment (after "?" or "#"): the API paths (/api/v1/...) are appended to it, ' +
+            "so give the scheme, host, port and an optional path prefix only (e.g. http://127.0.0.1:8080/tenant-1)",
+        ),
       ),
     defaultText: "none: start the bundled reference provider (or the container of `H2H_TARGET_IMAGE`)",
     help: "the target's base URL",
