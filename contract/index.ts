@@ -119,12 +119,15 @@ export * from "./profile-probes.ts";
 // The callbacks the receiver battery plays towards a merchant's webhook receiver.
 export * from "./receiver-deliveries.ts";
 export {
+  appendRecord,
   ExchangeRecorder,
   MAX_RUN_BODY_BYTES,
   type RecordedEvidence,
   type RecordedExchange,
   readRecordedEvidence,
   readRecordedExchanges,
+  readWriteFailures,
+  type WriteFailure,
 } from "./recorder.ts";
 export { onRequestBody, readRequestBody } from "./request-body.ts";
 export { requestFields, withField, wrongTypeValue } from "./request-fields.ts";

@@ -7,7 +7,16 @@
  * Evidence is bounded as written: each body is cut at the body limit in JSON-serialised bytes
  * (a control byte is six of them), and the bodies of a whole run at {@link MAX_RUN_BODY_BYTES}.
  */
-import { appendFileSync, closeSync, existsSync, openSync, readdirSync, readSync } from "node:fs";
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readSync,
+  statSync,
+  truncateSync,
+} from "node:fs";
 import { join } from "node:path";
 import type { Masker } from "../kit/index.ts";
 import { DEFAULT_MAX_BODY_BYTES, type EvidenceCut, type Exchange } from "./h2h-client.ts";
@@ -32,6 +41,57 @@ const SHAPE_BYTES = 4 * 1024;
 
 const EXCHANGE_FILE = /^exchanges-.+\.jsonl$/;
 
+/**
+ * A file of a run folder that could not be written in full (TMPDIR full) is marked by an empty
+ * file beside it, `<file>.failed-<CODE>`: an empty file takes no data block, so it can be made on
+ * a full disk, where a line saying so could not be written.
+ */
+const WRITE_FAILURE = /^(.+)\.failed-([A-Z0-9_]+)$/;
+
+/** A run-folder file that lost records: its path, and why (ENOSPC, EDQUOT, ...). */
+export interface WriteFailure {
+  file: string;
+  code: string;
+}
+
+/**
+ * Appends a line to a run-folder file, or, when the disk refuses it, takes back what was written
+ * of it (so the file ends with whole lines) and marks the file; false then. Never throws: a spec
+ * must not fail for its evidence's sake, the run says it lost evidence.
+ */
+export function appendRecord(file: string, line: string): boolean {
+  let size: number | undefined;
+  try {
+    size = existsSync(file) ? statSync(file).size : 0;
+    appendFileSync(file, line);
+    return true;
+  } catch (error) {
+    const code = String((error as NodeJS.ErrnoException).code ?? "EIO").replace(/[^A-Z0-9_]/gi, "");
+    try {
+      if (size !== undefined && existsSync(file)) truncateSync(file, size);
+    } catch {
+      // The reader skips a torn last line too.
+    }
+    try {
+      closeSync(openSync(`${file}.failed-${code}`, "w"));
+    } catch {
+      // No marker: the torn line or the missing ids are all the reader has.
+    }
+    return false;
+  }
+}
+
+/** The files of a run folder that lost records (see {@link appendRecord}). */
+export function readWriteFailures(runDir: string): WriteFailure[] {
+  if (!existsSync(runDir)) return [];
+  return readdirSync(runDir)
+    .sort()
+    .flatMap((name) => {
+      const match = WRITE_FAILURE.exec(name);
+      return match ? [{ file: join(runDir, match[1] as string), code: match[2] as string }] : [];
+    });
+}
+
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -51,7 +111,7 @@ function boundedBody(text: string, limit: number): { body: string; evidenceCut?:
 export class ExchangeRecorder {
   private count = 0;
   readonly exchanges: RecordedExchange[] = [];
-  private readonly file: string | undefined;
+  private file: string | undefined;
 
   constructor(
     private readonly source: string,
@@ -98,8 +158,9 @@ export class ExchangeRecorder {
         : {}),
     };
     this.exchanges.push(recorded);
-    // Synchronous on purpose: a worker that dies mid-run still leaves every exchange it made.
-    if (this.file) appendFileSync(this.file, `${JSON.stringify(recorded)}\n`);
+    // Synchronous on purpose: a worker that dies mid-run still leaves every exchange it made. After
+    // a write the disk refused, none is written: the file holds what came before, whole.
+    if (this.file && !appendRecord(this.file, `${JSON.stringify(recorded)}\n`)) this.file = undefined;
     return recorded;
   }
 }
@@ -107,6 +168,8 @@ export class ExchangeRecorder {
 /** What a run kept of its exchanges, and what the run-wide bound left out. */
 export interface RecordedEvidence {
   exchanges: RecordedExchange[];
+  /** Lines that could not be read (a record torn by a full disk or a kill), by file. */
+  unreadable: { file: string; line: number; error: string }[];
   /** Exchanges kept without their bodies: the run's bodies had reached the bound. */
   bodiesDropped: number;
   /** The serialised bytes of the bodies (and parsed copies) dropped. */
@@ -148,15 +211,30 @@ export function readRecordedEvidence(
   runDir: string,
   limitBytes: number = MAX_RUN_BODY_BYTES,
 ): RecordedEvidence {
-  const evidence: RecordedEvidence = { exchanges: [], bodiesDropped: 0, bytesDropped: 0, limitBytes };
+  const evidence: RecordedEvidence = {
+    exchanges: [],
+    unreadable: [],
+    bodiesDropped: 0,
+    bytesDropped: 0,
+    limitBytes,
+  };
   if (!existsSync(runDir)) return evidence;
   let kept = 0;
   for (const name of readdirSync(runDir)
     .filter((n) => EXCHANGE_FILE.test(n))
     .sort()) {
-    for (const line of linesOf(join(runDir, name))) {
+    const file = join(runDir, name);
+    let lineNumber = 0;
+    for (const line of linesOf(file)) {
+      lineNumber += 1;
       if (line.trim() === "") continue;
-      const exchange = JSON.parse(line) as RecordedExchange;
+      let exchange: RecordedExchange;
+      try {
+        exchange = JSON.parse(line) as RecordedExchange;
+      } catch (error) {
+        evidence.unreadable.push({ file, line: lineNumber, error: (error as Error).message });
+        continue;
+      }
       const requestBytes = serialisedBytes(exchange.request.body);
       const responseBytes = serialisedBytes(exchange.response.body) + jsonBytes(exchange.response.json);
       if (kept + requestBytes + responseBytes <= limitBytes) kept += requestBytes + responseBytes;

@@ -1,4 +1,4 @@
-/** The kit: what any part of the suite needs and nothing of the contract: loopback, markup, masking, terminal, TLS. */
+/** The kit: what any part of the suite needs and nothing of the contract: loopback, markup, masking, run folders, terminal, TLS. */
 
 // What the contract's HTTP client builds on: keep-alive bookkeeping and the TLS connector.
 export { lostKeepAliveRace, trackingSockets } from "./connection-reuse.ts";
@@ -15,6 +15,8 @@ export {
   SAFE_SECRET_LENGTH,
   secretSpellings,
 } from "./masking.ts";
+// A run's temporary folder, and the removal of those that runs now gone left behind.
+export { isProcessGone, makeRunFolder, type RunFolderKind, removeGoneRunFolders } from "./run-folders.ts";
 // A target's text on the terminal: control characters escaped, colours only on a TTY.
 export { type Colours, colours, terminalSafe } from "./terminal.ts";
 // TLS: extra CAs and mTLS client certificates, checked before use; TLS failures named.

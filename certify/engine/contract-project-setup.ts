@@ -6,11 +6,10 @@
  * started, the target tried once, and the run context provided; all of it ends with the run.
  * Plain Vitest reporters then say pass or fail per check: certify's reports are not written.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
 import type { TestProject } from "vitest/node";
 import { ExchangeRecorder } from "../../contract/index.ts";
+import { makeRunFolder, removeGoneRunFolders } from "../../kit/index.ts";
 import { parseSettings } from "../../target/index.ts";
 import { consoleLine } from "../reports/console.ts";
 import { deadlineOf } from "./deadline.ts";
@@ -32,7 +31,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const runId = newRunId(new Date());
   // No SIGINT handling of certify's here: Vitest's own ends the run, and this teardown with it.
   const deadlineAt = Date.now() + deadlineOf(inputs.profile, undefined);
-  const runDir = await mkdtemp(join(tmpdir(), "h2h-certify-"));
+  await removeGoneRunFolders();
+  const runDir = await makeRunFolder("h2h-certify");
   let target: OpenedTarget | undefined;
   const teardown = async () => {
     await target?.close();

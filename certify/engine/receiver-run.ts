@@ -5,10 +5,8 @@
  * reporter, and the run is judged and reported as certify's: the same verdicts, the same JUnit,
  * JSON, HTML and HAR reports, the same masking.
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { connect } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import * as z from "zod";
 import {
   CHECK_REGISTRY,
@@ -20,12 +18,13 @@ import {
   readProfile,
   readRecordedExchanges,
 } from "../../contract/index.ts";
+import { makeRunFolder, removeGoneRunFolders } from "../../kit/index.ts";
 import { startReferenceReceiver } from "../../provider/receiver/index.ts";
 import { REFERENCE_CALLBACK_SECRET } from "../../provider/reference/index.ts";
 import { type RunSettings, runMasker, SettingsError, shortSecretWarnings } from "../../target/index.ts";
 import { consoleLine } from "../reports/console.ts";
 import { printSummary } from "../reports/console-summary.ts";
-import { type ReportPaths, writeReports } from "../reports/index.ts";
+import { type ReportPaths, writeReportSet } from "../reports/index.ts";
 import { deadlineOf, watchRunStop } from "./deadline.ts";
 import { assertReportDirWritable } from "./preflight.ts";
 import { onlyPattern } from "./probe-settings.ts";
@@ -124,7 +123,7 @@ function alarmOf(checks: readonly CheckRecord[]): string | undefined {
 
 export async function runReceiverCertification(
   options: ReceiverCertifyOptions,
-): Promise<{ report: RunReport; paths: ReportPaths }> {
+): Promise<{ report: RunReport; paths: ReportPaths | undefined; reportsError?: string }> {
   const { settings } = options;
   const startedAt = new Date();
   const runId = newRunId(startedAt);
@@ -154,7 +153,8 @@ export async function runReceiverCertification(
   const print = (line: string) => (options.print ?? console.log)(consoleLine(masker.text(line)));
   const deadlineMs = deadlineOf(profile, options.deadlineMs);
   const runStop = watchRunStop(deadlineMs);
-  const runDir = await mkdtemp(join(tmpdir(), "h2h-receiver-"));
+  await removeGoneRunFolders();
+  const runDir = await makeRunFolder("h2h-receiver");
   const started = reference
     ? await startReferenceReceiver({
         profile,
@@ -254,10 +254,15 @@ export async function runReceiverCertification(
       exchanges,
       callbacks: [],
     };
-    const paths = await writeReports(report, settings.reportDir, masker);
+    const written = await writeReportSet(report, settings.reportDir, masker);
     if (alarm) print(`!!! ${alarm}`);
-    printSummary(report, paths, print, settings.cwd);
-    return { report, paths };
+    printSummary(report, written.paths, print, settings.cwd);
+    if (written.error !== undefined) print(`error: ${written.error}`);
+    return {
+      report,
+      paths: written.paths,
+      ...(written.error !== undefined ? { reportsError: written.error } : {}),
+    };
   } finally {
     runStop.dispose();
     await started?.stop();

@@ -4,14 +4,18 @@
  * them to a file of their own in the run directory, as they do exchanges; certify reads them all
  * after the run, prints them and puts them in every report. The same warning twice is one.
  */
-import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { appendRecord } from "../../contract/index.ts";
 
 const WARNING_FILE = /^warnings-.+\.jsonl$/;
 
-/** Appends a warning for the runner to report (synchronous, like the exchange recorder). */
+/**
+ * Appends a warning for the runner to report (synchronous, like the exchange recorder); a full
+ * disk marks the file instead of failing the spec (the runner reports the loss).
+ */
 export function recordWarning(runDir: string, warning: string): void {
-  appendFileSync(join(runDir, `warnings-${process.pid}.jsonl`), `${JSON.stringify({ warning })}\n`);
+  appendRecord(join(runDir, `warnings-${process.pid}.jsonl`), `${JSON.stringify({ warning })}\n`);
 }
 
 /** Every distinct warning recorded in a run directory, in the order first recorded. */
@@ -22,7 +26,12 @@ export function readWarnings(runDir: string): string[] {
     .filter((n) => WARNING_FILE.test(n))
     .sort()) {
     for (const line of readFileSync(join(runDir, name), "utf8").split("\n")) {
-      if (line.trim() !== "") warnings.add((JSON.parse(line) as { warning: string }).warning);
+      if (line.trim() === "") continue;
+      try {
+        warnings.add((JSON.parse(line) as { warning: string }).warning);
+      } catch {
+        // A line torn by a full disk: the file is marked (readWriteFailures), and the run says so.
+      }
     }
   }
   return [...warnings];

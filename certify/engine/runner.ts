@@ -3,9 +3,7 @@
  * no target is given, the target's reachability tried once, then the contract specs run by
  * Vitest, the run-wide checks over every exchange, and the reports written.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
 import {
   answerRootCause,
   type Check,
@@ -14,12 +12,14 @@ import {
   envelopeRequestIdUnique,
   noServerError,
   type Profile,
+  type RecordedEvidence,
   type RecordedExchange,
   readRecordedEvidence,
+  readWriteFailures,
   requirementOf,
   type SignatureScheme,
 } from "../../contract/index.ts";
-import type { Masker } from "../../kit/index.ts";
+import { type Masker, makeRunFolder, removeGoneRunFolders } from "../../kit/index.ts";
 import { type RunningSink, SinkClient } from "../../sink/index.ts";
 import type { RunSettings } from "../../target/index.ts";
 import { baselineLines, compareWithBaseline, loadBaseline } from "../reports/baseline.ts";
@@ -31,7 +31,7 @@ import {
 import { consoleLine } from "../reports/console.ts";
 import { printSummary } from "../reports/console-summary.ts";
 import { evidenceBoundsOf } from "../reports/evidence-bounds.ts";
-import { type ReportKind, type ReportPaths, writeReports } from "../reports/index.ts";
+import { type ReportKind, type ReportPaths, writeReportSet } from "../reports/index.ts";
 import { isRateLimited, resolveRootCauses } from "../reports/root-causes.ts";
 import { sizeLimitChecks } from "../reports/size-findings.ts";
 import { deadlineOf, watchRunStop } from "./deadline.ts";
@@ -82,7 +82,10 @@ export interface CertifyOptions {
 
 export interface CertifyResult {
   report: RunReport;
-  paths: ReportPaths;
+  /** Absent when the reports could not be written (`reportsError` says why). */
+  paths: ReportPaths | undefined;
+  /** Why no report was written: the run must not end as a pass (exit 2). */
+  reportsError?: string;
 }
 
 function runCheck<I>(check: Check<I>, input: I, profile: Profile, masker: Masker): CheckRecord {
@@ -132,6 +135,40 @@ async function collectCallbacks(
   } finally {
     await client.close();
   }
+}
+
+/**
+ * Why the run's temporary folder does not hold all of its records, in one line naming the files,
+ * or undefined: records the disk refused (marked files), lines torn, callbacks the sink could not
+ * store. Evidence missing for such a cause is the run's fault, never the target's.
+ */
+export function runFolderFault(
+  runDir: string,
+  recorded: Pick<RecordedEvidence, "unreadable">,
+  callbacksNotStored: number,
+): string | undefined {
+  const failures = readWriteFailures(runDir);
+  const { unreadable } = recorded;
+  if (failures.length === 0 && unreadable.length === 0 && callbacksNotStored === 0) return undefined;
+  const [failure] = failures;
+  const [torn] = unreadable;
+  const parts = [
+    ...(failure
+      ? [
+          `${failure.code} writing ${failure.file}${failures.length > 1 ? ` (and ${failures.length - 1} more file(s))` : ""}: the records after it are missing`,
+        ]
+      : []),
+    ...(torn
+      ? [`${unreadable.length} record(s) unreadable, first ${torn.file} line ${torn.line} (${torn.error})`]
+      : []),
+    ...(callbacksNotStored > 0
+      ? [`the webhook sink could not store ${callbacksNotStored} callback(s) in ${runDir}/sink`]
+      : []),
+  ];
+  return (
+    `the run's temporary folder ${runDir} could not keep its records: ${parts.join("; ")}. ` +
+    "The reports hold what was kept and the run is not judged on it; free space in TMPDIR, or set TMPDIR to a folder on another disk"
+  );
 }
 
 /** The checks that need every exchange of the run at once. */
@@ -215,7 +252,11 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
 
   const specClock = new SpecFileClock();
   let target: OpenedTarget | undefined;
-  const runDir = await mkdtemp(join(tmpdir(), "h2h-certify-"));
+  // A run killed with SIGKILL left its folder behind: removed now that its process is gone.
+  const left = await removeGoneRunFolders();
+  if (left.length > 0)
+    print(`removed ${left.length} temporary folder(s) that killed runs left: ${left.join(", ")}`);
+  const runDir = await makeRunFolder("h2h-certify");
   runStop.removeOnForcedExit(runDir);
   try {
     // H2H_TARGET_IMAGE: the target is a container started here; one that does not get ready
@@ -314,6 +355,9 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
 
     const recorded = readRecordedEvidence(runDir);
     const { exchanges } = recorded;
+    // A full TMPDIR: records lost or torn. What was kept is reported, and the run is not judged on it.
+    const folderFault = runFolderFault(runDir, recorded, sink.stats().rejected["not-stored"] ?? 0);
+    if (folderFault !== undefined) errors.push(masker.text(folderFault));
     const onlyKept = (c: CheckRecord) => probes.only.length === 0 || probes.only.includes(c.check);
     const keptByOnly = (records: readonly CheckRecord[]) => {
       const kept = records.filter(onlyKept);
@@ -400,10 +444,16 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
       timings: specClock.timings(startedAt.getTime()),
     };
     if (baseline) report.baseline = compareWithBaseline(baseline, report);
-    const paths = await writeReports(report, settings.reportDir, masker, options.reports);
-    printSummary(report, paths, print, cwd);
+    // A set that could not be written is none at all: the verdict is still said, then why.
+    const written = await writeReportSet(report, settings.reportDir, masker, options.reports);
+    printSummary(report, written.paths, print, cwd);
     if (report.baseline) for (const line of baselineLines(report.baseline)) print(line);
-    return { report, paths };
+    if (written.error !== undefined) print(`error: ${written.error}`);
+    return {
+      report,
+      paths: written.paths,
+      ...(written.error !== undefined ? { reportsError: written.error } : {}),
+    };
   } finally {
     runStop.dispose();
     await target?.close();

@@ -23,7 +23,8 @@ const shorten = (text: string) => (text.length > MAX_DETAIL ? `${text.slice(0, M
 
 export function printSummary(
   report: RunReport,
-  paths: ReportPaths,
+  /** Undefined: no report was written (the caller says why). */
+  paths: ReportPaths | undefined,
   print: (line: string) => void,
   cwd: string,
 ): void {
@@ -76,6 +77,6 @@ export function printSummary(
   );
   // Said last too, where a reader's eye lands: nothing else in the run matters as much.
   if (report.alarm) print(`!!! ${report.alarm}`);
-  print("reports:");
-  for (const path of Object.values(paths)) print(`  ${shownPath(cwd, path)}`);
+  print(paths ? "reports:" : "reports: none written");
+  for (const path of Object.values(paths ?? {})) print(`  ${shownPath(cwd, path)}`);
 }

@@ -4,7 +4,7 @@
  * run as a user runs it, in a process of its own (e.g. measured by GNU time).
  * `node --import ./scripts/tsx.mjs certify/testing/certify-spec-files.ts [--reports=json,…] certify/specs/X.spec.ts…`,
  * settings from H2H_*; the exit codes are the command's: 0 conformant, 1 not conformant,
- * 4 partial, 2 otherwise.
+ * 4 partial, 2 otherwise (reports not written too).
  */
 import { parseSettings } from "../../target/index.ts";
 import { EXIT_OF_VERDICT, REPORT_KINDS, type ReportKind, runCertification } from "../index.ts";
@@ -24,12 +24,13 @@ if (specFiles.length === 0) {
   process.exit(64);
 }
 try {
-  const { report } = await runCertification({
+  const { report, reportsError } = await runCertification({
     settings: parseSettings(process.env, { command: "certify" }),
     specFiles,
     ...(reports ? { reports } : {}),
   });
-  process.exitCode = EXIT_OF_VERDICT[report.verdict];
+  // As the command: a verdict whose reports are missing is no pass.
+  process.exitCode = reportsError !== undefined ? 2 : EXIT_OF_VERDICT[report.verdict];
 } catch (error) {
   console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 2;

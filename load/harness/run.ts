@@ -4,11 +4,10 @@
  * given, runs k6, then asks the sink for this run's callbacks and writes the reports.
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { CHECK_REGISTRY, type OrderKind, readProfile } from "../../contract/index.ts";
-import { summarizeTlsFiles, tlsSummaryLines } from "../../kit/index.ts";
+import { makeRunFolder, removeGoneRunFolders, summarizeTlsFiles, tlsSummaryLines } from "../../kit/index.ts";
 import { CallbackTally } from "../../sink/index.ts";
 import {
   type OpenedTarget,
@@ -115,7 +114,9 @@ export async function runLoad(
   const kinds = KINDS[options.script];
   const windowMs = profile.timeouts.callbackMs;
 
-  const workDir = await mkdtemp(join(tmpdir(), "h2h-load-"));
+  // A run killed with SIGKILL left its folder behind: removed now that its process is gone.
+  await removeGoneRunFolders();
+  const workDir = await makeRunFolder("h2h-load");
   let target: OpenedTarget | undefined;
   try {
     // The same settings the script will read, checked here first: a bad value stops the run

@@ -56,7 +56,7 @@ export const certify = defineCommand({
     [EXIT.ok]: "conformant: every required check passed",
     [EXIT.failed]: "not conformant",
     [EXIT.notJudged]:
-      "the target could not be judged (unreachable, invalid API key: every answer 401, rate limited, a spec that did not load, a crash), or the run was incomplete (--deadline, SIGINT, SIGTERM)",
+      "the target could not be judged (unreachable, invalid API key: every answer 401, rate limited, a spec that did not load, a crash), the run was incomplete (--deadline, SIGINT, SIGTERM), or its reports could not be written",
     [EXIT.partial]:
       "partial: no required check failed, but the run judged only part of the contract (--only, or required checks not evaluated)",
     ...BAD_SETTINGS_EXIT,
@@ -91,6 +91,8 @@ export const certify = defineCommand({
       );
     const probes = { only: options.only };
     const limits = deadline === undefined ? {} : { deadlineMs: Math.round(deadline * 1000) };
-    return EXIT_OF_VERDICT[(await runCertification({ settings, probes, ...limits })).report.verdict];
+    const result = await runCertification({ settings, probes, ...limits });
+    // A verdict whose reports are missing is no pass: CI reads them.
+    return result.reportsError !== undefined ? EXIT.notJudged : EXIT_OF_VERDICT[result.report.verdict];
   },
 });
