@@ -16,7 +16,7 @@ import {
   type Profile,
   type ReceiverOrder,
   readProfile,
-  readRecordedExchanges,
+  readRecordedEvidence,
 } from "../../contract/index.ts";
 import { makeRunFolder, removeGoneRunFolders } from "../../kit/index.ts";
 import { startReferenceReceiver } from "../../provider/receiver/index.ts";
@@ -34,6 +34,7 @@ import {
   type ReceiverRunContext,
   receiverTimeoutsOf,
 } from "./receiver-context.ts";
+import { runFolderFault } from "./run-folder-fault.ts";
 import { type CheckRecord, judgeRun, type RunReport, toolVersion } from "./run-model.ts";
 import { newRunId } from "./run-target.ts";
 import { readWarnings } from "./run-warnings.ts";
@@ -233,7 +234,11 @@ export async function runReceiverCertification(
       }
     }
     const stoppedBecause = runStop.reason;
-    const exchanges = readRecordedExchanges(runDir);
+    const recorded = readRecordedEvidence(runDir);
+    const { exchanges } = recorded;
+    // A full TMPDIR: records lost or torn; the run is not judged on what it kept.
+    const folderFault = runFolderFault(runDir, recorded, 0);
+    if (folderFault !== undefined) errors.push(masker.text(folderFault));
     warnings.push(...readWarnings(runDir).map((w) => masker.text(w)));
     const judged = judgeRun({ checks, errors, stoppedBecause, only });
     const alarm = alarmOf(checks);

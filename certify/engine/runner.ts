@@ -12,10 +12,8 @@ import {
   envelopeRequestIdUnique,
   noServerError,
   type Profile,
-  type RecordedEvidence,
   type RecordedExchange,
   readRecordedEvidence,
-  readWriteFailures,
   requirementOf,
   type SignatureScheme,
 } from "../../contract/index.ts";
@@ -44,6 +42,7 @@ import {
 } from "./preflight.ts";
 import { onlyPattern, type ProbeOverrides } from "./probe-settings.ts";
 import { specTimeoutsOf } from "./run-context.ts";
+import { runFolderFault } from "./run-folder-fault.ts";
 import { type CheckRecord, judgeRun, type RunReport, toolVersion } from "./run-model.ts";
 import {
   describeRun,
@@ -135,40 +134,6 @@ async function collectCallbacks(
   } finally {
     await client.close();
   }
-}
-
-/**
- * Why the run's temporary folder does not hold all of its records, in one line naming the files,
- * or undefined: records the disk refused (marked files), lines torn, callbacks the sink could not
- * store. Evidence missing for such a cause is the run's fault, never the target's.
- */
-export function runFolderFault(
-  runDir: string,
-  recorded: Pick<RecordedEvidence, "unreadable">,
-  callbacksNotStored: number,
-): string | undefined {
-  const failures = readWriteFailures(runDir);
-  const { unreadable } = recorded;
-  if (failures.length === 0 && unreadable.length === 0 && callbacksNotStored === 0) return undefined;
-  const [failure] = failures;
-  const [torn] = unreadable;
-  const parts = [
-    ...(failure
-      ? [
-          `${failure.code} writing ${failure.file}${failures.length > 1 ? ` (and ${failures.length - 1} more file(s))` : ""}: the records after it are missing`,
-        ]
-      : []),
-    ...(torn
-      ? [`${unreadable.length} record(s) unreadable, first ${torn.file} line ${torn.line} (${torn.error})`]
-      : []),
-    ...(callbacksNotStored > 0
-      ? [`the webhook sink could not store ${callbacksNotStored} callback(s) in ${runDir}/sink`]
-      : []),
-  ];
-  return (
-    `the run's temporary folder ${runDir} could not keep its records: ${parts.join("; ")}. ` +
-    "The reports hold what was kept and the run is not judged on it; free space in TMPDIR, or set TMPDIR to a folder on another disk"
-  );
 }
 
 /** The checks that need every exchange of the run at once. */
