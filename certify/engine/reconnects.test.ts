@@ -82,15 +82,15 @@ describe("an exchange sent again on a new connection (the keep-alive race) shows
 
 describe("recording a resent exchange", () => {
   it("keeps reconnected, its text masked like the rest", () => {
-    const recorder = new ExchangeRecorder("lifecycle", createMasker({ secrets: ["s3cret"] }), undefined);
+    const recorder = new ExchangeRecorder("lifecycle", createMasker({ secrets: ["s3cret-key-0042"] }), undefined);
     const recorded = recorder.record({
       ...resent,
       reconnected: {
         ...(resent.reconnected as NonNullable<RecordedExchange["reconnected"]>),
-        detail: "https://x/s3cret: other side closed",
+        detail: "https://x/s3cret-key-0042: other side closed",
       },
     });
     expect(recorded.reconnected?.code).toBe("UND_ERR_SOCKET");
-    expect(recorded.reconnected?.detail).not.toContain("s3cret");
+    expect(recorded.reconnected?.detail).not.toContain("s3cret-key-0042");
   });
 });
