@@ -100,8 +100,10 @@ export async function writeReports(
   try {
     await mkdir(dir, { recursive: true });
   } catch (error) {
-    throw new Error(
-      `H2H_REPORT_DIR ${dir} cannot be created: ${(error as { code?: string }).code ?? String(error)}`,
+    // Checked before the run (preflight), so gone or refused since: the verdict is still said.
+    throw new ReportWriteError(
+      `the reports could not be written: H2H_REPORT_DIR ${dir} cannot be created: ${codeOf(error)}`,
+      dir,
     );
   }
   await removeLeftTemporaries(dir);

@@ -85,6 +85,16 @@ describe("a report set that cannot be written whole (the writer's seam: a disk t
     expect(JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")).runId).toBe("run-later");
   });
 
+  it("says which folder could not be made, as a report failure (the verdict is still printed)", async () => {
+    const inTheWay = join(dir, "a-file");
+    writeFileSync(inTheWay, "");
+    const written = await writeReportSet(reportOf("passed", "run-x"), join(inTheWay, "reports"), masker);
+    expect(written.error).toBe(
+      `the reports could not be written: H2H_REPORT_DIR ${join(inTheWay, "reports")} cannot be created: ENOTDIR`,
+    );
+    rmSync(inTheWay);
+  });
+
   it("removes the temporary reports of a run that is gone, never a living one's", async () => {
     const gone = join(dir, `${REPORT_FILES.html}.999999999.tmp`);
     const living = join(dir, `${REPORT_FILES.html}.${process.ppid}.tmp`);
