@@ -49,6 +49,10 @@ describe("load config", () => {
 
   it.each([
     [{ H2H_BASE_URL: "localhost:8080" }, /H2H_BASE_URL="localhost:8080": must be an http\(s\) URL/],
+    [
+      { H2H_BASE_URL: "http://127.0.0.1:8080/?tenant=1" },
+      /H2H_BASE_URL="http:\/\/127.0.0.1:8080\/\?tenant=1": must have no query or fragment/,
+    ],
     [{ H2H_API_KEY: "" }, /H2H_API_KEY is not set/],
     [{ H2H_SCENARIO: "burst" }, /H2H_SCENARIO="burst": must be one of smoke, load, stress, spike, soak/],
     [{ H2H_RATE: "-3" }, /H2H_RATE="-3"/],

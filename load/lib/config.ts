@@ -113,6 +113,11 @@ export function parseLoadConfig(env: Env, profile: BundledProfile): LoadConfig {
   const baseUrl = (env.H2H_BASE_URL ?? "").replace(/\/+$/, "");
   if (!/^https?:\/\/[^/]+/.test(baseUrl))
     throw new LoadConfigError(`H2H_BASE_URL="${env.H2H_BASE_URL ?? ""}": must be an http(s) URL`);
+  // Each API path is appended to it: a query or fragment would stand before the path.
+  if (/[?#]/.test(baseUrl))
+    throw new LoadConfigError(
+      `H2H_BASE_URL="${env.H2H_BASE_URL ?? ""}": must have no query or fragment (scheme, host, port and an optional path prefix)`,
+    );
   const apiKey = env.H2H_API_KEY ?? "";
   if (apiKey === "") throw new LoadConfigError("H2H_API_KEY is not set");
   const scenario = (env.H2H_SCENARIO ?? "smoke") as ScenarioName;
