@@ -11,10 +11,10 @@ import {
   appendFileSync,
   closeSync,
   existsSync,
+  fstatSync,
   openSync,
   readdirSync,
   readSync,
-  statSync,
   truncateSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -60,15 +60,13 @@ export interface WriteFailure {
  * must not fail for its evidence's sake, the run says it lost evidence.
  */
 export function appendRecord(file: string, line: string): boolean {
-  let size: number | undefined;
   try {
-    size = existsSync(file) ? statSync(file).size : 0;
     appendFileSync(file, line);
     return true;
   } catch (error) {
     const code = String((error as NodeJS.ErrnoException).code ?? "EIO").replace(/[^A-Z0-9_]/gi, "");
     try {
-      if (size !== undefined && existsSync(file)) truncateSync(file, size);
+      if (existsSync(file)) truncateSync(file, wholeLinesEnd(file));
     } catch {
       // The reader skips a torn last line too.
     }
@@ -78,6 +76,24 @@ export function appendRecord(file: string, line: string): boolean {
       // No marker: the torn line or the missing ids are all the reader has.
     }
     return false;
+  }
+}
+
+/** Where a file's last whole line ends (after its last newline; 0 with none), read from the end. */
+function wholeLinesEnd(file: string): number {
+  const fd = openSync(file, "r");
+  try {
+    const chunk = Buffer.alloc(64 * 1024);
+    for (let end = fstatSync(fd).size; end > 0; ) {
+      const start = Math.max(0, end - chunk.length);
+      const read = readSync(fd, chunk, 0, end - start, start);
+      const newline = chunk.subarray(0, read).lastIndexOf(10);
+      if (newline !== -1) return start + newline + 1;
+      end = start;
+    }
+    return 0;
+  } finally {
+    closeSync(fd);
   }
 }
 
