@@ -151,6 +151,8 @@ export async function writeReports(
     const left: string[] = [];
     for (const path of [...written.map(temporaryOf), ...wholeSet])
       await rm(path, { force: true }).catch(() => left.push(path));
+    // A report that failed to render is a crash (its stack with H2H_DEBUG), not a disk's refusal.
+    if (typeof (error as NodeJS.ErrnoException | undefined)?.code !== "string") throw error;
     throw new ReportWriteError(
       `the reports could not be written: ${codeOf(error)} writing ${failedAt}; ` +
         (left.length === 0

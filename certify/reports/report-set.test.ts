@@ -85,6 +85,19 @@ describe("a report set that cannot be written whole (the writer's seam: a disk t
     expect(JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")).runId).toBe("run-later");
   });
 
+  it("lets a crash while rendering through as itself, the folder emptied all the same", async () => {
+    await writeReports(reportOf("passed", "run-earlier"), dir, masker);
+    const crash = new TypeError("a renderer's bug");
+    const crashing = {
+      ...masker,
+      text: () => {
+        throw crash;
+      },
+    };
+    await expect(writeReports(reportOf("failed", "run-later"), dir, crashing)).rejects.toBe(crash);
+    expect(setFiles(dir)).toEqual([]);
+  });
+
   it("says which folder could not be made, as a report failure (the verdict is still printed)", async () => {
     const inTheWay = join(dir, "a-file");
     writeFileSync(inTheWay, "");
