@@ -237,7 +237,7 @@ export async function runReceiverCertification(
     const recorded = readRecordedEvidence(runDir);
     const { exchanges } = recorded;
     // A full TMPDIR: records lost or torn; the run is not judged on what it kept.
-    const folderFault = runFolderFault(runDir, recorded, 0);
+    const folderFault = runFolderFault(runDir, recorded);
     if (folderFault !== undefined) errors.push(masker.text(folderFault));
     warnings.push(...readWarnings(runDir).map((w) => masker.text(w)));
     const judged = judgeRun({ checks, errors, stoppedBecause, only });

@@ -82,7 +82,11 @@ describe("an exchange sent again on a new connection (the keep-alive race) shows
 
 describe("recording a resent exchange", () => {
   it("keeps reconnected, its text masked like the rest", () => {
-    const recorder = new ExchangeRecorder("lifecycle", createMasker({ secrets: ["s3cret-key-0042"] }), undefined);
+    const recorder = new ExchangeRecorder(
+      "lifecycle",
+      createMasker({ secrets: ["s3cret-key-0042"] }),
+      undefined,
+    );
     const recorded = recorder.record({
       ...resent,
       reconnected: {

@@ -9,14 +9,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("what a run folder could not keep", () => {
   it("is nothing when every record was kept", () => {
-    expect(runFolderFault(dir, { unreadable: [] }, 0)).toBeUndefined();
-  });
-
-  it("is callbacks the sink could not store: the run's fault, said with the folder", () => {
-    expect(runFolderFault(dir, { unreadable: [] }, 3)).toBe(
-      `the run's temporary folder ${dir} could not keep its records: the webhook sink could not store 3 callback(s) in ${dir}/sink. ` +
-        "The reports hold what was kept and the run is not judged on it; free space in TMPDIR, or set TMPDIR to a folder on another disk",
-    );
+    expect(runFolderFault(dir, { unreadable: [] })).toBeUndefined();
   });
 
   it("names the first file the disk refused, how many more, and the first torn line", () => {
@@ -27,10 +20,12 @@ describe("what a run folder could not keep", () => {
       line: 12,
       error: "Unterminated string in JSON",
     };
-    const fault = runFolderFault(dir, { unreadable: [torn] }, 0);
-    expect(fault).toContain(
-      `: ENOSPC writing ${join(dir, "exchanges-lifecycle-7.jsonl")} (and 1 more file(s)): the records after it are missing; ` +
-        `1 record(s) unreadable, first ${torn.file} line 12 (Unterminated string in JSON). `,
+    const fault = runFolderFault(dir, { unreadable: [torn] });
+    expect(fault).toBe(
+      `the run's temporary folder ${dir} could not keep its records` +
+        `: ENOSPC writing ${join(dir, "exchanges-lifecycle-7.jsonl")} (and 1 more file(s)): the records after it are missing; ` +
+        `1 record(s) unreadable, first ${torn.file} line 12 (Unterminated string in JSON). ` +
+        "The reports hold what was kept and the run is not judged on it; free space in TMPDIR, or set TMPDIR to a folder on another disk",
     );
   });
 });

@@ -3,17 +3,17 @@ import { type RecordedEvidence, readWriteFailures } from "../../contract/index.t
 
 /**
  * Why the run's temporary folder does not hold all of its records, in one line naming the files,
- * or undefined: records the disk refused (marked files), lines torn, callbacks the sink could not
- * store. Evidence missing for such a cause is the run's fault, never the target's.
+ * or undefined: records the disk refused (marked files), lines torn. Evidence missing for such a
+ * cause is the run's fault, never the target's. (Callbacks the sink could not store are the sink's
+ * refusals to report.)
  */
 export function runFolderFault(
   runDir: string,
   recorded: Pick<RecordedEvidence, "unreadable">,
-  callbacksNotStored: number,
 ): string | undefined {
   const failures = readWriteFailures(runDir);
   const { unreadable } = recorded;
-  if (failures.length === 0 && unreadable.length === 0 && callbacksNotStored === 0) return undefined;
+  if (failures.length === 0 && unreadable.length === 0) return undefined;
   const [failure] = failures;
   const [torn] = unreadable;
   const parts = [
@@ -24,9 +24,6 @@ export function runFolderFault(
       : []),
     ...(torn
       ? [`${unreadable.length} record(s) unreadable, first ${torn.file} line ${torn.line} (${torn.error})`]
-      : []),
-    ...(callbacksNotStored > 0
-      ? [`the webhook sink could not store ${callbacksNotStored} callback(s) in ${runDir}/sink`]
       : []),
   ];
   return (

@@ -321,7 +321,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
     const recorded = readRecordedEvidence(runDir);
     const { exchanges } = recorded;
     // A full TMPDIR: records lost or torn. What was kept is reported, and the run is not judged on it.
-    const folderFault = runFolderFault(runDir, recorded, sink.stats().rejected["not-stored"] ?? 0);
+    const folderFault = runFolderFault(runDir, recorded);
     if (folderFault !== undefined) errors.push(masker.text(folderFault));
     const onlyKept = (c: CheckRecord) => probes.only.length === 0 || probes.only.includes(c.check);
     const keptByOnly = (records: readonly CheckRecord[]) => {
