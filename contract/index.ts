@@ -16,6 +16,7 @@ export {
 } from "./callback-signature.ts";
 // The checks: every rule, by name (the registry), and the helpers specs feed them with.
 export * from "./checks/index.ts";
+export { type DerivedNegatives, derivedNegativesOf, type NegativeBaseOptions } from "./derived-negatives.ts";
 // The endpoints and the OpenAPI document generated from them.
 export { ENDPOINTS, type Endpoint, matchEndpoint } from "./endpoints.ts";
 // The documented error answers: the OpenAPI error responses, the profile's `errors` keys and the

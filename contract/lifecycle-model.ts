@@ -17,6 +17,7 @@
  */
 import type { ErrorAnswerName } from "./error-answers.ts";
 import type { OrderKind } from "./names.ts";
+import type { Normalisation } from "./near-misses.ts";
 
 /** The refusals the lifecycle can call for; each maps to the profile's pinned error of that name. */
 export type LifecycleError = Extract<
@@ -59,7 +60,7 @@ export interface LifecycleConventions {
    */
   refusedCreations?: readonly string[] | undefined;
   /** Codes one step off the code format, each named by how: refused, like a wrong code. */
-  malformedCodes?: readonly { name: string; code: string }[] | undefined;
+  malformedCodes?: readonly { name: string; code: string; normalisation?: Normalisation }[] | undefined;
 }
 
 export type StateId = string;
@@ -101,6 +102,8 @@ export interface LifecycleOperation {
   refusedBody?: string;
   /** confirm: how its code is off the code format. */
   malformedCode?: string;
+  /** confirm: the harmless normalisation that reads the malformed code as a valid one, if any. */
+  normalisation?: Normalisation;
 }
 
 export type ExpectedAnswer =
@@ -232,7 +235,7 @@ function operationsOf(conventions: LifecycleConventions): LifecycleOperation[] {
       needs: [],
     });
   }
-  for (const { name, code } of conventions.malformedCodes ?? []) {
+  for (const { name, code, normalisation } of conventions.malformedCodes ?? []) {
     ops.push({
       id: `confirm with a malformed code: ${name}`,
       action: "confirm",
@@ -240,6 +243,7 @@ function operationsOf(conventions: LifecycleConventions): LifecycleOperation[] {
       path: "own",
       merchant: "own",
       malformedCode: name,
+      ...(normalisation ? { normalisation } : {}),
       needs: [],
     });
   }

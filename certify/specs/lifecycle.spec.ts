@@ -14,6 +14,7 @@
 import { beforeAll, describe, it } from "vitest";
 import {
   AFTER_WRONG_CODE,
+  acceptanceExplained,
   acceptsMerchantOrderIdOfOtherMerchant,
   buildLifecycleModel,
   type Check,
@@ -21,6 +22,7 @@ import {
   callbacksSandboxClock,
   confirmableAfterWrongCode,
   dataOf,
+  describeRuleSource,
   type Exchange,
   expectedTimerDrop,
   type LifecycleError,
@@ -31,6 +33,7 @@ import {
   lifetimeSecondsOf,
   type MeasuredRequest,
   NOT_CREATED,
+  type Normalisation,
   OPERATIONS_BY_KIND,
   ORDER_KINDS,
   type OrderKind,
@@ -491,7 +494,9 @@ async function runOrders(
 function answerCheck(
   model: LifecycleModel,
   pair: ReachablePair,
-): { check: Check<never>; input: (answer: Exchange) => unknown } | undefined {
+):
+  | { check: Check<never>; input: (answer: Exchange) => unknown; normalisation?: Normalisation | undefined }
+  | undefined {
   const op = model.operations.find((o) => o.id === pair.operation) as LifecycleOperation;
   const expect = pair.transition.expect;
   if (expect.outcome === "no-request") return undefined;
@@ -511,6 +516,7 @@ function answerCheck(
   const rejection = (check: Check<RejectionInput>) => ({
     check: check as Check<never>,
     input: (a: Exchange): RejectionInput => ({ response: a.response, pinned }),
+    normalisation: op.normalisation,
   });
   if (op.refusedBody !== undefined)
     return rejection(REFUSED_CREATIONS[op.refusedBody]?.check ?? rejectsMissingField);
@@ -736,6 +742,7 @@ for (const kind of ORDER_KINDS) {
           const late = run.late.get(pair);
           verify(ctx, target, judge.check, judge.input(answer) as never, run.exchanges, {
             ...(late ? { blockedBy: late } : {}),
+            normalisation: judge.normalisation,
             subject: answer,
             reproduction: reproduction(judge.check.name, run, pair),
           });
@@ -775,6 +782,12 @@ function waivedMoveOf(model: LifecycleModel, run: OrderRun): string | undefined 
     const requirement = requirementOf(check, target.profile);
     if (!requirement.required)
       return `the order also went through ${pair.operation}, whose expected answer is not required (${requirement.reason})`;
+    const answer = run.answers.get(pair);
+    const op = model.operations.find((o) => o.id === pair.operation);
+    const explained =
+      answer && acceptanceExplained(answer.response.status, op?.normalisation, target.profile);
+    if (explained)
+      return `the order also went through ${pair.operation}, which the target accepted as an advisory (${describeRuleSource(explained)})`;
   }
   return undefined;
 }

@@ -5,11 +5,14 @@
  * not fail the test.
  */
 import {
+  acceptanceExplained,
   answerRootCause,
   type Check,
+  describeRuleSource,
   type Exchange,
   effectiveSource,
   envelopeShape,
+  type Normalisation,
   RATE_LIMITED,
   type RejectionInput,
   type RuleSource,
@@ -45,6 +48,11 @@ export interface VerifyExtra {
   callbacks?: string[];
   /** A failure this check depends on, known to the spec (no callback arrived): not evaluated. */
   blockedBy?: BlockedBy;
+  /**
+   * For a probe: the common, harmless normalisation that makes its input valid. An acceptance it
+   * explains is an advisory, unless the profile lists it in `strictInput`.
+   */
+  normalisation?: Normalisation | undefined;
 }
 
 export function verify<Input>(
@@ -108,6 +116,19 @@ export function verify<Input>(
     };
     return;
   }
+  // An acceptance a harmless normalisation explains gives nothing away: reported, not required.
+  const explained =
+    !outcome.ok && subject
+      ? acceptanceExplained(subject.response.status, extra.normalisation, target.profile)
+      : undefined;
+  const judged = explained
+    ? {
+        ...common,
+        required: false,
+        ruleSource: explained,
+        informationalReason: describeRuleSource(explained),
+      }
+    : common;
   const detail = target.masker.text(outcome.detail);
   const findings = outcome.findings?.map((finding) => ({
     ...finding,
@@ -115,7 +136,7 @@ export function verify<Input>(
     actual: target.masker.text(finding.actual),
   }));
   context.task.meta.h2h = {
-    ...common,
+    ...judged,
     outcome: outcome.ok ? "passed" : "failed",
     detail,
     ...(findings ? { findings } : {}),
@@ -123,7 +144,7 @@ export function verify<Input>(
       ? { reproduction: maskedReproduction(target, extra.reproduction) }
       : {}),
   };
-  if (!outcome.ok && requirement.required) throw new CheckFailure(`${check.name}: ${detail}`);
+  if (!outcome.ok && judged.required) throw new CheckFailure(`${check.name}: ${detail}`);
 }
 
 /** A reproduction with every text passed through the run's masker (the curl, the request, the steps). */
