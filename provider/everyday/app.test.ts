@@ -241,6 +241,30 @@ describe("refusals", () => {
     expect(unknown.result.codeError).toBe("route.not_found");
     expect(typeof unknown.result["x-request-id"]).toBe("string");
   });
+
+  it("takes a key with Unicode white space around it as that key (trim() and \\s)", async () => {
+    for (const authorization of [`Bearer ${north}\u00a0`, `Bearer \u00a0${north}`]) {
+      const response = await fetch(provider.url + MOBILE, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Authorization: authorization },
+        body: JSON.stringify({ methodID: 501, amount: 100 }),
+      });
+      expect(response.status).toBe(200);
+    }
+    expect((await call(MOBILE, { methodID: 501, amount: 100 }, `${north}x`)).status).toBe(401);
+  });
+
+  it("answers JSON that is not an object or array as malformed (express.json() strict)", async () => {
+    const answer = await call(MOBILE, '"not-an-object"');
+    expect(answer.status).toBe(400);
+    expect(answer.result.codeError).toBe("request.malformed_json");
+  });
+
+  it("refuses an optional field sent as null", async () => {
+    const answer = await call(MOBILE, { methodID: 501, amount: 100, merchantOrderID: null });
+    expect(answer.status).toBe(400);
+    expect(answer.result.message).toContain("merchantOrderID");
+  });
 });
 
 describe("confirmation", () => {
