@@ -8,9 +8,8 @@ import type { UserConsoleLog } from "vitest";
 import type { Reporter, TestCase, TestModule, TestSuite } from "vitest/node";
 import { CHECK_REGISTRY, type RequirementContext, requirementOf } from "../../contract/index.ts";
 import type { Masker } from "../../kit/index.ts";
-import { standingNote } from "../reports/failures-by-rule.ts";
 import type { BlockedBy, CheckMeta } from "./run-context.ts";
-import type { CheckRecord } from "./run-model.ts";
+import { type CheckRecord, isAdvisory, isFailure } from "./run-model.ts";
 
 const CASE_SEPARATOR = " › ";
 
@@ -64,9 +63,10 @@ export class CheckCollector implements Reporter {
     const record = this.toRecord(test);
     this.records.push(record);
     this.byTest.set(test.id, record);
-    if (record.status === "failed") {
+    // Advisories are no failures: the summary counts them, with what the target did.
+    if (isFailure(record)) {
       this.print(
-        `  ✗ ${record.endpoint} › ${record.check}${record.case ? ` › ${record.case}` : ""}${standingNote(record)}: ${record.detail}`,
+        `  ✗ ${record.endpoint} › ${record.check}${record.case ? ` › ${record.case}` : ""}: ${record.detail}`,
       );
       if (record.reproduction) this.print(`      reproduce: ${record.reproduction.command}`);
     }
@@ -82,14 +82,16 @@ export class CheckCollector implements Reporter {
     for (const error of module.errors())
       this.runErrors.push(this.masker.text(`${file}: ${firstLine(error.message)}`));
     this.blockTestsOfFailedSetups(module, file);
-    const counts = { passed: 0, failed: 0, skipped: 0, "not evaluated": 0 };
+    const counts = { passed: 0, failed: 0, advisories: 0, skipped: 0, "not evaluated": 0 };
     for (const test of module.children.allTests()) {
       const record = this.byTest.get(test.id);
-      if (record) counts[record.status] += 1;
+      if (record) counts[isAdvisory(record) ? "advisories" : record.status] += 1;
     }
     const mark = counts.failed > 0 || module.errors().length > 0 ? "✗" : "✓";
     this.print(
-      `${mark} ${file}: ${counts.passed} passed, ${counts.failed} failed, ${counts["not evaluated"]} not evaluated, ${counts.skipped} skipped`,
+      `${mark} ${file}: ${counts.passed} passed, ${counts.failed} failed, ${counts["not evaluated"]} not evaluated, ${counts.skipped} skipped${
+        counts.advisories > 0 ? `, ${counts.advisories} advisories` : ""
+      }`,
     );
   }
 

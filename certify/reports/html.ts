@@ -7,10 +7,10 @@ import { describeRuleSource, type RecordedExchange } from "../../contract/index.
 import { escapeHtml, tlsSummaryLines } from "../../kit/index.ts";
 import { rateLimitWaitsLine } from "../engine/preflight.ts";
 import { reconnectedNote, reconnectsLine } from "../engine/reconnects.ts";
-import { type CheckRecord, partialLine, type RunReport } from "../engine/run-model.ts";
+import { type CheckRecord, isAdvisory, partialLine, type RunReport } from "../engine/run-model.ts";
 import { type CallbackEvidence, relativeToTrigger } from "./callback-evidence.ts";
 import { baselineSection, EXTRAS_CSS, targetContainerSection } from "./extras-html.ts";
-import { failuresByRule, placeOf, standingNote } from "./failures-by-rule.ts";
+import { advisoriesByRule, failuresByRule, placeOf, standingOf } from "./failures-by-rule.ts";
 import { probeSettingsLine, reproductionHtml } from "./reproduction.ts";
 
 const CSS = `
@@ -32,7 +32,7 @@ details{margin:6px 0}summary{cursor:pointer}
 .alarm{background:#b00020;color:#fff;font-size:1.15em;padding:14px 18px;border-radius:6px;margin:0 0 12px}
 .errors{background:#fff4f2;border:1px solid #f0c4bd;padding:8px 12px}
 .warnings{background:#fff8e1;border:1px solid #f0dca0;padding:8px 12px;margin:8px 0}
-.noteval{color:#5a6270}
+.noteval{color:#5a6270}.advisory{color:#33558a}
 table.findings{margin:6px 0;width:auto}table.findings td,table.findings th{padding:2px 8px}
 a{color:#1a5fb4}
 `;
@@ -77,8 +77,8 @@ ${rateLimitedLine(exchange)}${reconnectedLine(exchange)}<p><b>Request as sent</b
 }
 
 function statusCell(record: CheckRecord): string {
-  if (record.status === "failed" && !record.required)
-    return `<td class="info">✗ failed${escapeHtml(standingNote(record))}</td>`;
+  // Not met, but it cannot fail the run: no failure mark, no failure colour.
+  if (isAdvisory(record)) return `<td class="advisory">◇ ${escapeHtml(standingOf(record))}</td>`;
   if (record.status === "not evaluated") return `<td class="noteval">○ not evaluated</td>`;
   const mark = { passed: "✓ passed", failed: "✗ failed", skipped: "– skipped" }[record.status];
   return `<td class="${record.status}">${mark}</td>`;
@@ -149,7 +149,7 @@ const causeKey = (endpoint: string, check: string, label?: string) =>
 function checkRow(record: CheckRecord, index: number, lookups: Lookups): string {
   const name = `<code>${escapeHtml(record.check)}</code>${record.case ? ` › ${escapeHtml(record.case)}` : ""}`;
   const reason = record.reason
-    ? `<div class="meta">${record.status === "skipped" ? "Skipped: " : "Informational: "}${escapeHtml(record.reason)}</div>`
+    ? `<div class="meta">${record.status === "skipped" ? "Skipped: " : isAdvisory(record) ? "Why it cannot fail the run: " : "Informational: "}${escapeHtml(record.reason)}</div>`
     : "";
   let evidence = "";
   if (record.status === "failed") {
@@ -192,7 +192,7 @@ function failuresSection(report: RunReport, indexOf: Map<CheckRecord, number>): 
     .map((failure) => {
       const index = indexOf.get(failure.first);
       const first = `<a href="#${index === undefined ? "" : recordAnchor(index)}">${escapeHtml(placeOf(failure.first))}</a>`;
-      return `<tr><td><code>${escapeHtml(failure.check)}</code>${failure.required ? "" : ` <span class="info">(${failure.standing})</span>`}<div class="meta">${escapeHtml(failure.rule)}</div>${
+      return `<tr><td><code>${escapeHtml(failure.check)}</code><div class="meta">${escapeHtml(failure.rule)}</div>${
         failure.first.ruleSource
           ? `<div class="meta">Source: ${escapeHtml(describeRuleSource(failure.first.ruleSource))}</div>`
           : ""
@@ -202,6 +202,28 @@ function failuresSection(report: RunReport, indexOf: Map<CheckRecord, number>): 
   return `<h2 id="failures-by-rule">Failures by rule</h2>
 <p class="meta">Each rule that failed, once: the endpoints it failed on, how often, and the first failure as evidence. A check that depends on a failure (an answer that is not JSON, an order that could not be created) is "not evaluated" and points at it, so each cause is counted once.</p>
 <table><thead><tr><th style="width:340px">Rule</th><th style="width:220px">Endpoints</th><th>Count</th><th>First evidence</th></tr></thead><tbody>
+${rows}
+</tbody></table>`;
+}
+
+/** What the advisories found, per rule: what the target did with each probe, counted. Never a failure. */
+function advisoriesSection(report: RunReport, indexOf: Map<CheckRecord, number>): string {
+  const advisories = advisoriesByRule(report.checks);
+  if (advisories.length === 0) return "";
+  const rows = advisories
+    .map((advisory) => {
+      const index = indexOf.get(advisory.first);
+      const did = advisory.outcomes
+        .map(([outcome, count]) => `${escapeHtml(outcome)} <span class="meta">×${count}</span>`)
+        .join("<br>");
+      return `<tr><td><code>${escapeHtml(advisory.check)}</code> <span class="advisory">(${advisory.standing})</span><div class="meta">${escapeHtml(advisory.rule)}</div>${
+        advisory.first.reason ? `<div class="meta">${escapeHtml(advisory.first.reason)}</div>` : ""
+      }</td><td class="num">${advisory.count}</td><td>${did}</td><td><a href="#${index === undefined ? "" : recordAnchor(index)}">${escapeHtml(placeOf(advisory.first))}</a></td></tr>`;
+    })
+    .join("\n");
+  return `<h2 id="advisories">Advisories</h2>
+<p class="meta">What the target did with each probe whose rule it is not held to: a limit or format the API description does not state and the profile does not declare, a reading a common, harmless normalisation explains, or a check the profile waives. They never fail the run; the profile can declare them.</p>
+<table><thead><tr><th style="width:340px">Rule</th><th>Probes</th><th>What the target did</th><th>First</th></tr></thead><tbody>
 ${rows}
 </tbody></table>`;
 }
@@ -276,7 +298,7 @@ export function renderHtml(report: RunReport): string {
         entry,
       ) => `<tr><td><a href="#${encodeURIComponent(entry.endpoint)}">${escapeHtml(entry.endpoint)}</a></td>
 <td class="num">${entry.score === null ? "–" : `${entry.score}%`}</td><td><div class="bar"><span style="width:${entry.score ?? 0}%"></span></div></td>
-<td class="num passed">${entry.passed}</td><td class="num failed">${entry.failed}</td><td class="num noteval">${entry.notEvaluated}</td><td class="num skipped">${entry.skipped}</td></tr>`,
+<td class="num passed">${entry.passed}</td><td class="num${entry.failed > 0 ? " failed" : ""}">${entry.failed}</td><td class="num noteval">${entry.notEvaluated}</td><td class="num skipped">${entry.skipped}</td><td class="num advisory">${entry.advisories ?? 0}</td></tr>`,
     )
     .join("\n");
   const sections = report.summary
@@ -286,9 +308,9 @@ export function renderHtml(report: RunReport): string {
         c.status === "failed"
           ? c.required
             ? 0
-            : 1
+            : 2
           : c.status === "not evaluated"
-            ? 2
+            ? 1
             : c.status === "skipped"
               ? 3
               : 4;
@@ -334,7 +356,7 @@ ${report.target.tls ? `<p class="meta">TLS: ${tlsSummaryLines(report.target.tls)
 ${report.rateLimitWaits ? `<p class="meta">${escapeHtml(rateLimitWaitsLine(report.rateLimitWaits))}</p>` : ""}
 ${reconnectsLine(report.exchanges) ? `<p class="meta">${escapeHtml(reconnectsLine(report.exchanges) as string)}</p>` : ""}
 ${report.probes ? `<p class="meta">Generated inputs: ${escapeHtml(probeSettingsLine(report))}</p>` : ""}
-<p>${totals.passed} passed, ${totals.failed} failed (${totals.failedRequired} required), ${totals.notEvaluated} not evaluated, ${totals.skipped} skipped;
+<p>${totals.passed} passed, ${totals.failedRequired} failed, ${totals.notEvaluated} not evaluated, ${totals.skipped} skipped, ${totals.advisories ?? 0} advisories (never failures: <a href="#advisories">what the target did</a>);
 ${report.exchanges.length} exchanges and ${report.callbacks.length} callbacks recorded. Card numbers (all but the last 4 digits), CVCs, API keys, callback secrets, the client key's passphrase and the sink's token are masked.</p>
 ${errors}
 ${warnings}
@@ -342,9 +364,10 @@ ${containerFailed ? targetContainerSection(report.targetContainer) : ""}
 ${failuresSection(report, indexOf)}
 ${baselineSection(report.baseline)}
 <h2>Conformance by ${receiver ? "group" : "endpoint"}</h2>
-<table><thead><tr><th>${receiver ? "Group" : "Endpoint"}</th><th>Score</th><th></th><th>Passed</th><th>Failed</th><th>Not evaluated</th><th>Skipped</th></tr></thead><tbody>
+<table><thead><tr><th>${receiver ? "Group" : "Endpoint"}</th><th>Score</th><th></th><th>Passed</th><th>Failed</th><th>Not evaluated</th><th>Skipped</th><th>Advisories</th></tr></thead><tbody>
 ${summaryRows}
 </tbody></table>
+${advisoriesSection(report, indexOf)}
 ${timelines(report, lookups)}
 ${sections}
 ${containerFailed ? "" : targetContainerSection(report.targetContainer)}
