@@ -59,6 +59,8 @@ export interface SettingSpec<Value = unknown> {
   path?: true;
   /** A secret taken as it is, spaces included (never blank). */
   untrimmed?: true;
+  /** Holds a secret (or may): a command the suite prints names the variable, never its value. */
+  secret?: true;
   /**
    * Who parses the variable. `k6 scripts`: the bundled scripts (load/lib/config.ts, k6-safe, so no
    * zod), `npm run load` sets it from its flag and checks the flag here first; `provider image`:
@@ -223,6 +225,7 @@ export const SETTINGS = {
   }),
   apiKey: setting({
     variable: "H2H_API_KEY",
+    secret: true,
     readBy: TARGET,
     parse: text(),
     defaultText: "reference: `sandbox-key-merchant-1`; required for any other target",
@@ -230,6 +233,7 @@ export const SETTINGS = {
   }),
   secondApiKey: setting({
     variable: "H2H_API_KEY_2",
+    secret: true,
     readBy: ["certify"],
     parse: text(),
     defaultText:
@@ -238,6 +242,7 @@ export const SETTINGS = {
   }),
   callbackSecret: setting({
     variable: "H2H_CALLBACK_SECRET",
+    secret: true,
     readBy: ["certify", "load", "sink", "receiver"],
     parse: text(),
     defaultText:
@@ -284,6 +289,7 @@ export const SETTINGS = {
   }),
   sinkToken: setting({
     variable: "H2H_SINK_TOKEN",
+    secret: true,
     flag: "token",
     readBy: ["sink"],
     parse: text(),
@@ -388,6 +394,7 @@ export const SETTINGS = {
   }),
   targetEnv: setting({
     variable: "H2H_TARGET_ENV",
+    secret: true,
     readBy: TARGET,
     parse: custom(parseTargetEnv),
     defaultText: "none",
@@ -445,6 +452,7 @@ export const SETTINGS = {
   }),
   clientKeyPassphrase: setting({
     variable: "H2H_CLIENT_KEY_PASSPHRASE",
+    secret: true,
     readBy: TARGET,
     parse: text(),
     untrimmed: true,

@@ -45,7 +45,9 @@ import {
   describeProbeSettings,
   type ProbeOverrides,
   type ProbeSettings,
+  type RerunBase,
   readProbeSettings,
+  rerunBaseOf,
 } from "./probe-settings.ts";
 import type { RunContext } from "./run-context.ts";
 
@@ -60,6 +62,8 @@ export interface RunInputs {
   tlsSummary: TlsSummary | undefined;
   /** What is masked before the sink's token exists (the secrets of the settings). */
   masker: Masker;
+  /** What the command that re-runs one failed check repeats of this run's settings. */
+  rerun: RerunBase;
 }
 
 /** Reads and checks the run's settings, profile, probes and TLS files (exit 64 on a bad one). */
@@ -78,7 +82,7 @@ export async function readRunInputs(run: RunSettings, probeOverrides?: ProbeOver
     tlsPassphrase: settings.tls.passphrase,
     cardNumbers: profile.testCards,
   });
-  return { settings, profile, probes, containerSettings, tls, tlsSummary, masker };
+  return { settings, profile, probes, containerSettings, tls, tlsSummary, masker, rerun: rerunBaseOf(run) };
 }
 
 export type { OpenedTarget };
@@ -194,6 +198,7 @@ export function runContextOf(
       depth: probes.depth,
       merchantOrderIdPrefix: probes.merchantOrderIdPrefix,
     },
+    rerun: inputs.rerun,
   };
 }
 

@@ -32,6 +32,8 @@ export interface SpecTarget {
   runId: string;
   /** The generated and stateful probes' seed, depth and merchantOrderID prefix. */
   probes: RunContext["probes"];
+  /** What a failed check's re-run command repeats of the run's settings. */
+  rerun: RunContext["rerun"];
   /** The first merchant's key: the near-miss probes send keys one step from it. */
   apiKey: string;
   /** The second merchant's key, or undefined: cross-merchant checks are then skipped. */
@@ -144,6 +146,7 @@ export function loadSpecTarget(specFile: string): SpecTarget {
     knownStatuses: [...ORDER_STATUSES, ...(profile.gaps.extraStatuses ?? [])],
     runId: context.runId,
     probes: context.probes,
+    rerun: context.rerun,
     apiKey,
     secondApiKey,
     sharesSinkProcess: context.targetSharesSinkProcess,
