@@ -7,6 +7,7 @@
 import {
   effectiveSource,
   envelopeStrictJson,
+  matchEndpoint,
   type Profile,
   type RecordedExchange,
   requirementOf,
@@ -37,7 +38,9 @@ export function strictJsonChecks(
   const byEndpoint = new Map<string, RecordedExchange[]>();
   const failing = new Map<string, RecordedExchange[]>();
   for (const exchange of judged) {
-    const endpoint = exchange.operation ?? new URL(exchange.request.url).pathname;
+    const path = new URL(exchange.request.url).pathname;
+    // A probe sent to an endpoint's path without naming it counts under that endpoint.
+    const endpoint = exchange.operation ?? matchEndpoint(path)?.operation ?? path;
     byEndpoint.set(endpoint, [...(byEndpoint.get(endpoint) ?? []), exchange]);
     if (!envelopeStrictJson.run(exchange.response).ok)
       failing.set(endpoint, [...(failing.get(endpoint) ?? []), exchange]);
@@ -66,6 +69,7 @@ export function strictJsonChecks(
         ? {
             findings: outcome.findings.map((f) => ({
               ...f,
+              path: masker.text(f.path),
               expected: masker.text(f.expected),
               actual: masker.text(f.actual),
             })),
