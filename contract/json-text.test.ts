@@ -113,6 +113,21 @@ describe("the bytes", () => {
   });
 });
 
+describe("cost", () => {
+  it("grows with the body, not with its square: one string of 200,000 escapes, 200,000 lone halves", () => {
+    // CPU time, not wall time: a loaded machine does not slow it; one pass per escape took seconds.
+    for (const body of [
+      JSON.stringify({ a: "\u0001".repeat(200_000) }),
+      `{"a":"${"\\ud800".repeat(200_000)}"}`,
+    ]) {
+      const before = process.cpuUsage();
+      jsonTextIssues(bytes(body));
+      const used = process.cpuUsage(before);
+      expect((used.user + used.system) / 1000).toBeLessThan(1_000);
+    }
+  });
+});
+
 describe("against JSON.stringify", () => {
   it("finds nothing in any value it writes", () => {
     fc.assert(
