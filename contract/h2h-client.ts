@@ -23,6 +23,7 @@ import {
   trackingSockets,
 } from "../kit/index.ts";
 import { withinDepth } from "./json-size.ts";
+import { type JsonTextReport, jsonTextIssues, withoutBom } from "./json-text.ts";
 import { endpointPath, OPERATIONS_BY_KIND, type OperationName, ORDER_KIND, type OrderKind } from "./names.ts";
 
 /** How much of an answer is kept, unless the client is told otherwise. */
@@ -82,10 +83,15 @@ export interface RateLimitInfo {
 export interface ExchangeResponse {
   status: number;
   headers: Record<string, string>;
-  /** The body as received (decoded as UTF-8); only its first `limitBytes` when `truncated`. */
+  /**
+   * The body as received (decoded as UTF-8, a byte order mark kept, a byte that is not UTF-8 shown
+   * as U+FFFD); only its first `limitBytes` when `truncated`.
+   */
   body: string;
-  /** The body parsed as JSON, or undefined when it is not JSON (or was cut). */
+  /** The body parsed as JSON (past a byte order mark), or undefined when it is not JSON (or was cut). */
   json: unknown;
+  /** Set when the bytes break strict JSON where JSON.parse forgives it (json-text.ts): what, where. */
+  jsonText?: JsonTextReport;
   /** Set (true) when the body was cut at the client's limit. */
   truncated?: true;
   /** Set with `truncated`: the limit the body was cut at, in (decoded) bytes. */
@@ -580,9 +586,15 @@ export class H2hClient {
         this.maxBodyBytes,
         this.sizeProbeBytes,
       );
-      // A character cut in half at the limit is dropped, not shown as a replacement character.
-      const responseText = new TextDecoder("utf-8").decode(read.bytes, { stream: read.truncated });
+      // A character cut in half at the limit is dropped, not shown as a replacement character; a
+      // byte order mark is kept, as received (the decoder's default drops it unsaid).
+      const responseText = new TextDecoder("utf-8", { ignoreBOM: true }).decode(read.bytes, {
+        stream: read.truncated,
+      });
       const parseable = !read.truncated && (read.encoding === undefined || read.encoding.decoded);
+      const json = parseable ? parseJson(withoutBom(responseText)) : undefined;
+      // Only a JSON answer's bytes are judged: one that is not JSON is envelope.shape's finding.
+      const jsonText = json !== undefined ? jsonTextIssues(read.bytes, responseText) : undefined;
       const exchange: Exchange = {
         ...(send.operation ? { operation: send.operation } : {}),
         ...(send.probeOf ? { probeOf: send.probeOf } : {}),
@@ -593,7 +605,8 @@ export class H2hClient {
           status: response.statusCode,
           headers: responseHeaders,
           body: responseText,
-          json: parseable ? parseJson(responseText) : undefined,
+          json,
+          ...(jsonText ? { jsonText } : {}),
           ...(read.truncated ? { truncated: true as const, limitBytes: this.maxBodyBytes } : {}),
           size: read.size,
           ...(read.encoding ? { contentEncoding: read.encoding } : {}),

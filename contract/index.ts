@@ -58,6 +58,14 @@ export {
   serialisedBytes,
   withinDepth,
 } from "./json-size.ts";
+// What JSON.parse forgives, read from the bytes as received (BOM, not UTF-8, names twice, lone surrogates).
+export {
+  type JsonTextIssue,
+  type JsonTextProblem,
+  type JsonTextReport,
+  jsonTextIssues,
+  withoutBom,
+} from "./json-text.ts";
 export * from "./lifecycle-model.ts";
 // The names table (schema-free): operations, kinds, statuses, markers, enums, callback URLs.
 export {

@@ -12,6 +12,7 @@ import {
   ExchangeRecorder,
   effectiveSource,
   envelopeRequestIdUnique,
+  envelopeStrictJson,
   noServerError,
   type Profile,
   type RecordedExchange,
@@ -32,6 +33,7 @@ import { consoleLine } from "../reports/console.ts";
 import { printSummary } from "../reports/console-summary.ts";
 import { evidenceBoundsOf } from "../reports/evidence-bounds.ts";
 import { type ReportKind, type ReportPaths, writeReports } from "../reports/index.ts";
+import { strictJsonChecks } from "../reports/json-text-findings.ts";
 import { isRateLimited, resolveRootCauses } from "../reports/root-causes.ts";
 import { sizeLimitChecks } from "../reports/size-findings.ts";
 import { deadlineOf, watchRunStop } from "./deadline.ts";
@@ -264,7 +266,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
         targetInThisProcess: options.targetInThisProcess,
       });
       // A run-wide check judges every exchange: --only it, and every spec still runs to make them.
-      const runWide = [envelopeRequestIdUnique.name, noServerError.name];
+      const runWide = [envelopeRequestIdUnique.name, noServerError.name, envelopeStrictJson.name];
       const testNamePattern = onlyPattern(probes.only.some((c) => runWide.includes(c)) ? [] : probes.only);
       const previousExitCode = process.exitCode;
       let specRun: SpecRunResult;
@@ -325,6 +327,8 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
     if (target.container) containerRecord = await target.container.stop();
     // Every answer, the probe's too, against the profile's body limit.
     if (unreachable === undefined) checks.push(...keptByOnly(sizeLimitChecks(exchanges, profile, masker)));
+    // Every JSON answer's bytes as received: what JSON.parse forgave.
+    if (unreachable === undefined) checks.push(...keptByOnly(strictJsonChecks(exchanges, profile, masker)));
     // Every answer a 401 is a refused key, not a non-conformant target; mostly 429s: rate limited.
     const refusedKey =
       unreachable === undefined

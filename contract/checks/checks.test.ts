@@ -5,11 +5,14 @@
 import { describe, expect, it } from "vitest";
 import { SAMPLE_ORDER_RECORD } from "../../fixtures/index.ts";
 import type { ExchangeResponse } from "../h2h-client.ts";
+import { jsonTextIssues } from "../json-text.ts";
 import { ORDER_STATUSES } from "../names.ts";
 import { buildContract, contract, LENIENT_GAPS } from "../schemas.ts";
 import { CHECK_REGISTRY, type Check, type ObservedCallback } from "./index.ts";
 
 const requestId = (n: number) => `req-${n}`;
+/** What json-text.ts finds in a body. */
+const strictIssues = (text: string) => jsonTextIssues(Buffer.from(text, "utf8"));
 
 function response(
   status: number,
@@ -447,6 +450,22 @@ const CASES: Record<string, Case> = {
       [scenario("succeeded", []), /no callback arrived to parse/],
     ],
   },
+  "callbacks.strict-json": {
+    good: [succeeded],
+    bad: [
+      [
+        scenario("succeeded", [
+          cb("succeeded", 100),
+          {
+            ...cb("succeeded", 200),
+            jsonText: strictIssues('{"status":"expired","id":"x","status":"succeeded"}'),
+          },
+        ]),
+        /^1 of 2 deliveries: delivery 2: duplicate-name at status: member "status" twice/,
+      ],
+      [scenario("succeeded", []), /no callback arrived/],
+    ],
+  },
   "callbacks.names-order": {
     good: [succeeded],
     bad: [
@@ -583,6 +602,19 @@ const CASES: Record<string, Case> = {
           observerStallMs: 90,
         },
         /retry 4 after 0\.65 s, the policy says 0\.40 s ± 0\.15 s \(\+ 0\.09 s, the sink's own stalls meanwhile\)/,
+      ],
+    ],
+  },
+  "envelope.strict-json": {
+    good: [successResponse, errorResponse],
+    bad: [
+      [
+        { ...successResponse, jsonText: strictIssues('{"result":{"status":"error","status":"success"}}') },
+        /^duplicate-name at result\.status: member "status" twice in one object/,
+      ],
+      [
+        { ...successResponse, jsonText: strictIssues('\ufeff{"result":{"message":"\\ud800"}}') },
+        /^byte-order-mark at \(body\): .*; lone-surrogate at result\.message: \\ud800, a high surrogate/,
       ],
     ],
   },

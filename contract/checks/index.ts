@@ -6,6 +6,7 @@ export * from "./constraints.ts";
 export * from "./conventions.ts";
 export * from "./envelope.ts";
 export * from "./fields.ts";
+export * from "./json-text.ts";
 export * from "./lifecycle.ts";
 export * from "./receiver.ts";
 export * from "./root-cause.ts";

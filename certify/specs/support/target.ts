@@ -11,6 +11,8 @@ import {
   callbackUrlWith,
   ExchangeRecorder,
   H2hClient,
+  type JsonTextReport,
+  jsonTextIssues,
   ORDER_STATUSES,
   type Profile,
   type SignatureExplanation,
@@ -65,6 +67,7 @@ export interface ObservedCallback {
   signature: StoredCallback["signature"];
   answeredWith: StoredCallback["answeredWith"];
   signatureExplained?: SignatureExplanation;
+  jsonText?: JsonTextReport;
 }
 
 export interface SpecSink {
@@ -165,12 +168,15 @@ export function loadSpecTarget(specFile: string): SpecTarget {
         profile.callbacks.signature,
         context.callbackSecret,
       );
+      // The bytes as the sink received them, not the value it parsed.
+      const jsonText = jsonTextIssues(Buffer.from(callback.bodyBase64, "base64"));
       return {
         json: callback.json,
         receivedAtMs: callback.receivedAtMs,
         signature: callback.signature,
         answeredWith: callback.answeredWith,
         ...(signatureExplained ? { signatureExplained } : {}),
+        ...(jsonText ? { jsonText: masker.value(jsonText) } : {}),
       };
     },
     warn: (text) => {
