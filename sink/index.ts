@@ -17,7 +17,13 @@ export {
   startWebhookSink,
 } from "./server.ts";
 export { StallMonitor } from "./stall-monitor.ts";
-export { LOG_FILE, type StoredCallback } from "./store.ts";
+export {
+  LOG_FILE,
+  type StoredCallback,
+  type StoreFile,
+  type StoreProblem,
+  type StoreRecovery,
+} from "./store.ts";
 export {
   CallbackTally,
   percentile,

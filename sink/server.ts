@@ -34,7 +34,13 @@ import {
 import { secretSpellings } from "../kit/index.ts";
 import { MachineStallSampler } from "./machine-stall.ts";
 import { StallMonitor } from "./stall-monitor.ts";
-import { CallbackStore, type StoredCallback } from "./store.ts";
+import {
+  CallbackStore,
+  type StoredCallback,
+  type StoreFile,
+  type StoreProblem,
+  type StoreRecovery,
+} from "./store.ts";
 import type { CallbackTally } from "./tally.ts";
 
 export interface SinkOptions {
@@ -56,6 +62,13 @@ export interface SinkOptions {
   stallMs?: number;
   /** fdatasync every group commit (default true). */
   sync?: boolean;
+  /** Opens the store's log for appending (a seam for tests: a disk that fills up). */
+  openStoreFile?: (path: string) => Promise<StoreFile>;
+  /**
+   * Told when the store's writes begin to fail (once per burst: callbacks are then answered
+   * `500 not-stored`) and when they succeed again; say it on the console.
+   */
+  onStoreProblem?: (problem: StoreProblem) => void;
   /** Serve HTTPS with this certificate (PEM, may carry its chain) and key; read them with `readTlsFiles`. */
   tls?: { cert: string; key: string; passphrase?: string };
   /**
@@ -106,6 +119,8 @@ export interface RunningSink {
   certificate: string | undefined;
   port: number;
   token: string;
+  /** What the start dropped from the store's log (torn lines, never acknowledged), if anything. */
+  storeRecovery: StoreRecovery | undefined;
   /** The callback URL to put in `metadata.webHook`. */
   callbackUrl(variant?: CallbackUrlVariant): string;
   stats(): SinkStats;
@@ -166,7 +181,12 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
   const idPath = options.idPath ?? "id";
   const statusPath = options.statusPath ?? "status";
   const signature = options.signature ?? { scheme: "none" };
-  const store = await CallbackStore.open({ dataDir: options.dataDir, sync: options.sync ?? true });
+  const store = await CallbackStore.open({
+    dataDir: options.dataDir,
+    sync: options.sync ?? true,
+    ...(options.openStoreFile ? { openFile: options.openStoreFile } : {}),
+    ...(options.onStoreProblem ? { onProblem: options.onStoreProblem } : {}),
+  });
   const stalls = new StallMonitor();
   const machine = new MachineStallSampler();
 
@@ -314,9 +334,12 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
         pendingKept -= 1;
         keptBytes -= raw.length;
         keptByOrder.set(orderKey, (keptByOrder.get(orderKey) ?? 1) - 1);
-        // Not on disk, so not acknowledged: the provider will deliver it again.
+        // Not on disk, so not acknowledged: the provider will deliver it again. The answer names
+        // the error's code only: the store's path is for the console, not for whoever called.
         rejected["not-stored"] = (rejected["not-stored"] ?? 0) + 1;
-        if (!refused) json(res, 500, { error: "not-stored", detail: String(error) });
+        const code = (error as { code?: unknown }).code;
+        if (!refused)
+          json(res, 500, { error: "not-stored", detail: typeof code === "string" ? code : "write failed" });
         return;
       }
       for (const waiter of waiters) {
@@ -463,6 +486,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     certificate: options.tls?.cert,
     port,
     token,
+    storeRecovery: store.recovery,
     callbackUrl: (variant = {}) => callbackUrlWith(sinkCallbackUrl(base, token), variant),
     stats: () => ({
       stored: store.records.length,
