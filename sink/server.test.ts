@@ -89,6 +89,25 @@ describe("webhook sink: public safety", () => {
     expect((await client.list()).map((c) => c.orderId)).toEqual(["o-1"]);
   });
 
+  it("takes callbacks under the path of its public URL (a tunnel forwarding the whole path) and at the root", async () => {
+    const { sink: s, client } = await sink({ publicUrl: "https://tunnel.example/abc/" });
+    const advertised = s.callbackUrl({ runId: "r-1" });
+    expect(advertised).toBe(`https://tunnel.example/abc/callbacks/${s.token}/run/r-1`);
+    // What the tunnel hands the sink: the public URL's path and query, as sent.
+    const forwarded = `${s.url}${new URL(advertised).pathname}/?q=1`;
+    expect((await post(forwarded, callbackBody("forwarded"))).status).toBe(200);
+    expect((await post(`${s.url}/callbacks/${s.token}/run/r-1`, callbackBody("stripped"))).status).toBe(200);
+    // This sink's token under another path: the set-up's fault, counted as such.
+    expect((await post(`${s.url}/xyz/callbacks/${s.token}`, callbackBody("elsewhere"))).status).toBe(404);
+    expect((await post(`${s.url}/abc/anything`, callbackBody("fake"))).status).toBe(404);
+    const stored = await client.list();
+    expect(stored.map((c) => [c.orderId, c.runId, c.path])).toEqual([
+      ["forwarded", "r-1", "/abc/callbacks/<token>/run/r-1/?q=1"],
+      ["stripped", "r-1", "/callbacks/<token>/run/r-1"],
+    ]);
+    expect(s.stats().rejected).toEqual({ "callback-prefix": 1, "unknown-path": 1 });
+  });
+
   it("refuses the query API without the token", async () => {
     const { sink: s } = await sink();
     const response = await request(`${s.url}/api/callbacks`, {

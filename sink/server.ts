@@ -105,6 +105,13 @@ export const DEFAULT_SINK_MAX_CALLBACKS = 5_000;
 export const DEFAULT_SINK_MAX_STORED_BYTES = 32 * 1024 * 1024;
 export const DEFAULT_SINK_MAX_DELIVERIES_PER_ORDER = 50;
 
+/**
+ * Refusals that are the sink's or its set-up's doing, not the sender's: the store could not write
+ * (`not-stored`), a callback with this sink's token came under another path than its public URL's
+ * (`callback-prefix`), or the sink failed (`internal-error`).
+ */
+export const RUN_FAULT_REFUSALS = ["not-stored", "callback-prefix", "internal-error"] as const;
+
 export interface SinkStats {
   stored: number;
   rejected: Record<string, number>;
@@ -436,6 +443,21 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     return reject(res, 404, "unknown-path");
   }
 
+  // A tunnel may forward the public URL's whole path: callbacks are taken under its path as well
+  // as at the root, for a tunnel that strips it.
+  const prefix =
+    options.publicUrl !== undefined && URL.canParse(options.publicUrl)
+      ? new URL(options.publicUrl).pathname.split("/").filter(Boolean)
+      : [];
+  const routedSegments = (segments: string[]): string[] => {
+    if (prefix.length === 0 || !prefix.every((part, i) => segments[i] === part)) return segments;
+    const rest = segments.slice(prefix.length);
+    return rest[0] === CALLBACKS_SEGMENT ? rest : segments;
+  };
+  /** A callback for this sink under another prefix than its public URL's: the set-up is wrong, not the sender. */
+  const carriesToken = (segments: string[]) =>
+    segments.some((part, i) => i > 0 && segments[i - 1] === CALLBACKS_SEGMENT && sameSecret(part, token));
+
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     let url: URL;
     try {
@@ -445,7 +467,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       reject(res, 400, "bad-request-target");
       return;
     }
-    const segments = url.pathname.split("/").filter(Boolean);
+    const segments = routedSegments(url.pathname.split("/").filter(Boolean));
     let handled: Promise<void>;
     if (segments[0] === CALLBACKS_SEGMENT && segments[1] !== undefined && sameSecret(segments[1], token)) {
       if (req.method === "GET" || req.method === "HEAD") {
@@ -458,7 +480,15 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       handled = query(req, res, url);
     } else {
       req.resume();
-      reject(res, 404, segments[0] === CALLBACKS_SEGMENT ? "bad-token" : "unknown-path");
+      reject(
+        res,
+        404,
+        segments[0] === CALLBACKS_SEGMENT
+          ? "bad-token"
+          : carriesToken(segments)
+            ? "callback-prefix"
+            : "unknown-path",
+      );
       return;
     }
     handled.catch(() => {

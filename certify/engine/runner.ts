@@ -33,6 +33,7 @@ import { printSummary } from "../reports/console-summary.ts";
 import { evidenceBoundsOf } from "../reports/evidence-bounds.ts";
 import { type ReportKind, type ReportPaths, writeReports } from "../reports/index.ts";
 import { isRateLimited, resolveRootCauses } from "../reports/root-causes.ts";
+import { sinkRefusalsOf } from "../reports/sink-refusals.ts";
 import { sizeLimitChecks } from "../reports/size-findings.ts";
 import { deadlineOf, watchRunStop } from "./deadline.ts";
 // Checks before the first request, and the invalid-key diagnosis.
@@ -362,6 +363,10 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
     // What the evidence bounds left out (a flood, huge or escaped bodies), counted and said.
     const bounded = evidenceBoundsOf(recorded, callbacks, sink.stats().excess);
     warnings.push(...bounded.warnings);
+    // Callbacks the sink itself refused make "no callback" the run's fault, not the provider's.
+    const refusals = sinkRefusalsOf(sink.stats().rejected);
+    if (refusals.error && runStop.reason === undefined) errors.push(refusals.error);
+    if (refusals.warning) warnings.push(refusals.warning);
     // A stopped run is "incomplete", its reason first; its reports hold what ran.
     const judged = judgeRun({ checks, errors, stoppedBecause, only: probes.only, leftOutByOnly });
     const rateLimitWaits = rateLimitWaitsOf(exchanges);

@@ -119,7 +119,7 @@ export function callbackEvidence(
         id: callbackId(callback.seq),
         receivedAt: callback.receivedAt,
         method: callback.method,
-        url: masker.text(`${publicBase.replace(/\/+$/, "")}${callback.path}`),
+        url: masker.text(publicUrlOf(publicBase, callback.path)),
         headers: masker.headers(callback.headers),
         ...bounded(bodyEncoding === "utf8" ? masker.text(body) : body),
         bodyEncoding,
@@ -141,6 +141,18 @@ export function callbackEvidence(
           : {}),
       };
     });
+}
+
+/**
+ * The URL a callback was sent to: the public base, then the path as the sink received it. A tunnel
+ * that forwards the whole path hands the sink the base's path too; it is not repeated.
+ */
+export function publicUrlOf(publicBase: string, path: string): string {
+  const base = publicBase.replace(/\/+$/, "");
+  if (!URL.canParse(base)) return `${base}${path}`;
+  const { origin, pathname } = new URL(base);
+  const basePath = pathname.replace(/\/+$/, "");
+  return basePath !== "" && path.startsWith(`${basePath}/`) ? `${origin}${path}` : `${base}${path}`;
 }
 
 function signatureExplainedOf(
