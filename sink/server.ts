@@ -32,6 +32,7 @@ import {
   sinkCallbackUrl,
 } from "../contract/names.ts";
 import { secretSpellings } from "../kit/index.ts";
+import { decodeBody, READABLE_ENCODINGS } from "./body-decoding.ts";
 import { MachineStallSampler } from "./machine-stall.ts";
 import { StallMonitor } from "./stall-monitor.ts";
 import {
@@ -153,6 +154,22 @@ export function matches(record: StoredCallback, filter: CallbackFilter): boolean
   );
 }
 
+/** A body the sink could not read: the answer's status, the counted reason and what was wrong. */
+type Unreadable = { status: number; reason: string; detail: string };
+
+/** The bounds' key of unreadable callbacks: no order id can collide with it. */
+const UNREADABLE = "\u0000unreadable";
+
+/** 4xx for a body the sink cannot read; a 415 says which codings it reads (RFC 9110 §15.5.16). */
+function answerUnreadable(res: ServerResponse, unreadable: Unreadable, stored?: number): void {
+  if (unreadable.status === 415) res.setHeader("accept-encoding", READABLE_ENCODINGS);
+  json(res, unreadable.status, {
+    error: unreadable.reason,
+    detail: unreadable.detail,
+    ...(stored !== undefined ? { stored } : {}),
+  });
+}
+
 const TOKEN_FORMAT = /^[A-Za-z0-9_-]{16,128}$/;
 const MAX_WAIT_MS = 120_000;
 
@@ -190,6 +207,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
   const signature = options.signature ?? { scheme: "none" };
   const store = await CallbackStore.open({
     dataDir: options.dataDir,
+    maxDecodedBytes: maxBodyBytes,
     sync: options.sync ?? true,
     ...(options.openStoreFile ? { openFile: options.openStoreFile } : {}),
     ...(options.onStoreProblem ? { onProblem: options.onStoreProblem } : {}),
@@ -217,8 +235,10 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
   /** What is kept: callbacks, body bytes, and deliveries per order ("" for those with no order id). */
   let keptBytes = store.records.reduce((sum, r) => sum + Math.floor((r.bodyBase64.length * 3) / 4), 0);
   const keptByOrder = new Map<string, number>();
-  for (const record of store.records)
-    keptByOrder.set(record.orderId ?? "", (keptByOrder.get(record.orderId ?? "") ?? 0) + 1);
+  for (const record of store.records) {
+    const key = record.bodyProblem ? UNREADABLE : (record.orderId ?? "");
+    keptByOrder.set(key, (keptByOrder.get(key) ?? 0) + 1);
+  }
   /** The bound a callback of this order and size would pass, or undefined when it may be kept. */
   const boundPassed = (orderKey: string, bytes: number): keyof SinkExcess["byBound"] | undefined =>
     store.records.length + pendingKept >= excess.limits.maxCallbacks
@@ -279,30 +299,45 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     const headers = headerMap(req);
     const storedHeaders: Record<string, string> = {};
     for (const [name, value] of Object.entries(headers)) storedHeaders[name] = maskToken(value);
+    // Read through its Content-Encoding; the raw bytes stay what is signed, stored and shown.
+    const contentEncoding = headers["content-encoding"]?.trim() || null;
+    const decoded = await decodeBody(raw, contentEncoding, maxBodyBytes);
+    let unreadable: Unreadable | undefined = decoded.ok ? undefined : decoded;
     let parsed: unknown = null;
-    try {
-      // Nested 10,000 deep, a body would overflow the stack of every answer listing it.
-      parsed = withinDepth(JSON.parse(raw.toString("utf8")));
-    } catch {
-      parsed = null;
+    if (decoded.ok) {
+      try {
+        // Nested 10,000 deep, a body would overflow the stack of every answer listing it.
+        parsed = withinDepth(JSON.parse(decoded.body.toString("utf8")));
+      } catch (error) {
+        unreadable = {
+          status: 400,
+          reason: "not-json",
+          detail: `the body is not JSON: ${(error as Error).message}`,
+        };
+      }
     }
-    const orderIdValue = readPath(parsed, idPath);
-    const statusValue = readPath(parsed, statusPath);
+    const orderIdValue = unreadable ? undefined : readPath(parsed, idPath);
+    const statusValue = unreadable ? undefined : readPath(parsed, statusPath);
     const orderId =
       typeof orderIdValue === "string" || typeof orderIdValue === "number" ? String(orderIdValue) : null;
+    // An unreadable body is kept under a key of its own, never under an order (nor "no order id").
+    const orderKey = unreadable ? UNREADABLE : (orderId ?? "");
+    if (unreadable) rejected[unreadable.reason] = (rejected[unreadable.reason] ?? 0) + 1;
     // Bounded: past a bound the callback is counted and refused, never stored (not tallied runs).
-    const bound = options.tally ? undefined : boundPassed(orderId ?? "", raw.length);
+    const bound = options.tally ? undefined : boundPassed(orderKey, raw.length);
     if (bound !== undefined) {
       excess.callbacks += 1;
       excess.bytes += raw.length;
       excess.byBound[bound] += 1;
       if (excess.callbacks === 1) options.onFirstExcess?.(structuredClone(excess));
+      // Unreadable whatever the bounds: a retry would not make it readable.
+      if (unreadable) return answerUnreadable(res, unreadable);
       return reject(res, 503, "sink-full");
     }
     const deliveryOfOrder = orderId === null || options.tally ? 1 : (deliveriesByOrder.get(orderId) ?? 0) + 1;
     if (orderId !== null && !options.tally) deliveriesByOrder.set(orderId, deliveryOfOrder);
-    const refused = deliveryOfOrder <= variant.refuse;
-    const stall = !refused && deliveryOfOrder <= variant.stall;
+    const refused = !unreadable && deliveryOfOrder <= variant.refuse;
+    const stall = !unreadable && !refused && deliveryOfOrder <= variant.stall;
     const now = Date.now();
     const record: StoredCallback = {
       seq: store.allocateSeq(),
@@ -317,11 +352,13 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       bodyBase64: raw.toString("base64"),
       json: parsed,
       contentType: headers["content-type"] ?? null,
+      contentEncoding,
+      bodyProblem: unreadable ? unreadable.detail : null,
       orderId,
       status: typeof statusValue === "string" ? statusValue : null,
       deliveryOfOrder,
       signature: checkSignature(raw, headers),
-      answeredWith: refused || stall ? 503 : variant.ack,
+      answeredWith: unreadable ? unreadable.status : refused || stall ? 503 : variant.ack,
     };
     // A refusal is answered before the disk: the provider retries it whatever happens to the
     // record, and its retry timer starts from this answer. Waiting for the group commit here put
@@ -330,7 +367,6 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     if (refused) json(res, 503, { stored: record.seq });
     if (options.tally) options.tally.add(record, performance.now() - began);
     else {
-      const orderKey = orderId ?? "";
       keptBytes += raw.length;
       keptByOrder.set(orderKey, (keptByOrder.get(orderKey) ?? 0) + 1);
       pendingKept += 1;
@@ -365,6 +401,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       return;
     }
     if (refused) return;
+    if (unreadable) return answerUnreadable(res, unreadable, record.seq);
     // A 204 carries no body; any other 2xx the URL asks for acknowledges like 200.
     if (record.answeredWith === 204) res.writeHead(204).end();
     else json(res, record.answeredWith, { stored: record.seq });

@@ -18,6 +18,7 @@ import { mkdirSync, readFileSync, truncateSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { withinDepth } from "../contract/index.ts";
+import { decodeBodySync } from "./body-decoding.ts";
 
 export interface StoredCallback {
   /** Order of arrival, from 1, across restarts. */
@@ -35,9 +36,16 @@ export interface StoredCallback {
   headers: Record<string, string>;
   /** The raw body bytes, base64: signatures are checked on exactly what was sent. */
   bodyBase64: string;
-  /** The body parsed as JSON, or null when it is not JSON. */
+  /** The body parsed as JSON (after undoing its Content-Encoding), or null when it is not JSON. */
   json: unknown;
   contentType: string | null;
+  /** The Content-Encoding it was sent with (gzip, deflate, br...), null when none. */
+  contentEncoding?: string | null;
+  /**
+   * Why the body could not be read (an unknown or broken encoding, not JSON), null when it could:
+   * such a callback is answered 4xx and filed under no order.
+   */
+  bodyProblem?: string | null;
   /** The order id and status read from the body at the profile's paths, when present. */
   orderId: string | null;
   status: string | null;
@@ -55,14 +63,24 @@ function toLogLine({ json: _json, ...rest }: StoredCallback): string {
   return `${JSON.stringify(rest)}\n`;
 }
 
-function fromLogLine(logged: Omit<StoredCallback, "json">): StoredCallback {
+/** Records of an older sink have no encoding fields: they were read as sent. */
+function fromLogLine(logged: Omit<StoredCallback, "json">, maxDecodedBytes: number): StoredCallback {
+  const contentEncoding = logged.contentEncoding ?? null;
+  const bodyProblem = logged.bodyProblem ?? null;
   let json: unknown = null;
-  try {
-    json = withinDepth(JSON.parse(Buffer.from(logged.bodyBase64, "base64").toString("utf8")));
-  } catch {
-    json = null;
+  if (bodyProblem === null) {
+    const decoded = decodeBodySync(
+      Buffer.from(logged.bodyBase64, "base64"),
+      contentEncoding,
+      maxDecodedBytes,
+    );
+    try {
+      json = decoded.ok ? withinDepth(JSON.parse(decoded.body.toString("utf8"))) : null;
+    } catch {
+      json = null;
+    }
   }
-  return { ...logged, json };
+  return { ...logged, contentEncoding, bodyProblem, json };
 }
 
 /** A logged line, parsed, when it is a whole record; undefined for anything else. */
@@ -118,6 +136,8 @@ export interface StoreOptions {
   openFile?: (path: string) => Promise<StoreFile>;
   /** Told when writes begin to fail (once per burst) and when they succeed again. */
   onProblem?: (problem: StoreProblem) => void;
+  /** The bound on a body decoded at replay (the sink's body limit). */
+  maxDecodedBytes?: number;
 }
 
 /** A write that did not reach the disk whole; its message names the log's path. */
@@ -153,11 +173,17 @@ export class CallbackStore {
     readonly path: string,
     private readonly sync: boolean,
     private readonly onProblem: ((problem: StoreProblem) => void) | undefined,
+    private readonly maxDecodedBytes: number,
   ) {}
 
   static async open(options: StoreOptions): Promise<CallbackStore> {
     mkdirSync(options.dataDir, { recursive: true });
-    const store = new CallbackStore(join(options.dataDir, LOG_FILE), options.sync, options.onProblem);
+    const store = new CallbackStore(
+      join(options.dataDir, LOG_FILE),
+      options.sync,
+      options.onProblem,
+      options.maxDecodedBytes ?? 256 * 1024,
+    );
     store.replay();
     store.file = await (options.openFile ?? ((path) => open(path, "a")))(store.path);
     return store;
@@ -197,11 +223,11 @@ export class CallbackStore {
       if (text.trim() === "") continue;
       const whole = parseLogLine(text);
       if (whole) {
-        this.records.push(fromLogLine(whole));
+        this.records.push(fromLogLine(whole, this.maxDecodedBytes));
         continue;
       }
       const salvaged = salvage(text);
-      if (salvaged) this.records.push(fromLogLine(salvaged.record));
+      if (salvaged) this.records.push(fromLogLine(salvaged.record, this.maxDecodedBytes));
       // A salvaged record keeps its bytes and the newline; only the torn bytes before it drop.
       drop(lineNumber, salvaged ? Buffer.byteLength(text) - salvaged.bytes : Buffer.byteLength(text) + 1);
     }

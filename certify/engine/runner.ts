@@ -26,6 +26,7 @@ import { baselineLines, compareWithBaseline, loadBaseline } from "../reports/bas
 import {
   type CallbackEvidence,
   callbackEvidence,
+  callbackReadingNotes,
   DEFAULT_CALLBACK_EVIDENCE_BOUNDS,
 } from "../reports/callback-evidence.ts";
 import { consoleLine } from "../reports/console.ts";
@@ -367,6 +368,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
     const refusals = sinkRefusalsOf(sink.stats().rejected);
     if (refusals.error && runStop.reason === undefined) errors.push(refusals.error);
     if (refusals.warning) warnings.push(refusals.warning);
+    warnings.push(...callbackReadingNotes(callbacks));
     // A stopped run is "incomplete", its reason first; its reports hold what ran.
     const judged = judgeRun({ checks, errors, stoppedBecause, only: probes.only, leftOutByOnly });
     const rateLimitWaits = rateLimitWaitsOf(exchanges);
