@@ -1,19 +1,21 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import {
   appendFileSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
   rmSync,
+  statfsSync,
   statSync,
   writeFileSync,
 } from "node:fs";
 import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { fileTimeout } from "../fixtures/testing/index.ts";
+import { childEnv, fileTimeout, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 import { SinkClient } from "./client.ts";
 import { type RunningSink, type SinkOptions, startWebhookSink } from "./server.ts";
 import { LOG_FILE, type StoreFile, type StoreProblem } from "./store.ts";
@@ -330,6 +332,71 @@ describe.skipIf(TMPFS_MISSING !== undefined)(
       expect(ids.filter((id) => !acknowledged.includes(id))).toEqual([]);
       expect(logLines(dir)).toHaveLength(acknowledged.length);
       expectOncePerBurst(problems, join(dir, LOG_FILE));
+    });
+
+    it("npm run sink says what a start dropped, and once per burst that the disk refuses, with the log's path", async () => {
+      const dir = join(mountDir, "sink-command");
+      mkdirSync(dir);
+      const log = join(dir, LOG_FILE);
+      writeFileSync(log, '{"seq":1,"receivedAt":"2026-');
+      const filler = join(mountDir, "filler-command");
+      writeFileSync(
+        filler,
+        Buffer.alloc(Math.max(0, statfsSync(mountDir).bavail * statfsSync(mountDir).bsize - 24 * 1024)),
+      );
+      const child = spawn(
+        process.execPath,
+        [
+          ...TS_NODE_ARGS,
+          fileURLToPath(new URL("../scripts/sink.ts", import.meta.url)),
+          "--data-dir",
+          dir,
+          "--token",
+          TOKEN,
+        ],
+        { stdio: ["ignore", "pipe", "pipe"], env: childEnv({ H2H_PROFILE: "" }) },
+      );
+      let stderr = "";
+      child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      try {
+        const url = await new Promise<string>((resolve, reject) => {
+          let out = "";
+          child.stdout?.on("data", (chunk: Buffer) => {
+            out += chunk.toString();
+            const match = /LISTENING (\S+)/.exec(out);
+            if (match?.[1]) resolve(match[1]);
+          });
+          child.once("exit", (code) => reject(new Error(`sink exited (${code}): ${out}${stderr}`)));
+        });
+        expect(stderr).toContain(`sink: ${log}: dropped 1 unreadable line(s), 28 bytes (line 1)`);
+        const sink = { callbackUrl: () => `${url}/callbacks/${TOKEN}` } as RunningSink;
+        let refused = 0;
+        for (let i = 0; i < 12; i++) if ((await post(sink, `c-${i}`, 5_000)).status === 500) refused += 1;
+        expect(refused).toBeGreaterThan(0);
+        rmSync(filler);
+        expect((await post(sink, "after-room", 100)).status).toBe(200);
+        const lines = stderr.split("\n").filter((line) => line.startsWith("sink: cannot store"));
+        expect(lines.length).toBeGreaterThan(0);
+        expect(lines[0]).toMatch(
+          new RegExp(
+            `^sink: cannot store callbacks: ${log.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: .*(ENOSPC|no space|none of the bytes)`,
+          ),
+        );
+        // One line per burst: each failing line is followed by a line saying writes succeed again.
+        const said = stderr
+          .split("\n")
+          .filter((line) => /^sink: (cannot store|storing callbacks again)/.test(line));
+        expect(said.map((line) => line.startsWith("sink: cannot store"))).toEqual(
+          said.map((_, i) => i % 2 === 0),
+        );
+        expect(said.at(-1)).toMatch(
+          /^sink: storing callbacks again in .*callback\(s\) were answered 500 not-stored meanwhile$/,
+        );
+      } finally {
+        child.kill("SIGTERM");
+        await exited;
+      }
     });
   },
 );
