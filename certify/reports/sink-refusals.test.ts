@@ -8,6 +8,8 @@ describe("what the webhook sink refused, in the run's report", () => {
     expect(error).toMatch(/refused 5 callback\(s\) for reasons of this run, not of the provider/);
     expect(error).toContain("3 not-stored, 2 callback-prefix");
     expect(error).toContain("H2H_SINK_PUBLIC_URL");
+    expect(error).toContain("not-stored: the sink could not write them to its disk");
+    expect(sinkRefusalsOf({ "callback-prefix": 1 }).error).not.toContain("not-stored");
     expect(warning).toBe(
       "the webhook sink refused 1 request(s) it could not take as callbacks (1 body-too-large)",
     );

@@ -7,6 +7,13 @@
  */
 import { RUN_FAULT_REFUSALS, type SinkStats } from "../../sink/index.ts";
 
+const WHY: Record<string, string> = {
+  "not-stored": "the sink could not write them to its disk (the console named its path and the error)",
+  "callback-prefix":
+    "they came under another path than H2H_SINK_PUBLIC_URL's; make the tunnel forward the path as given, or strip it",
+  "internal-error": "the sink failed on them",
+};
+
 const listed = (counts: [string, number][]) => counts.map(([reason, n]) => `${n} ${reason}`).join(", ");
 
 /** One error line when the run's sink refused callbacks for its own reasons, one warning for the others. */
@@ -21,10 +28,9 @@ export function sinkRefusalsOf(rejected: SinkStats["rejected"]): { error?: strin
   return {
     ...(runFaults.length > 0
       ? {
-          error:
-            `the webhook sink refused ${total(runFaults)} callback(s) for reasons of this run, not of the provider (${listed(runFaults)}): ` +
-            "checks that waited for a callback cannot be judged. not-stored: the sink's disk refused the write; " +
-            "callback-prefix: the callback came under another path than H2H_SINK_PUBLIC_URL's (check the tunnel's path forwarding)",
+          error: `the webhook sink refused ${total(runFaults)} callback(s) for reasons of this run, not of the provider (${listed(runFaults)}): checks that waited for a callback cannot be judged. ${runFaults
+            .map(([reason]) => `${reason}: ${WHY[reason] ?? ""}`)
+            .join("; ")}`,
         }
       : {}),
     ...(others.length > 0
