@@ -59,11 +59,27 @@ describe("the settings table", () => {
       {},
       'H2H_SINK_PUBLIC_URL "tunnel.example" is not an http(s) URL',
     ],
+    [
+      { H2H_SINK_PUBLIC_URL: "https://tunnel.example/abc/?tenant=1" },
+      {},
+      'H2H_SINK_PUBLIC_URL "https://tunnel.example/abc/?tenant=1" has a query or fragment, which the callback URLs cannot carry',
+    ],
+    [
+      { H2H_SINK_PUBLIC_URL: "https://tunnel.example/#x" },
+      {},
+      'H2H_SINK_PUBLIC_URL "https://tunnel.example/#x" has a query or fragment',
+    ],
     [{ H2H_CLIENT_KEY_PASSPHRASE: "s3cret" }, {}, "H2H_CLIENT_KEY_PASSPHRASE is set without H2H_CLIENT_KEY"],
     [{ H2H_TARGET_STARTUP_S: "30" }, {}, "H2H_TARGET_STARTUP_S set without H2H_TARGET_IMAGE"],
   ])("refuses %o %o, naming the variable or flag and the fix", (env, flags, message) => {
     expect(() => certify(env, flags)).toThrow(SettingsError);
     expect(() => certify(env, flags)).toThrow(message);
+  });
+
+  it("keeps the path of H2H_SINK_PUBLIC_URL (a tunnel that forwards the whole path)", () => {
+    expect(certify({ H2H_SINK_PUBLIC_URL: "https://tunnel.example/abc/" }).sinkPublicUrl).toBe(
+      "https://tunnel.example/abc/",
+    );
   });
 
   it("keeps a passphrase as it is, spaces included", () => {

@@ -283,9 +283,22 @@ export const SETTINGS = {
     flag: "public-url",
     flagIn: ["sink"],
     readBy: ["certify", "load", "sink"],
-    parse: z.string().refine(isHttpUrl, refuse('$NAME "$VALUE" is not an http(s) URL')),
+    parse: z
+      .string()
+      .refine((value) => isHttpUrl(value) && URL.canParse(value), {
+        ...refuse('$NAME "$VALUE" is not an http(s) URL'),
+        abort: true,
+      })
+      // The callback URL's segments go after its path: a query or fragment would end up before them.
+      .refine(
+        (value) => !/[?#]/.test(value),
+        refuse(
+          '$NAME "$VALUE" has a query or fragment, which the callback URLs cannot carry: give the base URL alone (a path is kept, e.g. https://tunnel.example/abc/)',
+        ),
+      ),
     defaultText: "the sink's loopback URL",
-    help: "the base URL put in `metadata.webHook` (a tunnel's public URL)",
+    help: "the base URL put in `metadata.webHook` (a tunnel's public URL; a path prefix is kept)",
+    more: "A tunnel that forwards the whole path works: the sink takes callbacks under the URL's path as well as at its root. A query or fragment is refused (exit `64`).",
   }),
   sinkToken: setting({
     variable: "H2H_SINK_TOKEN",

@@ -27,6 +27,7 @@ import { baselineLines, compareWithBaseline, loadBaseline } from "../reports/bas
 import {
   type CallbackEvidence,
   callbackEvidence,
+  callbackReadingNotes,
   DEFAULT_CALLBACK_EVIDENCE_BOUNDS,
 } from "../reports/callback-evidence.ts";
 import { consoleLine } from "../reports/console.ts";
@@ -35,6 +36,7 @@ import { evidenceBoundsOf } from "../reports/evidence-bounds.ts";
 import { type ReportKind, type ReportPaths, writeReports } from "../reports/index.ts";
 import { strictJsonChecks } from "../reports/json-text-findings.ts";
 import { isRateLimited, resolveRootCauses } from "../reports/root-causes.ts";
+import { sinkRefusalsOf } from "../reports/sink-refusals.ts";
 import { sizeLimitChecks } from "../reports/size-findings.ts";
 import { deadlineOf, watchRunStop } from "./deadline.ts";
 // Checks before the first request, and the invalid-key diagnosis.
@@ -366,6 +368,11 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
     // What the evidence bounds left out (a flood, huge or escaped bodies), counted and said.
     const bounded = evidenceBoundsOf(recorded, callbacks, sink.stats().excess);
     warnings.push(...bounded.warnings);
+    // Callbacks the sink itself refused make "no callback" the run's fault, not the provider's.
+    const refusals = sinkRefusalsOf(sink.stats().rejected);
+    if (refusals.error && runStop.reason === undefined) errors.push(refusals.error);
+    if (refusals.warning) warnings.push(refusals.warning);
+    warnings.push(...callbackReadingNotes(callbacks));
     // A stopped run is "incomplete", its reason first; its reports hold what ran.
     const judged = judgeRun({ checks, errors, stoppedBecause, only: probes.only, leftOutByOnly });
     const rateLimitWaits = rateLimitWaitsOf(exchanges);

@@ -2,10 +2,11 @@
  * A callback's body is kept as received: a byte order mark stays, bytes that are not UTF-8 are
  * kept as base64, and a secret is masked in either spelling.
  */
+import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { createMasker } from "../../kit/index.ts";
 import type { StoredCallback } from "../../sink/index.ts";
-import { callbackEvidence } from "./callback-evidence.ts";
+import { callbackEvidence, callbackReadingNotes } from "./callback-evidence.ts";
 
 const SECRET = "sandbox-key-merchant-1";
 const masker = createMasker({ secrets: [SECRET], cardNumbers: ["4111111111111111"] });
@@ -55,5 +56,61 @@ describe("a callback body as evidence", () => {
     const kept = Buffer.from(evidence?.body ?? "", "base64");
     expect(kept.toString("latin1")).not.toContain(SECRET);
     expect(kept.includes(0xff)).toBe(true);
+  });
+});
+
+const base: StoredCallback = {
+  seq: 1,
+  receivedAt: "2026-01-01T00:00:00.000Z",
+  receivedAtMs: 0,
+  method: "POST",
+  path: "/callbacks/<token>",
+  runId: null,
+  sentAtMs: null,
+  expectedStatus: null,
+  headers: {},
+  bodyBase64: "",
+  json: null,
+  contentType: "application/json",
+  orderId: null,
+  status: null,
+  deliveryOfOrder: 1,
+  signature: "not-checked",
+  answeredWith: 200,
+};
+
+describe("callbacks as evidence: how their bodies were read", () => {
+  it("names a callback's Content-Encoding and keeps its bytes as sent; names what the sink could not read", () => {
+    const gzipped = gzipSync(JSON.stringify({ id: "o-1", status: "succeeded" }));
+    const stored: StoredCallback[] = [
+      {
+        ...base,
+        bodyBase64: gzipped.toString("base64"),
+        contentEncoding: "gzip",
+        bodyProblem: null,
+        orderId: "o-1",
+        status: "succeeded",
+      },
+      {
+        ...base,
+        seq: 2,
+        bodyBase64: gzipped.subarray(0, 12).toString("base64"),
+        contentEncoding: "gzip",
+        bodyProblem: "the body does not decode as gzip: unexpected end of file",
+        answeredWith: 400,
+      },
+      { ...base, seq: 3, bodyBase64: Buffer.from("{}").toString("base64") },
+    ];
+    const evidence = callbackEvidence(stored, [], "http://127.0.0.1:9", createMasker({ secrets: [] }));
+    expect(evidence.map((e) => [e.contentEncoding, e.bodyProblem, e.bodyEncoding])).toEqual([
+      ["gzip", undefined, "base64"],
+      ["gzip", "the body does not decode as gzip: unexpected end of file", "base64"],
+      [undefined, undefined, "utf8"],
+    ]);
+    expect(Buffer.from(evidence[0]?.body ?? "", "base64")).toEqual(gzipped);
+    expect(callbackReadingNotes(evidence)).toEqual([
+      "2 callback(s) came with a Content-Encoding (gzip: 2): read decoded, their signatures checked on the bytes as sent",
+      "1 callback(s) the sink could not read, answered 4xx and filed under no order; first callback-2 (HTTP 400): the body does not decode as gzip: unexpected end of file",
+    ]);
   });
 });

@@ -109,7 +109,7 @@ function callbackBlock(callback: CallbackEvidence, open = false): string {
   )}</code> · ${escapeHtml(when)} · answered ${callback.answeredWith} · signature <span class="${
     callback.signature === "valid" ? "passed" : callback.signature === "not-checked" ? "meta" : "failed"
   }">${escapeHtml(callback.signature)}</span></summary>
-<p class="meta">Received ${escapeHtml(callback.receivedAt)}${callback.trigger ? ` for ${escapeHtml(callback.trigger.scenario)}, triggered ${escapeHtml(callback.trigger.triggeredAt)}` : ""} · ${callback.bodyBytes} bytes · the sink answered HTTP ${callback.answeredWith}</p>
+<p class="meta">Received ${escapeHtml(callback.receivedAt)}${callback.trigger ? ` for ${escapeHtml(callback.trigger.scenario)}, triggered ${escapeHtml(callback.trigger.triggeredAt)}` : ""} · ${callback.bodyBytes} bytes${callback.contentEncoding ? ` · Content-Encoding <code>${escapeHtml(callback.contentEncoding)}</code> (the body below is as sent, encoded)` : ""} · the sink answered HTTP ${callback.answeredWith}${callback.bodyProblem ? ` · unreadable: ${escapeHtml(callback.bodyProblem)}` : ""}</p>
 ${signatureTable(callback)}<p><b>Callback as received</b></p><pre>${escapeHtml(raw)}</pre></details>`;
 }
 

@@ -165,9 +165,12 @@ export function requestTargetOf(url: string): string {
   return neutralToken(`${parsed.pathname}${parsed.search}`);
 }
 
-/** `/callbacks/<token>/…` with the token replaced, so a URL given and a path received compare. */
+/**
+ * `/callbacks/<token>/…` with the token replaced, so a URL given and a path received compare. A
+ * public URL's path before it goes too: a tunnel may forward it or strip it, the provider cannot tell.
+ */
 export function neutralToken(path: string): string {
-  return path.replace(/^\/callbacks\/[^/?]+/, "/callbacks/<token>");
+  return path.replace(/^(?:\/[^/?]*)*?\/callbacks\/[^/?]+/, "/callbacks/<token>");
 }
 
 /** The callbacks of one order's tag: waits for `count`, then `settleMs` more for late or extra ones. */
