@@ -447,6 +447,11 @@ describe("what the profile declares, as a generic tool reads it", () => {
     });
   });
 
+  it("a pattern the profile declares with \\d is written [0-9], what it means to the suite's checks", () => {
+    const requisites = variantDoc.components.schemas.CreateQuasiEcomOrderRequest?.properties?.requisites;
+    expect(requisites?.properties?.cvc).toMatchObject({ pattern: "^[0-9]{3}$" });
+  });
+
   it("money values carry the decimals the profile declares, and callbacks their date convention", () => {
     const record = doc.components.schemas.OrderRecord as Schema & {
       properties: Record<string, Record<string, unknown>>;
