@@ -6,6 +6,7 @@
  * load bundle carries no validator library.
  */
 
+export { type AmountRoundingProbe, amountRoundingProbes } from "./amount-rounding.ts";
 export {
   explainCallbackSignature,
   type HmacScheme,

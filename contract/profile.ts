@@ -152,7 +152,9 @@ function compiles(source: string): boolean {
 }
 
 /** A dotted request field path (`clientMetadata.email`). */
-const FieldPath = z.string().regex(/^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/, "must be a dotted field path");
+const FieldPath = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/, "must be a dotted field path");
 
 // --- end of the issue-10 method block --------------------------------------------------------------
 

@@ -391,8 +391,31 @@ const CONVENTION_CASES: Record<string, Case> = {
   },
 };
 
+/** An amount that rounds to 0 (tiny), and one past the maximum that rounds onto it (over). */
+const tiny = { sent: 0.004, rounded: 0, decimals: 2, expect: "refused-or-exact" as const };
+const over = { sent: 1_000_000.004, rounded: 1_000_000, decimals: 2, expect: "refused" as const };
+
 const CASES: Record<string, Case> = {
   ...PROBE_CASES,
+  "behaviour.amount-not-rounded-past-limit": {
+    good: [
+      { ...tiny, response: errorResponse },
+      { ...tiny, response: successResponse, orderAmount: 0.004 },
+      { ...over, response: errorResponse, pinned: { httpStatus: 401 } },
+    ],
+    bad: [
+      [
+        { ...tiny, response: successResponse, orderAmount: 0 },
+        /accepted 0\.004, and the order's amount is 0: neither refused nor kept as sent \(0\.004 rounds to 0 at 2 decimal\(s\)\)/,
+      ],
+      [
+        { ...over, response: successResponse, orderAmount: 1_000_000 },
+        /accepted 1000000\.004, past the method's limit as sent \(1000000\.004 rounds to 1000000/,
+      ],
+      [{ ...over, response: errorResponse, pinned: { httpStatus: 400 } }, /HTTP 401, the profile pins 400/],
+      [{ ...tiny, response: response(500, undefined, "text/plain") }, /server error instead of a refusal/],
+    ],
+  },
   ...RECEIVER_CASES,
   ...CONVENTION_CASES,
   "callbacks.arrives": {

@@ -1,4 +1,5 @@
 /** Every check, importable from one place; CHECK_REGISTRY lists them by name. */
+export * from "./amount-rounding.ts";
 export * from "./behaviour.ts";
 export * from "./callbacks.ts";
 export * from "./check.ts";
