@@ -105,7 +105,12 @@ describe("normalised values", () => {
   it("give what each everyday normalisation reads, and nothing where none changes the value", () => {
     expect(normalisedValues("\u00a012\u00a0")).toEqual([["trim-whitespace", "12"]]);
     expect(normalisedValues("0\u0663")).toEqual([["unicode-digits", "03"]]);
-    expect(normalisedValues("\uff11\uff12")).toEqual([["unicode-digits", "12"], ["scalar-coercion", 12]].slice(0, 1));
+    expect(normalisedValues("\uff11\uff12")).toEqual(
+      [
+        ["unicode-digits", "12"],
+        ["scalar-coercion", 12],
+      ].slice(0, 1),
+    );
     expect(normalisedValues("\u09e7\u09ea")).toEqual([["unicode-digits", "14"]]);
     expect(normalisedValues("1500")).toEqual([["scalar-coercion", 1500]]);
     expect(normalisedValues(12345)).toEqual([["scalar-coercion", "12345"]]);

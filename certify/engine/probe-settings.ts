@@ -115,7 +115,11 @@ export function rerunBaseOf(run: RunSettings): RerunBase {
   const assignments = (Object.entries(SETTINGS) as [SettingKey, SettingSpec][])
     .filter(([key, spec]) => {
       const source = run.sources[key];
-      return (source === "flag" || source === "variable") && !NOT_REPEATED.has(key) && spec.readBy.includes("certify");
+      return (
+        (source === "flag" || source === "variable") &&
+        !NOT_REPEATED.has(key) &&
+        spec.readBy.includes("certify")
+      );
     })
     .map(([key, spec]) => {
       const value = (run as unknown as Record<string, unknown>)[key];

@@ -77,7 +77,8 @@ export function callbackBodiesCut(evidence: readonly CallbackEvidence[]): { cut:
   return { cut, dropped };
 }
 
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+// A byte order mark is kept: the evidence is the bytes as received (the default drops it unsaid).
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 function bodyOf(raw: Buffer): { body: string; bodyEncoding: "utf8" | "base64" } {
   try {
@@ -125,7 +126,8 @@ export function callbackEvidence(
         method: callback.method,
         url: masker.text(publicUrlOf(publicBase, callback.path)),
         headers: masker.headers(callback.headers),
-        ...bounded(bodyEncoding === "utf8" ? masker.text(body) : body),
+        // Base64 is masked too: the masker finds a secret inside it (decoded, masked, encoded again).
+        ...bounded(masker.text(body)),
         bodyEncoding,
         bodyBytes: raw.length,
         ...(callback.contentEncoding ? { contentEncoding: masker.text(callback.contentEncoding) } : {}),

@@ -79,12 +79,10 @@ for (const endpoint of Object.values(ENDPOINTS)) {
           !isCreate && miss.normalisation !== undefined
             ? orderIdOf(await createOrder(target, kind))
             : orderId;
-        const exchange = await target
-          .client()
-          .call(operation, validBody(), {
-            apiKey: miss.value,
-            ...(own !== undefined ? { orderId: own } : {}),
-          });
+        const exchange = await target.client().call(operation, validBody(), {
+          apiKey: miss.value,
+          ...(own !== undefined ? { orderId: own } : {}),
+        });
         const pinned = target.profile.errors.unauthorized;
         verify(ctx, target, rejectsNearMissApiKey, { response: exchange.response, pinned }, [exchange], {
           normalisation: miss.normalisation,

@@ -156,7 +156,11 @@ export function reproductionOf(
   check: string,
   extra: Omit<Reproduction, "seed" | "command"> = {},
 ): Reproduction {
-  return { seed: target.probes.seed, command: rerunCommand(target.rerun, target.probes.seed, check), ...extra };
+  return {
+    seed: target.probes.seed,
+    command: rerunCommand(target.rerun, target.probes.seed, check),
+    ...extra,
+  };
 }
 
 /** The request target (path and query) of a URL, with the sink's token segment made neutral. */
