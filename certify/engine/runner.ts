@@ -33,6 +33,7 @@ import {
 import { consoleLine } from "../reports/console.ts";
 import { printSummary } from "../reports/console-summary.ts";
 import { evidenceBoundsOf } from "../reports/evidence-bounds.ts";
+import { markFollowOnFailures } from "../reports/follow-on-failures.ts";
 import { type ReportKind, type ReportPaths, writeReports } from "../reports/index.ts";
 import { strictJsonChecks } from "../reports/json-text-findings.ts";
 import { isRateLimited, resolveRootCauses } from "../reports/root-causes.ts";
@@ -340,6 +341,8 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
     // One cause per failure: each cause fails once per endpoint; the checks it blocked point at it.
     const resolved = resolveRootCauses(checks, exchanges, profile);
     checks.splice(0, checks.length, ...resolved.records);
+    // The root cause first: a failure an earlier failure of its order explains is shown under it.
+    markFollowOnFailures(checks, exchanges);
     // A 429 or 503 is no answer: the checks that met one were not evaluated, and the run says why.
     const byId = new Map(exchanges.map((e) => [e.id, e]));
     const rateLimited = resolved.unexplained.filter((c) => isRateLimited(c, byId));

@@ -50,12 +50,28 @@ export function printSummary(
 
   const failures = failuresByRule(report.checks);
   if (failures.length > 0) {
+    const followOns = failures.reduce((sum, f) => sum + f.followOns, 0);
     print("");
-    print("failures by rule:");
+    print(
+      followOns > 0
+        ? `failures by rule (root causes first; ${followOns} failure(s) follow from an earlier failure of their order):`
+        : "failures by rule:",
+    );
     for (const failure of failures) {
       const endpoints =
         failure.endpoints.length === 1 ? failure.endpoints[0] : `${failure.endpoints.length} endpoints`;
-      print(`  ✗ ${failure.check}: ${failure.count} failure(s), ${endpoints}`);
+      if (failure.followOns === failure.count) {
+        // Every failure of this rule follows from another rule's: shown under its cause, not beside it.
+        print(
+          `    ↳ ${failure.check}: ${failure.count} failure(s), ${endpoints}, following from ${failure.causes.join(", ")}`,
+        );
+        continue;
+      }
+      const following =
+        failure.followOns > 0
+          ? ` (${failure.followOns} of them following from ${failure.causes.join(", ")})`
+          : "";
+      print(`  ✗ ${failure.check}: ${failure.count} failure(s), ${endpoints}${following}`);
       print(`      first: ${placeOf(failure.first)}: ${shorten(failure.first.detail)}`);
       // A signature failure: what the provider's engineer needs to find their mistake, whole.
       if (failure.check === callbacksSignatureValid.name)

@@ -25,7 +25,11 @@ export interface RuleFailures {
   standing: Standing;
   endpoints: string[];
   count: number;
-  /** The first failure, as evidence. */
+  /** Of `count`, the failures an earlier failure of their order explains (`followsFrom`). */
+  followOns: number;
+  /** The rules those follow from. */
+  causes: string[];
+  /** The first failure, as evidence: a root cause where the rule has one. */
   first: CheckRecord;
 }
 
@@ -34,25 +38,39 @@ export function failuresByRule(checks: readonly CheckRecord[]): RuleFailures[] {
   for (const record of checks) {
     if (!isFailure(record)) continue;
     const key = `${record.check}\u0000${standingOf(record)}`;
-    const entry = byRule.get(key);
-    if (entry) {
-      entry.count += 1;
-      if (!entry.endpoints.includes(record.endpoint)) entry.endpoints.push(record.endpoint);
-    } else {
-      byRule.set(key, {
+    const entry =
+      byRule.get(key) ??
+      ({
         check: record.check,
         rule: record.rule,
         required: record.required,
         standing: standingOf(record),
-        endpoints: [record.endpoint],
-        count: 1,
+        endpoints: [],
+        count: 0,
+        followOns: 0,
+        causes: [],
         first: record,
-      });
-    }
+      } satisfies RuleFailures);
+    entry.count += 1;
+    if (!entry.endpoints.includes(record.endpoint)) entry.endpoints.push(record.endpoint);
+    if (record.followsFrom) {
+      entry.followOns += 1;
+      if (!entry.causes.includes(record.followsFrom.check)) entry.causes.push(record.followsFrom.check);
+    } else if (entry.first.followsFrom) entry.first = record;
+    byRule.set(key, entry);
   }
-  return [...byRule.values()].sort(
-    (a, b) => Number(b.required) - Number(a.required) || b.count - a.count || a.check.localeCompare(b.check),
+  // Rules with a root cause among their failures first, by how many roots, each followed by the
+  // rules whose every failure follows from it: shown under their cause, not beside it.
+  const roots = (r: RuleFailures) => r.count - r.followOns;
+  const sorted = [...byRule.values()].sort(
+    (a, b) => roots(b) - roots(a) || b.count - a.count || a.check.localeCompare(b.check),
   );
+  const followOnly = sorted.filter((r) => roots(r) === 0);
+  const out: RuleFailures[] = [];
+  for (const rule of sorted.filter((r) => roots(r) > 0)) {
+    out.push(rule, ...followOnly.filter((f) => f.causes[0] === rule.check && !out.includes(f)));
+  }
+  return [...out, ...followOnly.filter((f) => !out.includes(f))];
 }
 
 /** Where a check record sits, as a reader finds it: `endpoint › check › case`. */

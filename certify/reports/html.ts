@@ -7,10 +7,11 @@ import { describeRuleSource, type RecordedExchange } from "../../contract/index.
 import { escapeHtml, tlsSummaryLines } from "../../kit/index.ts";
 import { rateLimitWaitsLine } from "../engine/preflight.ts";
 import { reconnectedNote, reconnectsLine } from "../engine/reconnects.ts";
-import { type CheckRecord, isAdvisory, partialLine, type RunReport } from "../engine/run-model.ts";
+import { type CheckRecord, isAdvisory, isFailure, partialLine, type RunReport } from "../engine/run-model.ts";
 import { type CallbackEvidence, relativeToTrigger } from "./callback-evidence.ts";
 import { baselineSection, EXTRAS_CSS, targetContainerSection } from "./extras-html.ts";
 import { advisoriesByRule, failuresByRule, placeOf, standingOf } from "./failures-by-rule.ts";
+import { describeRef } from "./follow-on-failures.ts";
 import { probeSettingsLine, reproductionHtml } from "./reproduction.ts";
 
 const CSS = `
@@ -32,7 +33,7 @@ details{margin:6px 0}summary{cursor:pointer}
 .alarm{background:#b00020;color:#fff;font-size:1.15em;padding:14px 18px;border-radius:6px;margin:0 0 12px}
 .errors{background:#fff4f2;border:1px solid #f0c4bd;padding:8px 12px}
 .warnings{background:#fff8e1;border:1px solid #f0dca0;padding:8px 12px;margin:8px 0}
-.noteval{color:#5a6270}.advisory{color:#33558a}
+.noteval{color:#5a6270}.advisory{color:#33558a}tr.follow-on td:first-child{padding-left:28px}
 table.findings{margin:6px 0;width:auto}table.findings td,table.findings th{padding:2px 8px}
 a{color:#1a5fb4}
 `;
@@ -129,11 +130,23 @@ function signatureTable(callback: CallbackEvidence): string {
     .join("")}</tbody></table>`;
 }
 
-/** A timeline's result: never "passed" beside a delivery whose signature failed. */
-function timelineStatusCell(record: CheckRecord, callbacks: readonly CallbackEvidence[]): string {
+/**
+ * A timeline's result: never "passed" beside a delivery that failed a check, its signature or any
+ * other (an amount a hundred times the order's).
+ */
+function timelineStatusCell(
+  record: CheckRecord,
+  callbacks: readonly CallbackEvidence[],
+  failedOn: ReadonlyMap<string, CheckRecord[]>,
+): string {
+  if (record.status !== "passed") return statusCell(record);
   const bad = callbacks.filter((c) => c.signature !== "valid" && c.signature !== "not-checked");
-  if (bad.length === 0 || record.status !== "passed") return statusCell(record);
-  return `<td class="failed">✗ signature ${escapeHtml(bad[0]?.signature ?? "")}<div class="meta">${bad.length} of ${callbacks.length} deliveries; <code>${escapeHtml(record.check)}</code> itself passed</div></td>`;
+  if (bad.length > 0)
+    return `<td class="failed">✗ signature ${escapeHtml(bad[0]?.signature ?? "")}<div class="meta">${bad.length} of ${callbacks.length} deliveries; <code>${escapeHtml(record.check)}</code> itself passed</div></td>`;
+  const failures = [...new Set(callbacks.flatMap((c) => failedOn.get(c.id) ?? []))];
+  const [first] = failures;
+  if (!first) return statusCell(record);
+  return `<td class="failed">✗ ${escapeHtml(first.check)}<div class="meta">${failures.length} failed check(s) on these callbacks; <code>${escapeHtml(record.check)}</code> itself passed</div></td>`;
 }
 
 interface Lookups {
@@ -166,7 +179,19 @@ function checkRow(record: CheckRecord, index: number, lookups: Lookups): string 
     const source = record.ruleSource
       ? `<div class="meta">Source: ${escapeHtml(describeRuleSource(record.ruleSource))}</div>`
       : "";
-    evidence = `<div class="meta">Rule: ${escapeHtml(record.rule || "(not a registered check)")}</div>${source}${findingsTable(record)}${reproductionHtml(record, escapeHtml)}${
+    const cause = record.followsFrom
+      ? lookups.anchors.get(
+          causeKey(record.followsFrom.endpoint, record.followsFrom.check, record.followsFrom.case),
+        )
+      : undefined;
+    const follows = record.followsFrom
+      ? `<div class="meta"><b>Follows from</b> an earlier failure of the same order: ${
+          cause === undefined
+            ? escapeHtml(describeRef(record.followsFrom))
+            : `<a href="#${recordAnchor(cause)}">${escapeHtml(describeRef(record.followsFrom))}</a>`
+        }</div>`
+      : "";
+    evidence = `${follows}<div class="meta">Rule: ${escapeHtml(record.rule || "(not a registered check)")}</div>${source}${findingsTable(record)}${reproductionHtml(record, escapeHtml)}${
       blocks.length + callbacks.length > 0
         ? [...callbacks, ...blocks].join("")
         : '<div class="meta">No exchange was recorded for this check.</div>'
@@ -188,19 +213,32 @@ function checkRow(record: CheckRecord, index: number, lookups: Lookups): string 
 function failuresSection(report: RunReport, indexOf: Map<CheckRecord, number>): string {
   const failures = failuresByRule(report.checks);
   if (failures.length === 0) return "";
+  const followOns = failures.reduce((sum, f) => sum + f.followOns, 0);
   const rows = failures
     .map((failure) => {
       const index = indexOf.get(failure.first);
       const first = `<a href="#${index === undefined ? "" : recordAnchor(index)}">${escapeHtml(placeOf(failure.first))}</a>`;
-      return `<tr><td><code>${escapeHtml(failure.check)}</code><div class="meta">${escapeHtml(failure.rule)}</div>${
+      // A rule whose every failure follows from another's sits under its cause, indented.
+      const follows = failure.followOns === failure.count;
+      const note =
+        failure.followOns > 0
+          ? `<div class="meta">${follows ? "Every one" : `${failure.followOns} of them`} following from an earlier failure of the same order: ${failure.causes
+              .map((cause) => `<code>${escapeHtml(cause)}</code>`)
+              .join(", ")}</div>`
+          : "";
+      return `<tr${follows ? ' class="follow-on"' : ""}><td>${follows ? "↳ " : ""}<code>${escapeHtml(failure.check)}</code><div class="meta">${escapeHtml(failure.rule)}</div>${
         failure.first.ruleSource
           ? `<div class="meta">Source: ${escapeHtml(describeRuleSource(failure.first.ruleSource))}</div>`
           : ""
-      }</td><td>${failure.endpoints.map(escapeHtml).join("<br>")}</td><td class="num">${failure.count}</td><td>${first}<div>${escapeHtml(failure.first.detail)}</div></td></tr>`;
+      }${note}</td><td>${failure.endpoints.map(escapeHtml).join("<br>")}</td><td class="num">${failure.count}</td><td>${first}<div>${escapeHtml(failure.first.detail)}</div></td></tr>`;
     })
     .join("\n");
   return `<h2 id="failures-by-rule">Failures by rule</h2>
-<p class="meta">Each rule that failed, once: the endpoints it failed on, how often, and the first failure as evidence. A check that depends on a failure (an answer that is not JSON, an order that could not be created) is "not evaluated" and points at it, so each cause is counted once.</p>
+<p class="meta">Each rule that failed, once: the endpoints it failed on, how often, and the first failure as evidence. The rules that caused others come first${
+    followOns > 0
+      ? `: <b>${followOns} failure(s) follow from an earlier failure of their order</b>, and a rule all of whose failures follow is shown under its cause`
+      : ""
+  }. A check that depends on a failure (an answer that is not JSON, an order that could not be created) is "not evaluated" and points at it, so each cause is counted once.</p>
 <table><thead><tr><th style="width:340px">Rule</th><th style="width:220px">Endpoints</th><th>Count</th><th>First evidence</th></tr></thead><tbody>
 ${rows}
 </tbody></table>`;
@@ -237,6 +275,11 @@ function callbacksOf(timeline: NonNullable<CheckRecord["timeline"]>, lookups: Lo
 
 function timelines(report: RunReport, lookups: Lookups): string {
   const withTimeline = report.checks.filter((c) => c.timeline !== undefined);
+  /** The required failures that looked at each callback. */
+  const failedOn = new Map<string, CheckRecord[]>();
+  for (const record of report.checks)
+    if (isFailure(record))
+      for (const id of record.callbacks ?? []) failedOn.set(id, [...(failedOn.get(id) ?? []), record]);
   const shown = new Set<string>();
   const rows = withTimeline
     .map((record) => {
@@ -254,7 +297,7 @@ function timelines(report: RunReport, lookups: Lookups): string {
                     `#${d.delivery} <code>${escapeHtml(d.status)}</code> ${escapeHtml(relativeToTrigger(d.arrivedAfterMs))} · answered ${d.answeredWith} · signature ${escapeHtml(d.signature)}`,
                 )
                 .join("<br>");
-      return `<tr>${timelineStatusCell(record, callbacks)}<td>${escapeHtml(timeline.scenario)}<div class="meta">triggered ${escapeHtml(timeline.triggeredAt)}</div></td><td><code>${escapeHtml(timeline.orderId)}</code></td><td>${deliveries}</td></tr>`;
+      return `<tr>${timelineStatusCell(record, callbacks, failedOn)}<td>${escapeHtml(timeline.scenario)}<div class="meta">triggered ${escapeHtml(timeline.triggeredAt)}</div></td><td><code>${escapeHtml(timeline.orderId)}</code></td><td>${deliveries}</td></tr>`;
     })
     .join("\n");
   const others = report.callbacks.filter((callback) => !shown.has(callback.id));
