@@ -4,6 +4,7 @@
  * capacity, inline SVG plots with data, and a size that does not grow with the run's length.
  */
 import { describe, expect, it } from "vitest";
+import { parseJunit, validateJunit10, xmllintPath } from "../../fixtures/testing/junit-schema.ts";
 import { fixture, report } from "../testing/sample-report.ts";
 import type { K6Timeline } from "./k6-timeline.ts";
 import { type LoadReport, renderLoadHtml, renderLoadJunit } from "./report.ts";
@@ -72,6 +73,29 @@ describe("load reports", () => {
     expect(renderLoadHtml(failed)).toContain(
       "✗ createMobileCommerceOrder: every required field of the right type",
     );
+  });
+
+  it.skipIf(xmllintPath() === undefined)(
+    "write JUnit that validates against Jenkins xunit's junit-10.xsd (skipped: xmllint is not installed)",
+    () => {
+      for (const r of [report("mixed-smoke-shares"), report("mixed-amount-as-string")]) {
+        const verdict = validateJunit10(renderLoadJunit(r));
+        expect(verdict.errors).toBe("");
+        expect(verdict.valid).toBe(true);
+      }
+    },
+  );
+
+  it("write JUnit that junit2json reads, with its counts", async () => {
+    const failed = report("mixed-amount-as-string");
+    const parsed = await parseJunit(renderLoadJunit(failed));
+    const suite = parsed.testsuite?.[0];
+    const cases = suite?.testcase ?? [];
+    expect(suite?.tests).toBe(cases.length);
+    expect(suite?.errors).toBe(0);
+    expect(suite?.failures).toBe(cases.filter((c) => c.failure !== undefined).length);
+    expect(suite?.failures).toBeGreaterThan(0);
+    expect(parsed.failures).toBe(suite?.failures);
   });
 
   it("fail when a final callback is missing, saying how many of how many", () => {

@@ -176,6 +176,7 @@ const ms = (n: number | null | undefined) => (n === null || n === undefined ? "â
 export function renderLoadJunit(report: LoadReport): string {
   const cases: string[] = [];
   let failures = 0;
+  const errors = 0;
   const testcase = (classname: string, name: string, failure: string | undefined, out?: string) => {
     const attrs = `classname="${escapeXml(classname)}" name="${escapeXml(name)}"`;
     if (failure !== undefined) {
@@ -222,10 +223,12 @@ export function renderLoadJunit(report: LoadReport): string {
       report.stress.capacity === null ? report.stress.line : undefined,
       report.stress.line,
     );
+  // `errors` is required on <testsuite> by Jenkins xunit's junit-10.xsd.
+  const counts = `tests="${cases.length}" failures="${failures}" errors="${errors}"`;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="h2h-certify load ${escapeXml(report.scenario)}" tests="${cases.length}" failures="${failures}">`,
-    `  <testsuite name="${escapeXml(`${report.script} ${report.scenario}`)}" tests="${cases.length}" failures="${failures}" timestamp="${report.startedAt}">`,
+    `<testsuites name="h2h-certify load ${escapeXml(report.scenario)}" ${counts}>`,
+    `  <testsuite name="${escapeXml(`${report.script} ${report.scenario}`)}" ${counts} timestamp="${report.startedAt}">`,
     ...cases,
     "  </testsuite>",
     "</testsuites>",
