@@ -16,13 +16,17 @@
 import { readFile } from "node:fs/promises";
 import { gunzipSync } from "node:zlib";
 import { TIMELINE_POINTS } from "../../target/index.ts";
-import { BUSINESS_ERRORS_METRIC, CONFIRMED_METRIC_PREFIX } from "../lib/metric-names.ts";
+import {
+  BUSINESS_ERRORS_METRIC,
+  CONFIRMED_METRIC_PREFIX,
+  TRANSPORT_ERRORS_METRIC,
+} from "../lib/metric-names.ts";
 
 /** Periods per run, about (H2H_TIMELINE_POINTS): the record and the plots stay this size however long the run. */
 export { TIMELINE_POINTS };
 
 /** The tags k6's dashboard aggregates per value: per endpoint, per business error code. */
-export const TIMELINE_TAGS = ["name", "codeError"] as const;
+export const TIMELINE_TAGS = ["name", "codeError", "errorCode"] as const;
 
 /** The dashboard period for a run of this many seconds: whole seconds, at most `points` periods. */
 export function timelinePeriodSeconds(runSeconds: number, points = TIMELINE_POINTS): number {
@@ -240,10 +244,18 @@ export function loadSeriesOf(timeline: K6Timeline): LoadSeries {
   };
 }
 
+/** Requests with no answer by k6's error code over the whole run, from the dashboard's per-tag aggregation. */
+export function transportErrorsByCode(timeline: K6Timeline): Record<string, number> {
+  return countsByTag(timeline, `${TRANSPORT_ERRORS_METRIC}{errorCode:`);
+}
+
 /** Business errors by codeError over the whole run, from the dashboard's per-tag aggregation. */
 export function businessErrorsByCode(timeline: K6Timeline): Record<string, number> {
+  return countsByTag(timeline, `${BUSINESS_ERRORS_METRIC}{codeError:`);
+}
+
+function countsByTag(timeline: K6Timeline, prefix: string): Record<string, number> {
   const byCode: Record<string, number> = {};
-  const prefix = `${BUSINESS_ERRORS_METRIC}{codeError:`;
   for (const [name, values] of Object.entries(timeline.cumulative)) {
     if (name.startsWith(prefix) && name.endsWith("}") && values.count !== undefined)
       byCode[name.slice(prefix.length, -1)] = values.count;

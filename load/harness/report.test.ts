@@ -98,6 +98,37 @@ describe("load reports", () => {
     expect(parsed.failures).toBe(suite?.failures);
   });
 
+  it("count requests with no answer (a target killed mid-run) as transport errors, out of latency and business errors", () => {
+    const { summary, timeline } = fixture("mixed-smoke-shares");
+    const plain = summary.metrics["http_req_duration{name:createMobileCommerceOrder}"];
+    const killed = structuredClone(summary);
+    // What k6 keeps when refused connections (0 ms each) are among the requests: the plain metric
+    // drags to 0, the expected_response:true submetric holds the answered ones.
+    killed.metrics["http_req_duration{name:createMobileCommerceOrder}"] = {
+      ...(plain as NonNullable<typeof plain>),
+      values: { ...plain?.values, med: 0, "p(95)": 0.4 },
+    };
+    killed.metrics["http_req_duration{name:createMobileCommerceOrder,expected_response:true}"] = {
+      ...(plain as NonNullable<typeof plain>),
+      values: { ...plain?.values, med: 12.5, "p(95)": 30 },
+    };
+    killed.metrics.h2h_transport_errors = {
+      type: "counter",
+      contains: "default",
+      values: { count: 65, rate: 2 },
+    };
+    const r = report("mixed-smoke-shares", { summary: killed, timeline });
+    expect(r.transportErrors.total).toBe(65);
+    expect(r.businessErrors.total).toBe(0);
+    const create = r.endpoints.find((e) => e.endpoint === "createMobileCommerceOrder");
+    expect(create).toMatchObject({ p50: 12.5, p95: 30 });
+    expect(r.endpoints.filter((e) => e.endpoint === "createMobileCommerceOrder")).toHaveLength(1);
+    const junit = renderLoadJunit(r);
+    expect(junit).toMatch(/<testsuite [^>]*errors="1"/);
+    expect(junit).toContain('<error message="65 requests got no answer (refused, reset or timed out)"');
+    expect(renderLoadHtml(r)).toContain("no answer (refused, reset, timed out)</td><td>65 in all");
+  });
+
   it("fail when a final callback is missing, saying how many of how many", () => {
     const missing = report("mixed-smoke-shares", { missing: 2 });
     expect(missing.passed).toBe(false);

@@ -15,8 +15,10 @@ import {
   failingChecks,
   type K6Summary,
   type K6SummaryCheck,
+  latencyMetrics,
   type ThresholdResult,
   thresholdsOf,
+  transportErrorCount,
 } from "../lib/summary.ts";
 import type { DeliveryReport } from "./delivery.ts";
 import type { LoadSeries } from "./k6-timeline.ts";
@@ -66,6 +68,8 @@ export interface LoadReport {
   droppedIterations: number;
   iterationDurationMs: { p50: number | null; p95: number | null; p99: number | null };
   businessErrors: { total: number; byCode: Record<string, number> | null };
+  /** Requests that got no answer (refused, reset, timed out), by k6's error code: the transport's faults. */
+  transportErrors: { total: number; byCode: Record<string, number> | null };
   delivery: DeliveryReport;
   deliveryTarget: number;
   stress: (StressOutcome & { line: string }) | undefined;
@@ -84,16 +88,15 @@ export interface LoadReport {
 const value = (summary: K6Summary, metric: string, stat: string): number | null =>
   summary.metrics[metric]?.values[stat] ?? null;
 
+/** Per endpoint, the latency of answered requests with an expected status: failed ones are out. */
 export function endpointsOf(summary: K6Summary): LoadReport["endpoints"] {
-  return Object.keys(summary.metrics)
-    .filter((name) => /^http_req_duration\{name:[^,}]+\}$/.test(name))
-    .map((name) => ({
-      endpoint: name.slice("http_req_duration{name:".length, -1),
-      p50: value(summary, name, "med"),
-      p95: value(summary, name, "p(95)"),
-      p99: value(summary, name, "p(99)"),
-      count: value(summary, name, "count"),
-    }));
+  return latencyMetrics(summary).map(({ endpoint, metric }) => ({
+    endpoint,
+    p50: metric.values.med ?? null,
+    p95: metric.values["p(95)"] ?? null,
+    p99: metric.values["p(99)"] ?? null,
+    count: metric.values.count ?? null,
+  }));
 }
 
 /** A check fails its JUnit case when it failed as often as the checks threshold tolerates no more (1 %). */
@@ -104,6 +107,7 @@ export function buildLoadReport(input: {
   delivery: DeliveryReport;
   deliveryTarget: number;
   businessErrorsByCode: Record<string, number> | null;
+  transportErrorsByCode?: Record<string, number> | null;
   stress: StressOutcome | undefined;
   series: LoadSeries | undefined;
   sinkSeries: LoadReport["sinkSeries"];
@@ -159,6 +163,7 @@ export function buildLoadReport(input: {
       p99: value(summary, "iteration_duration", "p(99)"),
     },
     businessErrors: { total: businessErrorCount(summary), byCode: input.businessErrorsByCode },
+    transportErrors: { total: transportErrorCount(summary), byCode: input.transportErrorsByCode ?? null },
     delivery,
     deliveryTarget: input.deliveryTarget,
     stress: input.stress ? { ...input.stress, line: capacityLine(input.stress) } : undefined,
@@ -176,10 +181,21 @@ const ms = (n: number | null | undefined) => (n === null || n === undefined ? "â
 export function renderLoadJunit(report: LoadReport): string {
   const cases: string[] = [];
   let failures = 0;
-  const errors = 0;
-  const testcase = (classname: string, name: string, failure: string | undefined, out?: string) => {
+  let errors = 0;
+  const testcase = (
+    classname: string,
+    name: string,
+    failure: string | undefined,
+    out?: string,
+    error?: string,
+  ) => {
     const attrs = `classname="${escapeXml(classname)}" name="${escapeXml(name)}"`;
-    if (failure !== undefined) {
+    if (error !== undefined) {
+      errors += 1;
+      cases.push(
+        `    <testcase ${attrs}>\n      <error message="${escapeXml(error)}" type="${escapeXml(classname)}"/>\n    </testcase>`,
+      );
+    } else if (failure !== undefined) {
       failures += 1;
       cases.push(
         `    <testcase ${attrs}>\n      <failure message="${escapeXml(failure)}" type="${escapeXml(classname)}"/>\n    </testcase>`,
@@ -205,6 +221,15 @@ export function renderLoadJunit(report: LoadReport): string {
       check.fails > 0 ? `${detail}, within the 1 % the checks threshold allows` : undefined,
     );
   }
+  // Requests with no answer are the connection's faults: JUnit errors, not failures of the API.
+  const transport = report.transportErrors.total;
+  testcase(
+    "transport",
+    "every request got an answer",
+    undefined,
+    undefined,
+    transport > 0 ? `${transport} requests got no answer (refused, reset or timed out)` : undefined,
+  );
   const d = report.delivery;
   testcase(
     "callbacks",
@@ -480,7 +505,18 @@ export function renderLoadHtml(report: LoadReport): string {
               : ""
         }`,
       ],
-    )}</table>`,
+    )}${row([
+      "no answer (refused, reset, timed out)",
+      `${report.transportErrors.total} in all${
+        report.transportErrors.total > 0 && report.transportErrors.byCode
+          ? `, by k6 error code: ${escapeHtml(
+              Object.entries(report.transportErrors.byCode)
+                .map(([k, v]) => `${k} ${v}`)
+                .join(", "),
+            )}`
+          : ""
+      }: faults of the connection, not answers of the API; out of the latency figures`,
+    ])}</table>`,
   );
   if (d.samples.length > 0)
     sections.push(

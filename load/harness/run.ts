@@ -38,6 +38,7 @@ import {
   TIMELINE_TAGS,
   TimelineFormatError,
   timelinePeriodSeconds,
+  transportErrorsByCode,
 } from "./k6-timeline.ts";
 import { k6TlsEnv, prepareK6Tls } from "./k6-tls.ts";
 import {
@@ -238,6 +239,7 @@ export async function runLoad(
       delivery,
       deliveryTarget: profile.loadDeliveryTarget,
       businessErrorsByCode: timeline ? businessErrorsByCode(timeline) : null,
+      transportErrorsByCode: timeline ? transportErrorsByCode(timeline) : null,
       stress,
       series: timeline ? loadSeriesOf(timeline) : undefined,
       sinkSeries: { delivered: runTally.deliveredTimeline, intake: runTally.intakeTimeline },
@@ -308,6 +310,11 @@ export async function runLoad(
       `sink: took ${delivery.sink.callbacks} callbacks, peak ${delivery.sink.peakPerSecond}/s, answered in p99 ` +
         `${delivery.sink.answerMs.p99?.toFixed(2) ?? "–"} ms (max ${delivery.sink.answerMs.max?.toFixed(2) ?? "–"} ms)`,
     );
+    if (report.transportErrors.total > 0)
+      print(
+        `load: ${report.transportErrors.total} requests got no answer (refused, reset or timed out): faults of the connection, ` +
+          `counted apart from the ${report.businessErrors.total} business errors and left out of the latency figures`,
+      );
     const reportBytes = await folderBytes(reportDir);
     const dashboardBytes = await stat(files.dashboard as string).then(
       (s) => s.size,

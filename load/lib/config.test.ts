@@ -120,7 +120,7 @@ describe("load scenarios", () => {
     expect(stress.stages.map((s) => s.target)).toEqual(steps.flatMap((s) => [s.rate, s.rate]));
     expect(stress.stages.reduce((sum, s) => sum + durationSeconds(s.duration), 0)).toBe(120);
     const thresholds = buildOptions(config("stress"), ["quasi_ecom"]).thresholds as Record<string, unknown[]>;
-    expect(thresholds["http_req_duration{name:createQuasiEcomOrder,step:3}"]).toEqual([
+    expect(thresholds["http_req_duration{name:createQuasiEcomOrder,step:3,expected_response:true}"]).toEqual([
       { threshold: "p(95)<500", abortOnFail: true },
     ]);
     expect(thresholds["http_req_failed{step:3}"]).toEqual([{ threshold: "rate<0.01", abortOnFail: true }]);
@@ -157,8 +157,8 @@ describe("load scenarios", () => {
     expect(options.thresholds).toEqual({
       http_req_failed: ["rate<0.01"],
       checks: ["rate>0.99"],
-      "http_req_duration{name:createQuasiEcomOrder}": ["p(95)<250"],
-      "http_req_duration{name:confirmQuasiEcomOrder}": ["p(95)<250"],
+      "http_req_duration{name:createQuasiEcomOrder,expected_response:true}": ["p(95)<250"],
+      "http_req_duration{name:confirmQuasiEcomOrder,expected_response:true}": ["p(95)<250"],
     });
   });
 

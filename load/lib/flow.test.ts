@@ -64,12 +64,21 @@ interface Recorded {
   checks: Record<string, boolean>[];
   confirmed: ConfirmedStatus[];
   errors: { codeError: string; operation: OperationName }[];
+  transportErrors: { errorCode: string; operation: OperationName }[];
   warnings: string[];
   sleeps: number[];
 }
 
 function runtime(fault: string, randoms: number[] = []): { runtime: FlowRuntime; recorded: Recorded } {
-  const recorded: Recorded = { posts: [], checks: [], confirmed: [], errors: [], warnings: [], sleeps: [] };
+  const recorded: Recorded = {
+    posts: [],
+    checks: [],
+    confirmed: [],
+    errors: [],
+    transportErrors: [],
+    warnings: [],
+    sleeps: [],
+  };
   let clock = 1_700_000_000_000;
   const post = target(fault);
   return {
@@ -84,6 +93,7 @@ function runtime(fault: string, randoms: number[] = []): { runtime: FlowRuntime;
       random: () => randoms.shift() ?? 0.99,
       sleep: (seconds) => recorded.sleeps.push(seconds),
       businessError: (codeError, operation) => recorded.errors.push({ codeError, operation }),
+      transportError: (errorCode, operation) => recorded.transportErrors.push({ errorCode, operation }),
       orderConfirmed: (final) => recorded.confirmed.push(final),
       warn: (message) => recorded.warnings.push(message),
       vuId: () => 7,
@@ -133,6 +143,19 @@ describe("load flow", () => {
     // The next order of the VU gets the next id.
     flow("mobile_commerce");
     expect(JSON.parse(recorded.posts[2]?.body ?? "").merchantOrderID).toBe("run-1-mc-7-1");
+  });
+
+  it("counts a request that got no answer (a refused connection) as a transport error, never a business error", () => {
+    const { runtime: rt, recorded } = runtime("");
+    // k6's answer to a refused connection: status 0, no body, error_code 1212.
+    rt.post = (url, body, params) => {
+      recorded.posts.push({ url, body, params });
+      return { status: 0, body: null, json: () => undefined, error_code: 1212 };
+    };
+    const outcome = createOrderFlow(config(), JSON.stringify(digest), rt)("mobile_commerce");
+    expect(outcome.created).toBe(false);
+    expect(recorded.transportErrors).toEqual([{ errorCode: "1212", operation: "createMobileCommerceOrder" }]);
+    expect(recorded.errors).toEqual([]);
   });
 
   it("records two named checks per answer, all passing on the reference provider's answers", () => {

@@ -43,6 +43,8 @@ export interface HttpAnswer {
   body: string | null;
   /** The values a GJSON selector picks out of the body (k6 `response.json(selector)`); undefined when the body is not JSON. */
   json(selector: string): unknown;
+  /** k6's error code when no answer came (1211 dial timeout, 1212 connection refused, 1050 timeout, ...). */
+  error_code?: number;
 }
 
 /** What k6's http.post takes as its third argument; built once per operation. */
@@ -64,6 +66,8 @@ export interface FlowRuntime {
   /** Pauses the VU (k6 `sleep`), seconds. */
   sleep(seconds: number): void;
   businessError(codeError: string, operation: OperationName): void;
+  /** A request that got no answer at all (refused, reset, timed out): a fault of the transport, not of the API. */
+  transportError(errorCode: string, operation: OperationName): void;
   orderConfirmed(expectedFinal: ConfirmedStatus): void;
   /** A line on k6's log (console.warn). */
   warn(message: string): void;
@@ -288,12 +292,10 @@ export function createOrderFlow(config: LoadConfig, digestJson: string, runtime:
     results[operation.names.success] = verdict.envelope && verdict.status;
     if (withFields) results[operation.names.fields] = fields;
     runtime.check(results);
-    if (!verdict.envelope) {
-      runtime.businessError(
-        codeErrorOf(answer) ?? (answer.status === 0 ? "no_answer" : `http_${answer.status}`),
-        operation.operation,
-      );
-    }
+    // No answer (status 0) is the transport's fault, counted apart from the API's error answers.
+    if (answer.status === 0) runtime.transportError(String(answer.error_code ?? 0), operation.operation);
+    else if (!verdict.envelope)
+      runtime.businessError(codeErrorOf(answer) ?? `http_${answer.status}`, operation.operation);
     return verdict.envelope;
   }
 

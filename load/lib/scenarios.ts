@@ -162,18 +162,30 @@ export function isBookkeeping(rule: string): boolean {
 
 type Thresholds = NonNullable<Options["thresholds"]>;
 
+/**
+ * An endpoint's latency metric: answered requests with an expected status only (k6's
+ * expected_response), so a refused connection's 0 ms never counts as a fast answer.
+ */
+export function latencyMetric(operation: string, stepTag?: string): string {
+  return `http_req_duration{name:${operation},${stepTag ? `${stepTag},` : ""}expected_response:true}`;
+}
+
+/** The endpoint a latency metric's name is of (this harness's or an older one without expected_response). */
+export function endpointOfLatencyMetric(metric: string): string | undefined {
+  return /^http_req_duration\{name:([^,}]+)(?:,expected_response:true)?\}$/.exec(metric)?.[1];
+}
+
 function stressThresholds(config: LoadConfig, kinds: readonly OrderKind[]): Thresholds {
   const thresholds: Thresholds = {};
   // k6 stops the run at the first step whose latency or failure rate breaks (abortOnFail); a
   // step's submetric is empty, and so not evaluated, until its settled window starts.
   const abort = (rule: string) => [{ threshold: rule, abortOnFail: true }];
   // Each endpoint over the whole run, for the summary's latency table (judged per step below).
-  for (const operation of operationsOf(kinds))
-    thresholds[`http_req_duration{name:${operation}}`] = ["max>=0"];
+  for (const operation of operationsOf(kinds)) thresholds[latencyMetric(operation)] = ["max>=0"];
   for (const step of stressSteps(config)) {
     const tag = `${STEP_TAG}:${step.index}`;
     for (const operation of operationsOf(kinds))
-      thresholds[`http_req_duration{name:${operation},${tag}}`] = abort(`p(95)<${config.p95Ms}`);
+      thresholds[latencyMetric(operation, tag)] = abort(`p(95)<${config.p95Ms}`);
     thresholds[`http_req_failed{${tag}}`] = abort("rate<0.01");
     thresholds[`checks{${tag}}`] = ["rate>=0"];
     thresholds[`iterations{${tag}}`] = ["count>=0"];
@@ -213,7 +225,7 @@ export function buildOptions(
   else {
     thresholds = { http_req_failed: ["rate<0.01"], checks: ["rate>0.99"] };
     for (const operation of operationsOf(kinds))
-      thresholds[`http_req_duration{name:${operation}}`] = [`p(95)<${config.p95Ms}`];
+      thresholds[latencyMetric(operation)] = [`p(95)<${config.p95Ms}`];
   }
   return {
     scenarios: { [config.scenario]: buildScenario(config) },
