@@ -187,7 +187,7 @@ export async function readK6Timeline(path: string): Promise<K6Timeline | undefin
 /** What the report plots, per period: bounded by the number of periods. */
 export interface LoadSeries {
   periodMs: number;
-  /** Period ends, ms since the epoch, and their lengths (the last may be shorter). */
+  /** Period ends, ms since the epoch, and their real lengths (a short last one is folded into the one before). */
   timeMs: number[];
   durationMs: number[];
   /** Per endpoint: p95 latency (ms) and requests per second, per period (null: no request then). */
@@ -204,7 +204,30 @@ export interface LoadSeries {
 
 const ENDPOINT_DURATION = /^http_req_duration\{name:([^}]+)\}$/;
 
-export function loadSeriesOf(timeline: K6Timeline): LoadSeries {
+/**
+ * The periods as plotted: a last period shorter than half a period (the few ms between k6's last
+ * snapshot and its stop) is folded into the one before, so that its one or two requests are not
+ * drawn as a rate of a hundred per second. Counts keep adding up to k6's totals.
+ */
+export function plottedPeriods(timeline: K6Timeline): TimelinePeriod[] {
+  const periods = timeline.periods;
+  const last = periods.at(-1);
+  const before = periods.at(-2);
+  if (last === undefined || before === undefined || last.durationMs >= timeline.periodMs / 2) return periods;
+  const metrics: TimelinePeriod["metrics"] = { ...before.metrics };
+  for (const [name, values] of Object.entries(last.metrics)) {
+    if (name === "time" || values.count === undefined) continue;
+    const count = (before.metrics[name]?.count ?? 0) + values.count;
+    metrics[name] = { ...before.metrics[name], count };
+  }
+  return [
+    ...periods.slice(0, -2),
+    { timeMs: last.timeMs, durationMs: before.durationMs + last.durationMs, metrics },
+  ];
+}
+
+export function loadSeriesOf(recorded: K6Timeline): LoadSeries {
+  const timeline = { ...recorded, periods: plottedPeriods(recorded) };
   const endpointNames = new Set<string>();
   for (const period of timeline.periods)
     for (const name of Object.keys(period.metrics)) {

@@ -129,6 +129,17 @@ describe("load reports", () => {
     expect(renderLoadHtml(r)).toContain("no answer (refused, reset, timed out)</td><td>65 in all");
   });
 
+  it("say that no order was created when the target took none, never a delivery share of zero orders", () => {
+    const none = report("quasi-ecom-wrong-key");
+    expect(none.delivery.confirmed).toBe(0);
+    expect(none.passed).toBe(false);
+    expect(none.failures).toContainEqual(expect.stringMatching(/^no order was created \(\d+ iterations\)/));
+    for (const text of [renderLoadJunit(none), renderLoadHtml(none)]) {
+      expect(text).not.toMatch(/\b0 of 0 |orders got their final callback/);
+      expect(text).toContain("no order was confirmed, so no callback delivery was measured");
+    }
+  });
+
   it("fail when a final callback is missing, saying how many of how many", () => {
     const missing = report("mixed-smoke-shares", { missing: 2 });
     expect(missing.passed).toBe(false);

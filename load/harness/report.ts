@@ -16,6 +16,7 @@ import {
   type K6Summary,
   type K6SummaryCheck,
   latencyMetrics,
+  ordersCreated,
   type ThresholdResult,
   thresholdsOf,
   transportErrorCount,
@@ -140,7 +141,12 @@ export function buildLoadReport(input: {
     failures.push(`threshold ${t.metric} ${t.rule} was crossed`);
   if (input.stress && input.stress.capacity === null)
     failures.push(capacityLine(input.stress).replace(/^capacity: /, "capacity "));
-  if (delivery.ratio < input.deliveryTarget)
+  const created = ordersCreated(summary);
+  if (delivery.confirmed === 0 && delivery.uncounted === 0)
+    failures.push(
+      `no order was ${created === 0 ? "created" : "confirmed"} (${value(summary, "iterations", "count") ?? 0} iterations): callback delivery was not measured`,
+    );
+  else if (delivery.ratio < input.deliveryTarget)
     failures.push(
       `callback delivery ${(delivery.ratio * 100).toFixed(2)} % is below the target ${(input.deliveryTarget * 100).toFixed(2)} %`,
     );
@@ -231,10 +237,11 @@ export function renderLoadJunit(report: LoadReport): string {
     transport > 0 ? `${transport} requests got no answer (refused, reset or timed out)` : undefined,
   );
   const d = report.delivery;
+  const measured = d.confirmed > 0 || d.uncounted > 0;
   testcase(
     "callbacks",
     `callback delivery ratio >= ${report.deliveryTarget}`,
-    d.ratio >= report.deliveryTarget ? undefined : deliverySentence(d),
+    measured && d.ratio >= report.deliveryTarget ? undefined : deliverySentence(d),
     deliverySentence(d),
   );
   for (const f of d.byFinal.filter((f) => f.confirmed > 0 || f.delivered > 0)) {
@@ -262,6 +269,9 @@ export function renderLoadJunit(report: LoadReport): string {
 }
 
 export function deliverySentence(d: DeliveryReport): string {
+  // A share of no order is no measurement: never "0 of 0 (100 %)".
+  if (d.confirmed === 0 && d.uncounted === 0)
+    return "no order was confirmed, so no callback delivery was measured";
   return (
     `${d.onTime} of ${d.confirmed} confirmed orders got their final callback within ${fmtSeconds(d.windowMs / 1000)} ` +
     `(${pct(d.ratio)})${d.late > 0 ? `, ${d.late} more later` : ""}${d.missing > 0 ? `, ${d.missing} never` : ""}` +
@@ -457,7 +467,7 @@ export function renderLoadHtml(report: LoadReport): string {
       : '<p class="ok">No check failed.</p>',
   );
   sections.push(
-    `<h2>Callback delivery</h2><p>${escapeHtml(deliverySentence(d))}; target ${pct(report.deliveryTarget)} ${d.ratio >= report.deliveryTarget ? '<span class="ok">✓</span>' : '<span class="bad">✗</span>'}. Order → final callback p50 ${ms(d.latencyMs.p50)}, p95 ${ms(d.latencyMs.p95)}, p99 ${ms(d.latencyMs.p99)}, max ${ms(d.latencyMs.max)}.</p>`,
+    `<h2>Callback delivery</h2><p>${escapeHtml(deliverySentence(d))}; target ${pct(report.deliveryTarget)} ${(d.confirmed > 0 || d.uncounted > 0) && d.ratio >= report.deliveryTarget ? '<span class="ok">✓</span>' : '<span class="bad">✗</span>'}. Order → final callback p50 ${ms(d.latencyMs.p50)}, p95 ${ms(d.latencyMs.p95)}, p99 ${ms(d.latencyMs.p99)}, max ${ms(d.latencyMs.max)}.</p>`,
     `<table>${head(["final status", "orders confirmed", "on time", "late", "missing", "duplicates", "out of order", "other final status", "latency p50 / p95 / p99"])}${d.byFinal
       .map((f) =>
         row(

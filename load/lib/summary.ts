@@ -63,6 +63,13 @@ export function businessErrorCount(summary: K6Summary): number {
   return summary.metrics[BUSINESS_ERRORS_METRIC]?.values.count ?? 0;
 }
 
+/** Orders the target created: successful answers to the create operations (their success checks' passes). */
+export function ordersCreated(summary: K6Summary): number {
+  return checksOf(summary)
+    .filter((check) => /^create\w*Order: success with the expected status$/.test(check.name))
+    .reduce((sum, check) => sum + check.passes, 0);
+}
+
 /** Requests that got no answer at all: the transport's faults, apart from the API's error answers. */
 export function transportErrorCount(summary: K6Summary): number {
   return summary.metrics[TRANSPORT_ERRORS_METRIC]?.values.count ?? 0;
