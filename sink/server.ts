@@ -35,7 +35,7 @@ import { secretSpellings } from "../kit/index.ts";
 import { MachineStallSampler } from "./machine-stall.ts";
 import { StallMonitor } from "./stall-monitor.ts";
 import { CallbackStore, type StoredCallback } from "./store.ts";
-import type { CallbackTally } from "./tally.ts";
+import { CallbackTally } from "./tally.ts";
 
 export interface SinkOptions {
   port?: number;
@@ -170,6 +170,11 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
   const stalls = new StallMonitor();
   const machine = new MachineStallSampler();
 
+  // What a load run's delivery is computed from (GET /api/delivery): one packed number per order,
+  // fed by every callback and trigger note, whatever the store keeps in memory.
+  const deliveryTally = options.tally ?? new CallbackTally();
+  let notes = 0;
+  if (!options.tally) for (const record of store.records) deliveryTally.add(record, 0);
   const deliveriesByOrder = new Map<string, number>();
   for (const record of store.records) {
     if (record.orderId !== null)
@@ -238,6 +243,22 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     if (!variant) {
       req.resume();
       return reject(res, 404, "bad-callback-path");
+    }
+    if (variant.triggeredAtMs !== null) {
+      // A load run's trigger note, not a callback: when the order's confirmation was answered.
+      req.resume();
+      if (variant.runId === null || variant.orderId === null || variant.sentAtMs === null)
+        return reject(res, 400, "bad-trigger-note");
+      deliveryTally.note(
+        variant.runId,
+        variant.orderId,
+        variant.sentAtMs,
+        variant.triggeredAtMs,
+        variant.expectedStatus,
+      );
+      notes += 1;
+      res.writeHead(204).end();
+      return;
     }
     const declared = Number(req.headers["content-length"] ?? 0);
     if (declared > maxBodyBytes) {
@@ -310,6 +331,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       try {
         await store.append(record);
         pendingKept -= 1;
+        deliveryTally.add(record, performance.now() - began);
       } catch (error) {
         pendingKept -= 1;
         keptBytes -= raw.length;
@@ -371,9 +393,22 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     if (url.pathname === "/api/stats")
       return json(res, 200, {
         stored: store.records.length,
+        notes,
         rejected,
         ...(excess.callbacks > 0 ? { excess } : {}),
       });
+    if (url.pathname === "/api/delivery") {
+      // A load run's delivery from the sink alone: every callback and trigger note of the run.
+      const runId = url.searchParams.get("runId");
+      const windowMs = Number(url.searchParams.get("windowMs"));
+      if (runId === null || !Number.isFinite(windowMs) || windowMs <= 0)
+        return json(res, 400, { error: "runId and windowMs (ms, > 0) are required" });
+      return json(res, 200, {
+        tally: deliveryTally.summary(runId, windowMs),
+        intake: deliveryTally.intakeSummary(),
+        notes,
+      });
+    }
     if (url.pathname === "/api/stalls") {
       // How late the sink may have stamped the arrivals in [since, until].
       const since = filter.since ?? 0;

@@ -17,16 +17,19 @@ import { readFile } from "node:fs/promises";
 import { gunzipSync } from "node:zlib";
 import { TIMELINE_POINTS } from "../../target/index.ts";
 import {
+  API_FAILED_METRIC,
   BUSINESS_ERRORS_METRIC,
   CONFIRMED_METRIC_PREFIX,
+  REQUEST_KIND_TAG,
   TRANSPORT_ERRORS_METRIC,
+  TRIGGER_NOTE_NAME,
 } from "../lib/metric-names.ts";
 
 /** Periods per run, about (H2H_TIMELINE_POINTS): the record and the plots stay this size however long the run. */
 export { TIMELINE_POINTS };
 
 /** The tags k6's dashboard aggregates per value: per endpoint, per business error code. */
-export const TIMELINE_TAGS = ["name", "codeError", "errorCode"] as const;
+export const TIMELINE_TAGS = ["name", "codeError", "errorCode", REQUEST_KIND_TAG] as const;
 
 /** The dashboard period for a run of this many seconds: whole seconds, at most `points` periods. */
 export function timelinePeriodSeconds(runSeconds: number, points = TIMELINE_POINTS): number {
@@ -232,7 +235,7 @@ export function loadSeriesOf(recorded: K6Timeline): LoadSeries {
   for (const period of timeline.periods)
     for (const name of Object.keys(period.metrics)) {
       const match = ENDPOINT_DURATION.exec(name);
-      if (match?.[1]) endpointNames.add(match[1]);
+      if (match?.[1] && match[1] !== TRIGGER_NOTE_NAME) endpointNames.add(match[1]);
     }
   const seconds = (period: TimelinePeriod) => period.durationMs / 1000 || 1;
   const endpoints: LoadSeries["endpoints"] = {};
@@ -255,7 +258,10 @@ export function loadSeriesOf(recorded: K6Timeline): LoadSeries {
     timeMs: timeline.periods.map((p) => p.timeMs),
     durationMs: timeline.periods.map((p) => p.durationMs),
     endpoints,
-    failedShare: timeline.periods.map((p) => p.metrics.http_req_failed?.rate ?? null),
+    // The API's requests only where the record has them apart (the sink's trigger notes left out).
+    failedShare: timeline.periods.map(
+      (p) => (p.metrics[API_FAILED_METRIC] ?? p.metrics.http_req_failed)?.rate ?? null,
+    ),
     businessErrors: timeline.periods.map((p) => p.metrics[BUSINESS_ERRORS_METRIC]?.count ?? 0),
     checksFailedShare: timeline.periods.map((p) => {
       const rate = p.metrics.checks?.rate;

@@ -145,7 +145,7 @@ describe("load reports", () => {
     expect(missing.passed).toBe(false);
     expect(missing.delivery.byFinal[0]).toMatchObject({ final: "succeeded", missing: 2 });
     expect(renderLoadJunit(missing)).toMatch(
-      /<failure message="\d+ of \d+ confirmed orders got their final callback within 10s \(\d+\.\d+ %\), 2 never"/,
+      /<failure message="\d+ of \d+ confirmed orders got their final callback within 10s of its trigger \(\d+\.\d+ %\), 2 never"/,
     );
   });
 

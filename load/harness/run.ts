@@ -291,9 +291,14 @@ export async function runLoad(
     if (stress) print(capacityLine(stress));
     const failing = failingCheckLines(summary);
     if (failing.length > 0) print(["failing checks:", ...failing].join("\n"));
+    const percentiles = (l: typeof delivery.latencyMs) =>
+      `p50 ${l.p50 ?? "–"} ms, p95 ${l.p95 ?? "–"} ms, p99 ${l.p99 ?? "–"} ms`;
     print(
-      `callbacks: ${deliverySentence(delivery)}; order → callback p50 ${delivery.latencyMs.p50 ?? "–"} ms, ` +
-        `p95 ${delivery.latencyMs.p95 ?? "–"} ms, p99 ${delivery.latencyMs.p99 ?? "–"} ms`,
+      `callbacks: ${deliverySentence(delivery)}; trigger → callback ${percentiles(delivery.triggerLatencyMs)}; ` +
+        `order → callback ${percentiles(delivery.latencyMs)}` +
+        (delivery.withoutTrigger > 0
+          ? `; ${delivery.withoutTrigger} judged from the order (their trigger note never reached the sink)`
+          : ""),
     );
     for (const f of delivery.byFinal.filter((f) => f.confirmed > 0 || f.delivered > 0)) {
       print(

@@ -123,7 +123,9 @@ describe("load scenarios", () => {
     expect(thresholds["http_req_duration{name:createQuasiEcomOrder,step:3,expected_response:true}"]).toEqual([
       { threshold: "p(95)<500", abortOnFail: true },
     ]);
-    expect(thresholds["http_req_failed{step:3}"]).toEqual([{ threshold: "rate<0.01", abortOnFail: true }]);
+    expect(thresholds["http_req_failed{step:3,h2h_request:api}"]).toEqual([
+      { threshold: "rate<0.01", abortOnFail: true },
+    ]);
     expect(thresholds["checks{step:3}"]).toEqual(["rate>=0"]);
     expect(isBookkeeping("rate>=0") && isBookkeeping("count >= 0") && !isBookkeeping("rate>0.99")).toBe(true);
     // Short runs still get three steps.
@@ -155,7 +157,7 @@ describe("load scenarios", () => {
   it("sets thresholds per endpoint on the name tag, only for the endpoints the script uses", () => {
     const options = buildOptions(config("load", { H2H_P95_MS: "250" }), ["quasi_ecom"]);
     expect(options.thresholds).toEqual({
-      http_req_failed: ["rate<0.01"],
+      "http_req_failed{h2h_request:api}": ["rate<0.01"],
       checks: ["rate>0.99"],
       "http_req_duration{name:createQuasiEcomOrder,expected_response:true}": ["p(95)<250"],
       "http_req_duration{name:confirmQuasiEcomOrder,expected_response:true}": ["p(95)<250"],

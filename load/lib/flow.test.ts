@@ -65,6 +65,7 @@ interface Recorded {
   confirmed: ConfirmedStatus[];
   errors: { codeError: string; operation: OperationName }[];
   transportErrors: { errorCode: string; operation: OperationName }[];
+  notes: string[];
   warnings: string[];
   sleeps: number[];
 }
@@ -76,6 +77,7 @@ function runtime(fault: string, randoms: number[] = []): { runtime: FlowRuntime;
     confirmed: [],
     errors: [],
     transportErrors: [],
+    notes: [],
     warnings: [],
     sleeps: [],
   };
@@ -95,6 +97,7 @@ function runtime(fault: string, randoms: number[] = []): { runtime: FlowRuntime;
       businessError: (codeError, operation) => recorded.errors.push({ codeError, operation }),
       transportError: (errorCode, operation) => recorded.transportErrors.push({ errorCode, operation }),
       orderConfirmed: (final) => recorded.confirmed.push(final),
+      noteTrigger: (url) => recorded.notes.push(url),
       warn: (message) => recorded.warnings.push(message),
       vuId: () => 7,
     },
@@ -140,6 +143,10 @@ describe("load flow", () => {
     );
     expect(JSON.parse(confirm?.body ?? "")).toEqual({ code: "2222" });
     expect(recorded.confirmed).toEqual(["failed_by_terminal"]);
+    // Then the sink is told when the confirmation was answered: callbackMs counts from there.
+    expect(recorded.notes).toEqual([
+      `http://127.0.0.1:9/callbacks/tok/run/run-1/at/1700000000005/expect/failed_by_terminal/order/${outcome.orderId}/triggered/1700000000010`,
+    ]);
     // The next order of the VU gets the next id.
     flow("mobile_commerce");
     expect(JSON.parse(recorded.posts[2]?.body ?? "").merchantOrderID).toBe("run-1-mc-7-1");

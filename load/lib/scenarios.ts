@@ -15,6 +15,7 @@
 import type { Options, Scenario } from "k6/options";
 import { OPERATIONS_BY_KIND, type OperationName, type OrderKind } from "../../contract/names.ts";
 import type { LoadConfig } from "./config.ts";
+import { API_FAILED_METRIC, REQUEST_KIND_TAG } from "./metric-names.ts";
 
 /** The operations flows of these kinds call: each kind's create and confirm. */
 export function operationsOf(kinds: readonly OrderKind[]): OperationName[] {
@@ -186,7 +187,7 @@ function stressThresholds(config: LoadConfig, kinds: readonly OrderKind[]): Thre
     const tag = `${STEP_TAG}:${step.index}`;
     for (const operation of operationsOf(kinds))
       thresholds[latencyMetric(operation, tag)] = abort(`p(95)<${config.p95Ms}`);
-    thresholds[`http_req_failed{${tag}}`] = abort("rate<0.01");
+    thresholds[`http_req_failed{${tag},${REQUEST_KIND_TAG}:api}`] = abort("rate<0.01");
     thresholds[`checks{${tag}}`] = ["rate>=0"];
     thresholds[`iterations{${tag}}`] = ["count>=0"];
   }
@@ -223,7 +224,7 @@ export function buildOptions(
   let thresholds: Thresholds;
   if (config.scenario === "stress") thresholds = stressThresholds(config, kinds);
   else {
-    thresholds = { http_req_failed: ["rate<0.01"], checks: ["rate>0.99"] };
+    thresholds = { [API_FAILED_METRIC]: ["rate<0.01"], checks: ["rate>0.99"] };
     for (const operation of operationsOf(kinds))
       thresholds[latencyMetric(operation)] = [`p(95)<${config.p95Ms}`];
   }
