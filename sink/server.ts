@@ -70,6 +70,14 @@ export interface SinkOptions {
   /** Called once, with the first callback refused for a bound. */
   onFirstExcess?: (excess: SinkExcess) => void;
   /**
+   * Spill instead of refusing: past `maxCallbacks` or `maxStoredBytes`, the oldest callbacks leave
+   * memory (they stay in the store's file on disk, and in the delivery tally) and the new one is
+   * kept, so a long load run loses none with bounded memory. The query API lists those in memory.
+   */
+  spill?: boolean;
+  /** Called once, when the first callback leaves memory for the disk. */
+  onFirstSpill?: () => void;
+  /**
    * Load-run mode: callbacks are tallied here and not stored (no disk, nothing kept per callback,
    * no per-order delivery count, so no /refuse or /stall); the query API then lists none. See tally.ts.
    */
@@ -93,7 +101,10 @@ export const DEFAULT_SINK_MAX_STORED_BYTES = 32 * 1024 * 1024;
 export const DEFAULT_SINK_MAX_DELIVERIES_PER_ORDER = 50;
 
 export interface SinkStats {
+  /** Callbacks in memory (the query API lists these). */
   stored: number;
+  /** With `spill`: callbacks that left memory for the disk only. */
+  spilled?: number;
   rejected: Record<string, number>;
   /** Callbacks refused for the sink's bounds, when any were. */
   excess?: SinkExcess;
@@ -199,13 +210,32 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     keptByOrder.set(record.orderId ?? "", (keptByOrder.get(record.orderId ?? "") ?? 0) + 1);
   /** The bound a callback of this order and size would pass, or undefined when it may be kept. */
   const boundPassed = (orderKey: string, bytes: number): keyof SinkExcess["byBound"] | undefined =>
-    store.records.length + pendingKept >= excess.limits.maxCallbacks
-      ? "callbacks"
-      : keptBytes + bytes > excess.limits.maxStoredBytes
-        ? "bytes"
-        : (keptByOrder.get(orderKey) ?? 0) >= excess.limits.maxDeliveriesPerOrder
-          ? "perOrder"
-          : undefined;
+    options.spill
+      ? (keptByOrder.get(orderKey) ?? 0) >= excess.limits.maxDeliveriesPerOrder
+        ? "perOrder"
+        : undefined
+      : store.records.length + pendingKept >= excess.limits.maxCallbacks
+        ? "callbacks"
+        : keptBytes + bytes > excess.limits.maxStoredBytes
+          ? "bytes"
+          : (keptByOrder.get(orderKey) ?? 0) >= excess.limits.maxDeliveriesPerOrder
+            ? "perOrder"
+            : undefined;
+  let spilled = 0;
+  /** With `spill`: the oldest callbacks leave memory until it is within the bounds again (the disk keeps them). */
+  const spillOldest = () => {
+    if (!options.spill) return;
+    while (
+      store.records.length > 1 &&
+      (store.records.length > excess.limits.maxCallbacks || keptBytes > excess.limits.maxStoredBytes)
+    ) {
+      const oldest = store.records.shift() as StoredCallback;
+      keptBytes -= Math.floor((oldest.bodyBase64.length * 3) / 4);
+      spilled += 1;
+      if (spilled === 1) options.onFirstSpill?.();
+    }
+  };
+  spillOldest();
   // The token, in any spelling a sender repeats it in (path, query, headers), never reaches the store.
   const tokenSpellings = secretSpellings(token);
   const maskToken = (text: string) => text.replace(tokenSpellings, "<token>");
@@ -332,6 +362,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
         await store.append(record);
         pendingKept -= 1;
         deliveryTally.add(record, performance.now() - began);
+        spillOldest();
       } catch (error) {
         pendingKept -= 1;
         keptBytes -= raw.length;
@@ -393,6 +424,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     if (url.pathname === "/api/stats")
       return json(res, 200, {
         stored: store.records.length,
+        spilled,
         notes,
         rejected,
         ...(excess.callbacks > 0 ? { excess } : {}),
@@ -501,6 +533,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     callbackUrl: (variant = {}) => callbackUrlWith(sinkCallbackUrl(base, token), variant),
     stats: () => ({
       stored: store.records.length,
+      spilled,
       rejected: { ...rejected },
       ...(excess.callbacks > 0 ? { excess: structuredClone(excess) } : {}),
     }),

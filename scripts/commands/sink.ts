@@ -64,9 +64,15 @@ export const sink = defineCommand({
       ...(tls ? { tls: { cert: tls.cert as string, key: tls.key as string } } : {}),
       maxCallbacks: settings.sinkMaxCallbacks,
       maxStoredBytes: settings.sinkMaxMiB * 1024 * 1024,
+      // A load run's callbacks outnumber any memory bound: the oldest leave memory, never the disk.
+      spill: true,
+      onFirstSpill: () =>
+        console.log(
+          `sink: more than ${settings.sinkMaxCallbacks} callbacks or ${settings.sinkMaxMiB} MiB of bodies: the oldest now leave memory (the query API lists the newest); every one stays in ${dataDir} and in the load delivery count (npm run load -- --delivery-from-sink)`,
+        ),
       onFirstExcess: ({ limits }) =>
         console.log(
-          `sink full: callbacks past ${limits.maxCallbacks} in all, ${limits.maxStoredBytes} bytes of bodies or ${limits.maxDeliveriesPerOrder} deliveries of one order are refused (503), counted, and not stored`,
+          `sink: callbacks past ${limits.maxDeliveriesPerOrder} deliveries of one order are refused (503), counted, and not stored`,
         ),
     });
     console.log(`LISTENING ${running.url}`);
