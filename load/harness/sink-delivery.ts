@@ -46,21 +46,32 @@ export async function deliveryFromSink(options: SinkDeliveryOptions): Promise<Si
   const { base, token } = sinkOfCallbackUrl(options.callbackUrl);
   const query = `${base}/api/delivery?runId=${encodeURIComponent(options.runId)}&windowMs=${options.windowMs}`;
   const where = `${base}/api/delivery?runId=${encodeURIComponent(options.runId)}`;
-  let answer: { tally: RunTally; intake: SinkIntake; notes: number };
-  try {
-    const response = await request(query, {
-      headers: { authorization: `Bearer ${token}` },
-      headersTimeout: options.requestTimeoutMs ?? 30_000,
-      bodyTimeout: options.requestTimeoutMs ?? 30_000,
-    });
-    if (response.statusCode !== 200) {
-      await response.body.text();
-      throw new Error(`HTTP ${response.statusCode}`);
+  const ask = async () => {
+    try {
+      const response = await request(query, {
+        headers: { authorization: `Bearer ${token}` },
+        headersTimeout: options.requestTimeoutMs ?? 30_000,
+        bodyTimeout: options.requestTimeoutMs ?? 30_000,
+      });
+      if (response.statusCode !== 200) {
+        await response.body.text();
+        throw new Error(`HTTP ${response.statusCode}`);
+      }
+      return (await response.body.json()) as { tally: RunTally; intake: SinkIntake; notes: number };
+    } catch (error) {
+      // The token is in the callback URL only: the error names the query without it.
+      throw new Error(`the sink's delivery query ${where} failed: ${(error as Error).message}`);
     }
-    answer = (await response.body.json()) as typeof answer;
-  } catch (error) {
-    // The token is in the callback URL only: the error names the query without it.
-    throw new Error(`the sink's delivery query ${where} failed: ${(error as Error).message}`);
+  };
+  // Callbacks of the last orders may still be on their way: wait for them up to the callback timeout.
+  const deadline = Date.now() + options.windowMs;
+  let answer = await ask();
+  const missing = (a: typeof answer) =>
+    Object.values(a.tally.triggered).reduce((n, c) => n + c, 0) -
+    Object.values(a.tally.byExpected).reduce((n, e) => n + e.delivered, 0);
+  while (missing(answer) > 0 && Date.now() < deadline) {
+    await new Promise((resolveWait) => setTimeout(resolveWait, 500));
+    answer = await ask();
   }
   const confirmed = Object.fromEntries(
     CONFIRMED_STATUSES.map((final) => [final, answer.tally.triggered[final] ?? 0]),
