@@ -137,6 +137,10 @@ export async function runSinkDelivery(
 function printDelivery(delivery: DeliveryReport, print: (line: string) => void): void {
   const percentiles = (l: typeof delivery.latencyMs) =>
     `p50 ${l.p50 ?? "–"} ms, p95 ${l.p95 ?? "–"} ms, p99 ${l.p99 ?? "–"} ms`;
+  if (delivery.confirmed === 0 && delivery.uncounted === 0) {
+    print(`callbacks: ${deliverySentence(delivery)}`);
+    return;
+  }
   print(
     `callbacks: ${deliverySentence(delivery)}; trigger → callback ${percentiles(delivery.triggerLatencyMs)}; ` +
       `order → callback ${percentiles(delivery.latencyMs)}` +
