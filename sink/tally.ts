@@ -42,7 +42,8 @@ export class Timeline {
   }
 
   series(): TimelineSeries {
-    return { startMs: this.originMs, bucketMs: this.bucketMs, counts: [...this.counts] };
+    // When the series was taken: its last bucket is only that wide (a rate divides by the real width).
+    return { startMs: this.originMs, bucketMs: this.bucketMs, counts: [...this.counts], endMs: Date.now() };
   }
 }
 
@@ -51,6 +52,8 @@ export interface TimelineSeries {
   startMs: number;
   bucketMs: number;
   counts: number[];
+  /** ms since the epoch when the series was taken (its last bucket ends there, or at its full width). */
+  endMs?: number;
 }
 
 /** The largest count in any one calendar second, kept in O(1). */

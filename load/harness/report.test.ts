@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { parseJunit, validateJunit10, xmllintPath } from "../../fixtures/testing/junit-schema.ts";
 import { fixture, report } from "../testing/sample-report.ts";
 import type { K6Timeline } from "./k6-timeline.ts";
-import { type LoadReport, renderLoadHtml, renderLoadJunit } from "./report.ts";
+import { bucketPoints, type LoadReport, renderLoadHtml, renderLoadJunit } from "./report.ts";
 
 const plots = (html: string) =>
   [...html.matchAll(/<svg class="plot" data-plot="([^"]+)" data-points="(\d+)"/g)].map((m) => ({
@@ -138,6 +138,23 @@ describe("load reports", () => {
       expect(text).not.toMatch(/\b0 of 0 |orders got their final callback/);
       expect(text).toContain("no order was confirmed, so no callback delivery was measured");
     }
+  });
+
+  it("draw the sink's callbacks per second over each bucket's real width: a last bucket of 10 ms is no spike", () => {
+    // 2 callbacks/s, then the run's one last callback in the 10 ms before the series was taken.
+    const points = bucketPoints(
+      { startMs: 10_000, bucketMs: 1_000, counts: [2, 2, 1], endMs: 12_010 },
+      10_000,
+    );
+    expect(points).toEqual([
+      [0.5, 2],
+      [1.505, 3 / 1.01],
+    ]);
+    // A last bucket half full or more stands, over its real width.
+    expect(bucketPoints({ startMs: 0, bucketMs: 1_000, counts: [2, 1], endMs: 1_500 }, 0)).toEqual([
+      [0.5, 2],
+      [1.25, 2],
+    ]);
   });
 
   it("fail when a final callback is missing, saying how many of how many", () => {

@@ -288,12 +288,30 @@ th{background:#eef1f5}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .plot{display:block;margin:8px 0 18px;border:1px solid #e3e6ea;border-radius:4px;background:#fff}.note{color:#555}
 code,pre{font:12px/1.4 ui-monospace,Menlo,Consolas,monospace}pre{background:#f3f4f6;padding:8px;overflow:auto;white-space:pre-wrap;word-break:break-all}`;
 
-/** Seconds since the run's start of each bucket's middle. */
-function bucketPoints(series: TimelineSeries, startMs: number): [number, number | null][] {
-  return series.counts.map((count, i) => [
-    (series.startMs + (i + 0.5) * series.bucketMs - startMs) / 1000,
-    count / (series.bucketMs / 1000),
-  ]);
+/**
+ * Per bucket, the seconds since the run's start of its middle and its count per second of its real
+ * width: the last bucket ends when the series was taken; one shorter than half a bucket is folded
+ * into the one before, so a callback or two in its few ms are not drawn as a spike.
+ */
+export function bucketPoints(series: TimelineSeries, startMs: number): [number, number | null][] {
+  const spans = series.counts.map((count, i) => {
+    const from = series.startMs + i * series.bucketMs;
+    const last = i === series.counts.length - 1 && series.endMs !== undefined;
+    const width = last
+      ? Math.min(series.bucketMs, Math.max(0, (series.endMs as number) - from))
+      : series.bucketMs;
+    return { from, width, count };
+  });
+  const tail = spans.at(-1);
+  const before = spans.at(-2);
+  if (tail && before && tail.width < series.bucketMs / 2) {
+    before.width += tail.width;
+    before.count += tail.count;
+    spans.pop();
+  }
+  return spans
+    .filter((span) => span.width > 0)
+    .map((span) => [(span.from + span.width / 2 - startMs) / 1000, span.count / (span.width / 1000)]);
 }
 
 function plotsOf(report: LoadReport): string {
