@@ -410,6 +410,44 @@ describe("webhook sink: retry observation", () => {
   });
 });
 
+describe("webhook sink: a load run's delivery", () => {
+  it("takes trigger notes apart from callbacks and computes delivery from both, counting each order once", async () => {
+    const { sink: s } = await sink();
+    const t0 = Date.now() - 10_000;
+    const note = (orderId: string, triggeredAtMs: number) =>
+      post(
+        s.callbackUrl({ runId: "L1", sentAtMs: t0, expectedStatus: "succeeded", orderId, triggeredAtMs }),
+        "",
+      );
+    expect((await note("o-1", t0 + 5_000)).status).toBe(204);
+    expect((await note("o-2", t0 + 5_000)).status).toBe(204);
+    // Bad notes are refused by name: a note without its order time.
+    expect(
+      (await post(`${s.callbackUrl({ runId: "L1", orderId: "o-3", triggeredAtMs: t0 })}`, "")).status,
+    ).toBe(400);
+    const hook = s.callbackUrl({ runId: "L1", sentAtMs: t0, expectedStatus: "succeeded" });
+    const signed = (id: string) => {
+      const body = callbackBody(id);
+      return post(hook, body, { "x-signature": signCallbackBody(body, SECRET, REFERENCE_SIGNATURE) });
+    };
+    expect((await signed("o-1")).status).toBe(200);
+    expect((await signed("o-1")).status).toBe(200);
+    const answer = await request(`${s.url}/api/delivery?runId=L1&windowMs=60000`, {
+      headers: { authorization: `Bearer ${s.token}` },
+    });
+    expect(answer.statusCode).toBe(200);
+    const { tally, notes } = (await answer.body.json()) as {
+      tally: { triggered: Record<string, number>; byExpected: Record<string, { delivered: number }> };
+      notes: number;
+    };
+    expect(notes).toBe(2);
+    expect(tally.triggered).toEqual({ succeeded: 2 });
+    expect(tally.byExpected.succeeded?.delivered).toBe(1);
+    // Notes are not callbacks: nothing stored for them.
+    expect(s.stats().stored).toBe(2);
+  });
+});
+
 describe("webhook sink: durability", () => {
   it("replays its log after a restart, skipping a torn last line", async () => {
     const dir = dataDir();

@@ -42,7 +42,7 @@ import {
   type StoreProblem,
   type StoreRecovery,
 } from "./store.ts";
-import type { CallbackTally } from "./tally.ts";
+import { CallbackTally } from "./tally.ts";
 
 export interface SinkOptions {
   port?: number;
@@ -84,6 +84,14 @@ export interface SinkOptions {
   /** Called once, with the first callback refused for a bound. */
   onFirstExcess?: (excess: SinkExcess) => void;
   /**
+   * Spill instead of refusing: past `maxCallbacks` or `maxStoredBytes`, the oldest callbacks leave
+   * memory (they stay in the store's file on disk, and in the delivery tally) and the new one is
+   * kept, so a long load run loses none with bounded memory. The query API lists those in memory.
+   */
+  spill?: boolean;
+  /** Called once, when the first callback leaves memory for the disk. */
+  onFirstSpill?: () => void;
+  /**
    * Load-run mode: callbacks are tallied here and not stored (no disk, nothing kept per callback,
    * no per-order delivery count, so no /refuse or /stall); the query API then lists none. See tally.ts.
    */
@@ -114,7 +122,10 @@ export const DEFAULT_SINK_MAX_DELIVERIES_PER_ORDER = 50;
 export const RUN_FAULT_REFUSALS = ["not-stored", "callback-prefix", "internal-error"] as const;
 
 export interface SinkStats {
+  /** Callbacks in memory (the query API lists these). */
   stored: number;
+  /** With `spill`: callbacks that left memory for the disk only. */
+  spilled?: number;
   rejected: Record<string, number>;
   /** Callbacks refused for the sink's bounds, when any were. */
   excess?: SinkExcess;
@@ -215,6 +226,11 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
   const stalls = new StallMonitor();
   const machine = new MachineStallSampler();
 
+  // What a load run's delivery is computed from (GET /api/delivery): one packed number per order,
+  // fed by every callback and trigger note, whatever the store keeps in memory.
+  const deliveryTally = options.tally ?? new CallbackTally();
+  let notes = 0;
+  if (!options.tally) for (const record of store.records) deliveryTally.add(record, 0);
   const deliveriesByOrder = new Map<string, number>();
   for (const record of store.records) {
     if (record.orderId !== null)
@@ -241,13 +257,32 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
   }
   /** The bound a callback of this order and size would pass, or undefined when it may be kept. */
   const boundPassed = (orderKey: string, bytes: number): keyof SinkExcess["byBound"] | undefined =>
-    store.records.length + pendingKept >= excess.limits.maxCallbacks
-      ? "callbacks"
-      : keptBytes + bytes > excess.limits.maxStoredBytes
-        ? "bytes"
-        : (keptByOrder.get(orderKey) ?? 0) >= excess.limits.maxDeliveriesPerOrder
-          ? "perOrder"
-          : undefined;
+    options.spill
+      ? (keptByOrder.get(orderKey) ?? 0) >= excess.limits.maxDeliveriesPerOrder
+        ? "perOrder"
+        : undefined
+      : store.records.length + pendingKept >= excess.limits.maxCallbacks
+        ? "callbacks"
+        : keptBytes + bytes > excess.limits.maxStoredBytes
+          ? "bytes"
+          : (keptByOrder.get(orderKey) ?? 0) >= excess.limits.maxDeliveriesPerOrder
+            ? "perOrder"
+            : undefined;
+  let spilled = 0;
+  /** With `spill`: the oldest callbacks leave memory until it is within the bounds again (the disk keeps them). */
+  const spillOldest = () => {
+    if (!options.spill) return;
+    while (
+      store.records.length > 1 &&
+      (store.records.length > excess.limits.maxCallbacks || keptBytes > excess.limits.maxStoredBytes)
+    ) {
+      const oldest = store.records.shift() as StoredCallback;
+      keptBytes -= Math.floor((oldest.bodyBase64.length * 3) / 4);
+      spilled += 1;
+      if (spilled === 1) options.onFirstSpill?.();
+    }
+  };
+  spillOldest();
   // The token, in any spelling a sender repeats it in (path, query, headers), never reaches the store.
   const tokenSpellings = secretSpellings(token);
   const maskToken = (text: string) => text.replace(tokenSpellings, "<token>");
@@ -285,6 +320,22 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     if (!variant) {
       req.resume();
       return reject(res, 404, "bad-callback-path");
+    }
+    if (variant.triggeredAtMs !== null) {
+      // A load run's trigger note, not a callback: when the order's confirmation was answered.
+      req.resume();
+      if (variant.runId === null || variant.orderId === null || variant.sentAtMs === null)
+        return reject(res, 400, "bad-trigger-note");
+      deliveryTally.note(
+        variant.runId,
+        variant.orderId,
+        variant.sentAtMs,
+        variant.triggeredAtMs,
+        variant.expectedStatus,
+      );
+      notes += 1;
+      res.writeHead(204).end();
+      return;
     }
     const declared = Number(req.headers["content-length"] ?? 0);
     if (declared > maxBodyBytes) {
@@ -373,6 +424,8 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       try {
         await store.append(record);
         pendingKept -= 1;
+        deliveryTally.add(record, performance.now() - began);
+        spillOldest();
       } catch (error) {
         pendingKept -= 1;
         keptBytes -= raw.length;
@@ -438,9 +491,23 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     if (url.pathname === "/api/stats")
       return json(res, 200, {
         stored: store.records.length,
+        spilled,
+        notes,
         rejected,
         ...(excess.callbacks > 0 ? { excess } : {}),
       });
+    if (url.pathname === "/api/delivery") {
+      // A load run's delivery from the sink alone: every callback and trigger note of the run.
+      const runId = url.searchParams.get("runId");
+      const windowMs = Number(url.searchParams.get("windowMs"));
+      if (runId === null || !Number.isFinite(windowMs) || windowMs <= 0)
+        return json(res, 400, { error: "runId and windowMs (ms, > 0) are required" });
+      return json(res, 200, {
+        tally: deliveryTally.summary(runId, windowMs),
+        intake: deliveryTally.intakeSummary(),
+        notes,
+      });
+    }
     if (url.pathname === "/api/stalls") {
       // How late the sink may have stamped the arrivals in [since, until].
       const since = filter.since ?? 0;
@@ -557,6 +624,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     callbackUrl: (variant = {}) => callbackUrlWith(sinkCallbackUrl(base, token), variant),
     stats: () => ({
       stored: store.records.length,
+      spilled,
       rejected: { ...rejected },
       ...(excess.callbacks > 0 ? { excess: structuredClone(excess) } : {}),
     }),

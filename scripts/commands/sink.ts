@@ -71,9 +71,15 @@ export const sink = defineCommand({
             ? `sink: cannot store callbacks: ${problem.error}; answering 500 not-stored (the provider delivers them again) until a write succeeds`
             : `sink: storing callbacks again in ${problem.path}; ${problem.refused} callback(s) were answered 500 not-stored meanwhile`,
         ),
+      // A load run's callbacks outnumber any memory bound: the oldest leave memory, never the disk.
+      spill: true,
+      onFirstSpill: () =>
+        console.log(
+          `sink: more than ${settings.sinkMaxCallbacks} callbacks or ${settings.sinkMaxMiB} MiB of bodies: the oldest now leave memory (the query API lists the newest); every one stays in ${dataDir} and in the load delivery count (npm run load -- --delivery-from-sink)`,
+        ),
       onFirstExcess: ({ limits }) =>
         console.log(
-          `sink full: callbacks past ${limits.maxCallbacks} in all, ${limits.maxStoredBytes} bytes of bodies or ${limits.maxDeliveriesPerOrder} deliveries of one order are refused (503), counted, and not stored`,
+          `sink: callbacks past ${limits.maxDeliveriesPerOrder} deliveries of one order are refused (503), counted, and not stored`,
         ),
     });
     const recovery = running.storeRecovery;
