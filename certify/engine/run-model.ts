@@ -206,7 +206,7 @@ const STATUS_KEY = {
   "not evaluated": "notEvaluated",
 } as const satisfies Record<CheckStatus, keyof EndpointSummary>;
 
-/** Endpoint order in reports: the four endpoints as the seed lists them, then the rest. */
+/** Endpoint order in reports: the four endpoints as the API description lists them, then the rest. */
 const ENDPOINT_ORDER: readonly string[] = ["(target)", ...OPERATION_NAMES, "(all endpoints)"];
 
 function endpointRank(endpoint: string): number {
