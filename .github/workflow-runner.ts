@@ -112,9 +112,9 @@ export interface RunOptions {
 export const RUNNER_SIGINT_GRACE_MS = 7_500;
 export const RUNNER_SIGTERM_GRACE_MS = 2_500;
 
-/** Steps whose `run:` is the install: node_modules is already in the copy (hard links), once for all jobs. */
+/** Steps whose `run:` is the install: each workspace links this checkout's installed packages instead. */
 export const RUN_STAND_INS: Record<string, string> = {
-  "npm ci --no-audit --no-fund": "node_modules: hard-linked into the copy from this checkout's `npm ci`",
+  "npm ci --no-audit --no-fund": "node_modules: links to the packages of this checkout's own `npm ci`",
 };
 
 /** GitHub's default contexts a workflow may read (a context outside them is an error here, as there). */
@@ -353,10 +353,7 @@ esac
   chmodSync(join(binDir, "gh"), 0o755);
 }
 
-/**
- * A copy of this checkout's working tree (tracked and new files, what git would commit), its
- * node_modules hard-linked: made once, then copied per job without node_modules' files copied again.
- */
+/** A copy of this checkout's working tree: its tracked and new files, what git would commit. */
 export function copyOfCheckout(root: string): string {
   const copy = mkdtempSync(join(tmpdir(), "h2h-workflow-"));
   const listed = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
@@ -369,26 +366,23 @@ export function copyOfCheckout(root: string): string {
     mkdirSync(dirname(join(copy, file)), { recursive: true });
     cpSync(join(root, file), join(copy, file));
   }
-  const linked = spawnSync("cp", ["-al", join(root, "node_modules"), join(copy, "node_modules")]);
-  if (linked.status !== 0) throw new Error(`cp -al node_modules: ${linked.stderr}`);
   return copy;
 }
 
 /**
- * A fresh workspace for one job: the copy's files, and a node_modules of links to the copy's
- * packages (they resolve to their real paths there, as npm ci would have put them). Its caches
- * (.cache, .vite) are the job's own, empty as after npm ci: Vitest's module cache is keyed by the
- * project's folder and is dropped when another folder's is found there.
+ * A fresh workspace for one job: the copy's files, and a node_modules of links to this checkout's
+ * packages (`root`'s npm ci: they resolve to their real paths there). Its caches (.cache, .vite)
+ * are the job's own, empty as after npm ci: Vitest's module cache is keyed by the project's folder
+ * and dropped when another folder's is found there, which would fail the jobs beside it.
  */
-export function freshWorkspace(copy: string): string {
+export function freshWorkspace(copy: string, root: string): string {
   const workspace = mkdtempSync(join(tmpdir(), "h2h-job-"));
-  for (const entry of readdirSync(copy)) {
-    if (entry !== "node_modules") cpSync(join(copy, entry), join(workspace, entry), { recursive: true });
-  }
+  for (const entry of readdirSync(copy))
+    cpSync(join(copy, entry), join(workspace, entry), { recursive: true });
   mkdirSync(join(workspace, "node_modules"));
-  for (const entry of readdirSync(join(copy, "node_modules"))) {
+  for (const entry of readdirSync(join(root, "node_modules"))) {
     if (entry === ".cache" || entry === ".vite") continue;
-    symlinkSync(join(copy, "node_modules", entry), join(workspace, "node_modules", entry));
+    symlinkSync(join(root, "node_modules", entry), join(workspace, "node_modules", entry));
   }
   return workspace;
 }
@@ -453,17 +447,15 @@ function runBash(
         signalGroup("SIGKILL");
       }, timeoutMs),
     );
-    child.once("exit", (exitCode) => {
+    let exitCode: number | null = null;
+    child.once("exit", (code) => {
+      exitCode = code;
       for (const timer of timers) clearTimeout(timer);
       // The step is over: what it left running is killed, as the runner ends a job's orphans.
-      if (cancelledAt !== undefined) signalGroup("SIGKILL");
-      else {
-        try {
-          process.kill(-pgid, "SIGKILL");
-        } catch {
-          // Nothing was left.
-        }
-      }
+      signalGroup("SIGKILL");
+    });
+    // After its output is read to the end (the pipes close once nothing holds them).
+    child.once("close", () => {
       rmSync(file, { force: true });
       done({ exitCode, output, signals });
     });

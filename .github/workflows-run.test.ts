@@ -6,8 +6,8 @@
  * night's upload its baseline, the compare step green); a job cancelled as the runner cancels one
  * keeps its partial reports; and a workflow that hands GitHub's blanks to the suite is red.
  *
- * One copy of this checkout (node_modules hard-linked once) serves every job; each job gets a
- * workspace of its own. The certifications run at quick depth (the default) in one worker thread
+ * One copy of this checkout's files serves every job; each job gets a workspace of its own, its
+ * node_modules links to this checkout's packages (the install step stands in for them). The certifications run at quick depth (the default) in one worker thread
  * (H2H_WORKERS, which vitest.config.ts sets and the runner's environment passes on).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -102,7 +102,7 @@ async function run(
   if (!job) throw new Error(`${name}: no job`);
   const artifacts = options.artifacts ?? mkdtempSync(join(scratch, "artifacts-"));
   mkdirSync(artifacts, { recursive: true });
-  const workspace = freshWorkspace(copy);
+  const workspace = freshWorkspace(copy, ROOT);
   workspaces.push(workspace);
   const result = await runJob(content, template, job.id.value, context, {
     workspace,
