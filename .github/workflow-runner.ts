@@ -370,19 +370,26 @@ export function copyOfCheckout(root: string): string {
 }
 
 /**
- * A fresh workspace for one job: the copy's files, and a node_modules of links to this checkout's
- * packages (`root`'s npm ci: they resolve to their real paths there). Its caches (.cache, .vite)
- * are the job's own, empty as after npm ci: Vitest's module cache is keyed by the project's folder
- * and dropped when another folder's is found there, which would fail the jobs beside it.
+ * A fresh workspace for one job, in `workspace` (made, or emptied of all but node_modules): the
+ * copy's files, and a node_modules of links to this checkout's packages (`root`'s npm ci: they
+ * resolve to their real paths there). Its caches (.cache, .vite) are its own, kept from the job
+ * before in the same folder, as a runner's npm cache is: Vitest's module cache is keyed by the
+ * project's folder and dropped when another folder's is found there, which would fail the jobs
+ * beside it.
  */
-export function freshWorkspace(copy: string, root: string): string {
-  const workspace = mkdtempSync(join(tmpdir(), "h2h-job-"));
+export function freshWorkspace(copy: string, root: string, workspace: string): string {
+  mkdirSync(workspace, { recursive: true });
+  for (const entry of readdirSync(workspace))
+    if (entry !== "node_modules") rmSync(join(workspace, entry), { recursive: true, force: true });
   for (const entry of readdirSync(copy))
     cpSync(join(copy, entry), join(workspace, entry), { recursive: true });
-  mkdirSync(join(workspace, "node_modules"));
-  for (const entry of readdirSync(join(root, "node_modules"))) {
-    if (entry === ".cache" || entry === ".vite") continue;
-    symlinkSync(join(root, "node_modules", entry), join(workspace, "node_modules", entry));
+  const modules = join(workspace, "node_modules");
+  if (!existsSync(modules)) {
+    mkdirSync(modules);
+    for (const entry of readdirSync(join(root, "node_modules"))) {
+      if (entry === ".cache" || entry === ".vite") continue;
+      symlinkSync(join(root, "node_modules", entry), join(modules, entry));
+    }
   }
   return workspace;
 }
