@@ -27,6 +27,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { cp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { data, Evaluator, Lexer, Parser } from "@actions/expressions";
@@ -377,12 +378,13 @@ export function copyOfCheckout(root: string): string {
  * project's folder and dropped when another folder's is found there, which would fail the jobs
  * beside it.
  */
-export function freshWorkspace(copy: string, root: string, workspace: string): string {
+export async function freshWorkspace(copy: string, root: string, workspace: string): Promise<string> {
+  // Asynchronous: a provider or receiver in the test's process keeps answering meanwhile.
   mkdirSync(workspace, { recursive: true });
   for (const entry of readdirSync(workspace))
-    if (entry !== "node_modules") rmSync(join(workspace, entry), { recursive: true, force: true });
+    if (entry !== "node_modules") await rm(join(workspace, entry), { recursive: true, force: true });
   for (const entry of readdirSync(copy))
-    cpSync(join(copy, entry), join(workspace, entry), { recursive: true });
+    await cp(join(copy, entry), join(workspace, entry), { recursive: true });
   const modules = join(workspace, "node_modules");
   if (!existsSync(modules)) {
     mkdirSync(modules);

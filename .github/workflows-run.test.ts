@@ -10,6 +10,7 @@
  * node_modules links to this checkout's packages (the install step stands in for them). The certifications run at quick depth (the default) in one worker thread
  * (H2H_WORKERS, which vitest.config.ts sets and the runner's environment passes on).
  */
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,14 +18,9 @@ import { fileURLToPath } from "node:url";
 import type { WorkflowTemplate } from "@actions/workflow-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseProfile } from "../contract/index.ts";
-import { fileTimeout, scaledMs } from "../fixtures/testing/index.ts";
+import { fileTimeout, scaledMs, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 import { startReferenceReceiver } from "../provider/receiver/index.ts";
-import {
-  REFERENCE_API_KEYS,
-  REFERENCE_CALLBACK_SECRET,
-  type RunningReferenceProvider,
-  startReferenceProvider,
-} from "../provider/reference/index.ts";
+import { REFERENCE_API_KEYS, REFERENCE_CALLBACK_SECRET } from "../provider/reference/index.ts";
 import {
   copyOfCheckout,
   fakeGh,
@@ -43,7 +39,7 @@ const read = (name: string) => readFileSync(join(WORKFLOWS, name), "utf8");
 
 let copy: string;
 let scratch: string;
-let provider: RunningReferenceProvider;
+let provider: { url: string; stop(): Promise<void> };
 let receiverUrl: string;
 let stopReceiver: () => Promise<void>;
 const workspaces: string[] = [];
@@ -69,7 +65,7 @@ beforeAll(async () => {
     [1, 2, 3, 4].map((n) => ({ id: `ci-${kind}-${n}`, amount: 1000 + n, kind })),
   );
   writeFileSync(join(copy, "ci-orders.json"), JSON.stringify(orders));
-  provider = await startReferenceProvider({ port: 0 });
+  provider = await startProvider();
   const profile = parseProfile(
     JSON.parse(readFileSync(join(ROOT, "fixtures/profiles/reference.json"), "utf8")),
     "reference",
@@ -84,6 +80,34 @@ afterAll(async () => {
   await stopReceiver?.();
   for (const dir of [copy, scratch, ...workspaces]) if (dir) rmSync(dir, { recursive: true, force: true });
 });
+
+/**
+ * The sandbox the typical and full settings point at: `npm run provider` in a process of its own,
+ * as a provider's sandbox is, so that this test's own work never holds its answers up.
+ */
+function startProvider(): Promise<{ url: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [...TS_NODE_ARGS, "scripts/provider.ts", "--port", "0"], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stop = async () => {
+    child.kill("SIGTERM");
+    await exited;
+  };
+  return new Promise((resolve, reject) => {
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      const url = /reference provider listening on (\S+)/.exec(output)?.[1];
+      if (url) resolve({ url, stop });
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    void exited.then(() => reject(new Error(`npm run provider exited: ${output}`)));
+  });
+}
 
 /** The runner's own environment: PATH (with a `gh` that serves this store's uploads), HOME, TMPDIR. */
 function runnerEnv(artifacts: string): Record<string, string> {
@@ -115,7 +139,7 @@ async function run(
   if (!job) throw new Error(`${name}: no job`);
   const artifacts = options.artifacts ?? mkdtempSync(join(scratch, "artifacts-"));
   mkdirSync(artifacts, { recursive: true });
-  const workspace = freshWorkspace(copy, ROOT, takeWorkspace());
+  const workspace = await freshWorkspace(copy, ROOT, takeWorkspace());
   try {
     return await runJob(content, template, job.id.value, context, {
       workspace,
