@@ -294,7 +294,7 @@ function callbackDescription(profile: Profile): string {
     : "retries not documented";
   return (
     `Sent when an order enters one of: ${CALLBACK_STATUSES.join(", ")} (§6), to metadata.webHook of the ` +
-    `creating request. The seed shows no method, headers, body, signature or retries (§6 gap); profile ` +
+    `creating request. The API description shows no method, headers, body, signature or retries (§6 gap); profile ` +
     `${profile.name}: POST JSON, ${signed}; ${retried}.`
   );
 }

@@ -265,7 +265,7 @@ export const SETTINGS = {
     parse: text(),
     fallback: "reports",
     path: true,
-    defaultText: "`reports/`",
+    defaultText: "`reports/` (`reports/receiver/` for certify:receiver)",
     help: "where reports go (relative: from your directory)",
   }),
   sinkPort: setting({

@@ -230,7 +230,7 @@ const STATUS_KEY = {
 const summaryKeyOf = (record: CheckRecord): keyof EndpointSummary =>
   isAdvisory(record) ? "advisories" : STATUS_KEY[record.status];
 
-/** Endpoint order in reports: the four endpoints as the seed lists them, then the rest. */
+/** Endpoint order in reports: the four endpoints as the API description lists them, then the rest. */
 const ENDPOINT_ORDER: readonly string[] = ["(target)", ...OPERATION_NAMES, "(all endpoints)"];
 
 function endpointRank(endpoint: string): number {

@@ -29,7 +29,7 @@ export interface SpecTarget {
   baseUrl: string;
   profile: Profile;
   contract: Contract;
-  /** The seven statuses of the seed plus the profile's own. */
+  /** The seven statuses of the API description plus the profile's own. */
   knownStatuses: readonly string[];
   runId: string;
   /** The generated and stateful probes' seed, depth and merchantOrderID prefix. */
