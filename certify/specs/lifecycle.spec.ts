@@ -820,7 +820,7 @@ interface TimerRun {
  */
 function measured(exchange: Exchange): MeasuredRequest {
   const sentMs = Date.parse(exchange.startedAt);
-  return { sentMs, receivedMs: sentMs + exchange.durationMs + 1 };
+  return { sentMs, receivedMs: sentMs + Math.ceil(exchange.durationMs) + 1 };
 }
 
 /** Two orders, one of them ahead on its clock (or older), confirmed at the same moment. */
