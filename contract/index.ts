@@ -48,6 +48,9 @@ export {
   rateLimitWait,
   type SendOptions,
   TransportError,
+  type TransportFaultKind,
+  type WireTimes,
+  wireTimesOf,
 } from "./h2h-client.ts";
 export {
   boundedJson,
