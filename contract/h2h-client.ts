@@ -13,7 +13,7 @@ import { pipeline, type Readable, Transform } from "node:stream";
 import * as zlib from "node:zlib";
 import { Agent, request } from "undici";
 import {
-  answerContentLengthsOf,
+  answerHeadTaken,
   closedConnectionOf,
   describeTlsFailure,
   type TlsAwareConnector,
@@ -518,14 +518,14 @@ function framingFaultOf(error: unknown): { code: string; detail: string } | unde
       return { code: "HTTP_FRAMING", detail: `the answer is not valid HTTP/1.1: ${plainFraming(reason)}` };
     }
     if (code === "UND_ERR_RES_CONTENT_LENGTH_MISMATCH") {
-      const lengths = answerContentLengthsOf(current);
-      // RFC 9110 §8.6 lets a recipient either refuse repeated Content-Length fields or merge
-      // identical ones; this client refuses them, and says so.
+      // undici reports a head its parser refused over Content-Length (repeated, or not a number)
+      // as this mismatch, before the head is taken. RFC 9110 §8.6 lets a recipient either refuse
+      // repeated Content-Length fields or merge identical ones; this client refuses them, and says so.
       return {
         code: "HTTP_FRAMING",
         detail:
-          lengths.length > 1
-            ? `the answer is not valid HTTP/1.1: Content-Length sent ${lengths.length} times (${lengths.join(", ")}); RFC 9110 §8.6 lets a client refuse such an answer, and this one does`
+          answerHeadTaken(current) === false
+            ? "the answer is not valid HTTP/1.1: its head was refused over its Content-Length, sent more than once or not a number; RFC 9110 §8.6 lets a client refuse repeated Content-Length fields, even with one value, and this one does"
             : "the answer is not valid HTTP/1.1: its body is not as long as its Content-Length says",
       };
     }

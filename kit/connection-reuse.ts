@@ -63,8 +63,6 @@ interface RequestSend {
   sentAtMs: number;
   /** When its answer's head came (ms since the epoch). */
   answeredAtMs?: number;
-  /** The Content-Length values of its answer's head, as sent. */
-  contentLengths?: string[];
 }
 
 /** What the client learns of one request's way over the wire (see {@link trafficOf}). */
@@ -120,14 +118,6 @@ function keepAliveTimeoutOf(headers: unknown): number | undefined {
     if (match) return Number(match[1]) * 1000;
   }
   return undefined;
-}
-
-function headerValues(headers: unknown, name: string): string[] {
-  if (!Array.isArray(headers)) return [];
-  const values: string[] = [];
-  for (let i = 0; i + 1 < headers.length; i += 2)
-    if (String(headers[i]).toLowerCase() === name) values.push(String(headers[i + 1]));
-  return values;
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 3 : 1)} s`;
@@ -204,7 +194,6 @@ function subscribeOnce(): void {
     if (!send || !use) return;
     send.answeredAtMs = Date.now();
     use.keepAliveMs = keepAliveTimeoutOf(response.headers);
-    send.contentLengths = headerValues(response.headers, "content-length");
   });
   subscribe("undici:request:trailers", (message) => ended((message as { request: object }).request));
   subscribe("undici:request:error", (message) => {
@@ -290,14 +279,17 @@ export function trafficOf(body: Buffer): RequestTraffic | undefined {
   };
 }
 
-/** The Content-Length values of the answer head a request failed after, as sent (none: []). */
-export function answerContentLengthsOf(error: unknown): string[] {
+/**
+ * Whether the head of the answer a request failed on was taken (undici published it): false when
+ * the parser refused the head itself. Undefined when the request is not one of ours.
+ */
+export function answerHeadTaken(error: unknown): boolean | undefined {
   const seen = new Set<unknown>();
   for (let current = error; current instanceof Error && !seen.has(current); ) {
     seen.add(current);
     const send = sendsByError.get(current);
-    if (send) return send.contentLengths ?? [];
+    if (send) return send.answeredAtMs !== undefined;
     current = (current as { cause?: unknown }).cause;
   }
-  return [];
+  return undefined;
 }

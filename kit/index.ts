@@ -2,7 +2,7 @@
 
 // What the contract's HTTP client builds on: keep-alive bookkeeping and the TLS connector.
 export {
-  answerContentLengthsOf,
+  answerHeadTaken,
   type CloseCircumstances,
   type ClosedConnection,
   closedConnectionOf,

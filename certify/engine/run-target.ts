@@ -136,7 +136,11 @@ async function tryReachTarget(
     await client.post(endpointPath(OPERATION.createMobileCommerceOrder), {});
     return undefined;
   } catch (error) {
-    if (error instanceof TransportError) return `cannot reach the target: ${error.message}`;
+    if (error instanceof TransportError)
+      // Only a target that could not be reached is unreachable: a broken answer is named as such.
+      return error.fault === "unreachable" || error.fault === "timeout"
+        ? `cannot reach the target: ${error.message}`
+        : `the target answered, but not in usable HTTP/1.1 (transport fault, ${error.fault}): ${error.message}`;
     throw error;
   } finally {
     await client.close();
