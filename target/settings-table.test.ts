@@ -130,6 +130,7 @@ describe("secrets an HTTP header carries", () => {
       } catch (error) {
         return error;
       }
+      return undefined;
     })();
     expect(refusal).toBeInstanceOf(SettingsError);
     const message = (refusal as Error).message;
@@ -140,7 +141,9 @@ describe("secrets an HTTP header carries", () => {
   });
 
   it("refuses a line feed in H2H_API_KEY_2 and H2H_CALLBACK_SECRET alike", () => {
-    expect(() => certify({ H2H_API_KEY_2: "second\nkey" })).toThrow(/H2H_API_KEY_2 holds a line feed \(U\+000A\)/);
+    expect(() => certify({ H2H_API_KEY_2: "second\nkey" })).toThrow(
+      /H2H_API_KEY_2 holds a line feed \(U\+000A\)/,
+    );
     expect(() => certify({ H2H_CALLBACK_SECRET: "whsec\u007f" })).toThrow(
       /H2H_CALLBACK_SECRET holds a control character \(U\+007F\)/,
     );
