@@ -86,7 +86,7 @@ describe("a target that processes a POST, then closes the connection without ans
         const key = keyOf(proxy.requests[index] as RawTarget["requests"][number]);
         return proxy.requests.slice(index + 1).some((r) => keyOf(r) === key) ? [key] : [];
       });
-      expect(dropped.length).toBeGreaterThanOrEqual(2);
+      expect(dropped.length, output).toBeGreaterThanOrEqual(2);
       expect(again, output).toEqual([]);
       expect(report.exchanges.filter((e) => e.reconnected !== undefined)).toEqual([]);
 
@@ -111,6 +111,47 @@ describe("a target that processes a POST, then closes the connection without ans
       expect(Number(top?.[2])).toBe(faulted.length);
       expect(Number(top?.[1])).toBe(report.totals.failedRequired);
       expect(junit).toContain('type="transport"');
+    } finally {
+      await proxy.stop();
+      await provider.stop();
+    }
+  });
+});
+
+describe("a proxy that answers 502 to a confirmation it never passed on", () => {
+  it("does not take the next confirmation for a second one", async () => {
+    const provider = await startReferenceProvider({ port: 0 });
+    const confirmedOnce = new Set<string>();
+    const proxy: RawTarget = await startRawTarget(async (request) => {
+      const confirmOf = /^\/api\/v1\/orders\/([^/]+)\/[a-z-]+confirm/.exec(request.path)?.[1];
+      if (confirmOf !== undefined && !confirmedOnce.has(confirmOf)) {
+        confirmedOnce.add(confirmOf);
+        const page = "<html><body>502 Bad Gateway</body></html>";
+        return {
+          write: `HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/html\r\ncontent-length: ${page.length}\r\n\r\n${page}`,
+        };
+      }
+      return { write: await forward(provider.url, request) };
+    });
+    try {
+      const { output, report } = await certifyInProcess(
+        {
+          H2H_BASE_URL: proxy.url,
+          H2H_API_KEY: REFERENCE_API_KEYS.merchant1,
+          H2H_API_KEY_2: REFERENCE_API_KEYS.merchant2,
+          H2H_CALLBACK_SECRET: REFERENCE_CALLBACK_SECRET,
+        },
+        { specFiles: ["mobile-commerce.spec.ts"] },
+      );
+      const twice = report.checks.filter((c) => c.check === "behaviour.rejects-confirming-twice");
+      expect(twice.length, output).toBeGreaterThan(0);
+      for (const check of twice) {
+        expect(check.status, check.detail).toBe("not evaluated");
+        expect(check.detail).toMatch(
+          /the first confirmation was not accepted \(HTTP 502\)|the answer is not JSON \(HTTP 502/,
+        );
+      }
+      expect(report.verdict).not.toBe("conformant");
     } finally {
       await proxy.stop();
       await provider.stop();

@@ -15,6 +15,7 @@ import { beforeAll, describe, it } from "vitest";
 import {
   AFTER_WRONG_CODE,
   acceptsMerchantOrderIdOfOtherMerchant,
+  answeredAsModelled,
   buildLifecycleModel,
   type Check,
   callbacksFollowLifecycle,
@@ -428,6 +429,13 @@ async function runOrder(
     if (pair && exchange && op.action !== "advance-clock") run.answers.set(pair, exchange);
     const late = lateRefusal(op, transition, exchange, aheadBefore);
     if (pair && late) run.late.set(pair, late);
+    // A move on the way whose answer is not the target's own (a proxy's 502) leaves the order in a
+    // state no one knows: nothing after it is judged as if the move had been taken.
+    if (!pair && exchange && answeredAsModelled(transition.expect, exchange.response.status) === "unknown")
+      throw new PrerequisiteError(
+        `the order could not be brought to "${transition.next}": ${opId} answered HTTP ${exchange.response.status}, no answer of the target's application, so the order's state is unknown`,
+        exchange.id,
+      );
     run.expectedCallbacks.push(...transition.callbacks);
     state = transition.next;
     if (!pair) {
