@@ -73,3 +73,46 @@ describe("a target that processes a POST and closes the connection without answe
     });
   }
 });
+
+describe("an answer no request asked for (HTTP desync)", () => {
+  it("marks the exchange that took a stray answer for its own, once the real one shows", async () => {
+    // The first request on a connection is answered, then a stray decoy 20 ms later; the second
+    // request's real answer comes 150 ms after it was read: the decoy is taken for it.
+    const target = await rawTarget(async (request, socket) => {
+      if (request.nth === 1) {
+        setTimeout(() => socket.write(jsonAnswer(200, { answer: "decoy, amount 0 accepted" })), 20);
+        return { write: jsonAnswer(200, { answer: "first" }) };
+      }
+      await pause(150);
+      return { write: jsonAnswer(200, { answer: "second" }) };
+    });
+    // undici reuses the connection only once it found it idle (a turn of the event loop): tried
+    // until the second request goes out on the first one's connection.
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const h2h = clientOf(target.url);
+      await h2h.post("/x", { attempt, i: 1 });
+      await pause(5);
+      const second = await h2h.post("/x", { attempt, i: 2 });
+      const last = target.requests.at(-1);
+      if (last?.nth !== 2) continue;
+      expect(second.response.json).toEqual({ answer: "decoy, amount 0 accepted" });
+      await pause(300);
+      expect(second.transportFault?.kind).toBe("desync");
+      expect(second.transportFault?.detail).toContain("may belong to another request");
+      return;
+    }
+    expect.fail("the second request never went out on the first one's connection");
+  });
+
+  it("marks an answer followed at once by a stray one on its connection", async () => {
+    const target = await rawTarget(() => ({
+      write: jsonAnswer(200, { answer: "real" }) + jsonAnswer(200, { answer: "stray" }),
+    }));
+    const h2h = clientOf(target.url);
+    const exchange = await h2h.post("/x", {});
+    await pause(50);
+    expect(exchange.transportFault?.kind).toBe("desync");
+    // The stray answer is never taken for the next request's.
+    expect((await h2h.post("/x", {})).response.json).toEqual({ answer: "real" });
+  });
+});

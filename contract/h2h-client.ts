@@ -135,7 +135,8 @@ export interface Exchange {
   reconnected?: { startedAt: string; code: string; detail: string };
   /**
    * The answer cannot be trusted to be this request's: the connection carried an answer no
-   * request asked for (an HTTP desync). The checks that would judge it are not evaluated.
+   * request asked for (an HTTP desync), before this exchange was recorded or after (then set on
+   * this object only, which the checks read). The checks that would judge it are not evaluated.
    */
   transportFault?: { kind: "desync"; detail: string };
 
@@ -723,14 +724,17 @@ export class H2hClient {
           sentAtMs: traffic.sentAtMs,
           answeredAtMs: traffic.answeredAtMs ?? Date.now(),
         });
-        // An answer no request asked for came on this connection: which answer is whose is lost.
-        if (traffic.unsolicitedAnswer())
+        // An answer no request asked for on this connection, now or later (the real answer after a
+        // stray one taken for it): which answer is whose is lost. The checks that read this
+        // exchange later see it.
+        traffic.whenUnsolicited(() => {
           exchange.transportFault = {
             kind: "desync",
             detail:
               "HTTP desync: the connection this answer came on also carried an answer no request asked for; " +
               "this answer may belong to another request",
           };
+        });
       }
       return exchange;
     } catch (error) {

@@ -42,6 +42,8 @@ interface SocketUse {
   marginMs: number;
   /** The target sent an answer no request on the socket asked for (undici's "bad response"). */
   unsolicitedAnswer?: true;
+  /** Called once, when the socket carries an answer no request asked for. */
+  onUnsolicited?: (() => void)[];
 }
 
 interface RequestSend {
@@ -73,8 +75,11 @@ export interface RequestTraffic {
   answeredAtMs?: number;
   /** The connection it went out on had carried an earlier exchange. */
   reused: boolean;
-  /** The connection has carried an answer no request asked for (so far). */
-  unsolicitedAnswer(): boolean;
+  /**
+   * Calls `listener` when the connection carries an answer no request asked for (at once, if it
+   * already has): an answer on it may then be another request's.
+   */
+  whenUnsolicited(listener: () => void): void;
 }
 
 /** Why a request that met a closed connection was, or was not, the keep-alive race. */
@@ -90,6 +95,9 @@ export interface ClosedConnection {
   /** The circumstances in words, for the exchange's evidence. */
   explanation: string;
 }
+
+/** How many of a connection's latest exchanges a stray answer found later is told to. */
+const UNSOLICITED_WATCH = 16;
 
 const sockets = new WeakMap<object, SocketUse>();
 const sends = new WeakMap<object, RequestSend>();
@@ -235,7 +243,11 @@ export function trackingSockets(
         });
         // undici destroys a socket an answer comes on with no request in flight, with this error.
         socket.on("error", (failure: Error) => {
-          if (failure.message === "bad response") use.unsolicitedAnswer = true;
+          if (failure.message !== "bad response") return;
+          use.unsolicitedAnswer = true;
+          const listeners = use.onUnsolicited ?? [];
+          delete use.onUnsolicited;
+          for (const listener of listeners) listener();
         });
       }
       callback(...args);
@@ -275,7 +287,15 @@ export function trafficOf(body: Buffer): RequestTraffic | undefined {
     sentAtMs: send.sentAtMs,
     ...(send.answeredAtMs !== undefined ? { answeredAtMs: send.answeredAtMs } : {}),
     reused: send.reused,
-    unsolicitedAnswer: () => use?.unsolicitedAnswer === true,
+    whenUnsolicited: (listener) => {
+      if (!use) return;
+      if (use.unsolicitedAnswer) return listener();
+      const listeners = (use.onUnsolicited ??= []);
+      listeners.push(listener);
+      // A stray answer shows (undici's check of an idle connection) before the next request but
+      // one: only the last few exchanges can have taken another's answer; the rest are let go.
+      if (listeners.length > UNSOLICITED_WATCH) listeners.shift();
+    },
   };
 }
 
