@@ -139,7 +139,6 @@ export interface Exchange {
    * this object only, which the checks read). The checks that would judge it are not evaluated.
    */
   transportFault?: { kind: "desync"; detail: string };
-
   /** The check this request probes ({@link SendOptions.probeOf}). */
   probeOf?: string;
 }

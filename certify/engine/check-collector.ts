@@ -44,14 +44,11 @@ interface ReportedError {
   fault?: string;
 }
 
-/** Transport faults of an exchange: no check of the contract fails for them (a timeout does). */
-const TRANSPORT_FAULT_KINDS: ReadonlySet<string> = new Set([
-  "no answer",
-  "framing",
-  "desync",
-  "unreachable",
-  "other",
-]);
+/**
+ * Transport faults of an exchange: no check of the contract fails for them. A timeout still fails
+ * (the profile bounds the answer's time), and an unknown failure is reported as it was.
+ */
+const TRANSPORT_FAULT_KINDS: ReadonlySet<string> = new Set(["no answer", "framing", "desync", "unreachable"]);
 
 /**
  * A TransportError (the client's): the exchange got no usable answer; what needed it is not
