@@ -45,7 +45,9 @@ describe("framing faults are named, not 'cannot reach the target'", () => {
         });
         expect(exitCode, output).toBe(2);
         expect(output).not.toContain("cannot reach the target");
-        expect(report.errors[0]).toMatch(/the target answered, but not in usable HTTP\/1\.1 \(transport fault, framing\)/);
+        expect(report.errors[0]).toMatch(
+          /the target answered, but not in usable HTTP\/1\.1 \(transport fault, framing\)/,
+        );
         expect(report.errors[0]).toMatch(says);
         expect(target.requests.length).toBe(1);
       } finally {

@@ -290,7 +290,8 @@ export function trafficOf(body: Buffer): RequestTraffic | undefined {
     whenUnsolicited: (listener) => {
       if (!use) return;
       if (use.unsolicitedAnswer) return listener();
-      const listeners = (use.onUnsolicited ??= []);
+      use.onUnsolicited ??= [];
+      const listeners = use.onUnsolicited;
       listeners.push(listener);
       // A stray answer shows (undici's check of an idle connection) before the next request but
       // one: only the last few exchanges can have taken another's answer; the rest are let go.
