@@ -46,7 +46,7 @@ describe("framing faults are named, not 'cannot reach the target'", () => {
         expect(exitCode, output).toBe(2);
         expect(output).not.toContain("cannot reach the target");
         expect(report.errors[0]).toMatch(
-          /the target answered, but not in usable HTTP\/1\.1 \(transport fault, framing\)/,
+          /the target answered, but not in valid HTTP\/1\.1 \(transport fault, framing\)/,
         );
         expect(report.errors[0]).toMatch(says);
         expect(target.requests.length).toBe(1);
@@ -55,4 +55,25 @@ describe("framing faults are named, not 'cannot reach the target'", () => {
       }
     });
   }
+});
+
+describe("a target that reads the first request and closes without answering", () => {
+  it("was reached: the run says it gave no answer, not 'cannot reach the target'", async () => {
+    const target = await startRawTarget(() => ({ close: true }));
+    try {
+      const { exitCode, output, report } = await certifyInProcess({
+        H2H_BASE_URL: target.url,
+        H2H_API_KEY: "framing-test-key",
+      });
+      expect(exitCode, output).toBe(2);
+      expect(output).not.toContain("cannot reach the target");
+      expect(report.errors[0]).toMatch(
+        /the target was reached, but closed the connection without an answer \(transport fault, no answer\)/,
+      );
+      // Read once, never sent again.
+      expect(target.requests.length).toBe(1);
+    } finally {
+      await target.stop();
+    }
+  });
 });
