@@ -50,6 +50,9 @@ export {
   rateLimitWait,
   type SendOptions,
   TransportError,
+  type TransportFaultKind,
+  type WireTimes,
+  wireTimesOf,
 } from "./h2h-client.ts";
 export {
   boundedJson,

@@ -507,3 +507,20 @@ export function unreachableStates(model: LifecycleModel, options: ReachableOptio
   const reached = new Set(reachablePairs(model, options).flatMap((p) => [p.state, p.transition.next]));
   return model.states.map((s) => s.id).filter((id) => !reached.has(id));
 }
+
+/**
+ * What an answer says of the move it answers: the target took it as modelled (the expected class,
+ * 2xx for an acceptance, 4xx for a refusal), otherwise, or nothing at all: a 5xx (a proxy's 502
+ * for a request that never reached the target, a crash) or a 429 is no answer of the target's
+ * application, so the order's state after it is unknown and no later move may be judged as if it
+ * had been taken.
+ */
+export function answeredAsModelled(
+  expect: ExpectedAnswer,
+  httpStatus: number,
+): "as modelled" | "otherwise" | "unknown" {
+  if (expect.outcome === "no-request") return "as modelled";
+  if (httpStatus >= 500 || httpStatus === 429) return "unknown";
+  const expected = expect.outcome === "accepted" ? 2 : 4;
+  return Math.floor(httpStatus / 100) === expected ? "as modelled" : "otherwise";
+}

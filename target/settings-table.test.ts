@@ -137,3 +137,35 @@ function sourceFiles(dir: string): string[] {
     return entry.name.endsWith(".ts") && !test ? [path] : [];
   });
 }
+
+describe("secrets an HTTP header carries", () => {
+  it("refuses a control byte in H2H_API_KEY, naming the variable and the character, never the value", () => {
+    const refusal = (() => {
+      try {
+        certify({ H2H_BASE_URL: "http://127.0.0.1:1", H2H_API_KEY: "live-key\u0001-secret" });
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(refusal).toBeInstanceOf(SettingsError);
+    const message = (refusal as Error).message;
+    expect(message).toContain("H2H_API_KEY holds a control character (U+0001) at character 9 of 16");
+    expect(message).toContain("Authorization header");
+    expect(message).not.toContain("live-key");
+    expect(message).not.toContain("secret");
+  });
+
+  it("refuses a line feed in H2H_API_KEY_2 and H2H_CALLBACK_SECRET alike", () => {
+    expect(() => certify({ H2H_API_KEY_2: "second\nkey" })).toThrow(
+      /H2H_API_KEY_2 holds a line feed \(U\+000A\)/,
+    );
+    expect(() => certify({ H2H_CALLBACK_SECRET: "whsec\u007f" })).toThrow(
+      /H2H_CALLBACK_SECRET holds a control character \(U\+007F\)/,
+    );
+  });
+
+  it("takes spaces, tabs and Latin-1 letters as they are", () => {
+    expect(certify({ H2H_API_KEY: "key with space\tand é" }).apiKey).toBe("key with space\tand é");
+  });
+});

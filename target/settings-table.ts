@@ -124,6 +124,33 @@ function custom<Value>(parse: (text: string) => Value): z.ZodType<Value, string>
   });
 }
 
+/** A character as a reader can find it, never the secret around it. */
+function describeCharacter(code: number): string {
+  const hex = code.toString(16).toUpperCase().padStart(4, "0");
+  if (code === 0x0a) return "a line feed (U+000A)";
+  if (code === 0x0d) return "a carriage return (U+000D)";
+  if (code < 0x20 || code === 0x7f) return `a control character (U+${hex})`;
+  return `a character outside Latin-1 (U+${hex})`;
+}
+
+/**
+ * A secret as an HTTP field value carries it (RFC 9110 §5.5: visible characters, spaces, tabs and
+ * obs-text): a control byte in it is a copy-paste slip that no target would ever accept. The
+ * refusal names the variable, the character and where it is, never the value.
+ */
+function fieldSafeSecret(use: string): z.ZodType<string, string> {
+  return custom((value) => {
+    for (let i = 0; i < value.length; i++) {
+      const code = value.charCodeAt(i);
+      if ((code < 0x20 && code !== 0x09) || code === 0x7f || code > 0xff)
+        throw new Error(
+          `$NAME holds ${describeCharacter(code)} at character ${i + 1} of ${value.length}: ${use}, and RFC 9110 §5.5 allows only visible characters, spaces and tabs there; set it again without it (its value is not shown)`,
+        );
+    }
+    return value;
+  });
+}
+
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
@@ -227,7 +254,7 @@ export const SETTINGS = {
     variable: "H2H_API_KEY",
     secret: true,
     readBy: TARGET,
-    parse: text(),
+    parse: fieldSafeSecret("the key is sent in the Authorization header"),
     defaultText: "reference: `sandbox-key-merchant-1`; required for any other target",
     help: "the merchant's API key",
   }),
@@ -235,7 +262,7 @@ export const SETTINGS = {
     variable: "H2H_API_KEY_2",
     secret: true,
     readBy: ["certify"],
-    parse: text(),
+    parse: fieldSafeSecret("the key is sent in the Authorization header"),
     defaultText:
       "reference: `sandbox-key-merchant-2`; else those checks are skipped, by name, with the reason",
     help: "a second merchant's key, for the cross-merchant checks",
@@ -244,7 +271,7 @@ export const SETTINGS = {
     variable: "H2H_CALLBACK_SECRET",
     secret: true,
     readBy: ["certify", "load", "sink", "receiver"],
-    parse: text(),
+    parse: fieldSafeSecret("a provider configures the secret as text"),
     defaultText:
       "reference: `sandbox-callback-secret`; required for any other target whose profile signs callbacks",
     help: "the secret callback signatures are checked with",

@@ -6,7 +6,12 @@
 import { basename } from "node:path";
 import type { UserConsoleLog } from "vitest";
 import type { Reporter, TestCase, TestModule, TestSuite } from "vitest/node";
-import { CHECK_REGISTRY, type RequirementContext, requirementOf } from "../../contract/index.ts";
+import {
+  CHECK_REGISTRY,
+  type RequirementContext,
+  requirementOf,
+  TRANSPORT_FAULT,
+} from "../../contract/index.ts";
 import type { Masker } from "../../kit/index.ts";
 import type { BlockedBy, CheckMeta } from "./run-context.ts";
 import { type CheckRecord, isAdvisory, isFailure } from "./run-model.ts";
@@ -34,10 +39,32 @@ interface ReportedError {
   name?: string;
   message?: string;
   exchangeId?: string;
+  /** A TransportError's kind (contract/h2h-client.ts). */
+  fault?: string;
 }
 
-/** A PrerequisiteError (run-context.ts): what the checks waiting on it are blocked by. */
+/**
+ * Transport faults of an exchange: no check of the contract fails for them. A timeout still fails
+ * (the profile bounds the answer's time), and an unknown failure is reported as it was.
+ */
+const TRANSPORT_FAULT_KINDS: ReadonlySet<string> = new Set(["no answer", "framing", "desync", "unreachable"]);
+
+/**
+ * A TransportError (the client's): the exchange got no usable answer; what needed it is not
+ * evaluated, counted as an error of the run, never as a failure of the contract.
+ */
+function transportFaultOf(error: ReportedError | undefined): BlockedBy | undefined {
+  if (error?.name !== "TransportError" || !TRANSPORT_FAULT_KINDS.has(error.fault ?? "")) return undefined;
+  return {
+    check: TRANSPORT_FAULT,
+    reason: `transport fault (${error.fault}): ${firstLine(error.message ?? "")}`,
+  };
+}
+
+/** A PrerequisiteError (run-context.ts) or a transport fault: what the checks waiting on it are blocked by. */
 function prerequisiteOf(error: ReportedError | undefined): BlockedBy | undefined {
+  const transport = transportFaultOf(error);
+  if (transport) return transport;
   if (error?.name !== "PrerequisiteError") return undefined;
   return {
     check: "(setup)",
@@ -110,7 +137,8 @@ export class CheckCollector implements Reporter {
         reason: firstLine(error.message ?? "the setup failed"),
       };
       blockedBy.reason = this.masker.text(blockedBy.reason);
-      if (!blockedBy.exchange)
+      // A transport fault is said once for the run by the runner, with the checks it blocked.
+      if (!blockedBy.exchange && blockedBy.check !== TRANSPORT_FAULT)
         this.runErrors.push(`${file} › ${suite.name}: the setup failed: ${blockedBy.reason}`);
       for (const test of suite.children.allTests()) {
         const record = this.byTest.get(test.id);

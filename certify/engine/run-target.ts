@@ -140,7 +140,18 @@ async function tryReachTarget(
     await client.post(endpointPath(OPERATION.createMobileCommerceOrder), {});
     return undefined;
   } catch (error) {
-    if (error instanceof TransportError) return `cannot reach the target: ${error.message}`;
+    if (error instanceof TransportError) {
+      // Only a target that could not be reached is unreachable: a broken or lost answer is named as such.
+      const reached = {
+        framing: "the target answered, but not in valid HTTP/1.1",
+        desync: "the target answered, but with an answer no request asked for",
+        "no answer": "the target was reached, but closed the connection without an answer",
+      } as const;
+      const said = reached[error.fault as keyof typeof reached];
+      return said
+        ? `${said} (transport fault, ${error.fault}): ${error.message}`
+        : `cannot reach the target: ${error.message}`;
+    }
     throw error;
   } finally {
     await client.close();

@@ -36,7 +36,7 @@ import { evidenceBoundsOf } from "../reports/evidence-bounds.ts";
 import { markFollowOnFailures } from "../reports/follow-on-failures.ts";
 import { type ReportKind, type ReportPaths, writeReports } from "../reports/index.ts";
 import { strictJsonChecks } from "../reports/json-text-findings.ts";
-import { isRateLimited, resolveRootCauses } from "../reports/root-causes.ts";
+import { isRateLimited, isTransportFault, resolveRootCauses } from "../reports/root-causes.ts";
 import { sinkRefusalsOf } from "../reports/sink-refusals.ts";
 import { sizeLimitChecks } from "../reports/size-findings.ts";
 import { deadlineOf, watchRunStop } from "./deadline.ts";
@@ -346,7 +346,17 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
     // A 429 or 503 is no answer: the checks that met one were not evaluated, and the run says why.
     const byId = new Map(exchanges.map((e) => [e.id, e]));
     const rateLimited = resolved.unexplained.filter((c) => isRateLimited(c, byId));
-    const unexplained = resolved.unexplained.filter((c) => !rateLimited.includes(c));
+    // A transport fault (no answer, broken framing, a desync) is an error of the run, not a failure.
+    const transportFaults = resolved.unexplained.filter((c) => isTransportFault(c));
+    const unexplained = resolved.unexplained.filter(
+      (c) => !rateLimited.includes(c) && !transportFaults.includes(c),
+    );
+    if (transportFaults.length > 0 && runStop.reason === undefined) {
+      const [first] = transportFaults;
+      errors.push(
+        `transport faults: ${transportFaults.length} check(s) could not be evaluated, first ${first?.endpoint} › ${first?.check}: ${first?.detail}`,
+      );
+    }
     if (
       rateLimited.length > 0 &&
       runStop.reason === undefined &&

@@ -16,6 +16,7 @@ import {
   AFTER_WRONG_CODE,
   acceptanceExplained,
   acceptsMerchantOrderIdOfOtherMerchant,
+  answeredAsModelled,
   buildLifecycleModel,
   type Check,
   callbacksFollowLifecycle,
@@ -431,6 +432,13 @@ async function runOrder(
     if (pair && exchange && op.action !== "advance-clock") run.answers.set(pair, exchange);
     const late = lateRefusal(op, transition, exchange, aheadBefore);
     if (pair && late) run.late.set(pair, late);
+    // A move on the way whose answer is not the target's own (a proxy's 502) leaves the order in a
+    // state no one knows: nothing after it is judged as if the move had been taken.
+    if (!pair && exchange && answeredAsModelled(transition.expect, exchange.response.status) === "unknown")
+      throw new PrerequisiteError(
+        `the order could not be brought to "${transition.next}": ${opId} answered HTTP ${exchange.response.status}, no answer of the target's application, so the order's state is unknown`,
+        exchange.id,
+      );
     run.expectedCallbacks.push(...transition.callbacks);
     state = transition.next;
     if (!pair) {
@@ -833,7 +841,7 @@ interface TimerRun {
  */
 function measured(exchange: Exchange): MeasuredRequest {
   const sentMs = Date.parse(exchange.startedAt);
-  return { sentMs, receivedMs: sentMs + exchange.durationMs + 1 };
+  return { sentMs, receivedMs: sentMs + Math.ceil(exchange.durationMs) + 1 };
 }
 
 /** Two orders, one of them ahead on its clock (or older), confirmed at the same moment. */

@@ -18,6 +18,7 @@ import {
   type RuleSource,
   rateLimitCause,
   requirementOf,
+  transportFaultCause,
 } from "../../../contract/index.ts";
 import type { BlockedBy, CallbackTimeline, CheckMeta, Reproduction } from "../../engine/run-context.ts";
 import type { SpecTarget } from "./target.ts";
@@ -66,8 +67,15 @@ export function verify<Input>(
 ): void {
   const requirement = requirementOf(check, target.profile, extra.informationalReason);
   const subject = extra.subject === undefined ? evidence.at(-1) : (extra.subject ?? undefined);
+  // An answer that may be another request's (a desync) is no answer for any check it is evidence of.
+  const faulty = evidence.find((e) => e !== undefined && transportFaultCause(e) !== undefined);
   // A rate-limited answer is no answer for any check, envelope.shape included.
-  const cause = subject ? (rateLimitCause(subject.response) ?? answerRootCause(subject.response)) : undefined;
+  const cause = faulty
+    ? transportFaultCause(faulty)
+    : subject
+      ? (rateLimitCause(subject.response) ?? answerRootCause(subject.response))
+      : undefined;
+  const causeExchange = faulty ?? subject;
   const common = {
     check: check.name,
     ruleSource: extra.ruleSource ?? effectiveSource(check.source, target.profile),
@@ -88,7 +96,7 @@ export function verify<Input>(
     };
     return;
   }
-  if (cause && (cause.check === RATE_LIMITED || check.name !== envelopeShape.name)) {
+  if (cause && (faulty || cause.check === RATE_LIMITED || check.name !== envelopeShape.name)) {
     const reason = target.masker.text(cause.reason);
     context.task.meta.h2h = {
       ...common,
@@ -98,7 +106,7 @@ export function verify<Input>(
         check: cause.check,
         reason,
         signature: cause.signature,
-        ...(subject?.id ? { exchange: subject.id } : {}),
+        ...(causeExchange?.id ? { exchange: causeExchange.id } : {}),
       },
     };
     return;
