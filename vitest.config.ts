@@ -27,6 +27,9 @@ export default defineConfig({
           // 40 s of npm test's on 2 cores). npm run certify and bench:certify keep their default,
           // one per core.
           env: { H2H_WORKERS: "1" },
+          // GitHub's workflow parser imports its JSON schema without `with { type: "json" }`, which
+          // Node refuses; inlined, Vite reads it (.github/workflow-runner.ts).
+          server: { deps: { inline: ["@actions/workflow-parser"] } },
           // A worker runs file after file without a fresh module graph each time: importing zod,
           // undici and the contract again for each of some 70 files was a sixth of the run's CPU.
           // No test keeps state in a shared module; the few that set a variable of process.env

@@ -104,7 +104,7 @@ describe("CI workflows", () => {
     expect(text).toMatch(/\n\s+profile:\n/);
     for (const key of ["H2H_API_KEY", "H2H_API_KEY_2", "H2H_CALLBACK_SECRET"])
       expect(text).toContain(`${key}: ${expr(`secrets.${key}`)}`);
-    expect(text).toContain("run: npm run certify");
+    expect(text).toContain("exec npm run certify");
   });
 
   it("the nightly regression runs on a schedule, publishes JUnit, uploads the reports and compares with previous nights", () => {

@@ -303,6 +303,22 @@ describe("comparing two real certification runs", () => {
     expect(partial.output).toContain('did not finish (verdict "incomplete")');
   });
 
+  it("npm run compare reads relative paths from the user's directory, as H2H_PROFILE is read", async () => {
+    // npm run changes into the package root and says where the user was in INIT_CWD.
+    const userDir = mkdtempSync(join(tmpdir(), "h2h-user-"));
+    const report = JSON.parse(readFileSync(join(clean, REPORT_FILES.json), "utf8")) as RunReport;
+    writeFileSync(join(userDir, "monday.json"), JSON.stringify(report));
+    const tuesday = {
+      ...report,
+      verdict: "conformant",
+      startedAt: new Date(Date.now() + 60_000).toISOString(),
+    };
+    writeFileSync(join(userDir, "tuesday.json"), JSON.stringify(tuesday));
+    const run = await child("scripts/compare.ts", ["monday.json", "tuesday.json"], { INIT_CWD: userDir });
+    expect(run.exitCode, run.output).toBe(0);
+    expect(run.output).toMatch(/0 regression\(s\), 0 fix\(es\), 0 new, 0 removed/);
+  });
+
   it("refuses what is not a report, naming the file, with exit 64", async () => {
     writeFileSync(join(dir, "har.json"), JSON.stringify({ log: { entries: [] } }));
     const bad = await child(

@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { Reporter, TestCase } from "vitest/node";
 import { fileTimeout } from "../fixtures/testing/index.ts";
 import { startReferenceProvider } from "../provider/reference/index.ts";
@@ -184,6 +184,34 @@ describe("runSpecsOnce (Vitest in a thread of its own)", () => {
       runStop.dispose();
     }
     expect(process.listenerCount("SIGINT")).toBe(before);
+  });
+});
+
+describe("watchRunStop (signals)", () => {
+  it("counts one cancellation that arrives twice (the process group's, and npm run's forward) once", () => {
+    const exit = vi.spyOn(process, "exit").mockImplementation((() => undefined) as never);
+    const write = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    const runStop = watchRunStop(60_000);
+    try {
+      // A runner's cancel: SIGINT to the group, forwarded by npm; 7.5 s later SIGTERM, forwarded too.
+      process.emit("SIGINT", "SIGINT");
+      process.emit("SIGINT", "SIGINT");
+      expect(runStop.reason).toBe("stopped by SIGINT before the run was complete");
+      expect(write).not.toHaveBeenCalled();
+      process.emit("SIGTERM", "SIGTERM");
+      process.emit("SIGTERM", "SIGTERM");
+      // The SIGTERM is the one absorbed signal: the reports are still being written, nothing exits.
+      expect(write).toHaveBeenCalledTimes(1);
+      expect(String(write.mock.calls[0]?.[0])).toMatch(/^SIGTERM: already stopping/);
+      expect(exit).not.toHaveBeenCalled();
+      // A third signal of its own still quits at once.
+      process.emit("SIGINT", "SIGINT");
+      expect(exit).toHaveBeenCalledWith(2);
+    } finally {
+      runStop.dispose();
+      exit.mockRestore();
+      write.mockRestore();
+    }
   });
 });
 

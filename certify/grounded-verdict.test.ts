@@ -15,6 +15,7 @@ import {
   REFERENCE_CALLBACK_SECRET,
   startReferenceProvider,
 } from "../provider/reference/index.ts";
+import { REPORT_FILES, type ReportKind } from "./reports/index.ts";
 import { certifyInProcess, sharedSpecRunner } from "./testing/certify-in-process.ts";
 
 fileTimeout(120_000);
@@ -29,7 +30,12 @@ const referenceJson = () =>
 const specRunner = sharedSpecRunner();
 afterAll(() => specRunner.close());
 
-async function certifyFaulty(faults: string[], profile: Record<string, unknown>, only?: string[]) {
+async function certifyFaulty(
+  faults: string[],
+  profile: Record<string, unknown>,
+  only?: string[],
+  reports?: readonly ReportKind[],
+) {
   const dir = mkdtempSync(join(tmpdir(), "h2h-grounded-"));
   writeFileSync(join(dir, "profile.json"), JSON.stringify(profile));
   const provider = await startReferenceProvider({ port: 0, faults });
@@ -43,7 +49,7 @@ async function certifyFaulty(faults: string[], profile: Record<string, unknown>,
         H2H_PROFILE: join(dir, "profile.json"),
         H2H_SEED: "11",
       },
-      { specRunner: specRunner.run, ...(only ? { only } : {}) },
+      { specRunner: specRunner.run, ...(only ? { only } : {}), ...(reports ? { reports } : {}) },
     );
   } finally {
     await provider.stop();
@@ -54,7 +60,7 @@ async function certifyFaulty(faults: string[], profile: Record<string, unknown>,
 describe.concurrent("a verdict grounded in the API description and the profile", () => {
   it("a provider that takes text of any length is conformant under a profile that declares no length; the advisories say what it did", async () => {
     const { requestRules: _declared, ...profile } = referenceJson();
-    const run = await certifyFaulty(["long-text-truncated"], profile);
+    const run = await certifyFaulty(["long-text-truncated"], profile, undefined, ["json", "html"]);
     expect(run.exitCode, run.output).toBe(0);
     const advisories = run.report.checks.filter(
       (c) => c.check === "behaviour.rejects-length-out-of-bounds" && c.status === "failed",
@@ -66,7 +72,30 @@ describe.concurrent("a verdict grounded in the API description and the profile",
       expect(advisory.detail).toMatch(/^accepted: HTTP 200/);
     }
     expect(run.report.checks.filter((c) => c.required && c.status === "failed")).toEqual([]);
-    expect(run.output).toMatch(/✗ behaviour\.rejects-length-out-of-bounds \(advisory\): \d+ failure/);
+    // A conformant run reads conformant: advisories are counted apart, never marked or counted as failures.
+    expect(run.output).not.toContain("✗");
+    expect(run.output).not.toMatch(/failures by rule/);
+    expect(run.output).not.toMatch(/\(advisory\) \(advisory\)/);
+    expect(run.output).toMatch(
+      new RegExp(
+        `· behaviour\\.rejects-length-out-of-bounds \\(advisory\\): ${advisories.length} probe\\(s\\): accepted ×${advisories.length}`,
+      ),
+    );
+    const { totals, summary } = run.report;
+    expect(totals.failed).toBe(0);
+    expect(totals.advisories).toBeGreaterThanOrEqual(advisories.length);
+    for (const entry of summary) {
+      expect(entry.failed, entry.endpoint).toBe(0);
+      if (entry.score !== null) expect(entry.score, entry.endpoint).toBe(100);
+    }
+    const html = readFileSync(join(run.reportDir, REPORT_FILES.html), "utf8");
+    expect(html).not.toContain("✗");
+    expect(html).not.toMatch(/class="[^"]*\bfailed\b/);
+    expect(html).not.toContain('id="failures-by-rule"');
+    expect(html).toContain('id="advisories"');
+    // A skipped case is named, so no check reads as both skipped and failed.
+    for (const line of run.output.split("\n").filter((l) => l.startsWith("skipped: ")))
+      expect(line).toMatch(/^skipped: \S+ › /);
   });
 
   it("a check the profile waives causes no required failure through its probes, envelope.failure-markers included", async () => {

@@ -5,12 +5,14 @@
  * minimal request and a curl; `--only` runs just that check; the same seed sends the same
  * requests; no test card is left whole in any report.
  */
+import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_CARD_NUMBERS } from "../contract/index.ts";
 import { fileTimeout } from "../fixtures/testing/index.ts";
 import { type RunningReferenceProvider, startReferenceProvider } from "../provider/reference/index.ts";
+import { PROJECT_ROOT } from "../target/index.ts";
 import type { RunReport } from "./engine/run-model.ts";
 import { REPORT_FILES, REPORT_KINDS, type ReportKind } from "./reports/index.ts";
 import { certifyInProcess, sharedSpecRunner } from "./testing/certify-in-process.ts";
@@ -68,14 +70,15 @@ describe("a failing generated probe", () => {
     const run = await certify(faulty.url, [CHECK], 11, REPORT_KINDS);
     expect(run.exitCode, run.output).toBe(1);
     expect(run.output).toContain("seed 11 (from --seed)");
-    expect(run.output).toContain(`reproduce: npm run certify -- --seed 11 --only ${CHECK}`);
+    const command = `H2H_BASE_URL=${faulty.url} H2H_DEPTH=quick H2H_REPORT_DIR=${join(run.reportDir, `rerun-${CHECK}-seed11`)} npm run certify -- --seed 11 --only ${CHECK}`;
+    expect(run.output).toContain(`reproduce: ${command}`);
     expect(new Set(run.report.checks.map((c) => c.check))).toEqual(new Set([CHECK]));
     expect(run.report.probes).toMatchObject({ seed: 11, depth: "quick", only: [CHECK] });
 
     const failed = run.report.checks.find((c) => c.status === "failed" && c.case?.startsWith("method 102"));
     expect(failed?.detail).toMatch(/paymentDetailsData\.methodID is 101, expected 102/);
     const reproduction = failed?.reproduction;
-    expect(reproduction).toMatchObject({ seed: 11, command: `npm run certify -- --seed 11 --only ${CHECK}` });
+    expect(reproduction).toMatchObject({ seed: 11, command });
     // Shrunk: what the failure does not need is gone, the method's required phone stays.
     const minimal = JSON.parse(reproduction?.request ?? "{}") as Record<string, unknown>;
     expect(minimal).toMatchObject({ methodID: 102, clientMetadata: { phone: expect.any(String) } });
@@ -87,6 +90,7 @@ describe("a failing generated probe", () => {
     const html = readFileSync(join(run.reportDir, REPORT_FILES.html), "utf8");
     expect(html).toContain("seed 11");
     expect(html).toContain(`--only ${CHECK}`);
+    expect(html).toContain(`H2H_BASE_URL=${faulty.url}`);
     expect(readFileSync(join(run.reportDir, REPORT_FILES.junit), "utf8")).toContain(
       '<property name="h2h.seed" value="11"/>',
     );
@@ -95,6 +99,35 @@ describe("a failing generated probe", () => {
       for (const card of TEST_CARD_NUMBERS)
         expect(text.includes(card), `${file} holds a card number`).toBe(false);
     }
+  });
+
+  it("prints a reproduce line that, pasted in a shell, fails the same way against the same target, its reports apart", async () => {
+    const run = await certify(faulty.url, [CHECK], 12);
+    const failed = run.report.checks.filter((c) => c.status === "failed" && c.required);
+    const command = failed[0]?.reproduction?.command as string;
+    expect(command, run.output).toMatch(
+      /^H2H_BASE_URL=\S+ H2H_DEPTH=quick H2H_REPORT_DIR=\S+ npm run certify -- --seed 12 --only /,
+    );
+    const firstReport = readFileSync(join(run.reportDir, REPORT_FILES.json), "utf8");
+    // As a user pastes it: a shell, the project's folder, no H2H_* variable of this test's process.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("H2H_")));
+    // Asynchronously: the target answers from this process.
+    const child = spawn("sh", ["-c", command], { cwd: PROJECT_ROOT, env: { ...env, H2H_WORKERS: "1" } });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    const status = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(status, output).toBe(1);
+    const rerunDir = join(run.reportDir, `rerun-${CHECK}-seed12`);
+    const again = JSON.parse(readFileSync(join(rerunDir, REPORT_FILES.json), "utf8")) as RunReport;
+    expect(again.target.baseUrl).toBe(faulty.url);
+    expect(again.verdict).toBe("not conformant");
+    const failedAgain = again.checks.filter((c) => c.status === "failed" && c.required);
+    expect(failedAgain.map((c) => `${c.check} › ${c.case}`)).toEqual(
+      failed.map((c) => `${c.check} › ${c.case}`),
+    );
+    // The failing run's reports stay as they were.
+    expect(readFileSync(join(run.reportDir, REPORT_FILES.json), "utf8")).toBe(firstReport);
   });
 
   it("passes on the clean provider, and the same seed sends the same requests (but for the run's prefix)", async () => {

@@ -1,5 +1,5 @@
 /**
- * Callback signatures. The seed shows no scheme (§6 gap); a target's profile names its own (the
+ * Callback signatures. The API description shows no scheme (§6 gap); a target's profile names its own (the
  * reference provider's is in its profile, fixtures/profiles/reference.json): an HMAC-SHA256 of the
  * raw body bytes under the callback secret, in a header, with a prefix, hex or base64.
  * Verification compares in constant time.

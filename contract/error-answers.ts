@@ -1,6 +1,6 @@
 /**
  * The error answers of the four endpoints, in one table: each failure's HTTP status and
- * `codeError`, which operations can give it, and when. The seed shows no failure (§7 gap):
+ * `codeError`, which operations can give it, and when. The API description shows no failure (§7 gap):
  * these are the reference provider's sandbox conventions. A foreign target pins its
  * own in its profile's `errors`, keyed by the same names. The OpenAPI document's error responses
  * and the reference provider's error codes derive from this table.

@@ -306,6 +306,11 @@ export interface GenerateOrdersOptions {
   requestRules?: RequestRules | undefined;
   /** The request schema per order kind; default the contract's. */
   schemas?: Partial<Record<OrderKind, RequestSchema>> | undefined;
+  /**
+   * Whether optional fields may be sent as null (default true). The API description does not say
+   * a request field may be null, so a profile that does not declare it gets none.
+   */
+  nullOptionals?: boolean | undefined;
 }
 
 export interface GeneratedOrder {
@@ -359,7 +364,8 @@ export function generateOrders(options: GenerateOrdersOptions): GeneratedOrder[]
   const out: GeneratedOrder[] = [];
   for (const method of options.methods) {
     const mixes = new SeededRandom(hashSeed(`${options.seed}|${method.methodID}|mixes`));
-    const plans = [...QUICK_PLANS];
+    const nullable = options.nullOptionals ?? true;
+    const plans = QUICK_PLANS.filter((plan) => nullable || !plan.optionals.startsWith("null"));
     for (let i = 0; i < GENERATION_DEPTHS[depth].randomMixesPerMethod; i++)
       plans.push(randomPlan(mixes, i + 1));
     const schema = methodRequestSchema(method, {
@@ -761,7 +767,8 @@ function applyOptionals(
         break;
       case "mixed": {
         const roll = context.random.next();
-        choice = roll < 0.6 ? "present" : roll < 0.8 ? "absent" : "null";
+        choice =
+          roll < 0.6 ? "present" : roll < 0.8 || context.options.nullOptionals === false ? "absent" : "null";
         break;
       }
     }

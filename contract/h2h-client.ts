@@ -13,16 +13,19 @@ import { pipeline, type Readable, Transform } from "node:stream";
 import * as zlib from "node:zlib";
 import { Agent, request } from "undici";
 import {
+  answerHeadTaken,
+  closedConnectionOf,
   describeTlsFailure,
-  lostKeepAliveRace,
   type TlsAwareConnector,
   type TlsFailure,
   type TlsMaterial,
   tlsAwareConnector,
   tlsConnectOptions,
   trackingSockets,
+  trafficOf,
 } from "../kit/index.ts";
 import { withinDepth } from "./json-size.ts";
+import { type JsonTextReport, jsonTextIssues, withoutBom } from "./json-text.ts";
 import { endpointPath, OPERATIONS_BY_KIND, type OperationName, ORDER_KIND, type OrderKind } from "./names.ts";
 
 /** How much of an answer is kept, unless the client is told otherwise. */
@@ -82,10 +85,15 @@ export interface RateLimitInfo {
 export interface ExchangeResponse {
   status: number;
   headers: Record<string, string>;
-  /** The body as received (decoded as UTF-8); only its first `limitBytes` when `truncated`. */
+  /**
+   * The body as received (decoded as UTF-8, a byte order mark kept, a byte that is not UTF-8 shown
+   * as U+FFFD); only its first `limitBytes` when `truncated`.
+   */
   body: string;
-  /** The body parsed as JSON, or undefined when it is not JSON (or was cut). */
+  /** The body parsed as JSON (past a byte order mark), or undefined when it is not JSON (or was cut). */
   json: unknown;
+  /** Set when the bytes break strict JSON where JSON.parse forgives it (json-text.ts): what, where. */
+  jsonText?: JsonTextReport;
   /** Set (true) when the body was cut at the client's limit. */
   truncated?: true;
   /** Set with `truncated`: the limit the body was cut at, in (decoded) bytes. */
@@ -126,18 +134,65 @@ export interface Exchange {
   rateLimited?: RateLimitedAttempt[];
   /**
    * A kept-alive connection the target had closed when this request went out on it (undici's
-   * "other side closed" on an idle, reused connection, before any answer): the target never read
-   * it, so it was sent once more on a new connection, and `response` is that answer.
+   * "other side closed" on a reused connection, before any answer, that had been idle as long as
+   * the target said it keeps idle connections): the target never read it, so it was sent once
+   * more on a new connection, and `response` is that answer.
    */
   reconnected?: { startedAt: string; code: string; detail: string };
+  /**
+   * The answer cannot be trusted to be this request's: the connection carried an answer no
+   * request asked for (an HTTP desync), before this exchange was recorded or after (then set on
+   * this object only, which the checks read). The checks that would judge it are not evaluated.
+   */
+  transportFault?: { kind: "desync"; detail: string };
   /** The check this request probes ({@link SendOptions.probeOf}). */
   probeOf?: string;
+}
+
+/**
+ * What kind of transport fault an exchange met, for the reports: the target could not be reached
+ * (refused, unknown host, TLS), did not answer in time, closed or reset the connection after the
+ * request went out (no answer: it may have processed it), answered with broken HTTP/1.1 framing,
+ * or answered what no request asked for (a desync).
+ */
+export type TransportFaultKind = "unreachable" | "timeout" | "no answer" | "framing" | "desync" | "other";
+
+const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EADDRNOTAVAIL",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+/** The kind of a transport failure, from its code (TLS failures are `unreachable`). */
+export function transportFaultKind(causeCode: string, tls: boolean): TransportFaultKind {
+  if (tls || UNREACHABLE_CODES.has(causeCode)) return "unreachable";
+  if (
+    causeCode === "TIMEOUT" ||
+    causeCode === "UND_ERR_HEADERS_TIMEOUT" ||
+    causeCode === "UND_ERR_BODY_TIMEOUT"
+  )
+    return "timeout";
+  if (causeCode === "HTTP_DESYNC") return "desync";
+  if (
+    causeCode.startsWith("HPE_") ||
+    causeCode === "HTTP_FRAMING" ||
+    causeCode === "UND_ERR_RES_CONTENT_LENGTH_MISMATCH"
+  )
+    return "framing";
+  if (CLOSED_CONNECTION_CODES.has(causeCode)) return "no answer";
+  return "other";
 }
 
 /** No answer: the target could not be reached, or did not answer in time. */
 export class TransportError extends Error {
   readonly url: string;
   readonly causeCode: string;
+  /** What kind of fault it is; only `unreachable` means the target could not be reached at all. */
+  readonly fault: TransportFaultKind;
   /** Set when the failure is a TLS one: which, and how to fix it. */
   readonly tls: TlsFailure | undefined;
   /**
@@ -156,6 +211,7 @@ export class TransportError extends Error {
     this.url = url;
     this.causeCode = causeCode;
     this.tls = tls;
+    this.fault = transportFaultKind(causeCode, tls !== undefined);
   }
 }
 
@@ -442,6 +498,65 @@ function causeOf(error: unknown): { code: string; detail: string } {
   return { code: "REQUEST_FAILED", detail: error instanceof Error ? error.message : String(error) };
 }
 
+/** When a request was written on a connection and its answer's head came, ms since the epoch. */
+export interface WireTimes {
+  sentAtMs: number;
+  answeredAtMs: number;
+}
+const wireTimes = new WeakMap<Exchange, WireTimes>();
+
+/** When the exchange's request was written and its answer came (the client's own exchanges only). */
+export function wireTimesOf(exchange: Exchange): WireTimes | undefined {
+  return wireTimes.get(exchange);
+}
+
+/**
+ * An answer whose HTTP/1.1 framing is broken, in plain words: which rule of RFC 9112/9110 it
+ * breaks. Undefined for any other failure.
+ */
+function framingFaultOf(error: unknown): { code: string; detail: string } | undefined {
+  const seen = new Set<unknown>();
+  for (let current = error; current instanceof Error && !seen.has(current); ) {
+    seen.add(current);
+    const { code } = current as { code?: unknown };
+    if (current.name === "HTTPParserError") {
+      const reason = /\((.*)\)\s*$/.exec(current.message)?.[1] ?? current.message;
+      return { code: "HTTP_FRAMING", detail: `the answer is not valid HTTP/1.1: ${plainFraming(reason)}` };
+    }
+    if (code === "UND_ERR_RES_CONTENT_LENGTH_MISMATCH") {
+      // undici reports a head its parser refused over Content-Length (repeated, or not a number)
+      // as this mismatch, before the head is taken. RFC 9110 §8.6 lets a recipient either refuse
+      // repeated Content-Length fields or merge identical ones; this client refuses them, and says so.
+      return {
+        code: "HTTP_FRAMING",
+        detail:
+          answerHeadTaken(current) === false
+            ? "the answer is not valid HTTP/1.1: its head was refused over its Content-Length, sent more than once or not a number; RFC 9110 §8.6 lets a client refuse repeated Content-Length fields, even with one value, and this one does"
+            : "the answer is not valid HTTP/1.1: its body is not as long as its Content-Length says",
+      };
+    }
+    if (code === "UND_ERR_SOCKET" && current.message === "bad response")
+      return {
+        code: "HTTP_DESYNC",
+        detail: "HTTP desync: an answer came that no request on the connection asked for",
+      };
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** llhttp's reason for refusing an answer, as the rule the target broke. */
+function plainFraming(reason: string): string {
+  if (/Content-Length can't be present with Transfer-Encoding/i.test(reason))
+    return "it has both Transfer-Encoding and Content-Length (RFC 9112 §6.1: a server MUST NOT send both)";
+  if (/chunk size/i.test(reason))
+    return `a chunk size is not a hexadecimal number (RFC 9112 §7.1; ${reason})`;
+  if (/whitespace after header value|obs-fold|Missing expected CR after header value/i.test(reason))
+    return `a header field is folded onto a second line (obs-fold, RFC 9112 §5.2: a server MUST NOT send it; ${reason})`;
+  if (/content-length/i.test(reason)) return `its Content-Length is not valid (RFC 9110 §8.6; ${reason})`;
+  return reason;
+}
+
 /** How a connection closed under a request shows: undici's "other side closed", a reset, a broken pipe. */
 const CLOSED_CONNECTION_CODES: ReadonlySet<string> = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
 
@@ -454,6 +569,12 @@ function socketInfoOf(error: unknown): { localPort?: number; bytesRead?: number 
   }
   return undefined;
 }
+
+/**
+ * How long before a target's announced idle timeout (Keep-Alive: timeout=N) the client stops
+ * reusing a connection: a request that still meets the target's idle close was held up past it.
+ */
+const KEEP_ALIVE_MARGIN_MS = 2_000;
 
 export class H2hClient {
   /** The base URL without trailing slashes and without userinfo (see `userinfoIgnored`). */
@@ -489,13 +610,13 @@ export class H2hClient {
       options.tls?.cert !== undefined,
     );
     this.agent = new Agent({
-      connect: trackingSockets(this.connector.connect),
+      connect: trackingSockets(this.connector.connect, KEEP_ALIVE_MARGIN_MS),
       // An idle connection is reused for 4 s when the target gives no Keep-Alive hint; with one
       // (`Keep-Alive: timeout=N`), up to N s less 2 s, so that it is dropped here before the target
       // drops it, even with this process held up for a second or two (a loaded machine).
       keepAliveTimeout: 4_000,
       keepAliveMaxTimeout: 60_000,
-      keepAliveTimeoutThreshold: 2_000,
+      keepAliveTimeoutThreshold: KEEP_ALIVE_MARGIN_MS,
     });
   }
 
@@ -556,6 +677,8 @@ export class H2hClient {
     if (apiKey !== null && apiKey !== undefined) headers.authorization = `Bearer ${apiKey}`;
     Object.assign(headers, send.headers);
     const text = send.rawBody ?? JSON.stringify(body);
+    // A Buffer of its own, which undici keeps as it is: what the connection saw is found by it.
+    const wireBody = Buffer.from(text);
     const startedAt = new Date();
     const started = performance.now();
     let answered = false;
@@ -567,7 +690,7 @@ export class H2hClient {
         method: "POST",
         dispatcher: this.agent,
         headers,
-        body: text,
+        body: wireBody,
         headersTimeout: backstopMs,
         bodyTimeout: backstopMs,
         signal: signalOf(timeout.signal, this.options.signal, send.signal),
@@ -580,9 +703,15 @@ export class H2hClient {
         this.maxBodyBytes,
         this.sizeProbeBytes,
       );
-      // A character cut in half at the limit is dropped, not shown as a replacement character.
-      const responseText = new TextDecoder("utf-8").decode(read.bytes, { stream: read.truncated });
+      // A character cut in half at the limit is dropped, not shown as a replacement character; a
+      // byte order mark is kept, as received (the decoder's default drops it unsaid).
+      const responseText = new TextDecoder("utf-8", { ignoreBOM: true }).decode(read.bytes, {
+        stream: read.truncated,
+      });
       const parseable = !read.truncated && (read.encoding === undefined || read.encoding.decoded);
+      const json = parseable ? parseJson(withoutBom(responseText)) : undefined;
+      // Only a JSON answer's bytes are judged: one that is not JSON is envelope.shape's finding.
+      const jsonText = json !== undefined ? jsonTextIssues(read.bytes, responseText) : undefined;
       const exchange: Exchange = {
         ...(send.operation ? { operation: send.operation } : {}),
         ...(send.probeOf ? { probeOf: send.probeOf } : {}),
@@ -593,27 +722,49 @@ export class H2hClient {
           status: response.statusCode,
           headers: responseHeaders,
           body: responseText,
-          json: parseable ? parseJson(responseText) : undefined,
+          json,
+          ...(jsonText ? { jsonText } : {}),
           ...(read.truncated ? { truncated: true as const, limitBytes: this.maxBodyBytes } : {}),
           size: read.size,
           ...(read.encoding ? { contentEncoding: read.encoding } : {}),
           ...(response.statusCode === 429 ? { rateLimit: rateLimitOf(responseHeaders) } : {}),
         },
       };
+      const traffic = trafficOf(wireBody);
+      if (traffic) {
+        wireTimes.set(exchange, {
+          sentAtMs: traffic.sentAtMs,
+          answeredAtMs: traffic.answeredAtMs ?? Date.now(),
+        });
+        // An answer no request asked for on this connection, now or later (the real answer after a
+        // stray one taken for it): which answer is whose is lost. The checks that read this
+        // exchange later see it.
+        traffic.whenUnsolicited(() => {
+          exchange.transportFault = {
+            kind: "desync",
+            detail:
+              "HTTP desync: the connection this answer came on also carried an answer no request asked for; " +
+              "this answer may belong to another request",
+          };
+        });
+      }
       return exchange;
     } catch (error) {
       if (error instanceof Error) {
-        const { code, detail } = causeOf(error);
+        const { code, detail } = framingFaultOf(error) ?? causeOf(error);
         // "other side closed" on a TLS connection: what the socket saw says why.
         const socket = socketInfoOf(error);
         const explained = code === "UND_ERR_SOCKET" ? this.connector.explain(socket) : undefined;
-        const stale = !answered && explained === undefined && lostKeepAliveRace(error);
+        const closed = explained === undefined ? closedConnectionOf(error) : undefined;
+        const stale = !answered && closed?.race === true;
         // Not the keep-alive race: the target may have processed the request, so it is not sent
         // again, and the failure says so.
         const unsent =
           !stale && explained === undefined && CLOSED_CONNECTION_CODES.has(code)
-            ? "; not sent again: the target may have processed it"
-            : "";
+            ? `; ${closed ? `${closed.explanation}; ` : ""}not sent again: the target may have processed it`
+            : stale && closed
+              ? `; ${closed.explanation}`
+              : "";
         const failure = new TransportError(
           url,
           explained?.code ?? code,

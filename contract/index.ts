@@ -6,6 +6,7 @@
  * load bundle carries no validator library.
  */
 
+export { type AmountRoundingProbe, amountRoundingProbes } from "./amount-rounding.ts";
 export {
   explainCallbackSignature,
   type HmacScheme,
@@ -16,6 +17,7 @@ export {
 } from "./callback-signature.ts";
 // The checks: every rule, by name (the registry), and the helpers specs feed them with.
 export * from "./checks/index.ts";
+export { type DerivedNegatives, derivedNegativesOf, type NegativeBaseOptions } from "./derived-negatives.ts";
 // The endpoints and the OpenAPI document generated from them.
 export { ENDPOINTS, type Endpoint, matchEndpoint } from "./endpoints.ts";
 // The documented error answers: the OpenAPI error responses, the profile's `errors` keys and the
@@ -48,6 +50,9 @@ export {
   rateLimitWait,
   type SendOptions,
   TransportError,
+  type TransportFaultKind,
+  type WireTimes,
+  wireTimesOf,
 } from "./h2h-client.ts";
 export {
   boundedJson,
@@ -57,6 +62,14 @@ export {
   serialisedBytes,
   withinDepth,
 } from "./json-size.ts";
+// What JSON.parse forgives, read from the bytes as received (BOM, not UTF-8, names twice, lone surrogates).
+export {
+  type JsonTextIssue,
+  type JsonTextProblem,
+  type JsonTextReport,
+  jsonTextIssues,
+  withoutBom,
+} from "./json-text.ts";
 export * from "./lifecycle-model.ts";
 // The names table (schema-free): operations, kinds, statuses, markers, enums, callback URLs.
 export {

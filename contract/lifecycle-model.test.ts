@@ -3,6 +3,7 @@ import { REFERENCE_LIFECYCLE } from "../provider/reference/index.ts";
 import {
   AFTER_WRONG_CODE,
   AWAITING_CONFIRMATION,
+  answeredAsModelled,
   buildLifecycleModel,
   type LifecycleConventions,
   NOT_CREATED,
@@ -275,5 +276,24 @@ describe("refusals change nothing", () => {
     }
     expect(expectOf(AWAITING_CONFIRMATION, WRONG).proof).toBe(CONFIRM);
     expect(expectOf("succeeded", WRONG).proof).toBeUndefined();
+  });
+});
+
+describe("answeredAsModelled: an answer that is not the target's own moves no order", () => {
+  const accepted = { outcome: "accepted", httpClass: "2xx", status: "waiting_for_terminal" } as const;
+  const refused = { outcome: "refused", httpClass: "4xx", error: "invalidOrderState" } as const;
+  it("takes the expected class as the move taken", () => {
+    expect(answeredAsModelled(accepted, 200)).toBe("as modelled");
+    expect(answeredAsModelled(refused, 409)).toBe("as modelled");
+  });
+  it("says a refused acceptance or an accepted refusal went otherwise", () => {
+    expect(answeredAsModelled(accepted, 409)).toBe("otherwise");
+    expect(answeredAsModelled(refused, 200)).toBe("otherwise");
+  });
+  it("knows nothing of the order after a 502 (a proxy's), a 500 or a 429", () => {
+    for (const status of [502, 500, 503, 429]) {
+      expect(answeredAsModelled(accepted, status)).toBe("unknown");
+      expect(answeredAsModelled(refused, status)).toBe("unknown");
+    }
   });
 });

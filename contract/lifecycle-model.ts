@@ -17,6 +17,7 @@
  */
 import type { ErrorAnswerName } from "./error-answers.ts";
 import type { OrderKind } from "./names.ts";
+import type { Normalisation } from "./near-misses.ts";
 
 /** The refusals the lifecycle can call for; each maps to the profile's pinned error of that name. */
 export type LifecycleError = Extract<
@@ -59,7 +60,7 @@ export interface LifecycleConventions {
    */
   refusedCreations?: readonly string[] | undefined;
   /** Codes one step off the code format, each named by how: refused, like a wrong code. */
-  malformedCodes?: readonly { name: string; code: string }[] | undefined;
+  malformedCodes?: readonly { name: string; code: string; normalisation?: Normalisation }[] | undefined;
 }
 
 export type StateId = string;
@@ -101,6 +102,8 @@ export interface LifecycleOperation {
   refusedBody?: string;
   /** confirm: how its code is off the code format. */
   malformedCode?: string;
+  /** confirm: the harmless normalisation that reads the malformed code as a valid one, if any. */
+  normalisation?: Normalisation;
 }
 
 export type ExpectedAnswer =
@@ -232,7 +235,7 @@ function operationsOf(conventions: LifecycleConventions): LifecycleOperation[] {
       needs: [],
     });
   }
-  for (const { name, code } of conventions.malformedCodes ?? []) {
+  for (const { name, code, normalisation } of conventions.malformedCodes ?? []) {
     ops.push({
       id: `confirm with a malformed code: ${name}`,
       action: "confirm",
@@ -240,6 +243,7 @@ function operationsOf(conventions: LifecycleConventions): LifecycleOperation[] {
       path: "own",
       merchant: "own",
       malformedCode: name,
+      ...(normalisation ? { normalisation } : {}),
       needs: [],
     });
   }
@@ -502,4 +506,21 @@ export function reachablePairs(model: LifecycleModel, options: ReachableOptions 
 export function unreachableStates(model: LifecycleModel, options: ReachableOptions = {}): StateId[] {
   const reached = new Set(reachablePairs(model, options).flatMap((p) => [p.state, p.transition.next]));
   return model.states.map((s) => s.id).filter((id) => !reached.has(id));
+}
+
+/**
+ * What an answer says of the move it answers: the target took it as modelled (the expected class,
+ * 2xx for an acceptance, 4xx for a refusal), otherwise, or nothing at all: a 5xx (a proxy's 502
+ * for a request that never reached the target, a crash) or a 429 is no answer of the target's
+ * application, so the order's state after it is unknown and no later move may be judged as if it
+ * had been taken.
+ */
+export function answeredAsModelled(
+  expect: ExpectedAnswer,
+  httpStatus: number,
+): "as modelled" | "otherwise" | "unknown" {
+  if (expect.outcome === "no-request") return "as modelled";
+  if (httpStatus >= 500 || httpStatus === 429) return "unknown";
+  const expected = expect.outcome === "accepted" ? 2 : 4;
+  return Math.floor(httpStatus / 100) === expected ? "as modelled" : "otherwise";
 }

@@ -188,6 +188,9 @@ export type ClientMetadataField = (typeof CLIENT_METADATA_FIELDS)[number];
  *   /refuse/<n>       answer 503 to the first n deliveries for an order (retry observation)
  *   /stall/<n>        hold the answer to the first n deliveries for an order, then 503
  *   /ack/<2xx>        acknowledge deliveries with this success status instead of 200 (204: no body)
+ * and, for a load run's trigger note (not a callback: the sender says when it triggered one):
+ *   /order/<id>       the target's order id the note is about
+ *   /triggered/<ms>   when the request that triggers the callback was answered (ms since the epoch)
  */
 export interface CallbackUrlVariant {
   runId?: string;
@@ -197,6 +200,9 @@ export interface CallbackUrlVariant {
   stall?: number;
   /** The 2xx status the sink acknowledges with (default 200). */
   ack?: number;
+  /** A trigger note's order id and trigger moment (ms since the epoch). */
+  orderId?: string;
+  triggeredAtMs?: number;
 }
 
 /** A parsed variant: what the sink records with each callback. */
@@ -207,6 +213,9 @@ export interface CallbackVariant {
   refuse: number;
   stall: number;
   ack: number;
+  /** Set on a trigger note only. */
+  orderId: string | null;
+  triggeredAtMs: number | null;
 }
 
 /** The first path segment of every callback URL. */
@@ -227,6 +236,8 @@ export function callbackUrlWith(callbackUrl: string, variant: CallbackUrlVariant
     variant.refuse ? `/refuse/${variant.refuse}` : "",
     variant.stall ? `/stall/${variant.stall}` : "",
     variant.ack !== undefined && variant.ack !== 200 ? `/ack/${variant.ack}` : "",
+    variant.orderId !== undefined ? `/order/${encodeURIComponent(variant.orderId)}` : "",
+    variant.triggeredAtMs !== undefined ? `/triggered/${Math.round(variant.triggeredAtMs)}` : "",
   ].join("");
 }
 
@@ -248,6 +259,8 @@ export function parseCallbackVariant(
     refuse: 0,
     stall: 0,
     ack: 200,
+    orderId: null,
+    triggeredAtMs: null,
   };
   if (segments.length % 2 !== 0) return undefined;
   for (let i = 0; i < segments.length; i += 2) {
@@ -263,6 +276,8 @@ export function parseCallbackVariant(
     else if (key === "expect" && /^[a-z_]{1,40}$/.test(value)) variant.expectedStatus = value;
     else if ((key === "refuse" || key === "stall") && /^\d{1,3}$/.test(value)) variant[key] = Number(value);
     else if (key === "ack" && /^2\d\d$/.test(value)) variant.ack = Number(value);
+    else if (key === "order" && value.length > 0 && value.length <= 200) variant.orderId = value;
+    else if (key === "triggered" && /^\d{1,15}$/.test(value)) variant.triggeredAtMs = Number(value);
     else return undefined;
   }
   return variant;

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { matchesWhole, nearMissApiKeys, nearMissCodes, standInCodePattern } from "./near-misses.ts";
+import {
+  matchesWhole,
+  NORMALISATIONS,
+  nearMissApiKeys,
+  nearMissCodes,
+  normalisedValues,
+  standInCodePattern,
+} from "./near-misses.ts";
 
 describe("near-miss API keys", () => {
   const misses = nearMissApiKeys("sandbox-key-merchant-1", "sandbox-key-merchant-2");
@@ -17,6 +24,31 @@ describe("near-miss API keys", () => {
       "sandbox-key-merchant-1 2",
       "sandbox-key-merchant-3",
     ]);
+  });
+
+  it("mark a malformed credential with the normalisation that reads it as the key, and no other credential", () => {
+    const byName = Object.fromEntries(misses.map((m) => [m.name, m.normalisation]));
+    expect(byName).toEqual({
+      "a character added at the end": undefined,
+      "a character added at the start": undefined,
+      "the last character removed": undefined,
+      "the first character removed": undefined,
+      "in another letter case": undefined,
+      "a no-break space after it": "trim-whitespace",
+      "a no-break space before it": "trim-whitespace",
+      "a space and a character after it": "first-token",
+      "the other merchant's key with its last character changed": undefined,
+    });
+    // What the everyday idioms make of each marked one: the key itself, so nothing is given away.
+    const key = "sandbox-key-merchant-1";
+    for (const miss of misses.filter((m) => m.normalisation === "trim-whitespace"))
+      expect(miss.value.trim()).toBe(key);
+    for (const miss of misses.filter((m) => m.normalisation === "first-token"))
+      expect(/^Bearer\s+(\S+)/.exec(`Bearer ${miss.value}`)?.[1]).toBe(key);
+    for (const miss of misses.filter((m) => m.normalisation === undefined)) {
+      expect(miss.value.trim()).not.toBe(key);
+      expect(/^Bearer\s+(\S+)/.exec(`Bearer ${miss.value}`)?.[1]).not.toBe(key);
+    }
   });
 
   it("never send a valid key, and name no value in a title", () => {
@@ -39,11 +71,16 @@ describe("near-miss confirmation codes", () => {
       { name: "a letter after it", value: "1111x" },
       { name: "one character too few", value: "111" },
       { name: "one character too many", value: "111111111" },
-      { name: "a space before it", value: " 1111" },
-      { name: "a space after it", value: "1111 " },
-      { name: "in Arabic-Indic digits", value: "\u0661\u0661\u0661\u0661" },
-      { name: "in fullwidth digits", value: "\uff11\uff11\uff11\uff11" },
+      { name: "a space before it", value: " 1111", normalisation: "trim-whitespace" },
+      { name: "a space after it", value: "1111 ", normalisation: "trim-whitespace" },
+      { name: "in Arabic-Indic digits", value: "\u0661\u0661\u0661\u0661", normalisation: "unicode-digits" },
+      { name: "in fullwidth digits", value: "\uff11\uff11\uff11\uff11", normalisation: "unicode-digits" },
     ]);
+  });
+
+  it("read non-ASCII digits by their value only for a code of digits alone", () => {
+    const mixed = nearMissCodes("ab12", "[a-z0-9]{4}");
+    expect(mixed.find((m) => m.name === "in fullwidth digits")?.normalisation).toBeUndefined();
   });
 
   it("leave out a step the pattern accepts", () => {
@@ -61,5 +98,28 @@ describe("near-miss confirmation codes", () => {
   it("stand in with the success code's kind and length when the profile declares no format", () => {
     expect(standInCodePattern("246810")).toBe("[0-9]{6}");
     expect(nearMissCodes("246810", standInCodePattern("246810")).map((m) => m.value)).toContain("2468102");
+  });
+});
+
+describe("normalised values", () => {
+  it("give what each everyday normalisation reads, and nothing where none changes the value", () => {
+    expect(normalisedValues("\u00a012\u00a0")).toEqual([["trim-whitespace", "12"]]);
+    expect(normalisedValues("0\u0663")).toEqual([["unicode-digits", "03"]]);
+    expect(normalisedValues("\uff11\uff12")).toEqual(
+      [
+        ["unicode-digits", "12"],
+        ["scalar-coercion", 12],
+      ].slice(0, 1),
+    );
+    expect(normalisedValues("\u09e7\u09ea")).toEqual([["unicode-digits", "14"]]);
+    expect(normalisedValues("1500")).toEqual([["scalar-coercion", 1500]]);
+    expect(normalisedValues(12345)).toEqual([["scalar-coercion", "12345"]]);
+    expect(normalisedValues("x1111")).toEqual([]);
+    expect(normalisedValues(1.5)).toEqual([["scalar-coercion", "1.5"]]);
+    expect(normalisedValues(null)).toEqual([]);
+  });
+
+  it("each say where they come from", () => {
+    for (const text of Object.values(NORMALISATIONS)) expect(text).toMatch(/\(.+\)/);
   });
 });

@@ -13,6 +13,7 @@
 import { generateSync } from "json-schema-faker";
 import type { RuleSource } from "./checks/check.ts";
 import { TEST_CARD_NUMBERS } from "./generated-orders.ts";
+import { type Normalisation, normalisedValues } from "./near-misses.ts";
 import { wrongTypeValue } from "./request-fields.ts";
 import {
   asJsonSchema,
@@ -58,6 +59,11 @@ export interface NegativeConstraint {
    * suite's advisory (contract/request-rules.ts): an advisory case never fails a run.
    */
   basis: RuleSource;
+  /**
+   * The common, harmless normalisation that turns the case's value into a valid one
+   * (contract/near-misses.ts): a target that applies it accepts the case and gives nothing away.
+   */
+  normalisation?: Normalisation;
 }
 
 export interface NegativeCase {
@@ -153,7 +159,22 @@ export function deriveNegativeCases(
       : constraintBasis(path, keyword, declared);
   for (const field of schemaFields(root)) fieldCases(builder, field, base, sourceOf, basisOf);
   if (method) methodCases(builder, method, options.methods ?? [], basisOf);
+  out.cases = out.cases.map((testCase) => withNormalisation(testCase, root, method));
   return out;
+}
+
+/** The case with the first normalisation that makes its body valid, where one does. */
+function withNormalisation(
+  testCase: NegativeCase,
+  root: JsonSchemaNode,
+  method: OrderMethod | undefined,
+): NegativeCase {
+  if (testCase.removed || testCase.path === "") return testCase;
+  for (const [normalisation, value] of normalisedValues(testCase.value)) {
+    if (requestViolations(root, bodyWith(testCase.body, testCase.path, value), method).length === 0)
+      return { ...testCase, constraint: { ...testCase.constraint, normalisation } };
+  }
+  return testCase;
 }
 
 class CaseBuilder {

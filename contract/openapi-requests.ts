@@ -6,6 +6,7 @@
  * never one the document refuses. The profile's methods add the methodID values, and per method
  * its amount limits and the conditional fields it requires.
  */
+import { asciiPattern } from "./ascii-patterns.ts";
 import { ENDPOINTS } from "./endpoints.ts";
 import { OPERATIONS_BY_KIND, type OrderKind } from "./names.ts";
 import type { Profile } from "./profile.ts";
@@ -24,15 +25,17 @@ import { constraintBasis, mergedRequestRules } from "./request-rules.ts";
  * delimiters: `http://` fails, `https://Ï` passes. A pattern, not `format: uri`: 2020-12 makes
  * formats annotations, and the validators that do assert `uri` take RFC 3986's ASCII-only
  * grammar, which refuses the internationalised hosts a provider parsing URLs as WHATWG accepts.
+ * "Spaces" are JavaScript's `\s`, written out (ascii-patterns.ts) so every engine reads the same.
  */
-export const HTTP_URL_PATTERN = "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+([/?#]\\S*)?$";
+export const HTTP_URL_PATTERN = asciiPattern("^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+([/?#]\\S*)?$");
 
 /**
  * An absolute URL, as a profile's declared `format: "uri"` means it (WHATWG's URL.canParse):
  * an http(s) one as above, or a scheme of any other name followed by ":".
  */
-export const ABSOLUTE_URL_PATTERN =
-  "^([Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+([/?#]\\S*)?|(?![Hh][Tt][Tt][Pp][Ss]?:)[A-Za-z][A-Za-z0-9+.-]*:\\S*)$";
+export const ABSOLUTE_URL_PATTERN = asciiPattern(
+  "^([Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+([/?#]\\S*)?|(?![Hh][Tt][Tt][Pp][Ss]?:)[A-Za-z][A-Za-z0-9+.-]*:\\S*)$",
+);
 
 /** Keywords that shape the tree rather than constrain a value: walked, not classified. */
 const STRUCTURE = new Set([
@@ -148,7 +151,10 @@ export function createRequestSchema(kind: OrderKind, profile: Profile): JsonSche
     const methodID = out.properties?.methodID as JsonSchemaNode;
     methodID.enum = methods.map((method) => method.methodID);
     // Each body matches its own method's branch only: the methodID consts tell them apart.
-    out.oneOf = methods.map((method) => methodBranch(method, contractRoot));
+    const branches = methods.map((method) => methodBranch(method, contractRoot));
+    // One method: its branch applies as it is (a one-schema oneOf says the same, less plainly).
+    if (branches.length === 1) out.allOf = branches;
+    else out.oneOf = branches;
   }
   return out;
 }

@@ -399,3 +399,70 @@ describe("the request schemas of an integration's document", () => {
     });
   });
 });
+
+/** A validator of one component against the whole document, its $refs resolved. */
+function componentValidator(document: Doc, component: string) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addSchema({ ...structuredClone(document), $id: "doc" } as object);
+  const validate = ajv.compile({ $ref: `doc#/components/schemas/${component}` });
+  return (body: unknown) =>
+    validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+}
+
+describe("what the profile declares, as a generic tool reads it", () => {
+  const DATE = "2026-11-27T07:21:16.123Z";
+  const confirmation = (status: string, dates: Record<string, string> = {}) => ({
+    data: { id: "o-1", status, currency: "RUB", amount: 1500, timer: 30, ...dates },
+    result: { codeError: "none", message: null, status: "success", "x-request-id": "r-1" },
+  });
+
+  it("each flow's confirmation answers the status the profile expects of that flow", () => {
+    const mobile = componentValidator(doc, "MobileCommerceConfirmationResponse");
+    const quasi = componentValidator(doc, "QuasiEcomConfirmationResponse");
+    expect(mobile(confirmation("waiting_for_terminal"))).toEqual([]);
+    expect(mobile(confirmation("created"))).not.toEqual([]);
+    expect(quasi(confirmation("created"))).toEqual([]);
+    expect(quasi(confirmation("waiting_for_terminal"))).not.toEqual([]);
+    const creation = componentValidator(doc, "QuasiEcomOrderResponse");
+    expect(
+      creation({ ...confirmation("created"), data: { id: "o-1", status: "payment_pending" } }),
+    ).not.toEqual([]);
+  });
+
+  it("a date is UTC with milliseconds where the profile says so, and any RFC 3339 date where it declares no convention", () => {
+    const date = componentValidator(doc, "DateTime");
+    expect(date(DATE)).toEqual([]);
+    expect(date("2026-11-27T07:21:16.123+00:00")).toEqual([]);
+    expect(date("2026-11-27T10:21:16.123+03:00")).not.toEqual([]);
+    expect(date("2026-11-27T07:21:16Z")).not.toEqual([]);
+    expect(date("2026-11-27T07:21:16.1234Z")).not.toEqual([]);
+    expect(date("٢٠٢٦-11-27T07:21:16.123Z")).not.toEqual([]);
+    const lenient = variantOf((json) => {
+      delete json.conventions;
+    });
+    const anyOffset = componentValidator(buildOpenApiDocument(lenient) as unknown as Doc, "DateTime");
+    expect(anyOffset("2026-11-27T10:21:16+03:00")).toEqual([]);
+    expect(resolve({ $ref: "#/components/schemas/OrderRecord" }).properties?.dateAdded).toEqual({
+      $ref: "#/components/schemas/DateTime",
+    });
+  });
+
+  it("a pattern the profile declares with \\d is written [0-9], what it means to the suite's checks", () => {
+    const requisites = variantDoc.components.schemas.CreateQuasiEcomOrderRequest?.properties?.requisites;
+    expect(requisites?.properties?.cvc).toMatchObject({ pattern: "^[0-9]{3}$" });
+  });
+
+  it("money values carry the decimals the profile declares, and callbacks their date convention", () => {
+    const record = doc.components.schemas.OrderRecord as Schema & {
+      properties: Record<string, Record<string, unknown>>;
+    };
+    for (const field of ["amount", "amountComission", "usdtAmount", "usdtAmountComission"])
+      expect(record.properties[field]).toMatchObject({ type: "number", "x-decimals": 2 });
+    const callback = doc.components.schemas.CallbackBody as Schema & {
+      properties: Record<string, Record<string, unknown>>;
+    };
+    expect(callback.properties.amount).toMatchObject({ "x-decimals": 2 });
+    const callbackDate = new RegExp(callback.properties.dateUpdated?.pattern as string, "u");
+    expect([callbackDate.test(DATE), callbackDate.test("2026-11-27T07:21:16Z")]).toEqual([true, false]);
+  });
+});

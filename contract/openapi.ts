@@ -15,9 +15,23 @@ import {
   OPERATIONS,
   type OperationName,
 } from "./names.ts";
+import {
+  addPattern,
+  dateConventionPattern,
+  MONEY_DECIMALS_KEYS,
+  spellForGenericTools,
+  withDecimals,
+} from "./openapi-generic.ts";
 import { confirmRequestSchema, createRequestSchema } from "./openapi-requests.ts";
 import type { Profile } from "./profile.ts";
-import { buildContract, type Contract, ErrorEnvelope, ErrorResult, SuccessResult } from "./schemas.ts";
+import {
+  buildContract,
+  type Contract,
+  ErrorEnvelope,
+  ErrorResult,
+  SuccessResult,
+  successEnvelopeSchema,
+} from "./schemas.ts";
 
 const REF = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 
@@ -32,6 +46,39 @@ const RESPONSE_COMPONENT = Object.fromEntries(
     return [operation, `${pascal(kind)}${step === "create" ? "Order" : "Confirmation"}Response`];
   }),
 ) as Record<OperationName, string>;
+
+/** The component name of each endpoint's `data` on success: a confirmation's result is named per flow. */
+const DATA_COMPONENT = Object.fromEntries(
+  OPERATION_NAMES.map((operation) => {
+    const { kind, step } = OPERATIONS[operation];
+    const name =
+      step === "confirm"
+        ? `${pascal(kind)}ConfirmationResult`
+        : kind === "mobile_commerce"
+          ? "OrderRecord"
+          : `${pascal(kind)}CreationResult`;
+    return [operation, name];
+  }),
+) as Record<OperationName, string>;
+
+/**
+ * Each endpoint's `data` on success, its status the one the profile expects that operation to
+ * answer (`expectedStatus`, semantics.status-after-operation): a confirmation's result differs per flow.
+ */
+function successDataOf(contract: Contract, profile: Profile): Record<OperationName, z.ZodType> {
+  return Object.fromEntries(
+    OPERATION_NAMES.map((operation): [OperationName, z.ZodType] => {
+      const { kind, step } = OPERATIONS[operation];
+      const data: z.ZodObject =
+        step === "confirm"
+          ? contract.confirmationResult
+          : kind === "mobile_commerce"
+            ? contract.orderRecord
+            : contract.quasiEcomCreationResult;
+      return [operation, data.extend({ status: z.literal(profile.expectedStatus[operation]) }) as z.ZodType];
+    }),
+  ) as Record<OperationName, z.ZodType>;
+}
 
 /** The component name of each endpoint's request (`CreateMobileCommerceOrderRequest`, `ConfirmOrderRequest`). */
 const REQUEST_COMPONENT = Object.fromEntries(
@@ -121,18 +168,18 @@ function contractComponents(
   profile: Profile,
 ): Record<string, unknown> {
   const registry = z.registry<{ id: string }>();
+  const data = successDataOf(contract, profile);
   const named: [string, z.ZodType][] = [
-    ["OrderStatus", contract.orderStatus],
+    ["DateTime", contract.date],
     ["PaymentDetailsData", contract.paymentDetailsData],
-    ["OrderRecord", contract.orderRecord],
-    ["ConfirmationResult", contract.confirmationResult],
-    ["QuasiEcomCreationResult", contract.quasiEcomCreationResult],
+    ...OPERATION_NAMES.map((operation): [string, z.ZodType] => [DATA_COMPONENT[operation], data[operation]]),
     ["SuccessResult", SuccessResult],
     ["ErrorResult", ErrorResult],
     ["ErrorEnvelope", ErrorEnvelope],
-    ...(Object.entries(RESPONSE_COMPONENT) as [OperationName, string][]).map(
-      ([operation, id]) => [id, contract.responses[operation]] as [string, z.ZodType],
-    ),
+    ...OPERATION_NAMES.map((operation): [string, z.ZodType] => [
+      RESPONSE_COMPONENT[operation],
+      successEnvelopeSchema(data[operation]),
+    ]),
   ];
   const errorComponents = new Map<string, PinnedAnswer[]>();
   for (const group of Object.values(groups).flat()) errorComponents.set(group.component, group.answers);
@@ -147,6 +194,17 @@ function contractComponents(
     // The dialect comes from the document, and an $id with a fragment is not valid in 2020-12.
     delete schema.$schema;
     delete schema.$id;
+  }
+  addPattern(schemas.DateTime as Record<string, unknown>, dateConventionPattern(profile.conventions.dates));
+  const money = profile.conventions.money;
+  for (const operation of OPERATION_NAMES) {
+    const fields = (
+      schemas[DATA_COMPONENT[operation]] as { properties: Record<string, Record<string, unknown>> }
+    ).properties;
+    for (const [field, key] of Object.entries(MONEY_DECIMALS_KEYS)) {
+      const schema = fields[field];
+      if (schema) withDecimals(schema, money?.[key], `conventions.money.${key}`);
+    }
   }
   return schemas;
 }
@@ -187,10 +245,20 @@ function callbackBodySchema(profile: Profile): Record<string, unknown> {
   const members: [string | undefined, Record<string, unknown>][] = [
     [callbacks.idPath, { type: "string" }],
     [callbacks.statusPath, { enum: [...CALLBACK_STATUSES] }],
-    [callbacks.amountPath, { type: "number" }],
+    [
+      callbacks.amountPath,
+      withDecimals(
+        { type: "number" },
+        profile.conventions.money?.amountDecimals,
+        "conventions.money.amountDecimals",
+      ),
+    ],
     [callbacks.currencyPath, { type: "string" }],
     [callbacks.merchantOrderIdPath, { type: ["string", "null"] }],
-    [callbacks.dateUpdatedPath, { type: "string" }],
+    [
+      callbacks.dateUpdatedPath,
+      addPattern({ type: "string" }, dateConventionPattern(profile.conventions.dates)),
+    ],
   ];
   const root: Record<string, unknown> = { type: "object" };
   for (const [path, leaf] of members) {
@@ -211,6 +279,10 @@ function callbackBodySchema(profile: Profile): Record<string, unknown> {
   return root;
 }
 
+/** Any answer other than a 2xx: the callback is not acknowledged (retried where the profile says so). */
+const CALLBACK_NOT_ACKNOWLEDGED =
+  "Not an acknowledgement: the callback may be delivered again (retries: see the description above).";
+
 function callbackDescription(profile: Profile): string {
   const { signature, retryPolicy } = profile.callbacks;
   const signed =
@@ -222,7 +294,7 @@ function callbackDescription(profile: Profile): string {
     : "retries not documented";
   return (
     `Sent when an order enters one of: ${CALLBACK_STATUSES.join(", ")} (§6), to metadata.webHook of the ` +
-    `creating request. The seed shows no method, headers, body, signature or retries (§6 gap); profile ` +
+    `creating request. The API description shows no method, headers, body, signature or retries (§6 gap); profile ` +
     `${profile.name}: POST JSON, ${signed}; ${retried}.`
   );
 }
@@ -285,7 +357,11 @@ export function buildOpenApiDocument(profile: Profile): Record<string, unknown> 
                         required: true,
                         content: { "application/json": { schema: REF("CallbackBody") } },
                       },
-                      responses: { "200": { description: "Any 2xx acknowledges the callback." } },
+                      responses: {
+                        "200": { description: "Any 2xx acknowledges the callback." },
+                        "4XX": { description: CALLBACK_NOT_ACKNOWLEDGED },
+                        "5XX": { description: CALLBACK_NOT_ACKNOWLEDGED },
+                      },
                     },
                   },
                 },
@@ -296,7 +372,7 @@ export function buildOpenApiDocument(profile: Profile): Record<string, unknown> 
     };
   }
 
-  return {
+  const document = {
     openapi: "3.1.0",
     info: {
       title: "H2H pay-in API: mobile commerce and quasi-ecom",
@@ -309,7 +385,16 @@ export function buildOpenApiDocument(profile: Profile): Record<string, unknown> 
     },
     servers: [{ url: "{base_url}", variables: { base_url: { default: "http://127.0.0.1:8080" } } }],
     security: [{ bearerAuth: [] }],
-    tags: [{ name: "mobile commerce" }, { name: "quasi-ecom" }],
+    tags: [
+      {
+        name: "mobile commerce",
+        description: "Orders with the payer's phone data; they answer payment details (§1, §4.1, §4.2).",
+      },
+      {
+        name: "quasi-ecom",
+        description: "Orders with the payer's card data in the request (§1, §4.3, §4.4).",
+      },
+    ],
     paths,
     components: {
       schemas: {
@@ -326,4 +411,6 @@ export function buildOpenApiDocument(profile: Profile): Record<string, unknown> 
       },
     },
   };
+  spellForGenericTools(document.components.schemas);
+  return document;
 }

@@ -96,6 +96,8 @@ export const PROFILE_KEY_DOCS: Readonly<Record<string, string>> = {
     '"null": a failure\'s data is null or absent; "any": anything (undeclared: null or absent is an advisory).',
   "gaps.failureMessage":
     '"string": a failure\'s result.message says what failed; "any": string or null (undeclared: a string is an advisory).',
+  "gaps.nullOptionals":
+    'Whether the target takes an optional request field sent as null like an absent one ("accept") or refuses it ("refuse"). The API description does not say; undeclared or "refuse", the generated orders never send null.',
   "lifecycle.otherKindConfirm":
     "Which documented error confirming through the other order kind's path answers (undeclared: an advisory).",
   "lifecycle.otherMerchantConfirm":
@@ -176,6 +178,9 @@ export const PROFILE_KEY_DOCS: Readonly<Record<string, string>> = {
     'A merchant\'s receiver: what it answers a callback of an order it does not know, "refuse" (4xx) or "acknowledge" (2xx); undeclared, a 2xx is reported, not failed.',
   loadDeliveryTarget:
     "Load runs: the share of confirmed orders whose final callback must arrive (1 = every one).",
+  strictInput:
+    'The input normalisations the target documents it does not apply: "trim-whitespace" (a no-break space or space around a key or code), "first-token" (a word after the key), "unicode-digits" (non-ASCII digits read as ASCII), "scalar-coercion" ("1500" read as 1500). A probe only such a normalisation makes valid is an advisory when accepted; listed here, its acceptance fails the run.',
+  "strictInput.*": "One normalisation the target does not apply.",
   informationalChecks:
     "Checks this target is reported on but not held to, each with the reason (e.g. a reading of the suite the target documents otherwise).",
   "informationalChecks.*": "Why this check is informational for this target.",

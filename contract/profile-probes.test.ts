@@ -116,7 +116,7 @@ describe("what the probes read from a profile", () => {
 
 describe("the refusals the lifecycle tries", () => {
   it("read the code format from requestRules.code.pattern, else stand in with the success code's kind and length", () => {
-    expect(codeFormatOf(parse(reference()))).toEqual({ pattern: "^\\d{4,8}$", declared: true });
+    expect(codeFormatOf(parse(reference()))).toEqual({ pattern: "^[0-9]{4,8}$", declared: true });
     const profile = reference();
     delete profile.requestRules.code.pattern;
     expect(codeFormatOf(parse(profile))).toEqual({ pattern: "[0-9]{4}", declared: false });

@@ -134,6 +134,10 @@ export function lifecycleConventionsOf(profile: Profile): LifecycleConventions {
     malformedCodes: nearMissCodes(profile.confirmation.successCode, codeFormatOf(profile).pattern, [
       ...outcomesOf(profile).map((o) => o.code),
       profile.confirmation.wrongCode,
-    ]).map((miss) => ({ name: miss.name, code: miss.value })),
+    ]).map((miss) => ({
+      name: miss.name,
+      code: miss.value,
+      ...(miss.normalisation ? { normalisation: miss.normalisation } : {}),
+    })),
   };
 }

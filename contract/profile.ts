@@ -22,6 +22,7 @@ import {
   ORDER_KINDS,
   type OrderKind,
 } from "./names.ts";
+import { NORMALISATION_NAMES, type Normalisation } from "./near-misses.ts";
 import { describeFinding, nearestName } from "./plain-issues.ts";
 import { type JsonSchema, jsonErrorLocation, profileFindings, profileJsonSchemaOf } from "./profile-help.ts";
 import { requestJsonSchema, schemaFields } from "./request-json-schema.ts";
@@ -151,7 +152,9 @@ function compiles(source: string): boolean {
 }
 
 /** A dotted request field path (`clientMetadata.email`). */
-const FieldPath = z.string().regex(/^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/, "must be a dotted field path");
+const FieldPath = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/, "must be a dotted field path");
 
 // --- end of the issue-10 method block --------------------------------------------------------------
 
@@ -378,6 +381,8 @@ export const ProfileSchema = annotated({
     failureData: z.enum(["null", "any"]).optional(),
     /** What a failure's `result.message` is (§7 gap): "string" or "any". Undeclared: an advisory. */
     failureMessage: z.enum(["string", "any"]).optional(),
+    /** Whether an optional request field may be sent as null (§4 does not say). Undeclared: none is. */
+    nullOptionals: z.enum(["accept", "refuse"]).optional(),
   }).default({ dateFormat: LENIENT_GAPS.dateFormat, orderTypes: [], currencies: [], requisiteTypeCodes: [] }),
   /** How the target writes dates and money (§2.2 shows no format): each key declared is checked everywhere. */
   conventions: Conventions.default({}),
@@ -476,6 +481,8 @@ export const ProfileSchema = annotated({
   }).default({ idPath: "id", statusPath: "status", signature: { scheme: "none" } }),
   /** Load runs: the share of confirmed orders whose final callback must arrive (1 = every one). */
   loadDeliveryTarget: z.number().min(0).max(1).default(1),
+  /** Normalisations the target does not apply: an input only they make valid must be refused. */
+  strictInput: z.array(z.enum(NORMALISATION_NAMES as [Normalisation, ...Normalisation[]])).default([]),
   /** Checks this target is not held to (reported, but not required), each with a reason. */
   informationalChecks: z
     .record(z.string().min(1), z.string().min(1))

@@ -200,7 +200,7 @@ export function forgedDeliveries(
   return { signature, prefix, replay };
 }
 
-/** A status that is none of the seed's (§3) nor the profile's own. */
+/** A status that is none of the API description's (§3) nor the profile's own. */
 export function unknownStatusOf(profile: Profile): string {
   const known = new Set<string>([...ORDER_STATUSES, ...(profile.gaps.extraStatuses ?? [])]);
   let status = "not_a_status";

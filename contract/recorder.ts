@@ -21,6 +21,7 @@ import { join } from "node:path";
 import type { Masker } from "../kit/index.ts";
 import { DEFAULT_MAX_BODY_BYTES, type EvidenceCut, type Exchange } from "./h2h-client.ts";
 import { boundedJson, cutToSerialisedBytes, jsonBytes, serialisedBytes } from "./json-size.ts";
+import { withoutBom } from "./json-text.ts";
 
 export interface RecordedExchange extends Exchange {
   /** Unique in the run: `<file tag>-<n>`. */
@@ -110,7 +111,7 @@ export function readWriteFailures(runDir: string): WriteFailure[] {
 
 function parseJson(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return JSON.parse(withoutBom(text));
   } catch {
     return undefined;
   }
@@ -167,6 +168,19 @@ export class ExchangeRecorder {
         headers: this.masker.headers(exchange.response.headers),
         ...response,
         json,
+        // Member names and escapes are the target's text: masked like its body.
+        ...(exchange.response.jsonText
+          ? {
+              jsonText: {
+                ...exchange.response.jsonText,
+                issues: exchange.response.jsonText.issues.map((issue) => ({
+                  ...issue,
+                  path: this.masker.text(issue.path),
+                  detail: this.masker.text(issue.detail),
+                })),
+              },
+            }
+          : {}),
       },
       // The failure's text names the URL, which may carry a secret.
       ...(exchange.reconnected

@@ -165,13 +165,14 @@ export type CreateMobileCommerceOrderRequest = z.infer<typeof CreateMobileCommer
  * (`MM`, `YY`); for the card number and CVC it says only "string", and this contract narrows them
  * to what a bank card can be (ISO/IEC 7812: 12–19 digits; CVC/CVV: 3–4 digits) so that an
  * obviously malformed card is a validation failure rather than a provider-specific surprise.
+ * Digits are `[0-9]`: what `\d` means here, and what every other regex engine reads alike.
  */
 export const CardRequisites = z.looseObject({
-  number: z.string().regex(/^\d{12,19}$/, "must be 12 to 19 digits"),
+  number: z.string().regex(/^[0-9]{12,19}$/, "must be 12 to 19 digits"),
   mediatorName: requestText(),
   lifetimeMonth: z.string().regex(/^(0[1-9]|1[0-2])$/, "must be a month in the format MM (01-12)"),
-  lifetimeYear: z.string().regex(/^\d{2}$/, "must be a year in the format YY"),
-  cvc: z.string().regex(/^\d{3,4}$/, "must be 3 or 4 digits"),
+  lifetimeYear: z.string().regex(/^[0-9]{2}$/, "must be a year in the format YY"),
+  cvc: z.string().regex(/^[0-9]{3,4}$/, "must be 3 or 4 digits"),
 });
 
 export const CreateQuasiEcomOrderRequest = z.looseObject({
@@ -251,6 +252,9 @@ export function buildContract(policy: GapPolicy = LENIENT_GAPS) {
       ? z.string()
       : z.enum([...ORDER_STATUSES, ...policy.extraStatuses] as [string, ...string[]]);
 
+  /** §2.2's dates; one schema for all of them, so the OpenAPI document names it once. */
+  const date = dateTime(policy);
+
   /** §2.2 `paymentDetailsData`. */
   const paymentDetailsData = z.looseObject({
     methodID: integer(),
@@ -265,8 +269,8 @@ export function buildContract(policy: GapPolicy = LENIENT_GAPS) {
   /** §2.2: the order record a mobile-commerce creation returns. */
   const orderRecord = z.looseObject({
     id: z.string().min(1),
-    dateAdded: dateTime(policy),
-    dateUpdated: dateTime(policy),
+    dateAdded: date,
+    dateUpdated: date,
     orderType: oneOfOrString(policy.orderTypes),
     status: orderStatus,
     /** "Required: no … It can be null". */
@@ -315,11 +319,12 @@ export function buildContract(policy: GapPolicy = LENIENT_GAPS) {
     amount: float64(),
     currency: oneOfOrString(policy.currencies),
     orderType: oneOfOrString(policy.orderTypes),
-    dateUpdated: dateTime(policy),
+    dateUpdated: date,
   });
 
   return {
     policy,
+    date,
     orderStatus,
     paymentDetailsData,
     orderRecord,

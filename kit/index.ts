@@ -1,7 +1,17 @@
 /** The kit: what any part of the suite needs and nothing of the contract: loopback, markup, masking, run folders, terminal, TLS. */
 
 // What the contract's HTTP client builds on: keep-alive bookkeeping and the TLS connector.
-export { lostKeepAliveRace, trackingSockets } from "./connection-reuse.ts";
+export {
+  answerHeadTaken,
+  type CloseCircumstances,
+  type ClosedConnection,
+  closedConnectionOf,
+  judgeClose,
+  lostKeepAliveRace,
+  type RequestTraffic,
+  trackingSockets,
+  trafficOf,
+} from "./connection-reuse.ts";
 export { isLoopbackUrl } from "./loopback.ts";
 // Report text escaped for HTML and XML (certify's reports and load's).
 export { escapeHtml, escapeXml } from "./markup.ts";

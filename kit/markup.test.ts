@@ -20,6 +20,10 @@ describe.each([
       expect(escapeText(String.fromCharCode(code))).toBe(`\\u${code.toString(16)}`);
   });
 
+  it("shows a byte order mark, which a target may put before its answer, as its escape", () => {
+    expect(escapeText('\ufeff{"a":1}')).toMatch(/^\\ufeff\{/);
+  });
+
   it("leaves other text as it is: accents, CJK, emoji, right-to-left letters, marks", () => {
     const text = "Zoë 支付 💳 مرحبا שלום \u200d é\u0301";
     expect(escapeText(text)).toBe(text);

@@ -4,10 +4,11 @@
  */
 
 /**
- * Characters that reorder or hide text where a reader cannot see them: C1 controls and the bidi
- * embeddings, overrides and isolates. A target's `\u202e` would otherwise show its text reversed.
+ * Characters that reorder or hide text where a reader cannot see them: C1 controls, the bidi
+ * embeddings, overrides and isolates, and the byte order mark a target put before its answer. A
+ * target's `\u202e` would otherwise show its text reversed.
  */
-const INVISIBLE = /[\u0080-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const INVISIBLE = /[\u0080-\u009f\u202a-\u202e\u2066-\u2069\ufeff]/g;
 
 /** Those characters shown as their escape (`\u202e`), the rest as it is. */
 function visible(text: string): string {

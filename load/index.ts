@@ -6,6 +6,6 @@
 export { type BuiltBundle, buildLoadBundles } from "./harness/build.ts";
 export { DEFAULT_K6_IMAGE } from "./harness/k6-container.ts";
 export { findLocalK6, HOW_TO_GET_K6 } from "./harness/k6-runner.ts";
-export { LOAD_SCRIPTS, type LoadOptions, NoK6Error, runLoad } from "./harness/run.ts";
+export { LOAD_SCRIPTS, type LoadOptions, NoK6Error, runLoad, runSinkDelivery } from "./harness/run.ts";
 export { LoadConfigError, SCENARIOS, type ScenarioName } from "./lib/config.ts";
 export { defaultPreAllocatedVUs, durationSeconds } from "./lib/scenarios.ts";

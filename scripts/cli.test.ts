@@ -19,7 +19,7 @@ const PACKAGE = JSON.parse(readFileSync(new URL("../package.json", import.meta.u
 
 /** The npm scripts that are commands of scripts/ (the rest are tools: tsc, biome, vitest). */
 const COMMANDS = Object.entries(PACKAGE.scripts).flatMap(([name, line]) => {
-  const match = /^node --import \.\/scripts\/tsx\.mjs (scripts\/[\w-]+\.ts)$/.exec(line);
+  const match = /^exec node --import \.\/scripts\/tsx\.mjs (scripts\/[\w-]+\.ts)$/.exec(line);
   return match?.[1] ? [{ name, file: match[1] }] : [];
 });
 

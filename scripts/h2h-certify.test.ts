@@ -21,7 +21,7 @@ const PACKAGE = JSON.parse(readFileSync(new URL("../package.json", import.meta.u
 
 /** The npm scripts that run a command of scripts/ (the rest are tools: tsc, biome, vitest). */
 const SCRIPT_COMMANDS = Object.entries(PACKAGE.scripts)
-  .filter(([, line]) => /^node --import \.\/scripts\/tsx\.mjs scripts\/[\w-]+\.ts$/.test(line))
+  .filter(([, line]) => /^exec node --import \.\/scripts\/tsx\.mjs scripts\/[\w-]+\.ts$/.test(line))
   .map(([name]) => name);
 
 const escapeRegExp = (text: string) => text.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&");

@@ -13,6 +13,7 @@ const COMMAND_MODULES: Readonly<Record<string, string>> = {
   "certify:receiver": "certify-receiver",
   provider: "provider",
   "provider:cleanroom": "cleanroom-provider",
+  "provider:everyday": "everyday-provider",
   sink: "sink",
   load: "load",
   "load:build": "load-build",

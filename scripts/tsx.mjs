@@ -1,6 +1,8 @@
 /**
  * Lets Node.js run the project's TypeScript: every npm script is
- * `node --import ./scripts/tsx.mjs scripts/<command>.ts`, and bin/h2h-certify.mjs imports it first.
+ * `exec node --import ./scripts/tsx.mjs scripts/<command>.ts`, and bin/h2h-certify.mjs imports it first.
+ * (`exec`: the shell npm runs a script in becomes node, so that npm forwards SIGINT and SIGTERM to
+ * the command itself and waits for it; a shell in between dies at SIGTERM and npm exits with it.)
  * It registers tsx (source maps on, so stack traces point at .ts lines). Plain JavaScript: it runs
  * before anything is transformed, and in a checkout without node_modules it says what to run
  * instead of Node's stack trace for a missing package.

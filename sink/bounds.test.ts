@@ -1,7 +1,7 @@
 /**
  * The sink keeps callbacks within bounds (count, body bytes, deliveries of one order): a flood is
  * refused past them, counted and never stored, and other orders' callbacks still find room. The
- * standalone sink stays small under 2000 callbacks of 250 KB.
+ * standalone sink spills instead: every callback stays on disk, the oldest leave memory.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -93,7 +93,8 @@ describe("webhook sink: bounds", () => {
     expect(JSON.stringify(listed?.json)).toContain("nested deeper than 64 levels");
   });
 
-  it("the standalone sink stays under 512 MiB (unbounded: 1.3 GB) after 2000 callbacks of 250 KB, keeping H2H_SINK_MAX_CALLBACKS", async () => {
+  // A load run's standalone sink: every callback kept (on disk), memory bounded by H2H_SINK_MAX_CALLBACKS.
+  it("the standalone sink keeps every one of 2000 callbacks of 30 KB on disk, only H2H_SINK_MAX_CALLBACKS in memory", async () => {
     const script = fileURLToPath(new URL("../scripts/sink.ts", import.meta.url));
     const dir = mkdtempSync(join(tmpdir(), "h2h-sink-flood-"));
     const token = "f".repeat(32);
@@ -115,30 +116,42 @@ describe("webhook sink: bounds", () => {
     });
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
     try {
-      const pad = "p".repeat(250 * 1024 - 100);
+      const pad = "p".repeat(30 * 1024 - 100);
       let next = 0;
+      const statuses: number[] = [];
       const sendAll = async () => {
         for (let i = next++; i < 2000; i = next++)
-          await post(`${url}/callbacks/${token}`, body(`o-${i}`, pad));
+          statuses.push(
+            await post(`${url}/callbacks/${token}/run/flood/at/1/expect/succeeded`, body(`o-${i}`, pad)),
+          );
       };
       await Promise.all(Array.from({ length: 8 }, sendAll));
+      expect(statuses.filter((status) => status !== 200)).toEqual([]);
       const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
       const peakKiB = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1]);
       console.log(
-        `standalone sink after 2000 callbacks of 250 KB: peak RSS ${Math.round(peakKiB / 1024)} MiB`,
+        `standalone sink after 2000 callbacks of 30 KB: peak RSS ${Math.round(peakKiB / 1024)} MiB`,
       );
       expect(peakKiB).toBeLessThan(512 * 1024);
-      const stats = (await (
-        await request(`${url}/api/stats`, { headers: { authorization: `Bearer ${token}` } })
-      ).body.json()) as { stored: number; excess?: { callbacks: number } };
-      // H2H_SINK_MAX_CALLBACKS binds first (100 of 250 KB are within the 32 MiB of bodies).
-      expect(stats.stored).toBe(100);
-      expect(stats.excess?.callbacks).toBe(1900);
+      const auth = { headers: { authorization: `Bearer ${token}` } };
+      const stats = (await (await request(`${url}/api/stats`, auth)).body.json()) as {
+        stored: number;
+        spilled: number;
+        excess?: unknown;
+      };
+      expect(stats).toMatchObject({ stored: 100, spilled: 1900 });
+      expect(stats.excess).toBeUndefined();
+      // Every one is on disk, and in the delivery count.
+      expect(readFileSync(join(dir, LOG_FILE), "utf8").trim().split("\n")).toHaveLength(2000);
+      const delivery = (await (
+        await request(`${url}/api/delivery?runId=flood&windowMs=5000`, auth)
+      ).body.json()) as { tally: { callbacks: number; byExpected: { succeeded: { delivered: number } } } };
+      expect(delivery.tally.callbacks).toBe(2000);
+      expect(delivery.tally.byExpected.succeeded.delivered).toBe(2000);
     } finally {
       child.kill("SIGTERM");
       await exited;
     }
-    expect(out).toMatch(/sink full: /);
-    expect(out).toMatch(/refused past the sink's bounds, not stored: \d+ callbacks/);
+    expect(out).toMatch(/the oldest now leave memory/);
   });
 });

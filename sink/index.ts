@@ -10,6 +10,7 @@ export {
   DEFAULT_SINK_MAX_CALLBACKS,
   DEFAULT_SINK_MAX_DELIVERIES_PER_ORDER,
   DEFAULT_SINK_MAX_STORED_BYTES,
+  RUN_FAULT_REFUSALS,
   type RunningSink,
   type SinkExcess,
   type SinkOptions,
@@ -17,7 +18,13 @@ export {
   startWebhookSink,
 } from "./server.ts";
 export { StallMonitor } from "./stall-monitor.ts";
-export { LOG_FILE, type StoredCallback } from "./store.ts";
+export {
+  LOG_FILE,
+  type StoredCallback,
+  type StoreFile,
+  type StoreProblem,
+  type StoreRecovery,
+} from "./store.ts";
 export {
   CallbackTally,
   percentile,

@@ -3,6 +3,7 @@ import { appendFileSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from "node:zlib";
 import { Agent, request } from "undici";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { signCallbackBody } from "../contract/index.ts";
@@ -56,7 +57,7 @@ async function sink(options: Partial<SinkOptions> = {}): Promise<{ sink: Running
   return { sink: started, client };
 }
 
-async function post(url: string, body: string, headers: Record<string, string> = {}) {
+async function post(url: string, body: string | Buffer, headers: Record<string, string> = {}) {
   const response = await request(url, {
     method: "POST",
     body,
@@ -89,6 +90,25 @@ describe("webhook sink: public safety", () => {
     expect((await client.list()).map((c) => c.orderId)).toEqual(["o-1"]);
   });
 
+  it("takes callbacks under the path of its public URL (a tunnel forwarding the whole path) and at the root", async () => {
+    const { sink: s, client } = await sink({ publicUrl: "https://tunnel.example/abc/" });
+    const advertised = s.callbackUrl({ runId: "r-1" });
+    expect(advertised).toBe(`https://tunnel.example/abc/callbacks/${s.token}/run/r-1`);
+    // What the tunnel hands the sink: the public URL's path and query, as sent.
+    const forwarded = `${s.url}${new URL(advertised).pathname}/?q=1`;
+    expect((await post(forwarded, callbackBody("forwarded"))).status).toBe(200);
+    expect((await post(`${s.url}/callbacks/${s.token}/run/r-1`, callbackBody("stripped"))).status).toBe(200);
+    // This sink's token under another path: the set-up's fault, counted as such.
+    expect((await post(`${s.url}/xyz/callbacks/${s.token}`, callbackBody("elsewhere"))).status).toBe(404);
+    expect((await post(`${s.url}/abc/anything`, callbackBody("fake"))).status).toBe(404);
+    const stored = await client.list();
+    expect(stored.map((c) => [c.orderId, c.runId, c.path])).toEqual([
+      ["forwarded", "r-1", "/abc/callbacks/<token>/run/r-1/?q=1"],
+      ["stripped", "r-1", "/callbacks/<token>/run/r-1"],
+    ]);
+    expect(s.stats().rejected).toEqual({ "callback-prefix": 1, "unknown-path": 1 });
+  });
+
   it("refuses the query API without the token", async () => {
     const { sink: s } = await sink();
     const response = await request(`${s.url}/api/callbacks`, {
@@ -108,19 +128,107 @@ describe("webhook sink: public safety", () => {
     expect(s.stats().rejected["body-too-large"]).toBe(1);
   });
 
-  it("records a non-JSON body as such, byte for byte", async () => {
+  it("answers a non-JSON body 400 and records it as such, byte for byte, under no order", async () => {
     const { sink: s, client } = await sink();
     const raw = "status=succeeded&id=o-9 \u00e9";
-    expect(
-      (await post(s.callbackUrl(), raw, { "content-type": "application/x-www-form-urlencoded" })).status,
-    ).toBe(200);
+    const answer = await post(s.callbackUrl(), raw, { "content-type": "application/x-www-form-urlencoded" });
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.text)).toMatchObject({ error: "not-json", stored: 1 });
     const [stored] = await client.list();
     expect(stored).toMatchObject({
       json: null,
       orderId: null,
       contentType: "application/x-www-form-urlencoded",
+      answeredWith: 400,
     });
+    expect(stored?.bodyProblem).toMatch(/^the body is not JSON/);
     expect(Buffer.from(stored?.bodyBase64 ?? "", "base64").toString("utf8")).toBe(raw);
+    expect(s.stats().rejected).toEqual({ "not-json": 1 });
+  });
+});
+
+describe("webhook sink: encoded bodies", () => {
+  const signed = (body: Buffer, encoding: string) => ({
+    "content-encoding": encoding,
+    "x-signature": signCallbackBody(body, SECRET, REFERENCE_SIGNATURE),
+  });
+
+  it("reads gzip, deflate (zlib and raw) and br bodies; signatures and evidence stay on the bytes as sent", async () => {
+    const { sink: s, client } = await sink();
+    const sent = {
+      gzip: gzipSync(callbackBody("o-gzip")),
+      deflate: deflateSync(callbackBody("o-deflate")),
+      "Deflate ": deflateRawSync(callbackBody("o-deflate-raw")),
+      br: brotliCompressSync(callbackBody("o-br")),
+      "gzip, br": brotliCompressSync(gzipSync(callbackBody("o-twice"))),
+    };
+    for (const [encoding, body] of Object.entries(sent))
+      expect((await post(s.callbackUrl(), body, signed(body, encoding))).status, encoding).toBe(200);
+    const stored = await client.list();
+    expect(stored.map((c) => [c.orderId, c.status, c.contentEncoding, c.signature, c.bodyProblem])).toEqual([
+      ["o-gzip", "succeeded", "gzip", "valid", null],
+      ["o-deflate", "succeeded", "deflate", "valid", null],
+      ["o-deflate-raw", "succeeded", "Deflate", "valid", null],
+      ["o-br", "succeeded", "br", "valid", null],
+      ["o-twice", "succeeded", "gzip, br", "valid", null],
+    ]);
+    expect(stored.map((c) => c.bodyBase64)).toEqual(Object.values(sent).map((b) => b.toString("base64")));
+    // After a restart the log is read through the same decoding.
+    const dir = dirOf(s);
+    await s.stop();
+    const again = await startWebhookSink({ dataDir: dir, sync: false });
+    cleanup.push(() => again.stop());
+    const replayed = new SinkClient(again.url, again.token);
+    cleanup.push(() => replayed.close());
+    expect((await replayed.list()).map((c) => [c.orderId, (c.json as { id?: string } | null)?.id])).toEqual(
+      stored.map((c) => [c.orderId, c.orderId]),
+    );
+  });
+
+  it("answers 415 to an unknown coding, 400 to a broken body, 413 to a bomb; records each under no order", async () => {
+    const { sink: s, client } = await sink({ maxBodyBytes: 64 * 1024 });
+    const body = callbackBody("o-1");
+    const unknown = await request(s.callbackUrl(), {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json", "content-encoding": "compress" },
+    });
+    expect(unknown.statusCode).toBe(415);
+    expect(unknown.headers["accept-encoding"]).toBe("gzip, deflate, br");
+    await unknown.body.dump();
+    const broken = gzipSync(body).subarray(0, 20);
+    expect((await post(s.callbackUrl(), broken, { "content-encoding": "gzip" })).status).toBe(400);
+    // 16 MiB of zeros in some 16 KiB: decoded only up to the body limit.
+    const bomb = gzipSync(Buffer.alloc(16 * 1024 * 1024));
+    expect(bomb.length).toBeLessThan(64 * 1024);
+    expect((await post(s.callbackUrl(), bomb, { "content-encoding": "gzip" })).status).toBe(413);
+    const stored = await client.list();
+    expect(stored.map((c) => [c.orderId, c.status, c.answeredWith, c.contentEncoding, c.json])).toEqual([
+      [null, null, 415, "compress", null],
+      [null, null, 400, "gzip", null],
+      [null, null, 413, "gzip", null],
+    ]);
+    expect(stored.map((c) => c.bodyProblem)).toEqual([
+      expect.stringContaining("Content-Encoding compress is not one the sink reads"),
+      expect.stringContaining("does not decode as gzip"),
+      expect.stringContaining("decodes to more than 65536 bytes"),
+    ]);
+    expect(s.stats().rejected).toEqual({
+      "unsupported-encoding": 1,
+      "undecodable-body": 1,
+      "decoded-too-large": 1,
+    });
+  });
+
+  it("files unreadable bodies apart: they never fill the bound of callbacks with no order id", async () => {
+    const { sink: s, client } = await sink({ maxDeliveriesPerOrder: 3 });
+    const garbled = gzipSync(callbackBody("o-1")).subarray(0, 30);
+    for (let i = 0; i < 5; i++)
+      expect((await post(s.callbackUrl(), garbled, { "content-encoding": "gzip" })).status).toBe(400);
+    // A readable body with no order id is still taken.
+    expect((await post(s.callbackUrl(), JSON.stringify({ status: "succeeded" }))).status).toBe(200);
+    expect((await client.list()).map((c) => c.answeredWith)).toEqual([400, 400, 400, 200]);
+    expect(s.stats().excess?.byBound.perOrder).toBe(2);
   });
 });
 
@@ -299,6 +407,44 @@ describe("webhook sink: retry observation", () => {
     expect(first.status).toBe(503);
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     expect((await post(s.callbackUrl({ stall: 1 }), callbackBody("s-1"))).status).toBe(200);
+  });
+});
+
+describe("webhook sink: a load run's delivery", () => {
+  it("takes trigger notes apart from callbacks and computes delivery from both, counting each order once", async () => {
+    const { sink: s } = await sink();
+    const t0 = Date.now() - 10_000;
+    const note = (orderId: string, triggeredAtMs: number) =>
+      post(
+        s.callbackUrl({ runId: "L1", sentAtMs: t0, expectedStatus: "succeeded", orderId, triggeredAtMs }),
+        "",
+      );
+    expect((await note("o-1", t0 + 5_000)).status).toBe(204);
+    expect((await note("o-2", t0 + 5_000)).status).toBe(204);
+    // Bad notes are refused by name: a note without its order time.
+    expect(
+      (await post(`${s.callbackUrl({ runId: "L1", orderId: "o-3", triggeredAtMs: t0 })}`, "")).status,
+    ).toBe(400);
+    const hook = s.callbackUrl({ runId: "L1", sentAtMs: t0, expectedStatus: "succeeded" });
+    const signed = (id: string) => {
+      const body = callbackBody(id);
+      return post(hook, body, { "x-signature": signCallbackBody(body, SECRET, REFERENCE_SIGNATURE) });
+    };
+    expect((await signed("o-1")).status).toBe(200);
+    expect((await signed("o-1")).status).toBe(200);
+    const answer = await request(`${s.url}/api/delivery?runId=L1&windowMs=60000`, {
+      headers: { authorization: `Bearer ${s.token}` },
+    });
+    expect(answer.statusCode).toBe(200);
+    const { tally, notes } = (await answer.body.json()) as {
+      tally: { triggered: Record<string, number>; byExpected: Record<string, { delivered: number }> };
+      notes: number;
+    };
+    expect(notes).toBe(2);
+    expect(tally.triggered).toEqual({ succeeded: 2 });
+    expect(tally.byExpected.succeeded?.delivered).toBe(1);
+    // Notes are not callbacks: nothing stored for them.
+    expect(s.stats().stored).toBe(2);
   });
 });
 

@@ -32,10 +32,17 @@ import {
   sinkCallbackUrl,
 } from "../contract/names.ts";
 import { secretSpellings } from "../kit/index.ts";
+import { decodeBody, READABLE_ENCODINGS } from "./body-decoding.ts";
 import { MachineStallSampler } from "./machine-stall.ts";
 import { StallMonitor } from "./stall-monitor.ts";
-import { CallbackStore, type StoredCallback } from "./store.ts";
-import type { CallbackTally } from "./tally.ts";
+import {
+  CallbackStore,
+  type StoredCallback,
+  type StoreFile,
+  type StoreProblem,
+  type StoreRecovery,
+} from "./store.ts";
+import { CallbackTally } from "./tally.ts";
 
 export interface SinkOptions {
   port?: number;
@@ -56,6 +63,13 @@ export interface SinkOptions {
   stallMs?: number;
   /** fdatasync every group commit (default true). */
   sync?: boolean;
+  /** Opens the store's log for appending (a seam for tests: a disk that fills up). */
+  openStoreFile?: (path: string) => Promise<StoreFile>;
+  /**
+   * Told when the store's writes begin to fail (once per burst: callbacks are then answered
+   * `500 not-stored`) and when they succeed again; say it on the console.
+   */
+  onStoreProblem?: (problem: StoreProblem) => void;
   /** Serve HTTPS with this certificate (PEM, may carry its chain) and key; read them with `readTlsFiles`. */
   tls?: { cert: string; key: string; passphrase?: string };
   /**
@@ -69,6 +83,14 @@ export interface SinkOptions {
   maxDeliveriesPerOrder?: number;
   /** Called once, with the first callback refused for a bound. */
   onFirstExcess?: (excess: SinkExcess) => void;
+  /**
+   * Spill instead of refusing: past `maxCallbacks` or `maxStoredBytes`, the oldest callbacks leave
+   * memory (they stay in the store's file on disk, and in the delivery tally) and the new one is
+   * kept, so a long load run loses none with bounded memory. The query API lists those in memory.
+   */
+  spill?: boolean;
+  /** Called once, when the first callback leaves memory for the disk. */
+  onFirstSpill?: () => void;
   /**
    * Load-run mode: callbacks are tallied here and not stored (no disk, nothing kept per callback,
    * no per-order delivery count, so no /refuse or /stall); the query API then lists none. See tally.ts.
@@ -92,8 +114,18 @@ export const DEFAULT_SINK_MAX_CALLBACKS = 5_000;
 export const DEFAULT_SINK_MAX_STORED_BYTES = 32 * 1024 * 1024;
 export const DEFAULT_SINK_MAX_DELIVERIES_PER_ORDER = 50;
 
+/**
+ * Refusals that are the sink's or its set-up's doing, not the sender's: the store could not write
+ * (`not-stored`), a callback with this sink's token came under another path than its public URL's
+ * (`callback-prefix`), or the sink failed (`internal-error`).
+ */
+export const RUN_FAULT_REFUSALS = ["not-stored", "callback-prefix", "internal-error"] as const;
+
 export interface SinkStats {
+  /** Callbacks in memory (the query API lists these). */
   stored: number;
+  /** With `spill`: callbacks that left memory for the disk only. */
+  spilled?: number;
   rejected: Record<string, number>;
   /** Callbacks refused for the sink's bounds, when any were. */
   excess?: SinkExcess;
@@ -106,6 +138,8 @@ export interface RunningSink {
   certificate: string | undefined;
   port: number;
   token: string;
+  /** What the start dropped from the store's log (torn lines, never acknowledged), if anything. */
+  storeRecovery: StoreRecovery | undefined;
   /** The callback URL to put in `metadata.webHook`. */
   callbackUrl(variant?: CallbackUrlVariant): string;
   stats(): SinkStats;
@@ -129,6 +163,22 @@ export function matches(record: StoredCallback, filter: CallbackFilter): boolean
     (filter.since === undefined || record.receivedAtMs >= filter.since) &&
     (filter.until === undefined || record.receivedAtMs <= filter.until)
   );
+}
+
+/** A body the sink could not read: the answer's status, the counted reason and what was wrong. */
+type Unreadable = { status: number; reason: string; detail: string };
+
+/** The bounds' key of unreadable callbacks: no order id can collide with it. */
+const UNREADABLE = "\u0000unreadable";
+
+/** 4xx for a body the sink cannot read; a 415 says which codings it reads (RFC 9110 §15.5.16). */
+function answerUnreadable(res: ServerResponse, unreadable: Unreadable, stored?: number): void {
+  if (unreadable.status === 415) res.setHeader("accept-encoding", READABLE_ENCODINGS);
+  json(res, unreadable.status, {
+    error: unreadable.reason,
+    detail: unreadable.detail,
+    ...(stored !== undefined ? { stored } : {}),
+  });
 }
 
 const TOKEN_FORMAT = /^[A-Za-z0-9_-]{16,128}$/;
@@ -166,10 +216,21 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
   const idPath = options.idPath ?? "id";
   const statusPath = options.statusPath ?? "status";
   const signature = options.signature ?? { scheme: "none" };
-  const store = await CallbackStore.open({ dataDir: options.dataDir, sync: options.sync ?? true });
+  const store = await CallbackStore.open({
+    dataDir: options.dataDir,
+    maxDecodedBytes: maxBodyBytes,
+    sync: options.sync ?? true,
+    ...(options.openStoreFile ? { openFile: options.openStoreFile } : {}),
+    ...(options.onStoreProblem ? { onProblem: options.onStoreProblem } : {}),
+  });
   const stalls = new StallMonitor();
   const machine = new MachineStallSampler();
 
+  // What a load run's delivery is computed from (GET /api/delivery): one packed number per order,
+  // fed by every callback and trigger note, whatever the store keeps in memory.
+  const deliveryTally = options.tally ?? new CallbackTally();
+  let notes = 0;
+  if (!options.tally) for (const record of store.records) deliveryTally.add(record, 0);
   const deliveriesByOrder = new Map<string, number>();
   for (const record of store.records) {
     if (record.orderId !== null)
@@ -190,17 +251,38 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
   /** What is kept: callbacks, body bytes, and deliveries per order ("" for those with no order id). */
   let keptBytes = store.records.reduce((sum, r) => sum + Math.floor((r.bodyBase64.length * 3) / 4), 0);
   const keptByOrder = new Map<string, number>();
-  for (const record of store.records)
-    keptByOrder.set(record.orderId ?? "", (keptByOrder.get(record.orderId ?? "") ?? 0) + 1);
+  for (const record of store.records) {
+    const key = record.bodyProblem ? UNREADABLE : (record.orderId ?? "");
+    keptByOrder.set(key, (keptByOrder.get(key) ?? 0) + 1);
+  }
   /** The bound a callback of this order and size would pass, or undefined when it may be kept. */
   const boundPassed = (orderKey: string, bytes: number): keyof SinkExcess["byBound"] | undefined =>
-    store.records.length + pendingKept >= excess.limits.maxCallbacks
-      ? "callbacks"
-      : keptBytes + bytes > excess.limits.maxStoredBytes
-        ? "bytes"
-        : (keptByOrder.get(orderKey) ?? 0) >= excess.limits.maxDeliveriesPerOrder
-          ? "perOrder"
-          : undefined;
+    options.spill
+      ? (keptByOrder.get(orderKey) ?? 0) >= excess.limits.maxDeliveriesPerOrder
+        ? "perOrder"
+        : undefined
+      : store.records.length + pendingKept >= excess.limits.maxCallbacks
+        ? "callbacks"
+        : keptBytes + bytes > excess.limits.maxStoredBytes
+          ? "bytes"
+          : (keptByOrder.get(orderKey) ?? 0) >= excess.limits.maxDeliveriesPerOrder
+            ? "perOrder"
+            : undefined;
+  let spilled = 0;
+  /** With `spill`: the oldest callbacks leave memory until it is within the bounds again (the disk keeps them). */
+  const spillOldest = () => {
+    if (!options.spill) return;
+    while (
+      store.records.length > 1 &&
+      (store.records.length > excess.limits.maxCallbacks || keptBytes > excess.limits.maxStoredBytes)
+    ) {
+      const oldest = store.records.shift() as StoredCallback;
+      keptBytes -= Math.floor((oldest.bodyBase64.length * 3) / 4);
+      spilled += 1;
+      if (spilled === 1) options.onFirstSpill?.();
+    }
+  };
+  spillOldest();
   // The token, in any spelling a sender repeats it in (path, query, headers), never reaches the store.
   const tokenSpellings = secretSpellings(token);
   const maskToken = (text: string) => text.replace(tokenSpellings, "<token>");
@@ -239,6 +321,22 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       req.resume();
       return reject(res, 404, "bad-callback-path");
     }
+    if (variant.triggeredAtMs !== null) {
+      // A load run's trigger note, not a callback: when the order's confirmation was answered.
+      req.resume();
+      if (variant.runId === null || variant.orderId === null || variant.sentAtMs === null)
+        return reject(res, 400, "bad-trigger-note");
+      deliveryTally.note(
+        variant.runId,
+        variant.orderId,
+        variant.sentAtMs,
+        variant.triggeredAtMs,
+        variant.expectedStatus,
+      );
+      notes += 1;
+      res.writeHead(204).end();
+      return;
+    }
     const declared = Number(req.headers["content-length"] ?? 0);
     if (declared > maxBodyBytes) {
       req.resume();
@@ -252,30 +350,45 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     const headers = headerMap(req);
     const storedHeaders: Record<string, string> = {};
     for (const [name, value] of Object.entries(headers)) storedHeaders[name] = maskToken(value);
+    // Read through its Content-Encoding; the raw bytes stay what is signed, stored and shown.
+    const contentEncoding = headers["content-encoding"]?.trim() || null;
+    const decoded = await decodeBody(raw, contentEncoding, maxBodyBytes);
+    let unreadable: Unreadable | undefined = decoded.ok ? undefined : decoded;
     let parsed: unknown = null;
-    try {
-      // Nested 10,000 deep, a body would overflow the stack of every answer listing it.
-      parsed = withinDepth(JSON.parse(raw.toString("utf8")));
-    } catch {
-      parsed = null;
+    if (decoded.ok) {
+      try {
+        // Nested 10,000 deep, a body would overflow the stack of every answer listing it.
+        parsed = withinDepth(JSON.parse(decoded.body.toString("utf8")));
+      } catch (error) {
+        unreadable = {
+          status: 400,
+          reason: "not-json",
+          detail: `the body is not JSON: ${(error as Error).message}`,
+        };
+      }
     }
-    const orderIdValue = readPath(parsed, idPath);
-    const statusValue = readPath(parsed, statusPath);
+    const orderIdValue = unreadable ? undefined : readPath(parsed, idPath);
+    const statusValue = unreadable ? undefined : readPath(parsed, statusPath);
     const orderId =
       typeof orderIdValue === "string" || typeof orderIdValue === "number" ? String(orderIdValue) : null;
+    // An unreadable body is kept under a key of its own, never under an order (nor "no order id").
+    const orderKey = unreadable ? UNREADABLE : (orderId ?? "");
+    if (unreadable) rejected[unreadable.reason] = (rejected[unreadable.reason] ?? 0) + 1;
     // Bounded: past a bound the callback is counted and refused, never stored (not tallied runs).
-    const bound = options.tally ? undefined : boundPassed(orderId ?? "", raw.length);
+    const bound = options.tally ? undefined : boundPassed(orderKey, raw.length);
     if (bound !== undefined) {
       excess.callbacks += 1;
       excess.bytes += raw.length;
       excess.byBound[bound] += 1;
       if (excess.callbacks === 1) options.onFirstExcess?.(structuredClone(excess));
+      // Unreadable whatever the bounds: a retry would not make it readable.
+      if (unreadable) return answerUnreadable(res, unreadable);
       return reject(res, 503, "sink-full");
     }
     const deliveryOfOrder = orderId === null || options.tally ? 1 : (deliveriesByOrder.get(orderId) ?? 0) + 1;
     if (orderId !== null && !options.tally) deliveriesByOrder.set(orderId, deliveryOfOrder);
-    const refused = deliveryOfOrder <= variant.refuse;
-    const stall = !refused && deliveryOfOrder <= variant.stall;
+    const refused = !unreadable && deliveryOfOrder <= variant.refuse;
+    const stall = !unreadable && !refused && deliveryOfOrder <= variant.stall;
     const now = Date.now();
     const record: StoredCallback = {
       seq: store.allocateSeq(),
@@ -290,11 +403,13 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       bodyBase64: raw.toString("base64"),
       json: parsed,
       contentType: headers["content-type"] ?? null,
+      contentEncoding,
+      bodyProblem: unreadable ? unreadable.detail : null,
       orderId,
       status: typeof statusValue === "string" ? statusValue : null,
       deliveryOfOrder,
       signature: checkSignature(raw, headers),
-      answeredWith: refused || stall ? 503 : variant.ack,
+      answeredWith: unreadable ? unreadable.status : refused || stall ? 503 : variant.ack,
     };
     // A refusal is answered before the disk: the provider retries it whatever happens to the
     // record, and its retry timer starts from this answer. Waiting for the group commit here put
@@ -303,20 +418,24 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     if (refused) json(res, 503, { stored: record.seq });
     if (options.tally) options.tally.add(record, performance.now() - began);
     else {
-      const orderKey = orderId ?? "";
       keptBytes += raw.length;
       keptByOrder.set(orderKey, (keptByOrder.get(orderKey) ?? 0) + 1);
       pendingKept += 1;
       try {
         await store.append(record);
         pendingKept -= 1;
+        deliveryTally.add(record, performance.now() - began);
+        spillOldest();
       } catch (error) {
         pendingKept -= 1;
         keptBytes -= raw.length;
         keptByOrder.set(orderKey, (keptByOrder.get(orderKey) ?? 1) - 1);
-        // Not on disk, so not acknowledged: the provider will deliver it again.
+        // Not on disk, so not acknowledged: the provider will deliver it again. The answer names
+        // the error's code only: the store's path is for the console, not for whoever called.
         rejected["not-stored"] = (rejected["not-stored"] ?? 0) + 1;
-        if (!refused) json(res, 500, { error: "not-stored", detail: String(error) });
+        const code = (error as { code?: unknown }).code;
+        if (!refused)
+          json(res, 500, { error: "not-stored", detail: typeof code === "string" ? code : "write failed" });
         return;
       }
       for (const waiter of waiters) {
@@ -335,6 +454,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       return;
     }
     if (refused) return;
+    if (unreadable) return answerUnreadable(res, unreadable, record.seq);
     // A 204 carries no body; any other 2xx the URL asks for acknowledges like 200.
     if (record.answeredWith === 204) res.writeHead(204).end();
     else json(res, record.answeredWith, { stored: record.seq });
@@ -371,9 +491,23 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     if (url.pathname === "/api/stats")
       return json(res, 200, {
         stored: store.records.length,
+        spilled,
+        notes,
         rejected,
         ...(excess.callbacks > 0 ? { excess } : {}),
       });
+    if (url.pathname === "/api/delivery") {
+      // A load run's delivery from the sink alone: every callback and trigger note of the run.
+      const runId = url.searchParams.get("runId");
+      const windowMs = Number(url.searchParams.get("windowMs"));
+      if (runId === null || !Number.isFinite(windowMs) || windowMs <= 0)
+        return json(res, 400, { error: "runId and windowMs (ms, > 0) are required" });
+      return json(res, 200, {
+        tally: deliveryTally.summary(runId, windowMs),
+        intake: deliveryTally.intakeSummary(),
+        notes,
+      });
+    }
     if (url.pathname === "/api/stalls") {
       // How late the sink may have stamped the arrivals in [since, until].
       const since = filter.since ?? 0;
@@ -413,6 +547,21 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     return reject(res, 404, "unknown-path");
   }
 
+  // A tunnel may forward the public URL's whole path: callbacks are taken under its path as well
+  // as at the root, for a tunnel that strips it.
+  const prefix =
+    options.publicUrl !== undefined && URL.canParse(options.publicUrl)
+      ? new URL(options.publicUrl).pathname.split("/").filter(Boolean)
+      : [];
+  const routedSegments = (segments: string[]): string[] => {
+    if (prefix.length === 0 || !prefix.every((part, i) => segments[i] === part)) return segments;
+    const rest = segments.slice(prefix.length);
+    return rest[0] === CALLBACKS_SEGMENT ? rest : segments;
+  };
+  /** A callback for this sink under another prefix than its public URL's: the set-up is wrong, not the sender. */
+  const carriesToken = (segments: string[]) =>
+    segments.some((part, i) => i > 0 && segments[i - 1] === CALLBACKS_SEGMENT && sameSecret(part, token));
+
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     let url: URL;
     try {
@@ -422,7 +571,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       reject(res, 400, "bad-request-target");
       return;
     }
-    const segments = url.pathname.split("/").filter(Boolean);
+    const segments = routedSegments(url.pathname.split("/").filter(Boolean));
     let handled: Promise<void>;
     if (segments[0] === CALLBACKS_SEGMENT && segments[1] !== undefined && sameSecret(segments[1], token)) {
       if (req.method === "GET" || req.method === "HEAD") {
@@ -435,7 +584,15 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       handled = query(req, res, url);
     } else {
       req.resume();
-      reject(res, 404, segments[0] === CALLBACKS_SEGMENT ? "bad-token" : "unknown-path");
+      reject(
+        res,
+        404,
+        segments[0] === CALLBACKS_SEGMENT
+          ? "bad-token"
+          : carriesToken(segments)
+            ? "callback-prefix"
+            : "unknown-path",
+      );
       return;
     }
     handled.catch(() => {
@@ -463,9 +620,11 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     certificate: options.tls?.cert,
     port,
     token,
+    storeRecovery: store.recovery,
     callbackUrl: (variant = {}) => callbackUrlWith(sinkCallbackUrl(base, token), variant),
     stats: () => ({
       stored: store.records.length,
+      spilled,
       rejected: { ...rejected },
       ...(excess.callbacks > 0 ? { excess: structuredClone(excess) } : {}),
     }),

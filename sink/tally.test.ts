@@ -55,6 +55,36 @@ describe("callback tally: delivery per final status", () => {
     expect(tally.delivered("r")).toBe(100);
   });
 
+  // callbackMs counts from the request that triggers the callback, not from the order.
+  it("judges lateness from the trigger note (the confirmation's answer), reporting order → callback apart", () => {
+    const tally = new CallbackTally({ originMs: 0 });
+    const t0 = 1_000_000;
+    // A payer who thinks 5 s, a provider that calls back 50 ms after the confirmation: on time.
+    tally.note("r", "think", t0, t0 + 5_020, "succeeded");
+    tally.add(callback("think", "succeeded", "succeeded", t0, t0 + 5_070), 0.1);
+    // A provider that calls back 6 s after the confirmation misses a 5 s callbackMs.
+    tally.note("r", "slow", t0, t0 + 20, "succeeded");
+    tally.add(callback("slow", "succeeded", "succeeded", t0, t0 + 6_020), 0.1);
+    // No note came: judged from the order, the stricter bound.
+    tally.add(callback("unnoted", "succeeded", "succeeded", t0, t0 + 5_070), 0.1);
+    // Noted, never called back: a denominator the sink alone knows.
+    tally.note("r", "lost", t0, t0 + 30, "failed_by_terminal");
+    const summary = tally.summary("r", 5_000);
+    expect(summary.byExpected.succeeded).toMatchObject({
+      delivered: 3,
+      late: 2,
+      withoutTrigger: 1,
+      triggerLatencyMs: { p50: 50, max: 6_000 },
+      latencyMs: { max: 6_020 },
+    });
+    expect(summary.triggerLatencyMs).toEqual({ p50: 50, p95: 6_000, p99: 6_000, max: 6_000 });
+    expect(summary.withoutTrigger).toBe(1);
+    expect(summary.triggered).toEqual({ succeeded: 2, failed_by_terminal: 1 });
+    // A repeated note changes nothing.
+    tally.note("r", "think", t0, t0 + 9_000, "succeeded");
+    expect(tally.summary("r", 5_000).byExpected.succeeded?.late).toBe(2);
+  });
+
   it("tells duplicates, an appeal before its failure, another final status, and late arrivals apart", () => {
     const tally = new CallbackTally({ originMs: 0 });
     // a: delivered twice (a duplicate).

@@ -42,7 +42,8 @@ export class Timeline {
   }
 
   series(): TimelineSeries {
-    return { startMs: this.originMs, bucketMs: this.bucketMs, counts: [...this.counts] };
+    // When the series was taken: its last bucket is only that wide (a rate divides by the real width).
+    return { startMs: this.originMs, bucketMs: this.bucketMs, counts: [...this.counts], endMs: Date.now() };
   }
 }
 
@@ -51,6 +52,8 @@ export interface TimelineSeries {
   startMs: number;
   bucketMs: number;
   counts: number[];
+  /** ms since the epoch when the series was taken (its last bucket ends there, or at its full width). */
+  endMs?: number;
 }
 
 /** The largest count in any one calendar second, kept in O(1). */
@@ -148,8 +151,15 @@ export interface ExpectedTally {
   delivered: number;
   /** Order made → that callback, ms, exact (nearest rank). */
   latencyMs: { p50: number | null; p95: number | null; p99: number | null; max: number | null };
-  /** Delivered more than the wait window after the order was made. */
+  /**
+   * The request that triggered the callback (the confirmation, answered) → that callback, ms, for
+   * the orders whose trigger note came: what the profile's callbackMs bounds.
+   */
+  triggerLatencyMs: { p50: number | null; p95: number | null; p99: number | null; max: number | null };
+  /** Delivered more than the wait window after the trigger (after the order, when no trigger note came). */
   late: number;
+  /** Delivered orders whose trigger note never came: judged from the order's creation, stricter. */
+  withoutTrigger: number;
   /** Other final statuses these orders got instead, by status. */
   otherFinal: Record<string, number>;
 }
@@ -165,6 +175,12 @@ export interface RunTally {
   signatures: Record<string, number>;
   /** Order made → expected final callback, over all delivered orders, ms. */
   latencyMs: ExpectedTally["latencyMs"];
+  /** Trigger (the confirmation's answer) → expected final callback, over delivered orders with a trigger note, ms. */
+  triggerLatencyMs: ExpectedTally["latencyMs"];
+  /** Orders the sender noted as triggered (confirmed), by the final status each aims at: denominators for a sink-only delivery count. */
+  triggered: Record<string, number>;
+  /** Delivered orders with no trigger note: judged from the order's creation. */
+  withoutTrigger: number;
   /** Latency of every delivered expected final callback, as a log-scale histogram for a plot. */
   latencyHistogram: { upperMs: number[]; counts: number[]; log: boolean };
   /** Expected final callbacks over time (first arrival), and every callback of the run over time. */
@@ -185,6 +201,9 @@ export interface SinkIntake {
 
 interface RunState {
   orders: Map<string, number>;
+  /** Per order with a trigger note: (trigger − order made, ms) × 8 + the expected status's code. */
+  triggers: Map<string, number>;
+  triggered: Map<string, number>;
   callbacks: number;
   /** Orders whose expected final callback arrived. */
   delivered: number;
@@ -201,6 +220,17 @@ export interface TallyOptions {
   maxTimelineBuckets?: number;
   /** Odd callbacks kept in full as evidence, at most. */
   sampleLimit?: number;
+}
+
+/** p50, p95, p99 and max of the values (sorted in place), nearest rank. */
+function percentiles(values: number[]): ExpectedTally["latencyMs"] {
+  values.sort((a, b) => a - b);
+  return {
+    p50: percentile(values, 50),
+    p95: percentile(values, 95),
+    p99: percentile(values, 99),
+    max: values.at(-1) ?? null,
+  };
 }
 
 /** Nearest-rank percentile of sorted values. */
@@ -235,6 +265,8 @@ export class CallbackTally {
     if (state === undefined) {
       state = {
         orders: new Map(),
+        triggers: new Map(),
+        triggered: new Map(),
         callbacks: 0,
         delivered: 0,
         byStatus: new Map(),
@@ -310,6 +342,25 @@ export class CallbackTally {
     for (const listener of this.listeners) listener();
   }
 
+  /**
+   * Takes a trigger note: the sender says when the request that triggers an order's callback was
+   * answered (its own clock, like the order's `at`). Callback latency counts from then, as the
+   * profile's callbackMs does; a repeated note for the order is ignored.
+   */
+  note(
+    runId: string,
+    orderId: string,
+    sentAtMs: number,
+    triggeredAtMs: number,
+    expected: string | null,
+  ): void {
+    const run = this.run(runId);
+    if (run.triggers.has(orderId)) return;
+    const code = expected === null ? 0 : (EXPECTED_CODE[expected] ?? 0);
+    run.triggers.set(orderId, Math.max(0, Math.round(triggeredAtMs - sentAtMs)) * 8 + code);
+    if (code !== 0) run.triggered.set(expected as string, (run.triggered.get(expected as string) ?? 0) + 1);
+  }
+
   /** Orders of a run whose expected final callback has arrived. */
   delivered(runId: string): number {
     return this.run(runId).delivered;
@@ -338,22 +389,39 @@ export class CallbackTally {
     const run = this.run(runId);
     const byExpected: Record<string, ExpectedTally> = {};
     const latenciesByExpected = new Map<string, number[]>();
+    const triggerLatenciesByExpected = new Map<string, number[]>();
     const all: number[] = [];
-    for (const mark of run.orders.values()) {
+    const allFromTrigger: number[] = [];
+    let withoutTrigger = 0;
+    for (const [orderId, mark] of run.orders) {
       const code = decodeExpected(mark);
       if (code === 0) continue;
       const expected = TALLIED_STATUSES[code - 1] as TalliedStatus;
       const entry = byExpected[expected] ?? {
         delivered: 0,
         latencyMs: { p50: null, p95: null, p99: null, max: null },
+        triggerLatencyMs: { p50: null, p95: null, p99: null, max: null },
         late: 0,
+        withoutTrigger: 0,
         otherFinal: {},
       };
       byExpected[expected] = entry;
       const latency = decodeLatency(mark);
       if (latency !== null) {
         entry.delivered += 1;
-        if (latency > windowMs) entry.late += 1;
+        const trigger = run.triggers.get(orderId);
+        // From the trigger, as the profile's callbackMs counts; from the order when no note came.
+        const fromTrigger = trigger === undefined ? null : latency - Math.floor(trigger / 8);
+        if ((fromTrigger ?? latency) > windowMs) entry.late += 1;
+        if (fromTrigger === null) {
+          entry.withoutTrigger += 1;
+          withoutTrigger += 1;
+        } else {
+          const list = triggerLatenciesByExpected.get(expected) ?? [];
+          list.push(fromTrigger);
+          triggerLatenciesByExpected.set(expected, list);
+          allFromTrigger.push(fromTrigger);
+        }
         const list = latenciesByExpected.get(expected) ?? [];
         list.push(latency);
         latenciesByExpected.set(expected, list);
@@ -365,25 +433,17 @@ export class CallbackTally {
         entry.otherFinal[status] = (entry.otherFinal[status] ?? 0) + 1;
       }
     }
-    for (const [expected, list] of latenciesByExpected) {
-      list.sort((a, b) => a - b);
-      (byExpected[expected] as ExpectedTally).latencyMs = {
-        p50: percentile(list, 50),
-        p95: percentile(list, 95),
-        p99: percentile(list, 99),
-        max: list.at(-1) ?? null,
-      };
-    }
-    all.sort((a, b) => a - b);
+    for (const [expected, list] of latenciesByExpected)
+      (byExpected[expected] as ExpectedTally).latencyMs = percentiles(list);
+    for (const [expected, list] of triggerLatenciesByExpected)
+      (byExpected[expected] as ExpectedTally).triggerLatencyMs = percentiles(list);
     return {
       runId,
       callbacks: run.callbacks,
-      latencyMs: {
-        p50: percentile(all, 50),
-        p95: percentile(all, 95),
-        p99: percentile(all, 99),
-        max: all.at(-1) ?? null,
-      },
+      latencyMs: percentiles(all),
+      triggerLatencyMs: percentiles(allFromTrigger),
+      triggered: Object.fromEntries(run.triggered),
+      withoutTrigger,
       byStatus: Object.fromEntries(run.byStatus),
       byExpected,
       unmatched: run.unmatched,

@@ -138,6 +138,11 @@ function startSink(
     // The run's store is a temporary folder, removed when the run ends: an fdatasync per callback
     // would buy nothing, and its latency (on a busy disk) would show up as callback lateness.
     sync: false,
+    // Once per burst: the run's report then says the refused callbacks are the run's fault.
+    onStoreProblem: (problem) => {
+      if (problem.kind === "failing")
+        console.error(`webhook sink: cannot store callbacks: ${problem.error}; answering 500 not-stored`);
+    },
   });
 }
 

@@ -70,11 +70,27 @@ describe("the settings table", () => {
       {},
       'H2H_SINK_PUBLIC_URL "tunnel.example" is not an http(s) URL',
     ],
+    [
+      { H2H_SINK_PUBLIC_URL: "https://tunnel.example/abc/?tenant=1" },
+      {},
+      'H2H_SINK_PUBLIC_URL "https://tunnel.example/abc/?tenant=1" has a query or fragment, which the callback URLs cannot carry',
+    ],
+    [
+      { H2H_SINK_PUBLIC_URL: "https://tunnel.example/#x" },
+      {},
+      'H2H_SINK_PUBLIC_URL "https://tunnel.example/#x" has a query or fragment',
+    ],
     [{ H2H_CLIENT_KEY_PASSPHRASE: "s3cret" }, {}, "H2H_CLIENT_KEY_PASSPHRASE is set without H2H_CLIENT_KEY"],
     [{ H2H_TARGET_STARTUP_S: "30" }, {}, "H2H_TARGET_STARTUP_S set without H2H_TARGET_IMAGE"],
   ])("refuses %o %o, naming the variable or flag and the fix", (env, flags, message) => {
     expect(() => certify(env, flags)).toThrow(SettingsError);
     expect(() => certify(env, flags)).toThrow(message);
+  });
+
+  it("keeps the path of H2H_SINK_PUBLIC_URL (a tunnel that forwards the whole path)", () => {
+    expect(certify({ H2H_SINK_PUBLIC_URL: "https://tunnel.example/abc/" }).sinkPublicUrl).toBe(
+      "https://tunnel.example/abc/",
+    );
   });
 
   it("keeps a passphrase as it is, spaces included", () => {
@@ -132,3 +148,35 @@ function sourceFiles(dir: string): string[] {
     return entry.name.endsWith(".ts") && !test ? [path] : [];
   });
 }
+
+describe("secrets an HTTP header carries", () => {
+  it("refuses a control byte in H2H_API_KEY, naming the variable and the character, never the value", () => {
+    const refusal = (() => {
+      try {
+        certify({ H2H_BASE_URL: "http://127.0.0.1:1", H2H_API_KEY: "live-key\u0001-secret" });
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(refusal).toBeInstanceOf(SettingsError);
+    const message = (refusal as Error).message;
+    expect(message).toContain("H2H_API_KEY holds a control character (U+0001) at character 9 of 16");
+    expect(message).toContain("Authorization header");
+    expect(message).not.toContain("live-key");
+    expect(message).not.toContain("secret");
+  });
+
+  it("refuses a line feed in H2H_API_KEY_2 and H2H_CALLBACK_SECRET alike", () => {
+    expect(() => certify({ H2H_API_KEY_2: "second\nkey" })).toThrow(
+      /H2H_API_KEY_2 holds a line feed \(U\+000A\)/,
+    );
+    expect(() => certify({ H2H_CALLBACK_SECRET: "whsec\u007f" })).toThrow(
+      /H2H_CALLBACK_SECRET holds a control character \(U\+007F\)/,
+    );
+  });
+
+  it("takes spaces, tabs and Latin-1 letters as they are", () => {
+    expect(certify({ H2H_API_KEY: "key with space\tand é" }).apiKey).toBe("key with space\tand é");
+  });
+});

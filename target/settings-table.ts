@@ -59,6 +59,8 @@ export interface SettingSpec<Value = unknown> {
   path?: true;
   /** A secret taken as it is, spaces included (never blank). */
   untrimmed?: true;
+  /** Holds a secret (or may): a command the suite prints names the variable, never its value. */
+  secret?: true;
   /**
    * Who parses the variable. `k6 scripts`: the bundled scripts (load/lib/config.ts, k6-safe, so no
    * zod), `npm run load` sets it from its flag and checks the flag here first; `provider image`:
@@ -119,6 +121,33 @@ function custom<Value>(parse: (text: string) => Value): z.ZodType<Value, string>
       ctx.issues.push({ code: "custom", message: (error as Error).message, input: value });
       return z.NEVER;
     }
+  });
+}
+
+/** A character as a reader can find it, never the secret around it. */
+function describeCharacter(code: number): string {
+  const hex = code.toString(16).toUpperCase().padStart(4, "0");
+  if (code === 0x0a) return "a line feed (U+000A)";
+  if (code === 0x0d) return "a carriage return (U+000D)";
+  if (code < 0x20 || code === 0x7f) return `a control character (U+${hex})`;
+  return `a character outside Latin-1 (U+${hex})`;
+}
+
+/**
+ * A secret as an HTTP field value carries it (RFC 9110 §5.5: visible characters, spaces, tabs and
+ * obs-text): a control byte in it is a copy-paste slip that no target would ever accept. The
+ * refusal names the variable, the character and where it is, never the value.
+ */
+function fieldSafeSecret(use: string): z.ZodType<string, string> {
+  return custom((value) => {
+    for (let i = 0; i < value.length; i++) {
+      const code = value.charCodeAt(i);
+      if ((code < 0x20 && code !== 0x09) || code === 0x7f || code > 0xff)
+        throw new Error(
+          `$NAME holds ${describeCharacter(code)} at character ${i + 1} of ${value.length}: ${use}, and RFC 9110 §5.5 allows only visible characters, spaces and tabs there; set it again without it (its value is not shown)`,
+        );
+    }
+    return value;
   });
 }
 
@@ -231,23 +260,26 @@ export const SETTINGS = {
   }),
   apiKey: setting({
     variable: "H2H_API_KEY",
+    secret: true,
     readBy: TARGET,
-    parse: text(),
+    parse: fieldSafeSecret("the key is sent in the Authorization header"),
     defaultText: "reference: `sandbox-key-merchant-1`; required for any other target",
     help: "the merchant's API key",
   }),
   secondApiKey: setting({
     variable: "H2H_API_KEY_2",
+    secret: true,
     readBy: ["certify"],
-    parse: text(),
+    parse: fieldSafeSecret("the key is sent in the Authorization header"),
     defaultText:
       "reference: `sandbox-key-merchant-2`; else those checks are skipped, by name, with the reason",
     help: "a second merchant's key, for the cross-merchant checks",
   }),
   callbackSecret: setting({
     variable: "H2H_CALLBACK_SECRET",
+    secret: true,
     readBy: ["certify", "load", "sink", "receiver"],
-    parse: text(),
+    parse: fieldSafeSecret("a provider configures the secret as text"),
     defaultText:
       "reference: `sandbox-callback-secret`; required for any other target whose profile signs callbacks",
     help: "the secret callback signatures are checked with",
@@ -268,7 +300,7 @@ export const SETTINGS = {
     parse: text(),
     fallback: "reports",
     path: true,
-    defaultText: "`reports/`",
+    defaultText: "`reports/` (`reports/receiver/` for certify:receiver)",
     help: "where reports go (relative: from your directory)",
   }),
   sinkPort: setting({
@@ -286,12 +318,26 @@ export const SETTINGS = {
     flag: "public-url",
     flagIn: ["sink"],
     readBy: ["certify", "load", "sink"],
-    parse: z.string().refine(isHttpUrl, refuse('$NAME "$VALUE" is not an http(s) URL')),
+    parse: z
+      .string()
+      .refine((value) => isHttpUrl(value) && URL.canParse(value), {
+        ...refuse('$NAME "$VALUE" is not an http(s) URL'),
+        abort: true,
+      })
+      // The callback URL's segments go after its path: a query or fragment would end up before them.
+      .refine(
+        (value) => !/[?#]/.test(value),
+        refuse(
+          '$NAME "$VALUE" has a query or fragment, which the callback URLs cannot carry: give the base URL alone (a path is kept, e.g. https://tunnel.example/abc/)',
+        ),
+      ),
     defaultText: "the sink's loopback URL",
-    help: "the base URL put in `metadata.webHook` (a tunnel's public URL)",
+    help: "the base URL put in `metadata.webHook` (a tunnel's public URL; a path prefix is kept)",
+    more: "A tunnel that forwards the whole path works: the sink takes callbacks under the URL's path as well as at its root. A query or fragment is refused (exit `64`).",
   }),
   sinkToken: setting({
     variable: "H2H_SINK_TOKEN",
+    secret: true,
     flag: "token",
     readBy: ["sink"],
     parse: text(),
@@ -332,7 +378,7 @@ export const SETTINGS = {
     parse: wholeNumber(1, 10_000_000, '$NAME "$VALUE" is not a count of callbacks: a whole number from 1'),
     fallback: DEFAULT_SINK_MAX_CALLBACKS,
     defaultText: DEFAULT_SINK_MAX_CALLBACKS.toLocaleString("en-US"),
-    help: "the most callbacks the sink keeps; past it one is refused (503), counted, and not stored",
+    help: "the most callbacks the sink keeps in memory; past it the oldest leave memory (they stay on disk)",
   }),
   sinkMaxMiB: setting({
     variable: "H2H_SINK_MAX_MB",
@@ -396,6 +442,7 @@ export const SETTINGS = {
   }),
   targetEnv: setting({
     variable: "H2H_TARGET_ENV",
+    secret: true,
     readBy: TARGET,
     parse: custom(parseTargetEnv),
     defaultText: "none",
@@ -453,6 +500,7 @@ export const SETTINGS = {
   }),
   clientKeyPassphrase: setting({
     variable: "H2H_CLIENT_KEY_PASSPHRASE",
+    secret: true,
     readBy: TARGET,
     parse: text(),
     untrimmed: true,
@@ -586,7 +634,9 @@ export const SETTINGS = {
   }),
   runId: setting({
     variable: "H2H_RUN_ID",
-    readBy: ["k6 scripts"],
+    flag: "run-id",
+    flagIn: ["load"],
+    readBy: ["load", "k6 scripts"],
     parsedBy: "k6 scripts",
     parse: z
       .string()
@@ -594,8 +644,24 @@ export const SETTINGS = {
         (value) => /^[\w.-]{1,60}$/.test(value),
         refuse('$NAME="$VALUE": 1 to 60 of A-Z a-z 0-9 _ . -'),
       ),
-    defaultText: "set by `npm run load`",
-    help: "the run's id, which tags its orders and callbacks",
+    defaultText: "generated by `npm run load`",
+    help: "the run's id, which tags its orders and callbacks (with `--delivery-from-sink`: the run to count)",
+  }),
+  deliveryFromSink: setting({
+    variable: "H2H_DELIVERY_FROM_SINK",
+    flag: "delivery-from-sink",
+    readBy: ["load"],
+    parse: z
+      .string()
+      .refine(
+        (value) => isHttpUrl(value) && /\/callbacks\/[A-Za-z0-9_-]{16,128}\/?$/.test(new URL(value).pathname),
+        refuse(
+          '$NAME "$VALUE" is not a sink callback URL: give the H2H_CALLBACK_URL the k6 runs used (<sink>/callbacks/<token>)',
+        ),
+      ),
+    defaultText: "none: run k6",
+    help: "run no k6: compute run `--run-id`'s callback delivery and latency from this sink (the runs' `H2H_CALLBACK_URL`)",
+    more: "For distributed runs (the k6 operator, execution segments): see [load.md](load.md#distributed-runs).",
   }),
   callbackUrl: setting({
     variable: "H2H_CALLBACK_URL",

@@ -6,11 +6,15 @@
 import { basename } from "node:path";
 import type { UserConsoleLog } from "vitest";
 import type { Reporter, TestCase, TestModule, TestSuite } from "vitest/node";
-import { CHECK_REGISTRY, type RequirementContext, requirementOf } from "../../contract/index.ts";
+import {
+  CHECK_REGISTRY,
+  type RequirementContext,
+  requirementOf,
+  TRANSPORT_FAULT,
+} from "../../contract/index.ts";
 import type { Masker } from "../../kit/index.ts";
-import { standingNote } from "../reports/failures-by-rule.ts";
 import type { BlockedBy, CheckMeta } from "./run-context.ts";
-import type { CheckRecord } from "./run-model.ts";
+import { type CheckRecord, isAdvisory, isFailure } from "./run-model.ts";
 
 const CASE_SEPARATOR = " › ";
 
@@ -35,10 +39,32 @@ interface ReportedError {
   name?: string;
   message?: string;
   exchangeId?: string;
+  /** A TransportError's kind (contract/h2h-client.ts). */
+  fault?: string;
 }
 
-/** A PrerequisiteError (run-context.ts): what the checks waiting on it are blocked by. */
+/**
+ * Transport faults of an exchange: no check of the contract fails for them. A timeout still fails
+ * (the profile bounds the answer's time), and an unknown failure is reported as it was.
+ */
+const TRANSPORT_FAULT_KINDS: ReadonlySet<string> = new Set(["no answer", "framing", "desync", "unreachable"]);
+
+/**
+ * A TransportError (the client's): the exchange got no usable answer; what needed it is not
+ * evaluated, counted as an error of the run, never as a failure of the contract.
+ */
+function transportFaultOf(error: ReportedError | undefined): BlockedBy | undefined {
+  if (error?.name !== "TransportError" || !TRANSPORT_FAULT_KINDS.has(error.fault ?? "")) return undefined;
+  return {
+    check: TRANSPORT_FAULT,
+    reason: `transport fault (${error.fault}): ${firstLine(error.message ?? "")}`,
+  };
+}
+
+/** A PrerequisiteError (run-context.ts) or a transport fault: what the checks waiting on it are blocked by. */
 function prerequisiteOf(error: ReportedError | undefined): BlockedBy | undefined {
+  const transport = transportFaultOf(error);
+  if (transport) return transport;
   if (error?.name !== "PrerequisiteError") return undefined;
   return {
     check: "(setup)",
@@ -64,9 +90,10 @@ export class CheckCollector implements Reporter {
     const record = this.toRecord(test);
     this.records.push(record);
     this.byTest.set(test.id, record);
-    if (record.status === "failed") {
+    // Advisories are no failures: the summary counts them, with what the target did.
+    if (isFailure(record)) {
       this.print(
-        `  ✗ ${record.endpoint} › ${record.check}${record.case ? ` › ${record.case}` : ""}${standingNote(record)}: ${record.detail}`,
+        `  ✗ ${record.endpoint} › ${record.check}${record.case ? ` › ${record.case}` : ""}: ${record.detail}`,
       );
       if (record.reproduction) this.print(`      reproduce: ${record.reproduction.command}`);
     }
@@ -82,14 +109,16 @@ export class CheckCollector implements Reporter {
     for (const error of module.errors())
       this.runErrors.push(this.masker.text(`${file}: ${firstLine(error.message)}`));
     this.blockTestsOfFailedSetups(module, file);
-    const counts = { passed: 0, failed: 0, skipped: 0, "not evaluated": 0 };
+    const counts = { passed: 0, failed: 0, advisories: 0, skipped: 0, "not evaluated": 0 };
     for (const test of module.children.allTests()) {
       const record = this.byTest.get(test.id);
-      if (record) counts[record.status] += 1;
+      if (record) counts[isAdvisory(record) ? "advisories" : record.status] += 1;
     }
     const mark = counts.failed > 0 || module.errors().length > 0 ? "✗" : "✓";
     this.print(
-      `${mark} ${file}: ${counts.passed} passed, ${counts.failed} failed, ${counts["not evaluated"]} not evaluated, ${counts.skipped} skipped`,
+      `${mark} ${file}: ${counts.passed} passed, ${counts.failed} failed, ${counts["not evaluated"]} not evaluated, ${counts.skipped} skipped${
+        counts.advisories > 0 ? `, ${counts.advisories} advisories` : ""
+      }`,
     );
   }
 
@@ -108,7 +137,8 @@ export class CheckCollector implements Reporter {
         reason: firstLine(error.message ?? "the setup failed"),
       };
       blockedBy.reason = this.masker.text(blockedBy.reason);
-      if (!blockedBy.exchange)
+      // A transport fault is said once for the run by the runner, with the checks it blocked.
+      if (!blockedBy.exchange && blockedBy.check !== TRANSPORT_FAULT)
         this.runErrors.push(`${file} › ${suite.name}: the setup failed: ${blockedBy.reason}`);
       for (const test of suite.children.allTests()) {
         const record = this.byTest.get(test.id);

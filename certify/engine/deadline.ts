@@ -3,7 +3,7 @@
  * overall deadline, SIGINT (Ctrl-C) or SIGTERM (a CI job's timeout). The run then writes the
  * reports of what ran, with the verdict "incomplete" and this reason, and exits 2. A second signal
  * changes nothing (the stop is under way, bounded by CLOSE_GRACE_MS); a third exits at once (2),
- * its temp folders removed first.
+ * its temp folders removed first. The same signal twice within SAME_SIGNAL_WINDOW_MS counts once.
  */
 import { rmSync } from "node:fs";
 import type { Reporter, TestCase } from "vitest/node";
@@ -43,6 +43,12 @@ const ABSORBED_SIGNALS = 1;
 
 const SIGNALS = ["SIGINT", "SIGTERM"] as const;
 
+/**
+ * The same signal again within this long is the same cancellation: a CI runner or a terminal
+ * signals the whole process group, and `npm run` forwards the signal to certify once more.
+ */
+export const SAME_SIGNAL_WINDOW_MS = 1_000;
+
 export function watchRunStop(deadlineMs: number): RunStop {
   const controller = new AbortController();
   const stop = (why: string) => {
@@ -50,7 +56,12 @@ export function watchRunStop(deadlineMs: number): RunStop {
   };
   const folders = new Set<string>();
   let extraSignals = 0;
+  let last: { signal: NodeJS.Signals; atMs: number } | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
+    // One cancellation may arrive twice: sent to the process group and forwarded by `npm run`.
+    const repeated = last?.signal === signal && performance.now() - last.atMs < SAME_SIGNAL_WINDOW_MS;
+    last = { signal, atMs: performance.now() };
+    if (repeated) return;
     if (!controller.signal.aborted) return stop(`stopped by ${signal} before the run was complete`);
     // A second Ctrl-C (or SIGTERM after it) must not lose the partial reports or leave the temp folder.
     if (extraSignals++ < ABSORBED_SIGNALS) {

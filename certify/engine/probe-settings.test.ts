@@ -5,7 +5,9 @@ import {
   MAX_SEED,
   onlyPattern,
   readProbeSettings as probesOf,
+  rerunBaseOf,
   rerunCommand,
+  shellQuoted,
 } from "./probe-settings.ts";
 
 /** The probes' settings as certify reads them: the environment and the flags, parsed once. */
@@ -71,8 +73,56 @@ describe("the probes' settings", () => {
     expect(pattern.test("createMobileCommerceOrder semantics.amount-echoedx")).toBe(false);
     expect(pattern.test("createMobileCommerceOrder semantics-amount-echoed")).toBe(false);
     expect(onlyPattern([])).toBeUndefined();
-    expect(rerunCommand(9, "callbacks.exact-url")).toBe(
+    expect(rerunCommand(undefined, 9, "callbacks.exact-url")).toBe(
       "npm run certify -- --seed 9 --only callbacks.exact-url",
     );
+  });
+});
+
+describe("the command that re-runs a failed check", () => {
+  const settingsOf = (env: Record<string, string>, flags: Record<string, string> = {}) =>
+    parseSettings(env, { command: "certify", cwd: "/work/merchant", flags });
+
+  it("names the target, the profile and every setting given, secrets by their variable, reports apart", () => {
+    const base = rerunBaseOf(
+      settingsOf(
+        {
+          H2H_BASE_URL: "http://127.0.0.1:18081/h2h",
+          H2H_API_KEY: "live-secret-key-0001",
+          H2H_API_KEY_2: "live-secret-key-0002",
+          H2H_CALLBACK_SECRET: "whsec-value",
+          H2H_PROFILE: "profiles/my provider.json",
+          H2H_REPORT_DIR: "out",
+          H2H_WORKERS: "1",
+        },
+        { depth: "thorough", seed: "7" },
+      ),
+    );
+    const command = rerunCommand(base, 7, "behaviour.rejects-wrong-code");
+    expect(command).toBe(
+      [
+        "H2H_BASE_URL=http://127.0.0.1:18081/h2h",
+        'H2H_API_KEY="$H2H_API_KEY"',
+        'H2H_API_KEY_2="$H2H_API_KEY_2"',
+        'H2H_CALLBACK_SECRET="$H2H_CALLBACK_SECRET"',
+        "H2H_PROFILE='/work/merchant/profiles/my provider.json'",
+        "H2H_DEPTH=thorough",
+        "H2H_REPORT_DIR=/work/merchant/out/rerun-behaviour.rejects-wrong-code-seed7",
+        "npm run certify -- --seed 7 --only behaviour.rejects-wrong-code",
+      ].join(" "),
+    );
+    for (const secret of ["live-secret-key-0001", "live-secret-key-0002", "whsec-value"])
+      expect(command).not.toContain(secret);
+  });
+
+  it("repeats nothing for the bundled provider with its defaults but the seed, the check and the folder", () => {
+    expect(rerunCommand(rerunBaseOf(settingsOf({})), 3, "semantics.usdt-amount")).toMatch(
+      /^H2H_REPORT_DIR=\S+\/reports\/rerun-semantics\.usdt-amount-seed3 npm run certify -- --seed 3 --only semantics\.usdt-amount$/,
+    );
+  });
+
+  it("quotes a value so that a shell reads it back as it was", () => {
+    expect(shellQuoted("plain/path-1.json")).toBe("plain/path-1.json");
+    expect(shellQuoted("it's $HOME")).toBe("'it'\\''s $HOME'");
   });
 });

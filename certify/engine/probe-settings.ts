@@ -4,8 +4,16 @@
  * limited to (`--only`). The seed and depth are checked with the other settings (target/settings-table.ts).
  */
 import { randomBytes, randomInt } from "node:crypto";
+import { join } from "node:path";
 import { CHECK_REGISTRY, type GenerationDepth } from "../../contract/index.ts";
-import { MAX_SEED, type RunSettings, SettingsError } from "../../target/index.ts";
+import {
+  MAX_SEED,
+  type RunSettings,
+  SETTINGS,
+  type SettingKey,
+  type SettingSpec,
+  SettingsError,
+} from "../../target/index.ts";
 
 export { MAX_SEED } from "../../target/index.ts";
 
@@ -77,9 +85,55 @@ export function onlyPattern(only: readonly string[]): RegExp | undefined {
   return new RegExp(`(?:^| )(?:${only.map(escapeRegExp).join("|")})(?: › |$)`);
 }
 
-/** The command that re-runs one check with the same generated inputs. */
-export function rerunCommand(seed: number, check: string): string {
-  return `npm run certify -- --seed ${seed} --only ${check}`;
+/**
+ * What a re-run of one failed check repeats of this run: every setting the user gave that selects
+ * the target or the run (base URL or image, profile, keys, TLS, sink, depth), secrets by the name
+ * of their variable, and a report folder of its own, so the failing run's reports stay.
+ */
+export interface RerunBase {
+  /** `NAME=value ` assignments, each value quoted for a POSIX shell. */
+  assignments: string;
+  /** The run's report folder: a re-run writes below it, in a folder of its own. */
+  reportDir: string;
+}
+
+/** Settings a re-run sets itself (the seed, the report folder) or that select neither target nor run. */
+const NOT_REPEATED: ReadonlySet<SettingKey> = new Set<SettingKey>([
+  "seed",
+  "reportDir",
+  "baselineReport",
+  "workers",
+  "debug",
+]);
+
+/** A value as a POSIX shell reads it back: bare when it is plain, else in single quotes. */
+export function shellQuoted(value: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+export function rerunBaseOf(run: RunSettings): RerunBase {
+  const assignments = (Object.entries(SETTINGS) as [SettingKey, SettingSpec][])
+    .filter(([key, spec]) => {
+      const source = run.sources[key];
+      return (
+        (source === "flag" || source === "variable") &&
+        !NOT_REPEATED.has(key) &&
+        spec.readBy.includes("certify")
+      );
+    })
+    .map(([key, spec]) => {
+      const value = (run as unknown as Record<string, unknown>)[key];
+      return `${spec.variable}=${spec.secret ? `"$${spec.variable}"` : shellQuoted(String(value))} `;
+    })
+    .join("");
+  return { assignments, reportDir: run.reportDir };
+}
+
+/** The command that re-runs one check against the same target with the same generated inputs. */
+export function rerunCommand(base: RerunBase | undefined, seed: number, check: string): string {
+  if (!base) return `npm run certify -- --seed ${seed} --only ${check}`;
+  const reportDir = join(base.reportDir, `rerun-${check}-seed${seed}`);
+  return `${base.assignments}H2H_REPORT_DIR=${shellQuoted(reportDir)} npm run certify -- --seed ${seed} --only ${check}`;
 }
 
 /** The line every run prints first and every report records. */

@@ -8,7 +8,7 @@
  * unreachable receiver is not judged (exit 2); and the clean-room receiver is conformant, and not
  * conformant without its signature check.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -92,12 +92,15 @@ async function certifyReceiver(
     if (options.inProcess) {
       return { ...(await certifyInProcess(env, options.inProcess, options.only)), dir };
     }
-    const run = await spawnCertify(env, {
-      script: SCRIPT,
-      args: (options.only ?? []).flatMap((check) => ["--only", check]),
-    });
-    const report = JSON.parse(readFileSync(join(dir, REPORT_FILES.json), "utf8")) as RunReport;
-    return { exitCode: run.exitCode, output: run.output, report, dir };
+    // As a user runs it: from their directory (INIT_CWD, as npm says it), H2H_REPORT_DIR left to its default.
+    const { H2H_REPORT_DIR: _, ...userEnv } = env;
+    const run = await spawnCertify(
+      { ...userEnv, INIT_CWD: dir },
+      { script: SCRIPT, args: (options.only ?? []).flatMap((check) => ["--only", check]) },
+    );
+    const reportDir = join(dir, "reports", "receiver");
+    const report = JSON.parse(readFileSync(join(reportDir, REPORT_FILES.json), "utf8")) as RunReport;
+    return { exitCode: run.exitCode, output: run.output, report, dir: reportDir };
   } finally {
     await receiver.stop();
   }
@@ -194,6 +197,9 @@ describe("npm run certify:receiver", () => {
     expect(report.exchanges.length).toBeGreaterThan(200);
     for (const file of Object.values(REPORT_FILES))
       expect(readFileSync(join(dir, file), "utf8")).not.toContain(REFERENCE_CALLBACK_SECRET);
+    // Its own default folder, reports/receiver/: a provider certification's reports/ is left alone.
+    expect(dir).toMatch(/[/\\]reports[/\\]receiver$/);
+    expect(existsSync(join(dir, "..", REPORT_FILES.json))).toBe(false);
   });
 
   // One after another, in this process: one Vitest, kept for every run (its start-up and the

@@ -22,7 +22,8 @@ const exchange = (id: string, reconnected?: RecordedExchange["reconnected"]): Re
 const resent = exchange("lifecycle-2", {
   startedAt: "2026-01-01T00:00:00.990Z",
   code: "UND_ERR_SOCKET",
-  detail: "http://127.0.0.1:8080/api/orders: UND_ERR_SOCKET (other side closed)",
+  detail:
+    "http://127.0.0.1:8080/api/orders: UND_ERR_SOCKET (other side closed; idle 3.100 s, at the target's announced Keep-Alive timeout=5 (less the client's 2.000 s margin))",
 });
 
 // A failed check, so that the HTML shows its exchanges as evidence.
@@ -54,14 +55,16 @@ describe("an exchange sent again on a new connection (the keep-alive race) shows
     expect(once?.comment).not.toContain("reconnected");
     expect(twice?._reconnected).toEqual(resent.reconnected);
     expect(twice?.comment).toContain(
-      "reconnected: first sent at 2026-01-01T00:00:00.990Z on a kept-alive connection the target had closed while idle (UND_ERR_SOCKET, unread); sent again on a new connection",
+      "reconnected: first sent at 2026-01-01T00:00:00.990Z on a kept-alive connection the target had closed at its idle timeout (UND_ERR_SOCKET, unread: ",
     );
   });
 
   it("HTML: on the exchange's evidence, and once for the run", () => {
     const html = renderHtml(report([exchange("lifecycle-1"), resent]));
     expect(html.match(/<b>Sent twice<\/b>/g)).toHaveLength(1);
-    expect(html).toContain("reconnected: 1 request(s) met a kept-alive connection the target had closed");
+    expect(html).toContain(
+      "reconnected: 1 request(s) met a kept-alive connection the target had closed at its announced idle timeout",
+    );
     expect(renderHtml(report([exchange("lifecycle-1")]))).not.toContain("reconnected");
   });
 

@@ -1,6 +1,6 @@
 /**
- * Requests sent twice over the keep-alive race: the target closed an idle kept-alive connection as
- * the request went out on it, unread, and the client sent it once more on a new connection (the
+ * Requests sent twice over the keep-alive race: the target closed a kept-alive connection at its
+ * announced idle timeout as the request went out on it, unread, and the client sent it once more on a new connection (the
  * exchange's `reconnected`). The reports and the console say so, so that a second arrival at the
  * target is never a mystery.
  */
@@ -18,8 +18,8 @@ export function reconnectsLine(
   const count = reconnectedCount(exchanges);
   if (count === 0) return undefined;
   return (
-    `reconnected: ${count} request(s) met a kept-alive connection the target had closed while idle, unread, ` +
-    "and were sent again on a new connection (each such exchange says so)"
+    `reconnected: ${count} request(s) met a kept-alive connection the target had closed at its announced idle timeout, unread, ` +
+    "and were sent again on a new connection (each such exchange says why)"
   );
 }
 
@@ -28,7 +28,7 @@ export function reconnectedNote(exchange: Pick<RecordedExchange, "reconnected">)
   const again = exchange.reconnected;
   if (!again) return undefined;
   return (
-    `reconnected: first sent at ${again.startedAt} on a kept-alive connection the target had closed while idle ` +
-    `(${again.code}, unread); sent again on a new connection, the answer shown is to that`
+    `reconnected: first sent at ${again.startedAt} on a kept-alive connection the target had closed at its idle timeout ` +
+    `(${again.code}, unread: ${again.detail}); sent again on a new connection, the answer shown is to that`
   );
 }

@@ -9,6 +9,7 @@
  */
 import type { Finding, GenerationDepth, Profile, RuleSource } from "../../contract/index.ts";
 import type { TlsMaterial } from "../../kit/index.ts";
+import type { RerunBase } from "./probe-settings.ts";
 
 /** The run context key under which certify provides {@link RunContext}. */
 export const RUN_CONTEXT_KEY = "h2hRun";
@@ -39,6 +40,8 @@ export interface RunContext {
   targetSharesSinkProcess: boolean;
   /** The generated and stateful probes: seed, depth, merchantOrderID prefix (probe-settings.ts). */
   probes: { seed: number; depth: GenerationDepth; merchantOrderIdPrefix: string };
+  /** What a failed check's re-run command repeats of the run's settings (probe-settings.ts). */
+  rerun?: RerunBase | undefined;
 }
 
 /**
@@ -59,7 +62,7 @@ export function specTimeoutsOf(profile: Profile): { testTimeout: number; hookTim
 /** How to reproduce a failure of a generated or stateful probe. */
 export interface Reproduction {
   seed: number;
-  /** Re-runs just this check with the same generated inputs: `npm run certify -- --seed N --only CHECK`. */
+  /** Re-runs just this check against the same target with the same generated inputs, reports apart. */
   command: string;
   /** The smallest request found that still fails (masked JSON, exactly as sent). */
   request?: string;

@@ -62,17 +62,30 @@ export interface CheckRecord {
   subject?: string;
   /** Ids of the callbacks (see RunReport.callbacks) the check looked at. */
   callbacks?: string[];
+  /** A failure an earlier failure of the same order or request explains: that one (reports/follow-on-failures.ts). */
+  followsFrom?: { endpoint: string; check: string; case?: string };
 }
 
 export interface EndpointSummary {
   endpoint: string;
   passed: number;
+  /** Required checks that failed: what makes the target not conformant. */
   failed: number;
+  /** Checks that cannot fail the run (advisory, informational, warnings) and were not met. */
+  advisories: number;
   skipped: number;
   notEvaluated: number;
-  /** Passed / (passed + failed), in percent; null when nothing was judged. */
+  /** Passed / (passed + failed), in percent; null when nothing was judged. Advisories count in neither. */
   score: number | null;
 }
+
+/** A failure: a required check not met. Only these make a target not conformant. */
+export const isFailure = (record: Pick<CheckRecord, "status" | "required">): boolean =>
+  record.status === "failed" && record.required;
+
+/** An advisory: a check not met that cannot fail the run; reported with what the target did, never as a failure. */
+export const isAdvisory = (record: Pick<CheckRecord, "status" | "required">): boolean =>
+  record.status === "failed" && !record.required;
 
 /**
  * "incomplete": stopped by the deadline, SIGINT or SIGTERM; the reports hold what ran.
@@ -182,7 +195,15 @@ export interface RunReport {
   /** What the reader must know but is no failure (a sandbox clock that did not answer, say). */
   warnings: string[];
   summary: EndpointSummary[];
-  totals: { passed: number; failed: number; failedRequired: number; skipped: number; notEvaluated: number };
+  /** `failed` and `failedRequired` both count required failures; `advisories` the rest. */
+  totals: {
+    passed: number;
+    failed: number;
+    failedRequired: number;
+    advisories: number;
+    skipped: number;
+    notEvaluated: number;
+  };
   checks: CheckRecord[];
   exchanges: RecordedExchange[];
   /** H2H_TARGET_IMAGE: the container the target ran in, its logs included. */
@@ -206,7 +227,10 @@ const STATUS_KEY = {
   "not evaluated": "notEvaluated",
 } as const satisfies Record<CheckStatus, keyof EndpointSummary>;
 
-/** Endpoint order in reports: the four endpoints as the seed lists them, then the rest. */
+const summaryKeyOf = (record: CheckRecord): keyof EndpointSummary =>
+  isAdvisory(record) ? "advisories" : STATUS_KEY[record.status];
+
+/** Endpoint order in reports: the four endpoints as the API description lists them, then the rest. */
 const ENDPOINT_ORDER: readonly string[] = ["(target)", ...OPERATION_NAMES, "(all endpoints)"];
 
 function endpointRank(endpoint: string): number {
@@ -224,11 +248,12 @@ export function summarize(checks: readonly CheckRecord[]): {
       endpoint: record.endpoint,
       passed: 0,
       failed: 0,
+      advisories: 0,
       skipped: 0,
       notEvaluated: 0,
       score: null,
     };
-    entry[STATUS_KEY[record.status]] += 1;
+    (entry[summaryKeyOf(record)] as number) += 1;
     byEndpoint.set(record.endpoint, entry);
   }
   const summary = [...byEndpoint.values()]
@@ -244,8 +269,9 @@ export function summarize(checks: readonly CheckRecord[]): {
     );
   const totals = {
     passed: checks.filter((c) => c.status === "passed").length,
-    failed: checks.filter((c) => c.status === "failed").length,
-    failedRequired: checks.filter((c) => c.status === "failed" && c.required).length,
+    failed: checks.filter(isFailure).length,
+    failedRequired: checks.filter(isFailure).length,
+    advisories: checks.filter(isAdvisory).length,
     skipped: checks.filter((c) => c.status === "skipped").length,
     notEvaluated: checks.filter((c) => c.status === "not evaluated").length,
   };

@@ -46,7 +46,9 @@ import {
   describeProbeSettings,
   type ProbeOverrides,
   type ProbeSettings,
+  type RerunBase,
   readProbeSettings,
+  rerunBaseOf,
 } from "./probe-settings.ts";
 import type { RunContext } from "./run-context.ts";
 
@@ -63,6 +65,8 @@ export interface RunInputs {
   masker: Masker;
   /** The secrets too short to be masked everywhere, named (shortSecretWarnings). */
   secretWarnings: string[];
+  /** What the command that re-runs one failed check repeats of this run's settings. */
+  rerun: RerunBase;
 }
 
 /** Reads and checks the run's settings, profile, probes and TLS files (exit 64 on a bad one). */
@@ -83,7 +87,17 @@ export async function readRunInputs(run: RunSettings, probeOverrides?: ProbeOver
   };
   const masker = runMasker(secrets);
   const secretWarnings = shortSecretWarnings(secrets);
-  return { settings, profile, probes, containerSettings, tls, tlsSummary, masker, secretWarnings };
+  return {
+    settings,
+    profile,
+    probes,
+    containerSettings,
+    tls,
+    tlsSummary,
+    masker,
+    secretWarnings,
+    rerun: rerunBaseOf(run),
+  };
 }
 
 export type { OpenedTarget };
@@ -142,7 +156,18 @@ async function tryReachTarget(
     await client.post(endpointPath(OPERATION.createMobileCommerceOrder), {});
     return undefined;
   } catch (error) {
-    if (error instanceof TransportError) return `cannot reach the target: ${error.message}`;
+    if (error instanceof TransportError) {
+      // Only a target that could not be reached is unreachable: a broken or lost answer is named as such.
+      const reached = {
+        framing: "the target answered, but not in valid HTTP/1.1",
+        desync: "the target answered, but with an answer no request asked for",
+        "no answer": "the target was reached, but closed the connection without an answer",
+      } as const;
+      const said = reached[error.fault as keyof typeof reached];
+      return said
+        ? `${said} (transport fault, ${error.fault}): ${error.message}`
+        : `cannot reach the target: ${error.message}`;
+    }
     throw error;
   } finally {
     await client.close();
@@ -200,6 +225,7 @@ export function runContextOf(
       depth: probes.depth,
       merchantOrderIdPrefix: probes.merchantOrderIdPrefix,
     },
+    rerun: inputs.rerun,
   };
 }
 

@@ -10,6 +10,7 @@ import {
   ExchangeRecorder,
   effectiveSource,
   envelopeRequestIdUnique,
+  envelopeStrictJson,
   noServerError,
   type Profile,
   type RecordedExchange,
@@ -24,13 +25,17 @@ import { baselineLines, compareWithBaseline, loadBaseline } from "../reports/bas
 import {
   type CallbackEvidence,
   callbackEvidence,
+  callbackReadingNotes,
   DEFAULT_CALLBACK_EVIDENCE_BOUNDS,
 } from "../reports/callback-evidence.ts";
 import { consoleLine } from "../reports/console.ts";
 import { printSummary } from "../reports/console-summary.ts";
 import { evidenceBoundsOf } from "../reports/evidence-bounds.ts";
+import { markFollowOnFailures } from "../reports/follow-on-failures.ts";
 import { type ReportKind, type ReportPaths, writeReportSet } from "../reports/index.ts";
-import { isRateLimited, resolveRootCauses } from "../reports/root-causes.ts";
+import { strictJsonChecks } from "../reports/json-text-findings.ts";
+import { isRateLimited, isTransportFault, resolveRootCauses } from "../reports/root-causes.ts";
+import { sinkRefusalsOf } from "../reports/sink-refusals.ts";
 import { sizeLimitChecks } from "../reports/size-findings.ts";
 import { deadlineOf, watchRunStop } from "./deadline.ts";
 // Checks before the first request, and the invalid-key diagnosis.
@@ -270,7 +275,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
         targetInThisProcess: options.targetInThisProcess,
       });
       // A run-wide check judges every exchange: --only it, and every spec still runs to make them.
-      const runWide = [envelopeRequestIdUnique.name, noServerError.name];
+      const runWide = [envelopeRequestIdUnique.name, noServerError.name, envelopeStrictJson.name];
       const testNamePattern = onlyPattern(probes.only.some((c) => runWide.includes(c)) ? [] : probes.only);
       const previousExitCode = process.exitCode;
       let specRun: SpecRunResult;
@@ -334,6 +339,8 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
     if (target.container) containerRecord = await target.container.stop();
     // Every answer, the probe's too, against the profile's body limit.
     if (unreachable === undefined) checks.push(...keptByOnly(sizeLimitChecks(exchanges, profile, masker)));
+    // Every JSON answer's bytes as received: what JSON.parse forgave.
+    if (unreachable === undefined) checks.push(...keptByOnly(strictJsonChecks(exchanges, profile, masker)));
     // Every answer a 401 is a refused key, not a non-conformant target; mostly 429s: rate limited.
     const refusedKey =
       unreachable === undefined
@@ -343,10 +350,22 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
     // One cause per failure: each cause fails once per endpoint; the checks it blocked point at it.
     const resolved = resolveRootCauses(checks, exchanges, profile);
     checks.splice(0, checks.length, ...resolved.records);
+    // The root cause first: a failure an earlier failure of its order explains is shown under it.
+    markFollowOnFailures(checks, exchanges);
     // A 429 or 503 is no answer: the checks that met one were not evaluated, and the run says why.
     const byId = new Map(exchanges.map((e) => [e.id, e]));
     const rateLimited = resolved.unexplained.filter((c) => isRateLimited(c, byId));
-    const unexplained = resolved.unexplained.filter((c) => !rateLimited.includes(c));
+    // A transport fault (no answer, broken framing, a desync) is an error of the run, not a failure.
+    const transportFaults = resolved.unexplained.filter((c) => isTransportFault(c));
+    const unexplained = resolved.unexplained.filter(
+      (c) => !rateLimited.includes(c) && !transportFaults.includes(c),
+    );
+    if (transportFaults.length > 0 && runStop.reason === undefined) {
+      const [first] = transportFaults;
+      errors.push(
+        `transport faults: ${transportFaults.length} check(s) could not be evaluated, first ${first?.endpoint} › ${first?.check}: ${first?.detail}`,
+      );
+    }
     if (
       rateLimited.length > 0 &&
       runStop.reason === undefined &&
@@ -374,6 +393,11 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
     // What the evidence bounds left out (a flood, huge or escaped bodies), counted and said.
     const bounded = evidenceBoundsOf(recorded, callbacks, sink.stats().excess);
     warnings.push(...bounded.warnings);
+    // Callbacks the sink itself refused make "no callback" the run's fault, not the provider's.
+    const refusals = sinkRefusalsOf(sink.stats().rejected);
+    if (refusals.error && runStop.reason === undefined) errors.push(refusals.error);
+    if (refusals.warning) warnings.push(refusals.warning);
+    warnings.push(...callbackReadingNotes(callbacks));
     // A stopped run is "incomplete", its reason first; its reports hold what ran.
     const judged = judgeRun({ checks, errors, stoppedBecause, only: probes.only, leftOutByOnly });
     const rateLimitWaits = rateLimitWaitsOf(exchanges);

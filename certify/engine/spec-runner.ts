@@ -5,9 +5,11 @@
  * threads and imported modules are paid for once, not per run.
  */
 
-import { isAbsolute, resolve } from "node:path";
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import { isMainThread, Worker } from "node:worker_threads";
 import type { Reporter, Vitest } from "vitest/node";
 import type { RequirementContext } from "../../contract/index.ts";
 import { PROJECT_ROOT, type RunSecrets, runMasker } from "../../target/index.ts";
@@ -63,6 +65,32 @@ export function workersOf(run: Pick<SpecRun, "testNamePattern" | "workers">): nu
 
 export { MAX_WORKERS } from "../../target/index.ts";
 
+/**
+ * Where Vitest keeps the transformed spec modules: one folder per lock file. Vitest empties its
+ * folder when the lock file changes, and a run's threads emptying and filling one folder at once
+ * failed every spec of the first run after an install; a new lock file gets a new folder instead.
+ */
+const MODULE_CACHE_PARENT = join(PROJECT_ROOT, "node_modules", ".cache", "h2h-certify", "vitest");
+const MODULE_CACHE = (() => {
+  let lock = "";
+  try {
+    lock = readFileSync(join(PROJECT_ROOT, "package-lock.json"), "utf8");
+  } catch {
+    // No lock file (an installed package): one folder serves.
+  }
+  const folder = `lock-${createHash("sha256").update(lock).digest("hex").slice(0, 12)}`;
+  // The folders of earlier lock files are never read again; the main thread removes them.
+  if (isMainThread) {
+    try {
+      for (const old of readdirSync(MODULE_CACHE_PARENT))
+        if (old !== folder) rmSync(join(MODULE_CACHE_PARENT, old), { recursive: true, force: true });
+    } catch {
+      // Not made yet.
+    }
+  }
+  return join(MODULE_CACHE_PARENT, folder);
+})();
+
 function baseOptions(run: Pick<SpecRun, "testTimeout" | "hookTimeout">, maxWorkers: number) {
   return {
     config: false as const,
@@ -74,7 +102,7 @@ function baseOptions(run: Pick<SpecRun, "testTimeout" | "hookTimeout">, maxWorke
     hookTimeout: run.hookTimeout,
     // Transformed spec modules are kept on disk between runs, keyed by their content: a run
     // transforms only what changed since the last one (most of a run's start-up otherwise).
-    experimental: { fsModuleCache: true, fsModuleCachePath: "node_modules/.cache/h2h-certify/vitest" },
+    experimental: { fsModuleCache: true, fsModuleCachePath: MODULE_CACHE },
   };
 }
 

@@ -30,6 +30,10 @@ export interface CallbackEvidence {
   body: string;
   bodyEncoding: "utf8" | "base64";
   bodyBytes: number;
+  /** The Content-Encoding it came with (gzip, br...): `body` is as sent, still encoded. */
+  contentEncoding?: string;
+  /** Why the sink could not read the body (an unknown or broken encoding, not JSON): answered 4xx, filed under no order. */
+  bodyProblem?: string;
   /** Set when `body` was cut (or dropped) to bound the evidence, in bytes as written in JSON. */
   bodyCut?: EvidenceCut;
   /** The order id and status read at the profile's paths, when present. */
@@ -73,7 +77,8 @@ export function callbackBodiesCut(evidence: readonly CallbackEvidence[]): { cut:
   return { cut, dropped };
 }
 
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+// A byte order mark is kept: the evidence is the bytes as received (the default drops it unsaid).
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 function bodyOf(raw: Buffer): { body: string; bodyEncoding: "utf8" | "base64" } {
   try {
@@ -119,11 +124,14 @@ export function callbackEvidence(
         id: callbackId(callback.seq),
         receivedAt: callback.receivedAt,
         method: callback.method,
-        url: masker.text(`${publicBase.replace(/\/+$/, "")}${callback.path}`),
+        url: masker.text(publicUrlOf(publicBase, callback.path)),
         headers: masker.headers(callback.headers),
-        ...bounded(bodyEncoding === "utf8" ? masker.text(body) : body),
+        // Base64 is masked too: the masker finds a secret inside it (decoded, masked, encoded again).
+        ...bounded(masker.text(body)),
         bodyEncoding,
         bodyBytes: raw.length,
+        ...(callback.contentEncoding ? { contentEncoding: masker.text(callback.contentEncoding) } : {}),
+        ...(callback.bodyProblem ? { bodyProblem: masker.text(callback.bodyProblem) } : {}),
         orderId: callback.orderId === null ? null : masker.text(callback.orderId),
         status: callback.status === null ? null : masker.text(callback.status),
         delivery: callback.deliveryOfOrder,
@@ -143,6 +151,18 @@ export function callbackEvidence(
     });
 }
 
+/**
+ * The URL a callback was sent to: the public base, then the path as the sink received it. A tunnel
+ * that forwards the whole path hands the sink the base's path too; it is not repeated.
+ */
+export function publicUrlOf(publicBase: string, path: string): string {
+  const base = publicBase.replace(/\/+$/, "");
+  if (!URL.canParse(base)) return `${base}${path}`;
+  const { origin, pathname } = new URL(base);
+  const basePath = pathname.replace(/\/+$/, "");
+  return basePath !== "" && path.startsWith(`${basePath}/`) ? `${origin}${path}` : `${base}${path}`;
+}
+
 function signatureExplainedOf(
   callback: StoredCallback,
   signing: { scheme: SignatureScheme; secret: string | null | undefined } | undefined,
@@ -152,6 +172,31 @@ function signatureExplainedOf(
   if (!explained) return {};
   const received = explained.received === null ? null : masker.text(explained.received);
   return { signatureExplained: { ...explained, received } };
+}
+
+/**
+ * What the reader must know of how the callbacks' bodies were read: the encodings they came in
+ * (read decoded, signatures checked on the bytes as sent), and the bodies the sink could not read.
+ */
+export function callbackReadingNotes(evidence: readonly CallbackEvidence[]): string[] {
+  const notes: string[] = [];
+  const byEncoding = new Map<string, number>();
+  for (const callback of evidence)
+    if (callback.contentEncoding)
+      byEncoding.set(callback.contentEncoding, (byEncoding.get(callback.contentEncoding) ?? 0) + 1);
+  if (byEncoding.size > 0) {
+    const total = [...byEncoding.values()].reduce((sum, n) => sum + n, 0);
+    notes.push(
+      `${total} callback(s) came with a Content-Encoding (${[...byEncoding].map(([coding, n]) => `${coding}: ${n}`).join(", ")}): read decoded, their signatures checked on the bytes as sent`,
+    );
+  }
+  const unreadable = evidence.filter((callback) => callback.bodyProblem);
+  const [first] = unreadable;
+  if (first)
+    notes.push(
+      `${unreadable.length} callback(s) the sink could not read, answered 4xx and filed under no order; first ${first.id} (HTTP ${first.answeredWith}): ${first.bodyProblem}`,
+    );
+  return notes;
 }
 
 /** A signed duration as a person reads it: "+1.25 s after", "9.61 s before". */

@@ -9,7 +9,7 @@ import { callbacksSignatureValid } from "../../contract/index.ts";
 import { rateLimitWaitsLine } from "../engine/preflight.ts";
 import { reconnectsLine } from "../engine/reconnects.ts";
 import { partialLine, type RunReport } from "../engine/run-model.ts";
-import { failuresByRule, placeOf, standingNote } from "./failures-by-rule.ts";
+import { advisoriesByRule, failuresByRule, placeOf } from "./failures-by-rule.ts";
 import type { ReportPaths } from "./index.ts";
 
 const MAX_DETAIL = 240;
@@ -29,25 +29,50 @@ export function printSummary(
   cwd: string,
 ): void {
   const width = Math.max(24, ...report.summary.map((s) => s.endpoint.length));
-  const row = (name: string, passed: number, failed: number, notEvaluated: number, skipped: number) =>
-    `${name.padEnd(width)}  ${String(passed).padStart(6)}  ${String(failed).padStart(6)}  ${String(notEvaluated).padStart(13)}  ${String(skipped).padStart(7)}`;
+  const row = (
+    name: string,
+    passed: number,
+    failed: number,
+    notEvaluated: number,
+    skipped: number,
+    advisories: number,
+  ) =>
+    `${name.padEnd(width)}  ${String(passed).padStart(6)}  ${String(failed).padStart(6)}  ${String(notEvaluated).padStart(13)}  ${String(skipped).padStart(7)}  ${String(advisories).padStart(10)}`;
   print("");
-  print(`${"endpoint".padEnd(width)}  passed  failed  not evaluated  skipped  score`);
+  print(`${"endpoint".padEnd(width)}  passed  failed  not evaluated  skipped  advisories  score`);
   for (const s of report.summary) {
     const score = s.score === null ? "    –" : `${s.score.toFixed(1).padStart(5)}%`;
-    print(`${row(s.endpoint, s.passed, s.failed, s.notEvaluated, s.skipped)}  ${score}`);
+    print(`${row(s.endpoint, s.passed, s.failed, s.notEvaluated, s.skipped, s.advisories ?? 0)}  ${score}`);
   }
   const { totals } = report;
-  print(row("total", totals.passed, totals.failed, totals.notEvaluated, totals.skipped));
+  print(
+    row("total", totals.passed, totals.failed, totals.notEvaluated, totals.skipped, totals.advisories ?? 0),
+  );
 
   const failures = failuresByRule(report.checks);
   if (failures.length > 0) {
+    const followOns = failures.reduce((sum, f) => sum + f.followOns, 0);
     print("");
-    print("failures by rule:");
+    print(
+      followOns > 0
+        ? `failures by rule (root causes first; ${followOns} failure(s) follow from an earlier failure of their order):`
+        : "failures by rule:",
+    );
     for (const failure of failures) {
       const endpoints =
         failure.endpoints.length === 1 ? failure.endpoints[0] : `${failure.endpoints.length} endpoints`;
-      print(`  ✗ ${failure.check}${standingNote(failure.first)}: ${failure.count} failure(s), ${endpoints}`);
+      if (failure.followOns === failure.count) {
+        // Every failure of this rule follows from another rule's: shown under its cause, not beside it.
+        print(
+          `    ↳ ${failure.check}: ${failure.count} failure(s), ${endpoints}, following from ${failure.causes.join(", ")}`,
+        );
+        continue;
+      }
+      const following =
+        failure.followOns > 0
+          ? ` (${failure.followOns} of them following from ${failure.causes.join(", ")})`
+          : "";
+      print(`  ✗ ${failure.check}: ${failure.count} failure(s), ${endpoints}${following}`);
       print(`      first: ${placeOf(failure.first)}: ${shorten(failure.first.detail)}`);
       // A signature failure: what the provider's engineer needs to find their mistake, whole.
       if (failure.check === callbacksSignatureValid.name)
@@ -57,12 +82,24 @@ export function printSummary(
           );
     }
   }
+  const advisories = advisoriesByRule(report.checks);
+  if (advisories.length > 0) {
+    print("");
+    print("advisories (reported with what the target did; they never fail the run):");
+    for (const advisory of advisories) {
+      const did = advisory.outcomes.map(([outcome, count]) => `${outcome} ×${count}`).join("; ");
+      print(`  · ${advisory.check} (${advisory.standing}): ${advisory.count} probe(s): ${shorten(did)}`);
+    }
+  }
   print("");
   for (const warning of report.warnings) print(`warning: ${warning}`);
   for (const error of report.errors) print(`error: ${error}`);
+  // By case: a check skipped for one case may have run for others.
   const skippedNames = [
     ...new Set(
-      report.checks.filter((c) => c.status === "skipped").map((c) => `${c.check} (${c.reason ?? "skipped"})`),
+      report.checks
+        .filter((c) => c.status === "skipped")
+        .map((c) => `${c.check}${c.case ? ` › ${c.case}` : ""} (${c.reason ?? "skipped"})`),
     ),
   ];
   for (const skipped of skippedNames) print(`skipped: ${skipped}`);
@@ -73,6 +110,7 @@ export function printSummary(
     `verdict: ${report.verdict.toUpperCase()} — ${report.target.baseUrl} (profile ${report.target.profileName}), ` +
       (report.partial ? `${partialLine(report.partial)}, ` : "") +
       `${totals.failedRequired} required check(s) failed, ${totals.notEvaluated} not evaluated, ` +
+      (totals.advisories ? `${totals.advisories} advisories, ` : "") +
       `${(report.durationMs / 1000).toFixed(1)} s`,
   );
   // Said last too, where a reader's eye lands: nothing else in the run matters as much.

@@ -7,10 +7,11 @@ import { describeRuleSource, type RecordedExchange } from "../../contract/index.
 import { escapeHtml, tlsSummaryLines } from "../../kit/index.ts";
 import { rateLimitWaitsLine } from "../engine/preflight.ts";
 import { reconnectedNote, reconnectsLine } from "../engine/reconnects.ts";
-import { type CheckRecord, partialLine, type RunReport } from "../engine/run-model.ts";
+import { type CheckRecord, isAdvisory, isFailure, partialLine, type RunReport } from "../engine/run-model.ts";
 import { type CallbackEvidence, relativeToTrigger } from "./callback-evidence.ts";
 import { baselineSection, EXTRAS_CSS, targetContainerSection } from "./extras-html.ts";
-import { failuresByRule, placeOf, standingNote } from "./failures-by-rule.ts";
+import { advisoriesByRule, failuresByRule, placeOf, standingOf } from "./failures-by-rule.ts";
+import { describeRef } from "./follow-on-failures.ts";
 import { probeSettingsLine, reproductionHtml } from "./reproduction.ts";
 
 const CSS = `
@@ -32,7 +33,7 @@ details{margin:6px 0}summary{cursor:pointer}
 .alarm{background:#b00020;color:#fff;font-size:1.15em;padding:14px 18px;border-radius:6px;margin:0 0 12px}
 .errors{background:#fff4f2;border:1px solid #f0c4bd;padding:8px 12px}
 .warnings{background:#fff8e1;border:1px solid #f0dca0;padding:8px 12px;margin:8px 0}
-.noteval{color:#5a6270}
+.noteval{color:#5a6270}.advisory{color:#33558a}tr.follow-on td:first-child{padding-left:28px}
 table.findings{margin:6px 0;width:auto}table.findings td,table.findings th{padding:2px 8px}
 a{color:#1a5fb4}
 `;
@@ -77,8 +78,8 @@ ${rateLimitedLine(exchange)}${reconnectedLine(exchange)}<p><b>Request as sent</b
 }
 
 function statusCell(record: CheckRecord): string {
-  if (record.status === "failed" && !record.required)
-    return `<td class="info">✗ failed${escapeHtml(standingNote(record))}</td>`;
+  // Not met, but it cannot fail the run: no failure mark, no failure colour.
+  if (isAdvisory(record)) return `<td class="advisory">◇ ${escapeHtml(standingOf(record))}</td>`;
   if (record.status === "not evaluated") return `<td class="noteval">○ not evaluated</td>`;
   const mark = { passed: "✓ passed", failed: "✗ failed", skipped: "– skipped" }[record.status];
   return `<td class="${record.status}">${mark}</td>`;
@@ -109,7 +110,7 @@ function callbackBlock(callback: CallbackEvidence, open = false): string {
   )}</code> · ${escapeHtml(when)} · answered ${callback.answeredWith} · signature <span class="${
     callback.signature === "valid" ? "passed" : callback.signature === "not-checked" ? "meta" : "failed"
   }">${escapeHtml(callback.signature)}</span></summary>
-<p class="meta">Received ${escapeHtml(callback.receivedAt)}${callback.trigger ? ` for ${escapeHtml(callback.trigger.scenario)}, triggered ${escapeHtml(callback.trigger.triggeredAt)}` : ""} · ${callback.bodyBytes} bytes · the sink answered HTTP ${callback.answeredWith}</p>
+<p class="meta">Received ${escapeHtml(callback.receivedAt)}${callback.trigger ? ` for ${escapeHtml(callback.trigger.scenario)}, triggered ${escapeHtml(callback.trigger.triggeredAt)}` : ""} · ${callback.bodyBytes} bytes${callback.contentEncoding ? ` · Content-Encoding <code>${escapeHtml(callback.contentEncoding)}</code> (the body below is as sent, encoded)` : ""} · the sink answered HTTP ${callback.answeredWith}${callback.bodyProblem ? ` · unreadable: ${escapeHtml(callback.bodyProblem)}` : ""}</p>
 ${signatureTable(callback)}<p><b>Callback as received</b></p><pre>${escapeHtml(raw)}</pre></details>`;
 }
 
@@ -129,11 +130,23 @@ function signatureTable(callback: CallbackEvidence): string {
     .join("")}</tbody></table>`;
 }
 
-/** A timeline's result: never "passed" beside a delivery whose signature failed. */
-function timelineStatusCell(record: CheckRecord, callbacks: readonly CallbackEvidence[]): string {
+/**
+ * A timeline's result: never "passed" beside a delivery that failed a check, its signature or any
+ * other (an amount a hundred times the order's).
+ */
+function timelineStatusCell(
+  record: CheckRecord,
+  callbacks: readonly CallbackEvidence[],
+  failedOn: ReadonlyMap<string, CheckRecord[]>,
+): string {
+  if (record.status !== "passed") return statusCell(record);
   const bad = callbacks.filter((c) => c.signature !== "valid" && c.signature !== "not-checked");
-  if (bad.length === 0 || record.status !== "passed") return statusCell(record);
-  return `<td class="failed">✗ signature ${escapeHtml(bad[0]?.signature ?? "")}<div class="meta">${bad.length} of ${callbacks.length} deliveries; <code>${escapeHtml(record.check)}</code> itself passed</div></td>`;
+  if (bad.length > 0)
+    return `<td class="failed">✗ signature ${escapeHtml(bad[0]?.signature ?? "")}<div class="meta">${bad.length} of ${callbacks.length} deliveries; <code>${escapeHtml(record.check)}</code> itself passed</div></td>`;
+  const failures = [...new Set(callbacks.flatMap((c) => failedOn.get(c.id) ?? []))];
+  const [first] = failures;
+  if (!first) return statusCell(record);
+  return `<td class="failed">✗ ${escapeHtml(first.check)}<div class="meta">${failures.length} failed check(s) on these callbacks; <code>${escapeHtml(record.check)}</code> itself passed</div></td>`;
 }
 
 interface Lookups {
@@ -149,7 +162,7 @@ const causeKey = (endpoint: string, check: string, label?: string) =>
 function checkRow(record: CheckRecord, index: number, lookups: Lookups): string {
   const name = `<code>${escapeHtml(record.check)}</code>${record.case ? ` › ${escapeHtml(record.case)}` : ""}`;
   const reason = record.reason
-    ? `<div class="meta">${record.status === "skipped" ? "Skipped: " : "Informational: "}${escapeHtml(record.reason)}</div>`
+    ? `<div class="meta">${record.status === "skipped" ? "Skipped: " : isAdvisory(record) ? "Why it cannot fail the run: " : "Informational: "}${escapeHtml(record.reason)}</div>`
     : "";
   let evidence = "";
   if (record.status === "failed") {
@@ -166,7 +179,19 @@ function checkRow(record: CheckRecord, index: number, lookups: Lookups): string 
     const source = record.ruleSource
       ? `<div class="meta">Source: ${escapeHtml(describeRuleSource(record.ruleSource))}</div>`
       : "";
-    evidence = `<div class="meta">Rule: ${escapeHtml(record.rule || "(not a registered check)")}</div>${source}${findingsTable(record)}${reproductionHtml(record, escapeHtml)}${
+    const cause = record.followsFrom
+      ? lookups.anchors.get(
+          causeKey(record.followsFrom.endpoint, record.followsFrom.check, record.followsFrom.case),
+        )
+      : undefined;
+    const follows = record.followsFrom
+      ? `<div class="meta"><b>Follows from</b> an earlier failure of the same order: ${
+          cause === undefined
+            ? escapeHtml(describeRef(record.followsFrom))
+            : `<a href="#${recordAnchor(cause)}">${escapeHtml(describeRef(record.followsFrom))}</a>`
+        }</div>`
+      : "";
+    evidence = `${follows}<div class="meta">Rule: ${escapeHtml(record.rule || "(not a registered check)")}</div>${source}${findingsTable(record)}${reproductionHtml(record, escapeHtml)}${
       blocks.length + callbacks.length > 0
         ? [...callbacks, ...blocks].join("")
         : '<div class="meta">No exchange was recorded for this check.</div>'
@@ -188,20 +213,55 @@ function checkRow(record: CheckRecord, index: number, lookups: Lookups): string 
 function failuresSection(report: RunReport, indexOf: Map<CheckRecord, number>): string {
   const failures = failuresByRule(report.checks);
   if (failures.length === 0) return "";
+  const followOns = failures.reduce((sum, f) => sum + f.followOns, 0);
   const rows = failures
     .map((failure) => {
       const index = indexOf.get(failure.first);
       const first = `<a href="#${index === undefined ? "" : recordAnchor(index)}">${escapeHtml(placeOf(failure.first))}</a>`;
-      return `<tr><td><code>${escapeHtml(failure.check)}</code>${failure.required ? "" : ` <span class="info">(${failure.standing})</span>`}<div class="meta">${escapeHtml(failure.rule)}</div>${
+      // A rule whose every failure follows from another's sits under its cause, indented.
+      const follows = failure.followOns === failure.count;
+      const note =
+        failure.followOns > 0
+          ? `<div class="meta">${follows ? "Every one" : `${failure.followOns} of them`} following from an earlier failure of the same order: ${failure.causes
+              .map((cause) => `<code>${escapeHtml(cause)}</code>`)
+              .join(", ")}</div>`
+          : "";
+      return `<tr${follows ? ' class="follow-on"' : ""}><td>${follows ? "↳ " : ""}<code>${escapeHtml(failure.check)}</code><div class="meta">${escapeHtml(failure.rule)}</div>${
         failure.first.ruleSource
           ? `<div class="meta">Source: ${escapeHtml(describeRuleSource(failure.first.ruleSource))}</div>`
           : ""
-      }</td><td>${failure.endpoints.map(escapeHtml).join("<br>")}</td><td class="num">${failure.count}</td><td>${first}<div>${escapeHtml(failure.first.detail)}</div></td></tr>`;
+      }${note}</td><td>${failure.endpoints.map(escapeHtml).join("<br>")}</td><td class="num">${failure.count}</td><td>${first}<div>${escapeHtml(failure.first.detail)}</div></td></tr>`;
     })
     .join("\n");
   return `<h2 id="failures-by-rule">Failures by rule</h2>
-<p class="meta">Each rule that failed, once: the endpoints it failed on, how often, and the first failure as evidence. A check that depends on a failure (an answer that is not JSON, an order that could not be created) is "not evaluated" and points at it, so each cause is counted once.</p>
+<p class="meta">Each rule that failed, once: the endpoints it failed on, how often, and the first failure as evidence. The rules that caused others come first${
+    followOns > 0
+      ? `: <b>${followOns} failure(s) follow from an earlier failure of their order</b>, and a rule all of whose failures follow is shown under its cause`
+      : ""
+  }. A check that depends on a failure (an answer that is not JSON, an order that could not be created) is "not evaluated" and points at it, so each cause is counted once.</p>
 <table><thead><tr><th style="width:340px">Rule</th><th style="width:220px">Endpoints</th><th>Count</th><th>First evidence</th></tr></thead><tbody>
+${rows}
+</tbody></table>`;
+}
+
+/** What the advisories found, per rule: what the target did with each probe, counted. Never a failure. */
+function advisoriesSection(report: RunReport, indexOf: Map<CheckRecord, number>): string {
+  const advisories = advisoriesByRule(report.checks);
+  if (advisories.length === 0) return "";
+  const rows = advisories
+    .map((advisory) => {
+      const index = indexOf.get(advisory.first);
+      const did = advisory.outcomes
+        .map(([outcome, count]) => `${escapeHtml(outcome)} <span class="meta">×${count}</span>`)
+        .join("<br>");
+      return `<tr><td><code>${escapeHtml(advisory.check)}</code> <span class="advisory">(${advisory.standing})</span><div class="meta">${escapeHtml(advisory.rule)}</div>${
+        advisory.first.reason ? `<div class="meta">${escapeHtml(advisory.first.reason)}</div>` : ""
+      }</td><td class="num">${advisory.count}</td><td>${did}</td><td><a href="#${index === undefined ? "" : recordAnchor(index)}">${escapeHtml(placeOf(advisory.first))}</a></td></tr>`;
+    })
+    .join("\n");
+  return `<h2 id="advisories">Advisories</h2>
+<p class="meta">What the target did with each probe whose rule it is not held to: a limit or format the API description does not state and the profile does not declare, a reading a common, harmless normalisation explains, or a check the profile waives. They never fail the run; the profile can declare them.</p>
+<table><thead><tr><th style="width:340px">Rule</th><th>Probes</th><th>What the target did</th><th>First</th></tr></thead><tbody>
 ${rows}
 </tbody></table>`;
 }
@@ -215,6 +275,11 @@ function callbacksOf(timeline: NonNullable<CheckRecord["timeline"]>, lookups: Lo
 
 function timelines(report: RunReport, lookups: Lookups): string {
   const withTimeline = report.checks.filter((c) => c.timeline !== undefined);
+  /** The required failures that looked at each callback. */
+  const failedOn = new Map<string, CheckRecord[]>();
+  for (const record of report.checks)
+    if (isFailure(record))
+      for (const id of record.callbacks ?? []) failedOn.set(id, [...(failedOn.get(id) ?? []), record]);
   const shown = new Set<string>();
   const rows = withTimeline
     .map((record) => {
@@ -232,7 +297,7 @@ function timelines(report: RunReport, lookups: Lookups): string {
                     `#${d.delivery} <code>${escapeHtml(d.status)}</code> ${escapeHtml(relativeToTrigger(d.arrivedAfterMs))} · answered ${d.answeredWith} · signature ${escapeHtml(d.signature)}`,
                 )
                 .join("<br>");
-      return `<tr>${timelineStatusCell(record, callbacks)}<td>${escapeHtml(timeline.scenario)}<div class="meta">triggered ${escapeHtml(timeline.triggeredAt)}</div></td><td><code>${escapeHtml(timeline.orderId)}</code></td><td>${deliveries}</td></tr>`;
+      return `<tr>${timelineStatusCell(record, callbacks, failedOn)}<td>${escapeHtml(timeline.scenario)}<div class="meta">triggered ${escapeHtml(timeline.triggeredAt)}</div></td><td><code>${escapeHtml(timeline.orderId)}</code></td><td>${deliveries}</td></tr>`;
     })
     .join("\n");
   const others = report.callbacks.filter((callback) => !shown.has(callback.id));
@@ -276,7 +341,7 @@ export function renderHtml(report: RunReport): string {
         entry,
       ) => `<tr><td><a href="#${encodeURIComponent(entry.endpoint)}">${escapeHtml(entry.endpoint)}</a></td>
 <td class="num">${entry.score === null ? "–" : `${entry.score}%`}</td><td><div class="bar"><span style="width:${entry.score ?? 0}%"></span></div></td>
-<td class="num passed">${entry.passed}</td><td class="num failed">${entry.failed}</td><td class="num noteval">${entry.notEvaluated}</td><td class="num skipped">${entry.skipped}</td></tr>`,
+<td class="num passed">${entry.passed}</td><td class="num${entry.failed > 0 ? " failed" : ""}">${entry.failed}</td><td class="num noteval">${entry.notEvaluated}</td><td class="num skipped">${entry.skipped}</td><td class="num advisory">${entry.advisories ?? 0}</td></tr>`,
     )
     .join("\n");
   const sections = report.summary
@@ -286,9 +351,9 @@ export function renderHtml(report: RunReport): string {
         c.status === "failed"
           ? c.required
             ? 0
-            : 1
+            : 2
           : c.status === "not evaluated"
-            ? 2
+            ? 1
             : c.status === "skipped"
               ? 3
               : 4;
@@ -334,7 +399,7 @@ ${report.target.tls ? `<p class="meta">TLS: ${tlsSummaryLines(report.target.tls)
 ${report.rateLimitWaits ? `<p class="meta">${escapeHtml(rateLimitWaitsLine(report.rateLimitWaits))}</p>` : ""}
 ${reconnectsLine(report.exchanges) ? `<p class="meta">${escapeHtml(reconnectsLine(report.exchanges) as string)}</p>` : ""}
 ${report.probes ? `<p class="meta">Generated inputs: ${escapeHtml(probeSettingsLine(report))}</p>` : ""}
-<p>${totals.passed} passed, ${totals.failed} failed (${totals.failedRequired} required), ${totals.notEvaluated} not evaluated, ${totals.skipped} skipped;
+<p>${totals.passed} passed, ${totals.failedRequired} failed, ${totals.notEvaluated} not evaluated, ${totals.skipped} skipped, ${totals.advisories ?? 0} advisories (never failures: <a href="#advisories">what the target did</a>);
 ${report.exchanges.length} exchanges and ${report.callbacks.length} callbacks recorded. Card numbers (all but the last 4 digits), CVCs, API keys, callback secrets, the client key's passphrase and the sink's token are masked.</p>
 ${errors}
 ${warnings}
@@ -342,9 +407,10 @@ ${containerFailed ? targetContainerSection(report.targetContainer) : ""}
 ${failuresSection(report, indexOf)}
 ${baselineSection(report.baseline)}
 <h2>Conformance by ${receiver ? "group" : "endpoint"}</h2>
-<table><thead><tr><th>${receiver ? "Group" : "Endpoint"}</th><th>Score</th><th></th><th>Passed</th><th>Failed</th><th>Not evaluated</th><th>Skipped</th></tr></thead><tbody>
+<table><thead><tr><th>${receiver ? "Group" : "Endpoint"}</th><th>Score</th><th></th><th>Passed</th><th>Failed</th><th>Not evaluated</th><th>Skipped</th><th>Advisories</th></tr></thead><tbody>
 ${summaryRows}
 </tbody></table>
+${advisoriesSection(report, indexOf)}
 ${timelines(report, lookups)}
 ${sections}
 ${containerFailed ? "" : targetContainerSection(report.targetContainer)}

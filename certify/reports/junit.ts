@@ -6,6 +6,7 @@
 import { escapeXml } from "../../kit/index.ts";
 import type { CheckRecord, RunReport } from "../engine/run-model.ts";
 import { probeProperties, reproductionLines } from "./reproduction.ts";
+import { isTransportFault } from "./root-causes.ts";
 
 /** JUnit `time` attributes are seconds with a fraction. */
 const junitTime = (ms: number) => (ms / 1000).toFixed(3);
@@ -15,6 +16,10 @@ function testcase(record: CheckRecord, report: RunReport): string {
   const open = `    <testcase classname="${escapeXml(record.endpoint)}" name="${name}" time="${junitTime(record.durationMs)}"`;
   if (record.status === "skipped") {
     return `${open}>\n      <skipped message="${escapeXml(record.reason ?? "skipped")}"/>\n    </testcase>`;
+  }
+  if (isTransportFault(record)) {
+    // No answer, broken framing, a desync: an error of the exchange, never a failure of the contract.
+    return `${open}>\n      <error message="${escapeXml(record.detail)}" type="transport"/>\n    </testcase>`;
   }
   if (record.status === "not evaluated") {
     // Its cause fails once, as a testcase of its own; this one waits on it.
@@ -46,18 +51,21 @@ export function renderJunit(report: RunReport): string {
   const suites = report.summary.map((entry) => {
     const records = report.checks.filter((c) => c.endpoint === entry.endpoint);
     const failures = records.filter((c) => c.status === "failed" && c.required).length;
+    const errors = records.filter(isTransportFault).length;
     const time = records.reduce((sum, c) => sum + c.durationMs, 0);
     return [
-      `  <testsuite name="${escapeXml(entry.endpoint)}" tests="${records.length}" failures="${failures}" errors="0" skipped="${entry.skipped + entry.notEvaluated}" time="${junitTime(time)}" timestamp="${report.startedAt}">`,
+      `  <testsuite name="${escapeXml(entry.endpoint)}" tests="${records.length}" failures="${failures}" errors="${errors}" skipped="${entry.skipped + entry.notEvaluated - errors}" time="${junitTime(time)}" timestamp="${report.startedAt}">`,
       ...probeProperties(report, escapeXml),
       ...records.map((r) => testcase(r, report)),
       "  </testsuite>",
     ].join("\n");
   });
   const { totals } = report;
+  const errors = report.checks.filter(isTransportFault).length;
+  // No `skipped` here: Jenkins xunit's junit-10.xsd allows it on <testsuite> only, where it stands.
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="h2h-certify ${escapeXml(report.target.baseUrl)}" tests="${report.checks.length}" failures="${totals.failedRequired}" errors="0" skipped="${totals.skipped + totals.notEvaluated}" time="${junitTime(report.durationMs)}">`,
+    `<testsuites name="h2h-certify ${escapeXml(report.target.baseUrl)}" tests="${report.checks.length}" failures="${totals.failedRequired}" errors="${errors}" time="${junitTime(report.durationMs)}">`,
     ...suites,
     "</testsuites>",
     "",

@@ -4,20 +4,21 @@
  * where from) and whether it can fail the run. Sends nothing.
  */
 import {
+  acceptanceExplained,
   CHECK_REGISTRY,
   checkOfConstraint,
-  createRequestSchema,
-  deriveNegativeCases,
+  derivedNegativesOf,
   describeRuleSource,
-  ENDPOINTS,
   effectiveSource,
-  generateOrders,
-  OPERATIONS_BY_KIND,
-  ORDER_KINDS,
-  orderMethodsOf,
+  lifecycleConventionsOf,
+  type Normalisation,
+  nearMissApiKeys,
   type Profile,
   type RuleKind,
+  type RuleSource,
   readProfile,
+  rejectsMalformedCode,
+  rejectsNearMissApiKey,
   requirementOf,
 } from "../../contract/index.ts";
 import type { RunSettings } from "../../target/index.ts";
@@ -25,7 +26,7 @@ import type { RunSettings } from "../../target/index.ts";
 export interface ListedRule {
   /** A check's name, or a constraint's `<operation> <field>: <keyword> <value>`. */
   name: string;
-  what: "check" | "constraint";
+  what: "check" | "constraint" | "probe";
   /** For a constraint, the check that judges its refusal. */
   check: string;
   rule: string;
@@ -59,40 +60,64 @@ export function listChecks(profile: Profile, subject: "provider" | "receiver" = 
       ...(requirement.required ? {} : { reason: requirement.reason }),
     };
   });
-  return subject === "receiver" ? checks : [...checks, ...listConstraints(profile)];
+  return subject === "receiver"
+    ? checks
+    : [...checks, ...listConstraints(profile), ...listNormalisedProbes(profile)];
+}
+
+/** Stand-ins for the merchants' keys: the near misses' kinds do not depend on the keys' values. */
+const EXAMPLE_KEYS = ["Example-Key-1", "Example-Key-2"] as const;
+
+/**
+ * The probes whose acceptance a common, harmless normalisation explains: each is an advisory when
+ * accepted, unless the profile lists the normalisation in strictInput.
+ */
+function listNormalisedProbes(profile: Profile): ListedRule[] {
+  const probes: { name: string; check: string; normalisation: Normalisation }[] = [];
+  for (const miss of nearMissApiKeys(...EXAMPLE_KEYS))
+    if (miss.normalisation)
+      probes.push({
+        name: `(every endpoint) API key: ${miss.name}`,
+        check: rejectsNearMissApiKey.name,
+        normalisation: miss.normalisation,
+      });
+  for (const miss of lifecycleConventionsOf(profile).malformedCodes ?? [])
+    if (miss.normalisation)
+      probes.push({
+        name: `(confirm) code: ${miss.name}`,
+        check: rejectsMalformedCode.name,
+        normalisation: miss.normalisation,
+      });
+  const seen = new Set<string>();
+  for (const derived of derivedNegativesOf(profile, { seed: 1, callbackUrl: LISTING_CALLBACK_URL }))
+    for (const testCase of derived.cases) {
+      const { normalisation } = testCase.constraint;
+      const name = `${derived.operation} ${testCase.name}`;
+      if (!normalisation || seen.has(name)) continue;
+      seen.add(name);
+      probes.push({ name, check: checkOfConstraint(testCase.constraint).name, normalisation });
+    }
+  return probes.map(({ name, check, normalisation }) => {
+    const strict = profile.strictInput.includes(normalisation);
+    const source = strict
+      ? `declared: the target's profile, strictInput lists "${normalisation}"`
+      : describeRuleSource(acceptanceExplained(200, normalisation, profile) as RuleSource);
+    return {
+      name,
+      what: "probe",
+      check,
+      rule: `${check} judges its refusal; an acceptance is explained by ${normalisation}`,
+      kind: strict ? "declared" : "advisory",
+      source,
+      required: strict,
+      ...(strict ? {} : { reason: "advisory when accepted" }),
+    };
+  });
 }
 
 /** The derived negatives' constraints, once per operation, field, keyword and value. */
 function listConstraints(profile: Profile): ListedRule[] {
-  const methods = orderMethodsOf(profile);
-  const bases = generateOrders({
-    seed: 1,
-    methods,
-    callbackUrl: LISTING_CALLBACK_URL,
-    testCards: profile.testCards,
-    maxLengths: profile.maxLengths,
-    requestRules: profile.requestRules,
-  }).filter((order) => order.index === 0);
-  const derived = [
-    ...bases.map((base) => ({
-      operation: base.operation,
-      cases: deriveNegativeCases(createRequestSchema(base.method.kind), base.body, {
-        method: base.method,
-        methods,
-        maxLengths: profile.maxLengths,
-        requestRules: profile.requestRules,
-        testCards: profile.testCards,
-      }).cases,
-    })),
-    ...ORDER_KINDS.map((kind) => ({
-      operation: OPERATIONS_BY_KIND[kind].confirm,
-      cases: deriveNegativeCases(
-        ENDPOINTS[OPERATIONS_BY_KIND[kind].confirm].request,
-        { code: profile.confirmation.successCode },
-        { maxLengths: profile.maxLengths, requestRules: profile.requestRules },
-      ).cases,
-    })),
-  ];
+  const derived = derivedNegativesOf(profile, { seed: 1, callbackUrl: LISTING_CALLBACK_URL });
   const listed = new Map<string, ListedRule>();
   for (const { operation, cases } of derived) {
     for (const testCase of cases) {

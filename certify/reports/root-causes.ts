@@ -32,6 +32,7 @@ import {
   refusalKeepsTimer,
   requirementOf,
   show,
+  TRANSPORT_FAULT,
 } from "../../contract/index.ts";
 import type { BlockedBy, CheckRecord } from "../engine/run-model.ts";
 
@@ -69,8 +70,14 @@ function refusalOf(exchange: RecordedExchange): Cause | undefined {
 function causeOf(blockedBy: BlockedBy, exchanges: ReadonlyMap<string, RecordedExchange>): Cause | undefined {
   const exchange = blockedBy.exchange ? exchanges.get(blockedBy.exchange) : undefined;
   if (!exchange) return undefined;
-  // No check fails for a rate-limited answer: what waits on it stays unexplained, never judged.
-  if (blockedBy.check === RATE_LIMITED || rateLimitCause(exchange.response)) return undefined;
+  // No check fails for a rate-limited answer or a transport fault: what waits on it stays
+  // unexplained, never judged.
+  if (
+    blockedBy.check === RATE_LIMITED ||
+    blockedBy.check === TRANSPORT_FAULT ||
+    rateLimitCause(exchange.response)
+  )
+    return undefined;
   const refusal = refusalOf(exchange);
   if (!refusal) return missingOrderId(blockedBy, exchange);
   // A readable answer that is not the success the setup needed: the success markers say why.
@@ -159,6 +166,11 @@ export function isRateLimited(
   if (blockedBy.check === RATE_LIMITED) return true;
   const exchange = blockedBy.exchange ? exchanges.get(blockedBy.exchange) : undefined;
   return exchange !== undefined && rateLimitCause(exchange.response) !== undefined;
+}
+
+/** Whether a check was not evaluated because an exchange it needed met a transport fault. */
+export function isTransportFault(record: Pick<CheckRecord, "status" | "blockedBy">): boolean {
+  return record.status === "not evaluated" && record.blockedBy?.check === TRANSPORT_FAULT;
 }
 
 export interface ResolvedChecks {

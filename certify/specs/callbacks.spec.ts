@@ -24,6 +24,7 @@ import {
   callbacksSandboxClock,
   callbacksSignatureValid,
   callbacksStopsAfterAcknowledgement,
+  callbacksStrictJson,
   callbackValues,
   dataOf,
   fieldsDateFraction,
@@ -152,8 +153,12 @@ function timelineOf(
 
 /** When a request was sent, in ms: the earliest the event it triggers can happen. */
 const sentAtMs = (exchange: Exchange) => Date.parse(exchange.startedAt);
-/** When its answer was received, in ms (startedAt keeps whole ms): the latest the event can happen. */
-const answeredAtMs = (exchange: Exchange) => Date.parse(exchange.startedAt) + exchange.durationMs + 1;
+/**
+ * When its answer was received, in whole ms (startedAt keeps whole ms, durationMs a tenth): the
+ * latest the event can happen, rounded up, as the sink's queries take whole ms.
+ */
+const answeredAtMs = (exchange: Exchange) =>
+  Date.parse(exchange.startedAt) + Math.ceil(exchange.durationMs) + 1;
 
 /** A lifetime counted on the target's own clock may end up to a tick early. */
 const LIFETIME_TOLERANCE_MS = 1_000;
@@ -318,6 +323,7 @@ const SCENARIO_CHECKS: Check<CallbackScenario>[] = [
   callbacksNamesOrder,
   callbacksNamesStatus,
   callbacksSignatureValid,
+  callbacksStrictJson,
   callbacksMatchesOrder,
   callbacksExactlyOnce,
   callbacksStopsAfterAcknowledgement,

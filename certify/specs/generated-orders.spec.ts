@@ -115,6 +115,7 @@ const orders = generateOrders({
   testCards: profile.testCards,
   maxLengths: profile.maxLengths,
   requestRules: profile.requestRules,
+  nullOptionals: profile.gaps.nullOptionals === "accept",
   now: cardExpiryBase(),
   callbackUrl: ({ methodID, index }) => target.sink().callbackUrl(tagFor(methodID, index)),
 });

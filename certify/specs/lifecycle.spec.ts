@@ -14,13 +14,16 @@
 import { beforeAll, describe, it } from "vitest";
 import {
   AFTER_WRONG_CODE,
+  acceptanceExplained,
   acceptsMerchantOrderIdOfOtherMerchant,
+  answeredAsModelled,
   buildLifecycleModel,
   type Check,
   callbacksFollowLifecycle,
   callbacksSandboxClock,
   confirmableAfterWrongCode,
   dataOf,
+  describeRuleSource,
   type Exchange,
   expectedTimerDrop,
   type LifecycleError,
@@ -31,6 +34,7 @@ import {
   lifetimeSecondsOf,
   type MeasuredRequest,
   NOT_CREATED,
+  type Normalisation,
   OPERATIONS_BY_KIND,
   ORDER_KINDS,
   type OrderKind,
@@ -428,6 +432,13 @@ async function runOrder(
     if (pair && exchange && op.action !== "advance-clock") run.answers.set(pair, exchange);
     const late = lateRefusal(op, transition, exchange, aheadBefore);
     if (pair && late) run.late.set(pair, late);
+    // A move on the way whose answer is not the target's own (a proxy's 502) leaves the order in a
+    // state no one knows: nothing after it is judged as if the move had been taken.
+    if (!pair && exchange && answeredAsModelled(transition.expect, exchange.response.status) === "unknown")
+      throw new PrerequisiteError(
+        `the order could not be brought to "${transition.next}": ${opId} answered HTTP ${exchange.response.status}, no answer of the target's application, so the order's state is unknown`,
+        exchange.id,
+      );
     run.expectedCallbacks.push(...transition.callbacks);
     state = transition.next;
     if (!pair) {
@@ -491,7 +502,9 @@ async function runOrders(
 function answerCheck(
   model: LifecycleModel,
   pair: ReachablePair,
-): { check: Check<never>; input: (answer: Exchange) => unknown } | undefined {
+):
+  | { check: Check<never>; input: (answer: Exchange) => unknown; normalisation?: Normalisation | undefined }
+  | undefined {
   const op = model.operations.find((o) => o.id === pair.operation) as LifecycleOperation;
   const expect = pair.transition.expect;
   if (expect.outcome === "no-request") return undefined;
@@ -511,6 +524,7 @@ function answerCheck(
   const rejection = (check: Check<RejectionInput>) => ({
     check: check as Check<never>,
     input: (a: Exchange): RejectionInput => ({ response: a.response, pinned }),
+    normalisation: op.normalisation,
   });
   if (op.refusedBody !== undefined)
     return rejection(REFUSED_CREATIONS[op.refusedBody]?.check ?? rejectsMissingField);
@@ -736,6 +750,7 @@ for (const kind of ORDER_KINDS) {
           const late = run.late.get(pair);
           verify(ctx, target, judge.check, judge.input(answer) as never, run.exchanges, {
             ...(late ? { blockedBy: late } : {}),
+            normalisation: judge.normalisation,
             subject: answer,
             reproduction: reproduction(judge.check.name, run, pair),
           });
@@ -775,6 +790,12 @@ function waivedMoveOf(model: LifecycleModel, run: OrderRun): string | undefined 
     const requirement = requirementOf(check, target.profile);
     if (!requirement.required)
       return `the order also went through ${pair.operation}, whose expected answer is not required (${requirement.reason})`;
+    const answer = run.answers.get(pair);
+    const op = model.operations.find((o) => o.id === pair.operation);
+    const explained =
+      answer && acceptanceExplained(answer.response.status, op?.normalisation, target.profile);
+    if (explained)
+      return `the order also went through ${pair.operation}, which the target accepted as an advisory (${describeRuleSource(explained)})`;
   }
   return undefined;
 }
@@ -820,7 +841,7 @@ interface TimerRun {
  */
 function measured(exchange: Exchange): MeasuredRequest {
   const sentMs = Date.parse(exchange.startedAt);
-  return { sentMs, receivedMs: sentMs + exchange.durationMs + 1 };
+  return { sentMs, receivedMs: sentMs + Math.ceil(exchange.durationMs) + 1 };
 }
 
 /** Two orders, one of them ahead on its clock (or older), confirmed at the same moment. */

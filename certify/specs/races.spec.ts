@@ -15,6 +15,7 @@ import {
   OPERATIONS_BY_KIND,
   ORDER_KINDS,
   type OrderKind,
+  wireTimesOf,
 } from "../../contract/index.ts";
 import { ORDER_KIND_TAGS } from "../../fixtures/index.ts";
 import type { StoredCallback } from "../../sink/index.ts";
@@ -22,6 +23,7 @@ import { PrerequisiteError } from "../engine/run-context.ts";
 import { callbackId } from "../reports/callback-evidence.ts";
 import { hookTimeoutFor, withinMeasuredBudget } from "./support/measured-budget.ts";
 import { orderRequest } from "./support/orders.ts";
+import { neverOverlapped } from "./support/overlap.ts";
 import { callbacksOf, curlOf, reproductionOf } from "./support/probes.ts";
 import { type Settled, settle, settledValue } from "./support/settled.ts";
 import { titled } from "./support/shared-specs.ts";
@@ -103,6 +105,12 @@ beforeAll(
 
 const raceOf = (kind: OrderKind) => settledValue(races.get(kind), `the ${kind} races`);
 
+/** A race whose requests never met at the target proves nothing: not evaluated, and why. */
+const serialised = (requests: readonly Exchange[]) => {
+  const reason = neverOverlapped(requests.map(wireTimesOf));
+  return reason ? { blockedBy: { check: "(race)", reason } } : {};
+};
+
 for (const kind of ORDER_KINDS) {
   const { create, confirm } = OPERATIONS_BY_KIND[kind];
   describe(create, () => {
@@ -115,6 +123,7 @@ for (const kind of ORDER_KINDS) {
         { answers: creations.map((e) => e.response), pinned: profile.errors.duplicateMerchantOrderId },
         creations,
         {
+          ...serialised(creations),
           // A first answer that is not an envelope is the cause; the race is then not evaluated.
           subject: creations[0] ?? null,
           reproduction: reproductionOf(target, concurrentCreationsOneAccepted.name, {
@@ -139,6 +148,7 @@ for (const kind of ORDER_KINDS) {
         },
         [order, ...confirmations],
         {
+          ...serialised(confirmations),
           subject: confirmations[0] ?? null,
           reproduction: reproductionOf(target, concurrentConfirmationsOneAccepted.name, {
             steps: [`create an order, then send this confirmation ${n} times at once`],
@@ -164,6 +174,7 @@ for (const kind of ORDER_KINDS) {
           },
           [order, ...confirmations],
           {
+            ...serialised(confirmations),
             subject: null,
             callbacks: callbacks.map((c) => callbackId(c.seq)),
             reproduction: reproductionOf(target, callbacksOneFinalAfterConcurrentConfirmations.name, {

@@ -16,7 +16,8 @@ export interface PinnedError {
 
 export interface RejectionInput {
   response: ExchangeResponse;
-  pinned?: PinnedError | undefined;
+  /** The documented refusal; several where more than one kind fits the request (any one will do). */
+  pinned?: PinnedError | readonly PinnedError[] | undefined;
 }
 
 function codeErrorOf(response: ExchangeResponse): unknown {
@@ -35,15 +36,20 @@ export function evaluateRejection({ response, pinned }: RejectionInput) {
   if (response.status >= 200 && response.status < 300) return fail(`accepted: ${answer}`);
   if (response.status >= 500) return fail(`server error instead of a refusal: ${answer}`);
   if (response.status < 400) return fail(`not a refusal: ${answer}`);
-  const problems: string[] = [];
-  if (pinned?.httpStatus !== undefined && response.status !== pinned.httpStatus) {
-    problems.push(`HTTP ${response.status}, the profile pins ${pinned.httpStatus}`);
-  }
-  if (pinned?.codeError !== undefined && codeError !== pinned.codeError) {
-    problems.push(`codeError ${show(codeError)}, the profile pins ${show(pinned.codeError)}`);
-  }
-  if (problems.length > 0) return fail(`refused, but ${problems.join("; ")}`);
-  return pass(`refused: ${answer}`);
+  const problemsWith = (one: PinnedError | undefined) => {
+    const problems: string[] = [];
+    if (one?.httpStatus !== undefined && response.status !== one.httpStatus) {
+      problems.push(`HTTP ${response.status}, the profile pins ${one.httpStatus}`);
+    }
+    if (one?.codeError !== undefined && codeError !== one.codeError) {
+      problems.push(`codeError ${show(codeError)}, the profile pins ${show(one.codeError)}`);
+    }
+    return problems;
+  };
+  const each = (Array.isArray(pinned) ? pinned : [pinned]) as (PinnedError | undefined)[];
+  const misses = each.map(problemsWith);
+  if (misses.some((problems) => problems.length === 0)) return pass(`refused: ${answer}`);
+  return fail(`refused, but ${misses.map((problems) => problems.join("; ")).join(", or ")}`);
 }
 
 function rejection(name: string, rule: string, source?: RuleSource) {
@@ -69,7 +75,7 @@ export const rejectsWrongApiKey = rejection(
 );
 export const rejectsNearMissApiKey = rejection(
   "rejects-near-miss-api-key",
-  "A key one step from a merchant's API key (a character added or removed at either end, another letter case, whitespace around it, the other merchant's key changed by one character) is refused like a wrong key (§5).",
+  "A key one step from a merchant's API key (a character added or removed at either end, another letter case, the other merchant's key changed by one character) is refused like a wrong key (§5). A credential that is no well-formed token (a no-break space around the key, a word after it) and that a common normalisation reads as the key is an advisory when accepted, unless the profile's strictInput lists that normalisation.",
 );
 export const rejectsMissingField = rejection(
   "rejects-missing-field",

@@ -5,6 +5,7 @@
  */
 import type { SignatureExplanation } from "../callback-signature.ts";
 import type { ExchangeResponse } from "../h2h-client.ts";
+import type { JsonTextReport } from "../json-text.ts";
 import { readPath, STATUS } from "../names.ts";
 import { SANDBOX_CLOCK_ADVANCE_PATH } from "../sandbox-clock.ts";
 import { defineCheck, fail, isRecord, pass, show } from "./check.ts";
@@ -18,6 +19,8 @@ export interface ObservedCallback {
   /** Why it failed: the scheme, the value received, the one computed (see explainCallbackSignature). */
   signatureExplained?: SignatureExplanation;
   answeredWith: number;
+  /** Set when its bytes break strict JSON where JSON.parse forgives it (contract/json-text.ts). */
+  jsonText?: JsonTextReport;
 }
 
 export interface CallbackScenario {

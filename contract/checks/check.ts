@@ -3,6 +3,7 @@
  * same name, and the mutation self-test names it as the one that must catch a fault.
  */
 
+import { NORMALISATIONS, type Normalisation } from "../near-misses.ts";
 import type { Finding } from "../plain-issues.ts";
 
 export type { Finding } from "../plain-issues.ts";
@@ -69,6 +70,28 @@ export interface RequirementContext {
   informationalChecks: Readonly<Record<string, string>>;
   /** Dotted key paths the profile's file gives (not defaults); see contract/profile.ts. */
   declaredKeys?: readonly string[] | undefined;
+  /** The input normalisations the target documents it does not apply (the profile's strictInput). */
+  strictInput?: readonly string[] | undefined;
+}
+
+/**
+ * The basis of an accepted probe whose input a common, harmless normalisation makes valid (a key
+ * with a no-break space a trimming target drops): advisory, unless the profile lists that
+ * normalisation in `strictInput`. Undefined for any other answer, or a probe no normalisation
+ * explains: then the check's own basis stands.
+ */
+export function acceptanceExplained(
+  httpStatus: number,
+  normalisation: Normalisation | undefined,
+  context: Pick<RequirementContext, "strictInput">,
+): RuleSource | undefined {
+  if (normalisation === undefined || httpStatus < 200 || httpStatus >= 300) return undefined;
+  if (context.strictInput?.includes(normalisation)) return undefined;
+  return {
+    kind: "advisory",
+    reason: `accepted, which ${NORMALISATIONS[normalisation]} explains: a common, harmless normalisation (the valid value is still needed)`,
+    declaredBy: [`strictInput (with "${normalisation}")`],
+  };
 }
 
 /** Whether a profile's file gives `key` (a dotted path), itself or a key below it. */

@@ -5,11 +5,14 @@
 import { describe, expect, it } from "vitest";
 import { SAMPLE_ORDER_RECORD } from "../../fixtures/index.ts";
 import type { ExchangeResponse } from "../h2h-client.ts";
+import { jsonTextIssues } from "../json-text.ts";
 import { ORDER_STATUSES } from "../names.ts";
 import { buildContract, contract, LENIENT_GAPS } from "../schemas.ts";
 import { CHECK_REGISTRY, type Check, type ObservedCallback } from "./index.ts";
 
 const requestId = (n: number) => `req-${n}`;
+/** What json-text.ts finds in a body. */
+const strictIssues = (text: string) => jsonTextIssues(Buffer.from(text, "utf8"));
 
 function response(
   status: number,
@@ -388,8 +391,31 @@ const CONVENTION_CASES: Record<string, Case> = {
   },
 };
 
+/** An amount that rounds to 0 (tiny), and one past the maximum that rounds onto it (over). */
+const tiny = { sent: 0.004, rounded: 0, decimals: 2, expect: "refused-or-exact" as const };
+const over = { sent: 1_000_000.004, rounded: 1_000_000, decimals: 2, expect: "refused" as const };
+
 const CASES: Record<string, Case> = {
   ...PROBE_CASES,
+  "behaviour.amount-not-rounded-past-limit": {
+    good: [
+      { ...tiny, response: errorResponse },
+      { ...tiny, response: successResponse, orderAmount: 0.004 },
+      { ...over, response: errorResponse, pinned: { httpStatus: 401 } },
+    ],
+    bad: [
+      [
+        { ...tiny, response: successResponse, orderAmount: 0 },
+        /accepted 0\.004, and the order's amount is 0: neither refused nor kept as sent \(0\.004 rounds to 0 at 2 decimal\(s\)\)/,
+      ],
+      [
+        { ...over, response: successResponse, orderAmount: 1_000_000 },
+        /accepted 1000000\.004, past the method's limit as sent \(1000000\.004 rounds to 1000000/,
+      ],
+      [{ ...over, response: errorResponse, pinned: { httpStatus: 400 } }, /HTTP 401, the profile pins 400/],
+      [{ ...tiny, response: response(500, undefined, "text/plain") }, /server error instead of a refusal/],
+    ],
+  },
   ...RECEIVER_CASES,
   ...CONVENTION_CASES,
   "callbacks.arrives": {
@@ -445,6 +471,22 @@ const CASES: Record<string, Case> = {
     bad: [
       [scenario("succeeded", [{ ...cb("succeeded", 1), json: null }]), /1 of 1 bodies are not JSON objects/],
       [scenario("succeeded", []), /no callback arrived to parse/],
+    ],
+  },
+  "callbacks.strict-json": {
+    good: [succeeded],
+    bad: [
+      [
+        scenario("succeeded", [
+          cb("succeeded", 100),
+          {
+            ...cb("succeeded", 200),
+            jsonText: strictIssues('{"status":"expired","id":"x","status":"succeeded"}'),
+          },
+        ]),
+        /^1 of 2 deliveries: delivery 2: duplicate-name at status: member "status" twice/,
+      ],
+      [scenario("succeeded", []), /no callback arrived/],
     ],
   },
   "callbacks.names-order": {
@@ -583,6 +625,19 @@ const CASES: Record<string, Case> = {
           observerStallMs: 90,
         },
         /retry 4 after 0\.65 s, the policy says 0\.40 s ± 0\.15 s \(\+ 0\.09 s, the sink's own stalls meanwhile\)/,
+      ],
+    ],
+  },
+  "envelope.strict-json": {
+    good: [successResponse, errorResponse],
+    bad: [
+      [
+        { ...successResponse, jsonText: strictIssues('{"result":{"status":"error","status":"success"}}') },
+        /^duplicate-name at result\.status: member "status" twice in one object/,
+      ],
+      [
+        { ...successResponse, jsonText: strictIssues('\ufeff{"result":{"message":"\\ud800"}}') },
+        /^byte-order-mark at \(body\): .*; lone-surrogate at result\.message: \\ud800, a high surrogate/,
       ],
     ],
   },

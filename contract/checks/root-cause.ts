@@ -9,6 +9,7 @@ import { isRecord, show } from "./check.ts";
 import { envelopeShape } from "./envelope.ts";
 
 export { RATE_LIMITED, rateLimitCause } from "./rate-limit.ts";
+export { TRANSPORT_FAULT, transportFaultCause } from "./transport-fault.ts";
 
 export interface RootCause {
   /** The check that fails for it: the others of the same answer wait on it. */

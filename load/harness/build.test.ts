@@ -102,10 +102,10 @@ describe("k6 bundles", () => {
     expect(module.options).toMatchObject({
       scenarios: { load: { executor: "constant-arrival-rate", rate: 20, duration: "1m", timeUnit: "1s" } },
       thresholds: {
-        http_req_failed: ["rate<0.01"],
+        "http_req_failed{h2h_request:api}": ["rate<0.01"],
         checks: ["rate>0.99"],
-        "http_req_duration{name:createMobileCommerceOrder}": ["p(95)<500"],
-        "http_req_duration{name:confirmMobileCommerceOrder}": ["p(95)<500"],
+        "http_req_duration{name:createMobileCommerceOrder,expected_response:true}": ["p(95)<500"],
+        "http_req_duration{name:confirmMobileCommerceOrder,expected_response:true}": ["p(95)<500"],
       },
     });
   });
@@ -143,15 +143,23 @@ describe("k6 bundles", () => {
     // Per operation: success and status on all 6 answers, every field on a VU's first 3.
     expect(recording.checks.length).toBe(2 * (6 + 3));
     expect(recording.checks.filter((c) => !c.passed)).toEqual([]);
+    // Each confirmed order is followed by its trigger note to the sink, tagged apart from the API.
     expect(recording.requests.map((r) => r.tags?.name)).toEqual(
-      Array(6).fill(["createMobileCommerceOrder", "confirmMobileCommerceOrder"]).flat(),
+      Array(6).fill(["createMobileCommerceOrder", "confirmMobileCommerceOrder", "h2h_trigger_note"]).flat(),
     );
+    expect(new Set(recording.requests.map((r) => r.tags?.h2h_request))).toEqual(new Set(["api", "note"]));
+    const noteUrls = recording.requests.filter((r) => r.tags?.h2h_request === "note").map((r) => r.url);
+    expect(noteUrls).toHaveLength(6);
+    for (const url of noteUrls)
+      expect(url).toMatch(
+        /^http:\/\/127\.0\.0\.1:9\/callbacks\/tok\/run\/run-test-1\/at\/\d+\/expect\/succeeded\/order\/[\w-]+\/triggered\/\d+$/,
+      );
     const confirmed = recording.metrics.filter((m) => m.metric === "h2h_confirmed_succeeded");
     expect(confirmed).toHaveLength(6);
     // One custom sample per iteration, no more.
     expect(recording.metrics).toHaveLength(6);
     // The raw URL (it holds the order id) is never a tag.
-    for (const request of recording.requests)
+    for (const request of recording.requests.filter((r) => r.tags?.h2h_request === "api"))
       expect(Object.values(request.tags ?? {}).join()).not.toContain("/api/");
     expect(module.handleSummary({ metrics: {} })).toHaveProperty("stdout");
   });
@@ -165,7 +173,9 @@ describe("k6 bundles", () => {
     });
     iterate(60);
     expect(recording.checks.filter((c) => !c.passed)).toEqual([]);
-    const kinds = new Set(recording.requests.map((r) => r.tags?.name));
+    const kinds = new Set(
+      recording.requests.filter((r) => r.tags?.h2h_request === "api").map((r) => r.tags?.name),
+    );
     expect(kinds).toEqual(
       new Set([
         "createMobileCommerceOrder",

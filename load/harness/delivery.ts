@@ -31,7 +31,12 @@ export interface FinalDelivery {
   outOfOrder: number;
   /** Other final statuses these orders got, by status. */
   otherFinal: Record<string, number>;
+  /** Order made → final callback. */
   latencyMs: Latency;
+  /** Trigger (the confirmation, answered) → final callback: what the profile's callbackMs bounds. */
+  triggerLatencyMs: Latency;
+  /** Delivered orders whose trigger note never reached the sink: judged from the order's creation. */
+  withoutTrigger: number;
 }
 
 export interface DeliveryReport {
@@ -49,7 +54,11 @@ export interface DeliveryReport {
   ratio: number;
   /** Order made → expected final callback, ms. */
   latencyMs: Latency;
-  /** A callback is late when it comes this long after its order was made (the profile's callback timeout). */
+  /** Trigger (the confirmation, answered) → expected final callback, ms. */
+  triggerLatencyMs: Latency;
+  /** Delivered orders judged from their creation because their trigger note never came. */
+  withoutTrigger: number;
+  /** A callback is late when it comes this long after its trigger (the profile's callback timeout). */
   windowMs: number;
   byFinal: FinalDelivery[];
   duplicates: number;
@@ -92,6 +101,8 @@ export function analyseDelivery(
       outOfOrder: status?.outOfOrder ?? 0,
       otherFinal: expected?.otherFinal ?? {},
       latencyMs: expected?.latencyMs ?? { p50: null, p95: null, p99: null, max: null },
+      triggerLatencyMs: expected?.triggerLatencyMs ?? { p50: null, p95: null, p99: null, max: null },
+      withoutTrigger: expected?.withoutTrigger ?? 0,
     };
   });
   const sum = (pick: (f: FinalDelivery) => number) => byFinal.reduce((n, f) => n + pick(f), 0);
@@ -116,6 +127,8 @@ export function analyseDelivery(
         ? 1
         : Math.round((Math.min(onTime, totalConfirmed) / totalConfirmed) * 10_000) / 10_000,
     latencyMs: tally.latencyMs,
+    triggerLatencyMs: tally.triggerLatencyMs,
+    withoutTrigger: tally.withoutTrigger,
     windowMs: tally.windowMs,
     byFinal,
     duplicates: Object.values(tally.byStatus).reduce((n, s) => n + s.duplicates, 0),

@@ -90,7 +90,7 @@ describe("npm run load with k6 in a container", () => {
     });
     expect(exitCode, output).toBe(0);
     expect(output).toContain(`k6 image ${k6Image.image}`);
-    expect(output).toMatch(/got their final callback within \S+ \(100\.00 %/);
+    expect(output).toMatch(/got their final callback within \S+ of its trigger \(100\.00 %/);
     expect(readdirSync(join(reportDir, "load"))).toEqual(
       expect.arrayContaining([
         LOAD_FILES.summary,

@@ -37,6 +37,23 @@ describe("k6 web dashboard record", () => {
     });
   });
 
+  // These two runs' records end with a period of 14 ms and 8 ms holding one request each: once
+  // plotted as 71 and 125 requests/s in a 2 orders/s smoke.
+  it.each(["mixed-amount-as-string", "quasi-ecom-wrong-key"])(
+    "%s: a last period a few ms long is no spike: every rate divides by a real width of at least half a period",
+    (name) => {
+      const timeline = parseK6Timeline(record(name));
+      const tail = timeline.periods.at(-1);
+      expect(tail?.durationMs).toBeLessThan(20);
+      const series = loadSeriesOf(timeline);
+      for (const width of series.durationMs) expect(width).toBeGreaterThanOrEqual(timeline.periodMs / 2);
+      expect(series.timeMs.at(-1)).toBe(tail?.timeMs);
+      // A smoke run sends at most 2 orders/s: one request per endpoint per order.
+      for (const [endpoint, e] of Object.entries(series.endpoints))
+        for (const rate of e.perSecond) expect(rate, endpoint).toBeLessThanOrEqual(4);
+    },
+  );
+
   it.each(["mixed-smoke-shares", "mixed-amount-as-string", "quasi-ecom-wrong-key"])(
     "%s: per-endpoint requests over the periods add up to k6's own count",
     (name) => {

@@ -16,13 +16,20 @@
 import { readFile } from "node:fs/promises";
 import { gunzipSync } from "node:zlib";
 import { TIMELINE_POINTS } from "../../target/index.ts";
-import { BUSINESS_ERRORS_METRIC, CONFIRMED_METRIC_PREFIX } from "../lib/metric-names.ts";
+import {
+  API_FAILED_METRIC,
+  BUSINESS_ERRORS_METRIC,
+  CONFIRMED_METRIC_PREFIX,
+  REQUEST_KIND_TAG,
+  TRANSPORT_ERRORS_METRIC,
+  TRIGGER_NOTE_NAME,
+} from "../lib/metric-names.ts";
 
 /** Periods per run, about (H2H_TIMELINE_POINTS): the record and the plots stay this size however long the run. */
 export { TIMELINE_POINTS };
 
 /** The tags k6's dashboard aggregates per value: per endpoint, per business error code. */
-export const TIMELINE_TAGS = ["name", "codeError"] as const;
+export const TIMELINE_TAGS = ["name", "codeError", "errorCode", REQUEST_KIND_TAG] as const;
 
 /** The dashboard period for a run of this many seconds: whole seconds, at most `points` periods. */
 export function timelinePeriodSeconds(runSeconds: number, points = TIMELINE_POINTS): number {
@@ -183,7 +190,7 @@ export async function readK6Timeline(path: string): Promise<K6Timeline | undefin
 /** What the report plots, per period: bounded by the number of periods. */
 export interface LoadSeries {
   periodMs: number;
-  /** Period ends, ms since the epoch, and their lengths (the last may be shorter). */
+  /** Period ends, ms since the epoch, and their real lengths (a short last one is folded into the one before). */
   timeMs: number[];
   durationMs: number[];
   /** Per endpoint: p95 latency (ms) and requests per second, per period (null: no request then). */
@@ -200,12 +207,35 @@ export interface LoadSeries {
 
 const ENDPOINT_DURATION = /^http_req_duration\{name:([^}]+)\}$/;
 
-export function loadSeriesOf(timeline: K6Timeline): LoadSeries {
+/**
+ * The periods as plotted: a last period shorter than half a period (the few ms between k6's last
+ * snapshot and its stop) is folded into the one before, so that its one or two requests are not
+ * drawn as a rate of a hundred per second. Counts keep adding up to k6's totals.
+ */
+export function plottedPeriods(timeline: K6Timeline): TimelinePeriod[] {
+  const periods = timeline.periods;
+  const last = periods.at(-1);
+  const before = periods.at(-2);
+  if (last === undefined || before === undefined || last.durationMs >= timeline.periodMs / 2) return periods;
+  const metrics: TimelinePeriod["metrics"] = { ...before.metrics };
+  for (const [name, values] of Object.entries(last.metrics)) {
+    if (name === "time" || values.count === undefined) continue;
+    const count = (before.metrics[name]?.count ?? 0) + values.count;
+    metrics[name] = { ...before.metrics[name], count };
+  }
+  return [
+    ...periods.slice(0, -2),
+    { timeMs: last.timeMs, durationMs: before.durationMs + last.durationMs, metrics },
+  ];
+}
+
+export function loadSeriesOf(recorded: K6Timeline): LoadSeries {
+  const timeline = { ...recorded, periods: plottedPeriods(recorded) };
   const endpointNames = new Set<string>();
   for (const period of timeline.periods)
     for (const name of Object.keys(period.metrics)) {
       const match = ENDPOINT_DURATION.exec(name);
-      if (match?.[1]) endpointNames.add(match[1]);
+      if (match?.[1] && match[1] !== TRIGGER_NOTE_NAME) endpointNames.add(match[1]);
     }
   const seconds = (period: TimelinePeriod) => period.durationMs / 1000 || 1;
   const endpoints: LoadSeries["endpoints"] = {};
@@ -228,7 +258,10 @@ export function loadSeriesOf(timeline: K6Timeline): LoadSeries {
     timeMs: timeline.periods.map((p) => p.timeMs),
     durationMs: timeline.periods.map((p) => p.durationMs),
     endpoints,
-    failedShare: timeline.periods.map((p) => p.metrics.http_req_failed?.rate ?? null),
+    // The API's requests only where the record has them apart (the sink's trigger notes left out).
+    failedShare: timeline.periods.map(
+      (p) => (p.metrics[API_FAILED_METRIC] ?? p.metrics.http_req_failed)?.rate ?? null,
+    ),
     businessErrors: timeline.periods.map((p) => p.metrics[BUSINESS_ERRORS_METRIC]?.count ?? 0),
     checksFailedShare: timeline.periods.map((p) => {
       const rate = p.metrics.checks?.rate;
@@ -240,10 +273,18 @@ export function loadSeriesOf(timeline: K6Timeline): LoadSeries {
   };
 }
 
+/** Requests with no answer by k6's error code over the whole run, from the dashboard's per-tag aggregation. */
+export function transportErrorsByCode(timeline: K6Timeline): Record<string, number> {
+  return countsByTag(timeline, `${TRANSPORT_ERRORS_METRIC}{errorCode:`);
+}
+
 /** Business errors by codeError over the whole run, from the dashboard's per-tag aggregation. */
 export function businessErrorsByCode(timeline: K6Timeline): Record<string, number> {
+  return countsByTag(timeline, `${BUSINESS_ERRORS_METRIC}{codeError:`);
+}
+
+function countsByTag(timeline: K6Timeline, prefix: string): Record<string, number> {
   const byCode: Record<string, number> = {};
-  const prefix = `${BUSINESS_ERRORS_METRIC}{codeError:`;
   for (const [name, values] of Object.entries(timeline.cumulative)) {
     if (name.startsWith(prefix) && name.endsWith("}") && values.count !== undefined)
       byCode[name.slice(prefix.length, -1)] = values.count;

@@ -4,9 +4,10 @@
  * capacity, inline SVG plots with data, and a size that does not grow with the run's length.
  */
 import { describe, expect, it } from "vitest";
+import { parseJunit, validateJunit10, xmllintPath } from "../../fixtures/testing/junit-schema.ts";
 import { fixture, report } from "../testing/sample-report.ts";
 import type { K6Timeline } from "./k6-timeline.ts";
-import { type LoadReport, renderLoadHtml, renderLoadJunit } from "./report.ts";
+import { bucketPoints, type LoadReport, renderLoadHtml, renderLoadJunit } from "./report.ts";
 
 const plots = (html: string) =>
   [...html.matchAll(/<svg class="plot" data-plot="([^"]+)" data-points="(\d+)"/g)].map((m) => ({
@@ -74,12 +75,94 @@ describe("load reports", () => {
     );
   });
 
+  it.skipIf(xmllintPath() === undefined)(
+    "write JUnit that validates against Jenkins xunit's junit-10.xsd (skipped: xmllint is not installed)",
+    () => {
+      for (const r of [report("mixed-smoke-shares"), report("mixed-amount-as-string")]) {
+        const verdict = validateJunit10(renderLoadJunit(r));
+        expect(verdict.errors).toBe("");
+        expect(verdict.valid).toBe(true);
+      }
+    },
+  );
+
+  it("write JUnit that junit2json reads, with its counts", async () => {
+    const failed = report("mixed-amount-as-string");
+    const parsed = await parseJunit(renderLoadJunit(failed));
+    const suite = parsed.testsuite?.[0];
+    const cases = suite?.testcase ?? [];
+    expect(suite?.tests).toBe(cases.length);
+    expect(suite?.errors).toBe(0);
+    expect(suite?.failures).toBe(cases.filter((c) => c.failure !== undefined).length);
+    expect(suite?.failures).toBeGreaterThan(0);
+    expect(parsed.failures).toBe(suite?.failures);
+  });
+
+  it("count requests with no answer (a target killed mid-run) as transport errors, out of latency and business errors", () => {
+    const { summary, timeline } = fixture("mixed-smoke-shares");
+    const plain = summary.metrics["http_req_duration{name:createMobileCommerceOrder}"];
+    const killed = structuredClone(summary);
+    // What k6 keeps when refused connections (0 ms each) are among the requests: the plain metric
+    // drags to 0, the expected_response:true submetric holds the answered ones.
+    killed.metrics["http_req_duration{name:createMobileCommerceOrder}"] = {
+      ...(plain as NonNullable<typeof plain>),
+      values: { ...plain?.values, med: 0, "p(95)": 0.4 },
+    };
+    killed.metrics["http_req_duration{name:createMobileCommerceOrder,expected_response:true}"] = {
+      ...(plain as NonNullable<typeof plain>),
+      values: { ...plain?.values, med: 12.5, "p(95)": 30 },
+    };
+    killed.metrics.h2h_transport_errors = {
+      type: "counter",
+      contains: "default",
+      values: { count: 65, rate: 2 },
+    };
+    const r = report("mixed-smoke-shares", { summary: killed, timeline });
+    expect(r.transportErrors.total).toBe(65);
+    expect(r.businessErrors.total).toBe(0);
+    const create = r.endpoints.find((e) => e.endpoint === "createMobileCommerceOrder");
+    expect(create).toMatchObject({ p50: 12.5, p95: 30 });
+    expect(r.endpoints.filter((e) => e.endpoint === "createMobileCommerceOrder")).toHaveLength(1);
+    const junit = renderLoadJunit(r);
+    expect(junit).toMatch(/<testsuite [^>]*errors="1"/);
+    expect(junit).toContain('<error message="65 requests got no answer (refused, reset or timed out)"');
+    expect(renderLoadHtml(r)).toContain("no answer (refused, reset, timed out)</td><td>65 in all");
+  });
+
+  it("say that no order was created when the target took none, never a delivery share of zero orders", () => {
+    const none = report("quasi-ecom-wrong-key");
+    expect(none.delivery.confirmed).toBe(0);
+    expect(none.passed).toBe(false);
+    expect(none.failures).toContainEqual(expect.stringMatching(/^no order was created \(\d+ iterations\)/));
+    for (const text of [renderLoadJunit(none), renderLoadHtml(none)]) {
+      expect(text).not.toMatch(/\b0 of 0 |orders got their final callback/);
+      expect(text).toContain("no order was confirmed, so no callback delivery was measured");
+    }
+  });
+
+  it("draw the sink's callbacks per second over each bucket's real width: a last bucket of 10 ms is no spike", () => {
+    // 2 callbacks/s, then the run's one last callback in the 10 ms before the series was taken.
+    const points = bucketPoints(
+      { startMs: 10_000, bucketMs: 1_000, counts: [2, 2, 1], endMs: 12_010 },
+      10_000,
+    );
+    expect(points).toEqual([
+      [0.5, 2],
+      [1.505, 3 / 1.01],
+    ]);
+    // A last bucket half full or more stands, over its real width.
+    expect(bucketPoints({ startMs: 0, bucketMs: 1_000, counts: [2, 1], endMs: 1_500 }, 0)).toEqual([
+      [0.5, 2],
+      [1.25, 2],
+    ]);
+  });
+
   it("fail when a final callback is missing, saying how many of how many", () => {
     const missing = report("mixed-smoke-shares", { missing: 2 });
     expect(missing.passed).toBe(false);
     expect(missing.delivery.byFinal[0]).toMatchObject({ final: "succeeded", missing: 2 });
     expect(renderLoadJunit(missing)).toMatch(
-      /<failure message="\d+ of \d+ confirmed orders got their final callback within 10s \(\d+\.\d+ %\), 2 never"/,
+      /<failure message="\d+ of \d+ confirmed orders got their final callback within 10s of its trigger \(\d+\.\d+ %\), 2 never"/,
     );
   });
 

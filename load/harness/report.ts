@@ -15,8 +15,11 @@ import {
   failingChecks,
   type K6Summary,
   type K6SummaryCheck,
+  latencyMetrics,
+  ordersCreated,
   type ThresholdResult,
   thresholdsOf,
+  transportErrorCount,
 } from "../lib/summary.ts";
 import type { DeliveryReport } from "./delivery.ts";
 import type { LoadSeries } from "./k6-timeline.ts";
@@ -66,6 +69,8 @@ export interface LoadReport {
   droppedIterations: number;
   iterationDurationMs: { p50: number | null; p95: number | null; p99: number | null };
   businessErrors: { total: number; byCode: Record<string, number> | null };
+  /** Requests that got no answer (refused, reset, timed out), by k6's error code: the transport's faults. */
+  transportErrors: { total: number; byCode: Record<string, number> | null };
   delivery: DeliveryReport;
   deliveryTarget: number;
   stress: (StressOutcome & { line: string }) | undefined;
@@ -84,16 +89,15 @@ export interface LoadReport {
 const value = (summary: K6Summary, metric: string, stat: string): number | null =>
   summary.metrics[metric]?.values[stat] ?? null;
 
+/** Per endpoint, the latency of answered requests with an expected status: failed ones are out. */
 export function endpointsOf(summary: K6Summary): LoadReport["endpoints"] {
-  return Object.keys(summary.metrics)
-    .filter((name) => /^http_req_duration\{name:[^,}]+\}$/.test(name))
-    .map((name) => ({
-      endpoint: name.slice("http_req_duration{name:".length, -1),
-      p50: value(summary, name, "med"),
-      p95: value(summary, name, "p(95)"),
-      p99: value(summary, name, "p(99)"),
-      count: value(summary, name, "count"),
-    }));
+  return latencyMetrics(summary).map(({ endpoint, metric }) => ({
+    endpoint,
+    p50: metric.values.med ?? null,
+    p95: metric.values["p(95)"] ?? null,
+    p99: metric.values["p(99)"] ?? null,
+    count: metric.values.count ?? null,
+  }));
 }
 
 /** A check fails its JUnit case when it failed as often as the checks threshold tolerates no more (1 %). */
@@ -104,6 +108,7 @@ export function buildLoadReport(input: {
   delivery: DeliveryReport;
   deliveryTarget: number;
   businessErrorsByCode: Record<string, number> | null;
+  transportErrorsByCode?: Record<string, number> | null;
   stress: StressOutcome | undefined;
   series: LoadSeries | undefined;
   sinkSeries: LoadReport["sinkSeries"];
@@ -136,7 +141,12 @@ export function buildLoadReport(input: {
     failures.push(`threshold ${t.metric} ${t.rule} was crossed`);
   if (input.stress && input.stress.capacity === null)
     failures.push(capacityLine(input.stress).replace(/^capacity: /, "capacity "));
-  if (delivery.ratio < input.deliveryTarget)
+  const created = ordersCreated(summary);
+  if (delivery.confirmed === 0 && delivery.uncounted === 0)
+    failures.push(
+      `no order was ${created === 0 ? "created" : "confirmed"} (${value(summary, "iterations", "count") ?? 0} iterations): callback delivery was not measured`,
+    );
+  else if (delivery.ratio < input.deliveryTarget)
     failures.push(
       `callback delivery ${(delivery.ratio * 100).toFixed(2)} % is below the target ${(input.deliveryTarget * 100).toFixed(2)} %`,
     );
@@ -159,6 +169,7 @@ export function buildLoadReport(input: {
       p99: value(summary, "iteration_duration", "p(99)"),
     },
     businessErrors: { total: businessErrorCount(summary), byCode: input.businessErrorsByCode },
+    transportErrors: { total: transportErrorCount(summary), byCode: input.transportErrorsByCode ?? null },
     delivery,
     deliveryTarget: input.deliveryTarget,
     stress: input.stress ? { ...input.stress, line: capacityLine(input.stress) } : undefined,
@@ -176,9 +187,21 @@ const ms = (n: number | null | undefined) => (n === null || n === undefined ? "�
 export function renderLoadJunit(report: LoadReport): string {
   const cases: string[] = [];
   let failures = 0;
-  const testcase = (classname: string, name: string, failure: string | undefined, out?: string) => {
+  let errors = 0;
+  const testcase = (
+    classname: string,
+    name: string,
+    failure: string | undefined,
+    out?: string,
+    error?: string,
+  ) => {
     const attrs = `classname="${escapeXml(classname)}" name="${escapeXml(name)}"`;
-    if (failure !== undefined) {
+    if (error !== undefined) {
+      errors += 1;
+      cases.push(
+        `    <testcase ${attrs}>\n      <error message="${escapeXml(error)}" type="${escapeXml(classname)}"/>\n    </testcase>`,
+      );
+    } else if (failure !== undefined) {
       failures += 1;
       cases.push(
         `    <testcase ${attrs}>\n      <failure message="${escapeXml(failure)}" type="${escapeXml(classname)}"/>\n    </testcase>`,
@@ -204,11 +227,21 @@ export function renderLoadJunit(report: LoadReport): string {
       check.fails > 0 ? `${detail}, within the 1 % the checks threshold allows` : undefined,
     );
   }
+  // Requests with no answer are the connection's faults: JUnit errors, not failures of the API.
+  const transport = report.transportErrors.total;
+  testcase(
+    "transport",
+    "every request got an answer",
+    undefined,
+    undefined,
+    transport > 0 ? `${transport} requests got no answer (refused, reset or timed out)` : undefined,
+  );
   const d = report.delivery;
+  const measured = d.confirmed > 0 || d.uncounted > 0;
   testcase(
     "callbacks",
     `callback delivery ratio >= ${report.deliveryTarget}`,
-    d.ratio >= report.deliveryTarget ? undefined : deliverySentence(d),
+    measured && d.ratio >= report.deliveryTarget ? undefined : deliverySentence(d),
     deliverySentence(d),
   );
   for (const f of d.byFinal.filter((f) => f.confirmed > 0 || f.delivered > 0)) {
@@ -222,10 +255,12 @@ export function renderLoadJunit(report: LoadReport): string {
       report.stress.capacity === null ? report.stress.line : undefined,
       report.stress.line,
     );
+  // `errors` is required on <testsuite> by Jenkins xunit's junit-10.xsd.
+  const counts = `tests="${cases.length}" failures="${failures}" errors="${errors}"`;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="h2h-certify load ${escapeXml(report.scenario)}" tests="${cases.length}" failures="${failures}">`,
-    `  <testsuite name="${escapeXml(`${report.script} ${report.scenario}`)}" tests="${cases.length}" failures="${failures}" timestamp="${report.startedAt}">`,
+    `<testsuites name="h2h-certify load ${escapeXml(report.scenario)}" ${counts}>`,
+    `  <testsuite name="${escapeXml(`${report.script} ${report.scenario}`)}" ${counts} timestamp="${report.startedAt}">`,
     ...cases,
     "  </testsuite>",
     "</testsuites>",
@@ -234,8 +269,11 @@ export function renderLoadJunit(report: LoadReport): string {
 }
 
 export function deliverySentence(d: DeliveryReport): string {
+  // A share of no order is no measurement: never "0 of 0 (100 %)".
+  if (d.confirmed === 0 && d.uncounted === 0)
+    return "no order was confirmed, so no callback delivery was measured";
   return (
-    `${d.onTime} of ${d.confirmed} confirmed orders got their final callback within ${fmtSeconds(d.windowMs / 1000)} ` +
+    `${d.onTime} of ${d.confirmed} confirmed orders got their final callback within ${fmtSeconds(d.windowMs / 1000)} of its trigger ` +
     `(${pct(d.ratio)})${d.late > 0 ? `, ${d.late} more later` : ""}${d.missing > 0 ? `, ${d.missing} never` : ""}` +
     (d.uncounted > 0
       ? `; ${d.uncounted} more for orders k6 did not count as confirmed (iterations cut short when k6 stopped)`
@@ -250,12 +288,30 @@ th{background:#eef1f5}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .plot{display:block;margin:8px 0 18px;border:1px solid #e3e6ea;border-radius:4px;background:#fff}.note{color:#555}
 code,pre{font:12px/1.4 ui-monospace,Menlo,Consolas,monospace}pre{background:#f3f4f6;padding:8px;overflow:auto;white-space:pre-wrap;word-break:break-all}`;
 
-/** Seconds since the run's start of each bucket's middle. */
-function bucketPoints(series: TimelineSeries, startMs: number): [number, number | null][] {
-  return series.counts.map((count, i) => [
-    (series.startMs + (i + 0.5) * series.bucketMs - startMs) / 1000,
-    count / (series.bucketMs / 1000),
-  ]);
+/**
+ * Per bucket, the seconds since the run's start of its middle and its count per second of its real
+ * width: the last bucket ends when the series was taken; one shorter than half a bucket is folded
+ * into the one before, so a callback or two in its few ms are not drawn as a spike.
+ */
+export function bucketPoints(series: TimelineSeries, startMs: number): [number, number | null][] {
+  const spans = series.counts.map((count, i) => {
+    const from = series.startMs + i * series.bucketMs;
+    const last = i === series.counts.length - 1 && series.endMs !== undefined;
+    const width = last
+      ? Math.min(series.bucketMs, Math.max(0, (series.endMs as number) - from))
+      : series.bucketMs;
+    return { from, width, count };
+  });
+  const tail = spans.at(-1);
+  const before = spans.at(-2);
+  if (tail && before && tail.width < series.bucketMs / 2) {
+    before.width += tail.width;
+    before.count += tail.count;
+    spans.pop();
+  }
+  return spans
+    .filter((span) => span.width > 0)
+    .map((span) => [(span.from + span.width / 2 - startMs) / 1000, span.count / (span.width / 1000)]);
 }
 
 function plotsOf(report: LoadReport): string {
@@ -429,8 +485,8 @@ export function renderLoadHtml(report: LoadReport): string {
       : '<p class="ok">No check failed.</p>',
   );
   sections.push(
-    `<h2>Callback delivery</h2><p>${escapeHtml(deliverySentence(d))}; target ${pct(report.deliveryTarget)} ${d.ratio >= report.deliveryTarget ? '<span class="ok">✓</span>' : '<span class="bad">✗</span>'}. Order → final callback p50 ${ms(d.latencyMs.p50)}, p95 ${ms(d.latencyMs.p95)}, p99 ${ms(d.latencyMs.p99)}, max ${ms(d.latencyMs.max)}.</p>`,
-    `<table>${head(["final status", "orders confirmed", "on time", "late", "missing", "duplicates", "out of order", "other final status", "latency p50 / p95 / p99"])}${d.byFinal
+    `<h2>Callback delivery</h2><p>${escapeHtml(deliverySentence(d))}; target ${pct(report.deliveryTarget)} ${(d.confirmed > 0 || d.uncounted > 0) && d.ratio >= report.deliveryTarget ? '<span class="ok">✓</span>' : '<span class="bad">✗</span>'}. Trigger → final callback p50 ${ms(d.triggerLatencyMs.p50)}, p95 ${ms(d.triggerLatencyMs.p95)}, p99 ${ms(d.triggerLatencyMs.p99)}, max ${ms(d.triggerLatencyMs.max)}; order → final callback p50 ${ms(d.latencyMs.p50)}, p95 ${ms(d.latencyMs.p95)}, p99 ${ms(d.latencyMs.p99)}, max ${ms(d.latencyMs.max)}.</p>`,
+    `<table>${head(["final status", "orders confirmed", "on time", "late", "missing", "duplicates", "out of order", "other final status", "trigger → callback p50 / p95 / p99", "order → callback p50 / p95 / p99"])}${d.byFinal
       .map((f) =>
         row(
           [
@@ -446,13 +502,14 @@ export function renderLoadHtml(report: LoadReport): string {
                 .map(([k, v]) => `${k} ${v}`)
                 .join(", ") || "–",
             ),
+            `${ms(f.triggerLatencyMs.p50)} / ${ms(f.triggerLatencyMs.p95)} / ${ms(f.triggerLatencyMs.p99)}`,
             `${ms(f.latencyMs.p50)} / ${ms(f.latencyMs.p95)} / ${ms(f.latencyMs.p99)}`,
           ],
-          [false, true, true, true, true, true, true, false, false],
+          [false, true, true, true, true, true, true, false, false, false],
         ),
       )
       .join("")}</table>`,
-    `<p class="note">Late: more than ${fmtSeconds(d.windowMs / 1000)} (the profile's callback timeout) after the order was made. Out of order: an appeal's callback before the failure it appeals. ${d.unmatched} callbacks named no order or status the sink could match; signatures: ${escapeHtml(
+    `<p class="note">Late: more than ${fmtSeconds(d.windowMs / 1000)} (the profile's callback timeout) after its trigger: the confirmation's answer, as k6 told the sink${d.withoutTrigger > 0 ? `; ${d.withoutTrigger} orders whose trigger note never came are judged from their creation` : ""}. Out of order: an appeal's callback before the failure it appeals. ${d.unmatched} callbacks named no order or status the sink could match; signatures: ${escapeHtml(
       Object.entries(d.signatures)
         .map(([k, v]) => `${k} ${v}`)
         .join(", ") || "none",
@@ -477,7 +534,18 @@ export function renderLoadHtml(report: LoadReport): string {
               : ""
         }`,
       ],
-    )}</table>`,
+    )}${row([
+      "no answer (refused, reset, timed out)",
+      `${report.transportErrors.total} in all${
+        report.transportErrors.total > 0 && report.transportErrors.byCode
+          ? `, by k6 error code: ${escapeHtml(
+              Object.entries(report.transportErrors.byCode)
+                .map(([k, v]) => `${k} ${v}`)
+                .join(", "),
+            )}`
+          : ""
+      }: faults of the connection, not answers of the API; out of the latency figures`,
+    ])}</table>`,
   );
   if (d.samples.length > 0)
     sections.push(

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { fileTimeout, TS_NODE_ARGS } from "../../fixtures/testing/index.ts";
+import { startReferenceProvider } from "../../provider/reference/index.ts";
 import { failingChecks, type K6Summary } from "../lib/summary.ts";
 import { dockerAvailable, findLocalK6 } from "./k6-runner.ts";
 import { loadSeriesOf, parseK6Timeline } from "./k6-timeline.ts";
@@ -97,7 +98,7 @@ describe("npm run load", () => {
     });
     expect(exitCode, output).toBe(0);
     // The wait window is the profile's callback timeout; what matters is that every callback came.
-    expect(output).toMatch(/got their final callback within \d+s \(100\.00 %\)/);
+    expect(output).toMatch(/got their final callback within \d+s of its trigger \(100\.00 %\)/);
     const folder = join(reportDir, "load");
     expect(readdirSync(folder).sort()).toEqual(Object.values(LOAD_FILES).sort());
     const report = JSON.parse(readFileSync(join(folder, LOAD_FILES.reportJson), "utf8")) as {
@@ -120,8 +121,34 @@ describe("npm run load", () => {
     for (const [endpoint, values] of Object.entries(series.endpoints)) {
       const total = values.perSecond.reduce((sum, v, i) => sum + (v * (series.durationMs[i] ?? 0)) / 1000, 0);
       expect(Math.round(total), endpoint).toBe(
-        summary.metrics[`http_req_duration{name:${endpoint}}`]?.values.count,
+        // Every request of this smoke was answered: the expected_response submetric counts them all.
+        summary.metrics[`http_req_duration{name:${endpoint},expected_response:true}`]?.values.count,
       );
+    }
+  });
+
+  // callbackMs counts from the request that triggers the callback: a payer's think time is not the provider's.
+  it("times callbacks from their trigger: a 5 s think time passes, a provider 6 s late after confirming fails", async (ctx) => {
+    if (!k6) return ctx.skip(noK6);
+    const thinking = await load(["--scenario", "smoke", "--think", "5", "--duration", "6s"], {
+      H2H_REPORT_DIR: mkdtempSync(join(tmpdir(), "h2h-load-k6-")),
+    });
+    expect(thinking.exitCode, thinking.output).toBe(0);
+    expect(thinking.output).toMatch(/trigger → callback p50 \d+ ms.*; order → callback p50 (\d+) ms/);
+    const orderP50 = Number(/order → callback p50 (\d+) ms/.exec(thinking.output)?.[1]);
+    expect(orderP50).toBeGreaterThan(5_000);
+
+    const late = await startReferenceProvider({ processingDelayMs: 6_000 });
+    try {
+      const run = await load(["--scenario", "smoke", "--think", "0", "--duration", "4s"], {
+        H2H_BASE_URL: late.url,
+        H2H_REPORT_DIR: mkdtempSync(join(tmpdir(), "h2h-load-k6-")),
+      });
+      expect(run.exitCode, run.output).toBe(1);
+      expect(run.output).toMatch(/succeeded: 0 of \d+ on time, \d+ late, 0 missing/);
+      expect(Number(/trigger → callback p50 (\d+) ms/.exec(run.output)?.[1])).toBeGreaterThanOrEqual(6_000);
+    } finally {
+      await late.stop();
     }
   });
 

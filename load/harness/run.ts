@@ -18,6 +18,7 @@ import {
   SETTINGS,
   type SettingKey,
   type SettingSpec,
+  SettingsError,
   shortSecretWarnings,
   type TargetContainerRecord,
   targetSettingsOf,
@@ -28,7 +29,7 @@ import { parseLoadConfig } from "../lib/config.ts";
 import { describeScenario, durationSeconds, operationsOf, stressSteps } from "../lib/scenarios.ts";
 import { confirmedByFinal, failingCheckLines, type K6Summary } from "../lib/summary.ts";
 import { buildLoadBundles, bundledProfileOf } from "./build.ts";
-import { analyseDelivery } from "./delivery.ts";
+import { analyseDelivery, type DeliveryReport } from "./delivery.ts";
 import { type K6Runner, locateK6, runK6 } from "./k6-runner.ts";
 import {
   businessErrorsByCode,
@@ -38,6 +39,7 @@ import {
   TIMELINE_TAGS,
   TimelineFormatError,
   timelinePeriodSeconds,
+  transportErrorsByCode,
 } from "./k6-timeline.ts";
 import { k6TlsEnv, prepareK6Tls } from "./k6-tls.ts";
 import {
@@ -47,6 +49,7 @@ import {
   renderLoadHtml,
   renderLoadJunit,
 } from "./report.ts";
+import { deliveryFromSink } from "./sink-delivery.ts";
 
 export const LOAD_SCRIPTS = ["mixed", "mobile-commerce", "quasi-ecom"] as const;
 
@@ -93,6 +96,71 @@ export async function folderBytes(dir: string): Promise<number> {
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 
+/**
+ * `npm run load -- --delivery-from-sink URL --run-id ID`: no k6; the delivery and latency of a run
+ * that other k6 processes drove, from the one sink they all called back to.
+ */
+export async function runSinkDelivery(
+  run: RunSettings,
+  print: (line: string) => void = console.log,
+): Promise<{ passed: boolean }> {
+  const initial = targetSettingsOf(run);
+  const profile = await readProfile(initial.profilePath, new Set(CHECK_REGISTRY.keys()));
+  const callbackUrl = run.deliveryFromSink as string;
+  if (run.runId === undefined)
+    throw new SettingsError(
+      "--delivery-from-sink needs the run to count: give --run-id (or H2H_RUN_ID), the H2H_RUN_ID the k6 runs used",
+    );
+  const result = await deliveryFromSink({
+    callbackUrl,
+    runId: run.runId,
+    windowMs: profile.timeouts.callbackMs,
+    deliveryTarget: profile.loadDeliveryTarget,
+    reportDir: run.reportDir,
+  });
+  const delivery = result.delivery;
+  printDelivery(delivery, print);
+  const failure =
+    delivery.confirmed === 0
+      ? `the sink holds no trigger note of run ${run.runId}: no order was confirmed with H2H_CALLBACK_URL at this sink`
+      : result.passed
+        ? undefined
+        : `callback delivery ${(delivery.ratio * 100).toFixed(2)} % is below the target ${(profile.loadDeliveryTarget * 100).toFixed(2)} %`;
+  if (failure) print(`  ✗ ${failure}`);
+  print(
+    `load: delivery of run ${run.runId} ${result.passed ? "PASSED" : "FAILED"}; written to ${result.file}`,
+  );
+  return { passed: result.passed };
+}
+
+/** The console's delivery lines: the sentence, both latencies, and each final status. */
+function printDelivery(delivery: DeliveryReport, print: (line: string) => void): void {
+  const percentiles = (l: typeof delivery.latencyMs) =>
+    `p50 ${l.p50 ?? "–"} ms, p95 ${l.p95 ?? "–"} ms, p99 ${l.p99 ?? "–"} ms`;
+  if (delivery.confirmed === 0 && delivery.uncounted === 0) {
+    print(`callbacks: ${deliverySentence(delivery)}`);
+    return;
+  }
+  print(
+    `callbacks: ${deliverySentence(delivery)}; trigger → callback ${percentiles(delivery.triggerLatencyMs)}; ` +
+      `order → callback ${percentiles(delivery.latencyMs)}` +
+      (delivery.withoutTrigger > 0
+        ? `; ${delivery.withoutTrigger} judged from the order (their trigger note never reached the sink)`
+        : ""),
+  );
+  for (const f of delivery.byFinal.filter((f) => f.confirmed > 0 || f.delivered > 0)) {
+    print(
+      `  ${f.final}: ${f.delivered - f.late} of ${f.confirmed} on time, ${f.late} late, ${f.missing} missing, ` +
+        `${f.duplicates} duplicates, ${f.outOfOrder} out of order` +
+        (Object.keys(f.otherFinal).length > 0
+          ? `, other final status: ${Object.entries(f.otherFinal)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(", ")}`
+          : ""),
+    );
+  }
+}
+
 export async function runLoad(
   options: LoadOptions,
   print: (line: string) => void = console.log,
@@ -110,7 +178,9 @@ export async function runLoad(
   // The TLS files checked before anything starts (exit 64 naming the variable).
   const tlsMaterial = readTlsSettings(settings);
   const startedAt = new Date();
-  const runId = `load-${startedAt.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "")}-${randomBytes(3).toString("hex")}`;
+  const runId =
+    run.runId ??
+    `load-${startedAt.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "")}-${randomBytes(3).toString("hex")}`;
   const kinds = KINDS[options.script];
   const windowMs = profile.timeouts.callbackMs;
 
@@ -129,7 +199,7 @@ export async function runLoad(
     };
     // The script's settings given as flags; the script's own defaults stand for the rest.
     for (const [key, spec] of Object.entries(SETTINGS) as [SettingKey, SettingSpec][])
-      if (spec.parsedBy === "k6 scripts" && run.sources[key] === "flag")
+      if (spec.parsedBy === "k6 scripts" && run.sources[key] === "flag" && key !== "runId")
         scriptEnv[spec.variable] = String(run[key]);
     // The TLS folder k6 gets (CA bundle for SSL_CERT_FILE, client certificate and key).
     const tls = await prepareK6Tls(tlsMaterial, join(workDir, "tls"));
@@ -242,6 +312,7 @@ export async function runLoad(
       delivery,
       deliveryTarget: profile.loadDeliveryTarget,
       businessErrorsByCode: timeline ? businessErrorsByCode(timeline) : null,
+      transportErrorsByCode: timeline ? transportErrorsByCode(timeline) : null,
       stress,
       series: timeline ? loadSeriesOf(timeline) : undefined,
       sinkSeries: { delivered: runTally.deliveredTimeline, intake: runTally.intakeTimeline },
@@ -293,25 +364,16 @@ export async function runLoad(
     if (stress) print(capacityLine(stress));
     const failing = failingCheckLines(summary);
     if (failing.length > 0) print(["failing checks:", ...failing].join("\n"));
-    print(
-      `callbacks: ${deliverySentence(delivery)}; order → callback p50 ${delivery.latencyMs.p50 ?? "–"} ms, ` +
-        `p95 ${delivery.latencyMs.p95 ?? "–"} ms, p99 ${delivery.latencyMs.p99 ?? "–"} ms`,
-    );
-    for (const f of delivery.byFinal.filter((f) => f.confirmed > 0 || f.delivered > 0)) {
-      print(
-        `  ${f.final}: ${f.delivered - f.late} of ${f.confirmed} on time, ${f.late} late, ${f.missing} missing, ` +
-          `${f.duplicates} duplicates, ${f.outOfOrder} out of order` +
-          (Object.keys(f.otherFinal).length > 0
-            ? `, other final status: ${Object.entries(f.otherFinal)
-                .map(([k, v]) => `${k} ${v}`)
-                .join(", ")}`
-            : ""),
-      );
-    }
+    printDelivery(delivery, print);
     print(
       `sink: took ${delivery.sink.callbacks} callbacks, peak ${delivery.sink.peakPerSecond}/s, answered in p99 ` +
         `${delivery.sink.answerMs.p99?.toFixed(2) ?? "–"} ms (max ${delivery.sink.answerMs.max?.toFixed(2) ?? "–"} ms)`,
     );
+    if (report.transportErrors.total > 0)
+      print(
+        `load: ${report.transportErrors.total} requests got no answer (refused, reset or timed out): faults of the connection, ` +
+          `counted apart from the ${report.businessErrors.total} business errors and left out of the latency figures`,
+      );
     const reportBytes = await folderBytes(reportDir);
     const dashboardBytes = await stat(files.dashboard as string).then(
       (s) => s.size,

@@ -5,7 +5,8 @@
  * k6-safe: no Node.js API.
  */
 import type { OperationName } from "../../contract/names.ts";
-import { STEP_TAG, type StressStep } from "./scenarios.ts";
+import { REQUEST_KIND_TAG } from "./metric-names.ts";
+import { latencyMetric, STEP_TAG, type StressStep } from "./scenarios.ts";
 import type { K6Summary } from "./summary-data.ts";
 
 export interface StepVerdict {
@@ -54,12 +55,16 @@ export function stressOutcome(
     const p95Ms: Partial<Record<OperationName, number>> = {};
     const broke: string[] = [];
     for (const operation of rules.operations) {
-      const p95 = value(`http_req_duration{name:${operation},${tag}}`, "p(95)");
+      const p95 =
+        value(latencyMetric(operation, tag), "p(95)") ??
+        value(`http_req_duration{name:${operation},${tag}}`, "p(95)");
       if (p95 === null) continue;
       p95Ms[operation] = p95;
       if (!(p95 < rules.p95Ms)) broke.push(`${operation} p95 ${p95.toFixed(1)} ms ≥ ${rules.p95Ms} ms`);
     }
-    const failedRate = value(`http_req_failed{${tag}}`, "rate");
+    const failedRate =
+      value(`http_req_failed{${tag},${REQUEST_KIND_TAG}:api}`, "rate") ??
+      value(`http_req_failed{${tag}}`, "rate");
     if (failedRate !== null && !(failedRate < 0.01))
       broke.push(`failed requests ${(failedRate * 100).toFixed(2)} % ≥ 1 %`);
     const checksRate = value(`checks{${tag}}`, "rate");

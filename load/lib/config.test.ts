@@ -124,10 +124,12 @@ describe("load scenarios", () => {
     expect(stress.stages.map((s) => s.target)).toEqual(steps.flatMap((s) => [s.rate, s.rate]));
     expect(stress.stages.reduce((sum, s) => sum + durationSeconds(s.duration), 0)).toBe(120);
     const thresholds = buildOptions(config("stress"), ["quasi_ecom"]).thresholds as Record<string, unknown[]>;
-    expect(thresholds["http_req_duration{name:createQuasiEcomOrder,step:3}"]).toEqual([
+    expect(thresholds["http_req_duration{name:createQuasiEcomOrder,step:3,expected_response:true}"]).toEqual([
       { threshold: "p(95)<500", abortOnFail: true },
     ]);
-    expect(thresholds["http_req_failed{step:3}"]).toEqual([{ threshold: "rate<0.01", abortOnFail: true }]);
+    expect(thresholds["http_req_failed{step:3,h2h_request:api}"]).toEqual([
+      { threshold: "rate<0.01", abortOnFail: true },
+    ]);
     expect(thresholds["checks{step:3}"]).toEqual(["rate>=0"]);
     expect(isBookkeeping("rate>=0") && isBookkeeping("count >= 0") && !isBookkeeping("rate>0.99")).toBe(true);
     // Short runs still get three steps.
@@ -159,10 +161,10 @@ describe("load scenarios", () => {
   it("sets thresholds per endpoint on the name tag, only for the endpoints the script uses", () => {
     const options = buildOptions(config("load", { H2H_P95_MS: "250" }), ["quasi_ecom"]);
     expect(options.thresholds).toEqual({
-      http_req_failed: ["rate<0.01"],
+      "http_req_failed{h2h_request:api}": ["rate<0.01"],
       checks: ["rate>0.99"],
-      "http_req_duration{name:createQuasiEcomOrder}": ["p(95)<250"],
-      "http_req_duration{name:confirmQuasiEcomOrder}": ["p(95)<250"],
+      "http_req_duration{name:createQuasiEcomOrder,expected_response:true}": ["p(95)<250"],
+      "http_req_duration{name:confirmQuasiEcomOrder,expected_response:true}": ["p(95)<250"],
     });
   });
 

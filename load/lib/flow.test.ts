@@ -64,12 +64,23 @@ interface Recorded {
   checks: Record<string, boolean>[];
   confirmed: ConfirmedStatus[];
   errors: { codeError: string; operation: OperationName }[];
+  transportErrors: { errorCode: string; operation: OperationName }[];
+  notes: string[];
   warnings: string[];
   sleeps: number[];
 }
 
 function runtime(fault: string, randoms: number[] = []): { runtime: FlowRuntime; recorded: Recorded } {
-  const recorded: Recorded = { posts: [], checks: [], confirmed: [], errors: [], warnings: [], sleeps: [] };
+  const recorded: Recorded = {
+    posts: [],
+    checks: [],
+    confirmed: [],
+    errors: [],
+    transportErrors: [],
+    notes: [],
+    warnings: [],
+    sleeps: [],
+  };
   let clock = 1_700_000_000_000;
   const post = target(fault);
   return {
@@ -84,7 +95,9 @@ function runtime(fault: string, randoms: number[] = []): { runtime: FlowRuntime;
       random: () => randoms.shift() ?? 0.99,
       sleep: (seconds) => recorded.sleeps.push(seconds),
       businessError: (codeError, operation) => recorded.errors.push({ codeError, operation }),
+      transportError: (errorCode, operation) => recorded.transportErrors.push({ errorCode, operation }),
       orderConfirmed: (final) => recorded.confirmed.push(final),
+      noteTrigger: (url) => recorded.notes.push(url),
       warn: (message) => recorded.warnings.push(message),
       vuId: () => 7,
     },
@@ -130,9 +143,26 @@ describe("load flow", () => {
     );
     expect(JSON.parse(confirm?.body ?? "")).toEqual({ code: "2222" });
     expect(recorded.confirmed).toEqual(["failed_by_terminal"]);
+    // Then the sink is told when the confirmation was answered: callbackMs counts from there.
+    expect(recorded.notes).toEqual([
+      `http://127.0.0.1:9/callbacks/tok/run/run-1/at/1700000000005/expect/failed_by_terminal/order/${outcome.orderId}/triggered/1700000000010`,
+    ]);
     // The next order of the VU gets the next id.
     flow("mobile_commerce");
     expect(JSON.parse(recorded.posts[2]?.body ?? "").merchantOrderID).toBe("run-1-mc-7-1");
+  });
+
+  it("counts a request that got no answer (a refused connection) as a transport error, never a business error", () => {
+    const { runtime: rt, recorded } = runtime("");
+    // k6's answer to a refused connection: status 0, no body, error_code 1212.
+    rt.post = (url, body, params) => {
+      recorded.posts.push({ url, body, params });
+      return { status: 0, body: null, json: () => undefined, error_code: 1212 };
+    };
+    const outcome = createOrderFlow(config(), JSON.stringify(digest), rt)("mobile_commerce");
+    expect(outcome.created).toBe(false);
+    expect(recorded.transportErrors).toEqual([{ errorCode: "1212", operation: "createMobileCommerceOrder" }]);
+    expect(recorded.errors).toEqual([]);
   });
 
   it("records two named checks per answer, all passing on the reference provider's answers", () => {

@@ -28,6 +28,7 @@ import {
   checkSuccessEnvelope,
   type FieldRule,
 } from "./contract-digest.ts";
+import { REQUEST_KIND_TAG } from "./metric-names.ts";
 import {
   type AnswerRules,
   type BasicVerdict,
@@ -43,12 +44,15 @@ export interface HttpAnswer {
   body: string | null;
   /** The values a GJSON selector picks out of the body (k6 `response.json(selector)`); undefined when the body is not JSON. */
   json(selector: string): unknown;
+  /** k6's error code when no answer came (1211 dial timeout, 1212 connection refused, 1050 timeout, ...). */
+  error_code?: number;
 }
 
 /** What k6's http.post takes as its third argument; built once per operation. */
 export interface RequestParams {
   headers: Record<string, string>;
-  tags: { name: OperationName };
+  /** `h2h_request: "api"` sets the API's requests apart from the sink notes for the thresholds. */
+  tags: { name: OperationName; [REQUEST_KIND_TAG]?: "api" };
   /** ms */
   timeout: number;
 }
@@ -64,7 +68,14 @@ export interface FlowRuntime {
   /** Pauses the VU (k6 `sleep`), seconds. */
   sleep(seconds: number): void;
   businessError(codeError: string, operation: OperationName): void;
+  /** A request that got no answer at all (refused, reset, timed out): a fault of the transport, not of the API. */
+  transportError(errorCode: string, operation: OperationName): void;
   orderConfirmed(expectedFinal: ConfirmedStatus): void;
+  /**
+   * Tells the sink when an order's callback was triggered (a POST to `url`, no body, answer
+   * ignored): the callback timeout counts from the trigger, and only k6 knows that moment.
+   */
+  noteTrigger(url: string): void;
   /** A line on k6's log (console.warn). */
   warn(message: string): void;
   /** The VU's id, unique in the test (across k6 instances too); asked once per VU. */
@@ -165,7 +176,11 @@ function prepareKind(kind: OrderKind, config: LoadConfig, digest: ContractDigest
     return {
       operation: name,
       fieldRules: undefined,
-      params: { headers, tags: { name }, timeout: config.profile.requestTimeoutMs },
+      params: {
+        headers,
+        tags: { name, [REQUEST_KIND_TAG]: "api" },
+        timeout: config.profile.requestTimeoutMs,
+      },
       rules: compileAnswerRules(digest.responses[name]),
       expectedStatus: config.profile.expectedStatus[name],
       names,
@@ -288,12 +303,10 @@ export function createOrderFlow(config: LoadConfig, digestJson: string, runtime:
     results[operation.names.success] = verdict.envelope && verdict.status;
     if (withFields) results[operation.names.fields] = fields;
     runtime.check(results);
-    if (!verdict.envelope) {
-      runtime.businessError(
-        codeErrorOf(answer) ?? (answer.status === 0 ? "no_answer" : `http_${answer.status}`),
-        operation.operation,
-      );
-    }
+    // No answer (status 0) is the transport's fault, counted apart from the API's error answers.
+    if (answer.status === 0) runtime.transportError(String(answer.error_code ?? 0), operation.operation);
+    else if (!verdict.envelope)
+      runtime.businessError(codeErrorOf(answer) ?? `http_${answer.status}`, operation.operation);
     return verdict.envelope;
   }
 
@@ -324,9 +337,21 @@ export function createOrderFlow(config: LoadConfig, digestJson: string, runtime:
     if (config.thinkSeconds > 0) runtime.sleep(config.thinkSeconds);
     const confirmUrl = flow.confirmUrl[0] + encodeURIComponent(orderId) + flow.confirmUrl[1];
     const confirmed = runtime.post(confirmUrl, confirmBody(expectedFinal), flow.confirm.params);
+    // The latest moment the confirmation can have taken effect, as certify counts callbackMs from.
+    const triggeredAtMs = runtime.now();
     if (!checkAnswer(flow.confirm, confirmed)) return outcome;
     outcome.confirmed = true;
     runtime.orderConfirmed(expectedFinal);
+    if (config.callbackUrl !== undefined)
+      runtime.noteTrigger(
+        callbackUrlWith(config.callbackUrl, {
+          runId: config.runId,
+          sentAtMs: startedAt,
+          expectedStatus: expectedFinal,
+          orderId,
+          triggeredAtMs,
+        }),
+      );
     return outcome;
   };
 }

@@ -8,6 +8,8 @@
  *                                 them in the summary without submetrics)
  *   h2h_business_errors           counter of answers that were not a success, tagged codeError and
  *                                 name; a sample only when an answer fails
+ *   h2h_transport_errors          counter of requests that got no answer (refused, reset, timed
+ *                                 out), tagged errorCode (k6's) and name
  */
 import { type Checkers, check, sleep } from "k6";
 import exec from "k6/execution";
@@ -16,7 +18,13 @@ import { Counter } from "k6/metrics";
 import { CONFIRMED_STATUSES, type ConfirmedStatus } from "../../contract/names.ts";
 import type { LoadConfig } from "./config.ts";
 import type { FlowRuntime, HttpAnswer, RequestParams } from "./flow.ts";
-import { BUSINESS_ERRORS_METRIC, CONFIRMED_METRIC_PREFIX } from "./metric-names.ts";
+import {
+  BUSINESS_ERRORS_METRIC,
+  CONFIRMED_METRIC_PREFIX,
+  REQUEST_KIND_TAG,
+  TRANSPORT_ERRORS_METRIC,
+  TRIGGER_NOTE_NAME,
+} from "./metric-names.ts";
 import { STEP_TAG, settledStepAt, stressSteps } from "./scenarios.ts";
 
 /** k6's console (its log); @types/k6 leaves it undeclared. */
@@ -26,6 +34,14 @@ const confirmed = Object.fromEntries(
   CONFIRMED_STATUSES.map((final) => [final, new Counter(`${CONFIRMED_METRIC_PREFIX}${final}`)]),
 ) as Record<ConfirmedStatus, Counter>;
 const businessErrors = new Counter(BUSINESS_ERRORS_METRIC);
+const transportErrors = new Counter(TRANSPORT_ERRORS_METRIC);
+
+/** A trigger note: no body, its answer unread, tagged apart from the API's requests. */
+const NOTE_PARAMS = {
+  tags: { name: TRIGGER_NOTE_NAME, [REQUEST_KIND_TAG]: "note" },
+  responseType: "none",
+  timeout: 10_000,
+} as const;
 
 export const k6Runtime: FlowRuntime = {
   // k6's own functions, not wrapped: one interpreted call less per request. Its Response is the
@@ -40,7 +56,11 @@ export const k6Runtime: FlowRuntime = {
   random: Math.random,
   sleep,
   businessError: (codeError, operation) => businessErrors.add(1, { codeError, name: operation }),
+  transportError: (errorCode, operation) => transportErrors.add(1, { errorCode, name: operation }),
   orderConfirmed: (final) => confirmed[final].add(1),
+  noteTrigger: (url) => {
+    http.post(url, null, NOTE_PARAMS);
+  },
   warn: (message) => console.warn(message),
   vuId: () => exec.vu.idInTest,
 };

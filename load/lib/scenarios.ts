@@ -15,6 +15,7 @@
 import type { Options, Scenario } from "k6/options";
 import { OPERATIONS_BY_KIND, type OperationName, type OrderKind } from "../../contract/names.ts";
 import type { LoadConfig } from "./config.ts";
+import { API_FAILED_METRIC, REQUEST_KIND_TAG } from "./metric-names.ts";
 
 /** The operations flows of these kinds call: each kind's create and confirm. */
 export function operationsOf(kinds: readonly OrderKind[]): OperationName[] {
@@ -162,19 +163,31 @@ export function isBookkeeping(rule: string): boolean {
 
 type Thresholds = NonNullable<Options["thresholds"]>;
 
+/**
+ * An endpoint's latency metric: answered requests with an expected status only (k6's
+ * expected_response), so a refused connection's 0 ms never counts as a fast answer.
+ */
+export function latencyMetric(operation: string, stepTag?: string): string {
+  return `http_req_duration{name:${operation},${stepTag ? `${stepTag},` : ""}expected_response:true}`;
+}
+
+/** The endpoint a latency metric's name is of (this harness's or an older one without expected_response). */
+export function endpointOfLatencyMetric(metric: string): string | undefined {
+  return /^http_req_duration\{name:([^,}]+)(?:,expected_response:true)?\}$/.exec(metric)?.[1];
+}
+
 function stressThresholds(config: LoadConfig, kinds: readonly OrderKind[]): Thresholds {
   const thresholds: Thresholds = {};
   // k6 stops the run at the first step whose latency or failure rate breaks (abortOnFail); a
   // step's submetric is empty, and so not evaluated, until its settled window starts.
   const abort = (rule: string) => [{ threshold: rule, abortOnFail: true }];
   // Each endpoint over the whole run, for the summary's latency table (judged per step below).
-  for (const operation of operationsOf(kinds))
-    thresholds[`http_req_duration{name:${operation}}`] = ["max>=0"];
+  for (const operation of operationsOf(kinds)) thresholds[latencyMetric(operation)] = ["max>=0"];
   for (const step of stressSteps(config)) {
     const tag = `${STEP_TAG}:${step.index}`;
     for (const operation of operationsOf(kinds))
-      thresholds[`http_req_duration{name:${operation},${tag}}`] = abort(`p(95)<${config.p95Ms}`);
-    thresholds[`http_req_failed{${tag}}`] = abort("rate<0.01");
+      thresholds[latencyMetric(operation, tag)] = abort(`p(95)<${config.p95Ms}`);
+    thresholds[`http_req_failed{${tag},${REQUEST_KIND_TAG}:api}`] = abort("rate<0.01");
     thresholds[`checks{${tag}}`] = ["rate>=0"];
     thresholds[`iterations{${tag}}`] = ["count>=0"];
   }
@@ -211,9 +224,9 @@ export function buildOptions(
   let thresholds: Thresholds;
   if (config.scenario === "stress") thresholds = stressThresholds(config, kinds);
   else {
-    thresholds = { http_req_failed: ["rate<0.01"], checks: ["rate>0.99"] };
+    thresholds = { [API_FAILED_METRIC]: ["rate<0.01"], checks: ["rate>0.99"] };
     for (const operation of operationsOf(kinds))
-      thresholds[`http_req_duration{name:${operation}}`] = [`p(95)<${config.p95Ms}`];
+      thresholds[latencyMetric(operation)] = [`p(95)<${config.p95Ms}`];
   }
   return {
     scenarios: { [config.scenario]: buildScenario(config) },

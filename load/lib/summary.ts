@@ -8,9 +8,9 @@
 import { CONFIRMED_STATUSES, type ConfirmedStatus, ORDER_KINDS } from "../../contract/names.ts";
 import { capacityLine, stressOutcome } from "./capacity.ts";
 import type { LoadConfig } from "./config.ts";
-import { BUSINESS_ERRORS_METRIC, CONFIRMED_METRIC_PREFIX } from "./metric-names.ts";
-import { isBookkeeping, operationsOf, STEP_TAG, stressSteps } from "./scenarios.ts";
-import type { K6Summary, K6SummaryCheck, K6SummaryGroup } from "./summary-data.ts";
+import { BUSINESS_ERRORS_METRIC, CONFIRMED_METRIC_PREFIX, TRANSPORT_ERRORS_METRIC } from "./metric-names.ts";
+import { endpointOfLatencyMetric, isBookkeeping, operationsOf, STEP_TAG, stressSteps } from "./scenarios.ts";
+import type { K6Summary, K6SummaryCheck, K6SummaryGroup, K6SummaryMetric } from "./summary-data.ts";
 
 export type { K6Summary, K6SummaryCheck, K6SummaryGroup, K6SummaryMetric } from "./summary-data.ts";
 
@@ -63,6 +63,33 @@ export function businessErrorCount(summary: K6Summary): number {
   return summary.metrics[BUSINESS_ERRORS_METRIC]?.values.count ?? 0;
 }
 
+/** Orders the target created: successful answers to the create operations (their success checks' passes). */
+export function ordersCreated(summary: K6Summary): number {
+  return checksOf(summary)
+    .filter((check) => /^create\w*Order: success with the expected status$/.test(check.name))
+    .reduce((sum, check) => sum + check.passes, 0);
+}
+
+/** Requests that got no answer at all: the transport's faults, apart from the API's error answers. */
+export function transportErrorCount(summary: K6Summary): number {
+  return summary.metrics[TRANSPORT_ERRORS_METRIC]?.values.count ?? 0;
+}
+
+/**
+ * Each endpoint's latency metric in the summary: over answered requests with an expected status
+ * (`expected_response:true`) where k6 kept it, else (a summary of an older run) over all.
+ */
+export function latencyMetrics(summary: K6Summary): { endpoint: string; metric: K6SummaryMetric }[] {
+  const found = new Map<string, { name: string; metric: K6SummaryMetric }>();
+  for (const [name, metric] of Object.entries(summary.metrics)) {
+    const endpoint = endpointOfLatencyMetric(name);
+    if (endpoint === undefined) continue;
+    const known = found.get(endpoint);
+    if (known === undefined || name.includes("expected_response")) found.set(endpoint, { name, metric });
+  }
+  return [...found].map(([endpoint, { metric }]) => ({ endpoint, metric }));
+}
+
 const fmt = (n: number | undefined, digits = 1) => (n === undefined ? "-" : n.toFixed(digits));
 
 export function failingCheckLines(summary: K6Summary): string[] {
@@ -84,13 +111,9 @@ export function textSummary(summary: K6Summary, config?: LoadConfig): string {
     );
   const failing = failingCheckLines(summary);
   if (failing.length > 0) lines.push("failing checks:", ...failing);
-  const endpoints = Object.entries(summary.metrics).filter(([name]) =>
-    /^http_req_duration\{name:[^,}]+\}$/.test(name),
-  );
-  for (const [name, metric] of endpoints) {
+  for (const { endpoint, metric } of latencyMetrics(summary)) {
     // k6 keeps a threshold's submetric even when nothing was sent: no line for an endpoint never reached.
     if ((metric.values.count ?? 0) === 0) continue;
-    const endpoint = name.slice("http_req_duration{name:".length, -1);
     lines.push(
       `  ${endpoint}: p50 ${fmt(metric.values.med)} ms, p95 ${fmt(metric.values["p(95)"])} ms, p99 ${fmt(metric.values["p(99)"])} ms`,
     );
@@ -99,7 +122,8 @@ export function textSummary(summary: K6Summary, config?: LoadConfig): string {
   const dropped = summary.metrics.dropped_iterations?.values.count ?? 0;
   const confirmed = Object.values(confirmedByFinal(summary)).reduce((a, b) => a + b, 0);
   lines.push(
-    `iterations ${iterations}, dropped ${dropped}, orders confirmed ${confirmed}, business errors ${businessErrorCount(summary)}`,
+    `iterations ${iterations}, dropped ${dropped}, orders confirmed ${confirmed}, business errors ${businessErrorCount(summary)}, ` +
+      `no answer (refused, reset, timed out) ${transportErrorCount(summary)}`,
   );
   if (config?.scenario === "stress") {
     const outcome = stressOutcome(summary, stressSteps(config), {

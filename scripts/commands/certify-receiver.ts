@@ -1,8 +1,13 @@
 /** `npm run certify:receiver`: certifies a merchant's webhook receiver against the provider's callbacks. */
+
+import { join } from "node:path";
 import { EXIT_OF_VERDICT, printListedChecks, runReceiverCertification } from "../../certify/index.ts";
 import { MAX_DEADLINE_MS } from "../../contract/index.ts";
 import { commandSettings, defineCommand, EXIT, settingOption, UsageError } from "../cli.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
+
+/** The receiver's reports without H2H_REPORT_DIR: `reports/receiver/`. */
+export const RECEIVER_REPORT_SUBDIR = "receiver";
 
 export const certifyReceiver = defineCommand({
   name: "certify:receiver",
@@ -44,7 +49,12 @@ export const certifyReceiver = defineCommand({
   },
   knownErrors: [...BAD_SETTINGS, [Error, EXIT.notJudged]],
   async run(options) {
-    const settings = commandSettings("receiver", { receiverUrl: options["receiver-url"] });
+    const given = commandSettings("receiver", { receiverUrl: options["receiver-url"] });
+    // By default in a folder of its own: the provider's certification writes the same file names.
+    const settings =
+      given.sources.reportDir === "default"
+        ? { ...given, reportDir: join(given.reportDir, RECEIVER_REPORT_SUBDIR) }
+        : given;
     if (options["list-checks"]) {
       await printListedChecks({
         settings,

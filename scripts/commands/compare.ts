@@ -1,4 +1,6 @@
 /** `npm run compare`: what changed between certification runs, by their JSON reports. */
+
+import { resolve } from "node:path";
 import {
   byStart,
   compareRuns,
@@ -7,6 +9,7 @@ import {
   renderComparisonMarkdown,
   renderComparisonText,
 } from "../../certify/index.ts";
+import { userDirectory } from "../../target/index.ts";
 import { defineCommand, EXIT, UsageError } from "../cli.ts";
 
 export const compare = defineCommand({
@@ -39,7 +42,9 @@ export const compare = defineCommand({
     const { last } = options;
     if (last !== undefined && (!Number.isInteger(last) || last < 2))
       throw new UsageError(`--last ${last}: must be a whole number of runs, 2 or more`);
-    const runs = byStart(await Promise.all(reports.map((path) => readRunResults(path))));
+    // Relative paths from the user's directory, as H2H_PROFILE's: npm run changes into the package root.
+    const cwd = userDirectory(process.env);
+    const runs = byStart(await Promise.all(reports.map((path) => readRunResults(resolve(cwd, path)))));
     const comparison = compareRuns(last === undefined ? runs : runs.slice(-last));
 
     const format = options.format ?? "text";

@@ -1,6 +1,13 @@
 /** `npm run load`: a k6 load scenario against the target, with thresholds, latency and callback delivery. */
 
-import { LOAD_SCRIPTS, LoadConfigError, NoK6Error, runLoad, SCENARIOS } from "../../load/index.ts";
+import {
+  LOAD_SCRIPTS,
+  LoadConfigError,
+  NoK6Error,
+  runLoad,
+  runSinkDelivery,
+  SCENARIOS,
+} from "../../load/index.ts";
 import { SETTINGS, type SettingSpec } from "../../target/index.ts";
 import { commandSettings, defineCommand, EXIT, settingOption, UsageError } from "../cli.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
@@ -52,6 +59,8 @@ export const load = defineCommand({
       description: "share of orders failed then won on appeal (default: 0)",
     },
     p95: { type: "number", value: "MS", description: "p95 latency threshold per endpoint (default: 500)" },
+    "run-id": settingOption("runId", "ID"),
+    "delivery-from-sink": settingOption("deliveryFromSink", "URL"),
     "field-check-every": {
       type: "number",
       value: "N",
@@ -63,7 +72,7 @@ export const load = defineCommand({
   environment: ["K6_BIN  the k6 binary (default: k6 on PATH, else Docker)"],
   exitCodes: {
     [EXIT.ok]: "every threshold and the delivery target met (stress: its first step held)",
-    [EXIT.failed]: "a threshold or the delivery target missed",
+    [EXIT.failed]: "a threshold or the delivery target missed (--delivery-from-sink: the delivery target)",
     [EXIT.missingTool]: "no k6 to run with (nothing written)",
     ...BAD_SETTINGS_EXIT,
   },
@@ -83,7 +92,12 @@ export const load = defineCommand({
         appealShare: options["appeal-share"],
         p95Ms: options.p95,
         fieldCheckEvery: options["field-check-every"],
+        runId: options["run-id"],
+        deliveryFromSink: options["delivery-from-sink"],
       });
+      // A distributed run's delivery, from the one sink its k6 processes called back to: no k6 here.
+      if (settings.deliveryFromSink !== undefined)
+        return (await runSinkDelivery(settings)).passed ? EXIT.ok : EXIT.failed;
       const { report } = await runLoad({ settings, script: options.script ?? "mixed" });
       return report.passed ? EXIT.ok : EXIT.failed;
     } catch (error) {

@@ -64,11 +64,29 @@ export const sink = defineCommand({
       ...(tls ? { tls: { cert: tls.cert as string, key: tls.key as string } } : {}),
       maxCallbacks: settings.sinkMaxCallbacks,
       maxStoredBytes: settings.sinkMaxMiB * 1024 * 1024,
+      // Said once per burst: while the disk refuses, callbacks are answered 500 and not stored.
+      onStoreProblem: (problem) =>
+        console.error(
+          problem.kind === "failing"
+            ? `sink: cannot store callbacks: ${problem.error}; answering 500 not-stored (the provider delivers them again) until a write succeeds`
+            : `sink: storing callbacks again in ${problem.path}; ${problem.refused} callback(s) were answered 500 not-stored meanwhile`,
+        ),
+      // A load run's callbacks outnumber any memory bound: the oldest leave memory, never the disk.
+      spill: true,
+      onFirstSpill: () =>
+        console.log(
+          `sink: more than ${settings.sinkMaxCallbacks} callbacks or ${settings.sinkMaxMiB} MiB of bodies: the oldest now leave memory (the query API lists the newest); every one stays in ${dataDir} and in the load delivery count (npm run load -- --delivery-from-sink)`,
+        ),
       onFirstExcess: ({ limits }) =>
         console.log(
-          `sink full: callbacks past ${limits.maxCallbacks} in all, ${limits.maxStoredBytes} bytes of bodies or ${limits.maxDeliveriesPerOrder} deliveries of one order are refused (503), counted, and not stored`,
+          `sink: callbacks past ${limits.maxDeliveriesPerOrder} deliveries of one order are refused (503), counted, and not stored`,
         ),
     });
+    const recovery = running.storeRecovery;
+    if (recovery)
+      console.error(
+        `sink: ${recovery.path}: dropped ${recovery.droppedLines} unreadable line(s), ${recovery.droppedBytes} bytes (line ${recovery.lineNumbers.join(", ")}): writes torn by a crash or a full disk; ${recovery.kept} callback(s) kept`,
+      );
     console.log(`LISTENING ${running.url}`);
     console.log(`webhook sink listening on ${running.url}, storing in ${dataDir}`);
     console.log(`  callback URL (metadata.webHook): ${running.callbackUrl()}`);

@@ -156,7 +156,11 @@ export function reproductionOf(
   check: string,
   extra: Omit<Reproduction, "seed" | "command"> = {},
 ): Reproduction {
-  return { seed: target.probes.seed, command: rerunCommand(target.probes.seed, check), ...extra };
+  return {
+    seed: target.probes.seed,
+    command: rerunCommand(target.rerun, target.probes.seed, check),
+    ...extra,
+  };
 }
 
 /** The request target (path and query) of a URL, with the sink's token segment made neutral. */
@@ -165,9 +169,12 @@ export function requestTargetOf(url: string): string {
   return neutralToken(`${parsed.pathname}${parsed.search}`);
 }
 
-/** `/callbacks/<token>/…` with the token replaced, so a URL given and a path received compare. */
+/**
+ * `/callbacks/<token>/…` with the token replaced, so a URL given and a path received compare. A
+ * public URL's path before it goes too: a tunnel may forward it or strip it, the provider cannot tell.
+ */
 export function neutralToken(path: string): string {
-  return path.replace(/^\/callbacks\/[^/?]+/, "/callbacks/<token>");
+  return path.replace(/^(?:\/[^/?]*)*?\/callbacks\/[^/?]+/, "/callbacks/<token>");
 }
 
 /** The callbacks of one order's tag: waits for `count`, then `settleMs` more for late or extra ones. */

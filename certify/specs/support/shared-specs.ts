@@ -6,6 +6,7 @@
 import { beforeAll, describe, it } from "vitest";
 import type { Check, Exchange, FieldsInput } from "../../../contract/index.ts";
 import {
+  answeredAsModelled,
   confirmableAfterWrongCode,
   dataOf,
   envelopeFailureData,
@@ -250,6 +251,19 @@ export function confirmationTests(target: SpecTarget, kind: OrderKind): void {
       return blockedBy ? { blockedBy } : {};
     };
     const confirmedLate = () => late(order, confirmed, "the right code was sent");
+    /**
+     * The first confirmation must have been taken for a second one to be "confirming twice": a
+     * 502 from a proxy (never at the target) or a refusal leaves no confirmed order.
+     */
+    const notConfirmed = (): BlockedBy | undefined =>
+      answeredAsModelled({ outcome: "accepted", httpClass: "2xx", status: "" }, confirmed.response.status) ===
+      "as modelled"
+        ? undefined
+        : {
+            check: "(setup)",
+            reason: `the first confirmation was not accepted (HTTP ${confirmed.response.status}): no confirmed order to confirm again`,
+            ...(confirmed.id ? { exchange: confirmed.id } : {}),
+          };
 
     successEnvelopeTests(
       target,
@@ -343,7 +357,7 @@ export function confirmationTests(target: SpecTarget, kind: OrderKind): void {
         target.profile.lifecycle.secondConfirm,
         [confirmed, confirmedTwice],
         // A first confirmation refused late may have met an expired order: no confirmed one to confirm again.
-        confirmedLate().blockedBy,
+        confirmedLate().blockedBy ?? notConfirmed(),
       ),
     );
     it(rejectsUnknownOrder.name, (ctx) =>

@@ -56,3 +56,23 @@ describe("measuredStall: the machine's stall counts only for a target on this ho
     expect(stall).toEqual({ processMs: 40, machineMs: 0, totalMs: 40 });
   });
 });
+
+describe("measuredStall asks the sink in whole milliseconds", () => {
+  it("widens a fractional window to whole ms (the sink refuses a fraction with HTTP 400)", async () => {
+    const asked: [number, number][] = [];
+    const sink = {
+      client: {
+        stalls: async (since: number, until: number) => {
+          asked.push([since, until]);
+          return { maxStallMs: 0, heldUpMs: 0, covered: true };
+        },
+      },
+    } as unknown as SpecSink;
+    // An exchange's end: startedAt (whole ms) + durationMs (a tenth) + 1.
+    await measuredStall(sink, 1_700_000_000_000.4, 1_700_000_000_123.7 + 1, {
+      sharesSinkProcess: false,
+      onThisHost: false,
+    });
+    expect(asked).toEqual([[1_700_000_000_000, 1_700_000_000_125]]);
+  });
+});

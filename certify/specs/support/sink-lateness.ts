@@ -58,7 +58,8 @@ export async function measuredStall(
   target: TargetPlacement,
 ): Promise<MeasuredStall> {
   if (untilMs <= sinceMs) return { processMs: 0, machineMs: 0, totalMs: 0 };
-  const report = await sink.client.stalls(sinceMs, untilMs);
+  // The sink takes whole milliseconds only (a fraction is a 400): the window widened, never narrowed.
+  const report = await sink.client.stalls(Math.floor(sinceMs), Math.ceil(untilMs));
   const processMs = sinkLatenessMs(report, target.sharesSinkProcess);
   const machineMs = target.onThisHost ? (report.machineStallMs ?? 0) : 0;
   return { processMs, machineMs, totalMs: processMs + machineMs };

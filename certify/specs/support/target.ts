@@ -11,6 +11,8 @@ import {
   callbackUrlWith,
   ExchangeRecorder,
   H2hClient,
+  type JsonTextReport,
+  jsonTextIssues,
   ORDER_STATUSES,
   type Profile,
   type SignatureExplanation,
@@ -27,11 +29,13 @@ export interface SpecTarget {
   baseUrl: string;
   profile: Profile;
   contract: Contract;
-  /** The seven statuses of the seed plus the profile's own. */
+  /** The seven statuses of the API description plus the profile's own. */
   knownStatuses: readonly string[];
   runId: string;
   /** The generated and stateful probes' seed, depth and merchantOrderID prefix. */
   probes: RunContext["probes"];
+  /** What a failed check's re-run command repeats of the run's settings. */
+  rerun: RunContext["rerun"];
   /** The first merchant's key: the near-miss probes send keys one step from it. */
   apiKey: string;
   /** The second merchant's key, or undefined: cross-merchant checks are then skipped. */
@@ -63,6 +67,7 @@ export interface ObservedCallback {
   signature: StoredCallback["signature"];
   answeredWith: StoredCallback["answeredWith"];
   signatureExplained?: SignatureExplanation;
+  jsonText?: JsonTextReport;
 }
 
 export interface SpecSink {
@@ -144,6 +149,7 @@ export function loadSpecTarget(specFile: string): SpecTarget {
     knownStatuses: [...ORDER_STATUSES, ...(profile.gaps.extraStatuses ?? [])],
     runId: context.runId,
     probes: context.probes,
+    rerun: context.rerun,
     apiKey,
     secondApiKey,
     sharesSinkProcess: context.targetSharesSinkProcess,
@@ -162,12 +168,15 @@ export function loadSpecTarget(specFile: string): SpecTarget {
         profile.callbacks.signature,
         context.callbackSecret,
       );
+      // The bytes as the sink received them, not the value it parsed.
+      const jsonText = jsonTextIssues(Buffer.from(callback.bodyBase64, "base64"));
       return {
         json: callback.json,
         receivedAtMs: callback.receivedAtMs,
         signature: callback.signature,
         answeredWith: callback.answeredWith,
         ...(signatureExplained ? { signatureExplained } : {}),
+        ...(jsonText ? { jsonText: masker.value(jsonText) } : {}),
       };
     },
     warn: (text) => {

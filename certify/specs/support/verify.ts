@@ -5,16 +5,20 @@
  * not fail the test.
  */
 import {
+  acceptanceExplained,
   answerRootCause,
   type Check,
+  describeRuleSource,
   type Exchange,
   effectiveSource,
   envelopeShape,
+  type Normalisation,
   RATE_LIMITED,
   type RejectionInput,
   type RuleSource,
   rateLimitCause,
   requirementOf,
+  transportFaultCause,
 } from "../../../contract/index.ts";
 import type { BlockedBy, CallbackTimeline, CheckMeta, Reproduction } from "../../engine/run-context.ts";
 import type { SpecTarget } from "./target.ts";
@@ -45,6 +49,11 @@ export interface VerifyExtra {
   callbacks?: string[];
   /** A failure this check depends on, known to the spec (no callback arrived): not evaluated. */
   blockedBy?: BlockedBy;
+  /**
+   * For a probe: the common, harmless normalisation that makes its input valid. An acceptance it
+   * explains is an advisory, unless the profile lists it in `strictInput`.
+   */
+  normalisation?: Normalisation | undefined;
 }
 
 export function verify<Input>(
@@ -58,8 +67,15 @@ export function verify<Input>(
 ): void {
   const requirement = requirementOf(check, target.profile, extra.informationalReason);
   const subject = extra.subject === undefined ? evidence.at(-1) : (extra.subject ?? undefined);
+  // An answer that may be another request's (a desync) is no answer for any check it is evidence of.
+  const faulty = evidence.find((e) => e !== undefined && transportFaultCause(e) !== undefined);
   // A rate-limited answer is no answer for any check, envelope.shape included.
-  const cause = subject ? (rateLimitCause(subject.response) ?? answerRootCause(subject.response)) : undefined;
+  const cause = faulty
+    ? transportFaultCause(faulty)
+    : subject
+      ? (rateLimitCause(subject.response) ?? answerRootCause(subject.response))
+      : undefined;
+  const causeExchange = faulty ?? subject;
   const common = {
     check: check.name,
     ruleSource: extra.ruleSource ?? effectiveSource(check.source, target.profile),
@@ -80,7 +96,7 @@ export function verify<Input>(
     };
     return;
   }
-  if (cause && (cause.check === RATE_LIMITED || check.name !== envelopeShape.name)) {
+  if (cause && (faulty || cause.check === RATE_LIMITED || check.name !== envelopeShape.name)) {
     const reason = target.masker.text(cause.reason);
     context.task.meta.h2h = {
       ...common,
@@ -90,7 +106,7 @@ export function verify<Input>(
         check: cause.check,
         reason,
         signature: cause.signature,
-        ...(subject?.id ? { exchange: subject.id } : {}),
+        ...(causeExchange?.id ? { exchange: causeExchange.id } : {}),
       },
     };
     return;
@@ -108,6 +124,19 @@ export function verify<Input>(
     };
     return;
   }
+  // An acceptance a harmless normalisation explains gives nothing away: reported, not required.
+  const explained =
+    !outcome.ok && subject
+      ? acceptanceExplained(subject.response.status, extra.normalisation, target.profile)
+      : undefined;
+  const judged = explained
+    ? {
+        ...common,
+        required: false,
+        ruleSource: explained,
+        informationalReason: describeRuleSource(explained),
+      }
+    : common;
   const detail = target.masker.text(outcome.detail);
   const findings = outcome.findings?.map((finding) => ({
     ...finding,
@@ -115,7 +144,7 @@ export function verify<Input>(
     actual: target.masker.text(finding.actual),
   }));
   context.task.meta.h2h = {
-    ...common,
+    ...judged,
     outcome: outcome.ok ? "passed" : "failed",
     detail,
     ...(findings ? { findings } : {}),
@@ -123,7 +152,7 @@ export function verify<Input>(
       ? { reproduction: maskedReproduction(target, extra.reproduction) }
       : {}),
   };
-  if (!outcome.ok && requirement.required) throw new CheckFailure(`${check.name}: ${detail}`);
+  if (!outcome.ok && judged.required) throw new CheckFailure(`${check.name}: ${detail}`);
 }
 
 /** A reproduction with every text passed through the run's masker (the curl, the request, the steps). */

@@ -1,0 +1,71 @@
+/**
+ * The bytes as received, not only the value JSON.parse makes of them: a body with a member name
+ * twice, a byte order mark, bytes that are not UTF-8 or a lone surrogate reads one way here and
+ * another way in the merchant's parser (first-wins, serde, `JSON.parse(buf.toString())`).
+ */
+import type { ExchangeResponse } from "../h2h-client.ts";
+import type { JsonTextIssue, JsonTextProblem, JsonTextReport } from "../json-text.ts";
+import type { Finding } from "../plain-issues.ts";
+import type { CallbackScenario } from "./callbacks.ts";
+import { defineCheck, fail, pass, type RuleSource } from "./check.ts";
+
+/** What each problem breaks, as a finding's `expected`. */
+const EXPECTED: Record<JsonTextProblem, string> = {
+  "byte-order-mark": "JSON text that starts with its first value, no byte order mark (RFC 8259 §8.1)",
+  "invalid-utf8": "UTF-8 bytes (RFC 8259 §8.1)",
+  "duplicate-name": "each member name once per object (RFC 8259 §4; I-JSON, RFC 7493 §2.3)",
+  "lone-surrogate": "a surrogate pair, never half of one (I-JSON, RFC 7493 §2.1)",
+};
+
+const SOURCE: RuleSource = {
+  kind: "necessary",
+  reason:
+    "§4 makes every body JSON; RFC 8259 §8.1 says JSON between systems MUST be UTF-8 and MUST NOT start with a byte order mark, " +
+    "and a member name twice (§4) or a lone surrogate (§8.2) has no one meaning: a first-wins parser reads another answer than " +
+    "JSON.parse does, and I-JSON (RFC 7493 §2.1, §2.3) forbids both",
+};
+
+function findingsOf(issues: readonly JsonTextIssue[], where = ""): Finding[] {
+  return issues.map((issue) => ({
+    path: `${where}${issue.path}`,
+    expected: EXPECTED[issue.problem],
+    actual: `${issue.problem}: ${issue.detail}`,
+  }));
+}
+
+const said = (issues: readonly JsonTextIssue[], more: number) =>
+  `${issues.map((i) => `${i.problem} at ${i.path}: ${i.detail}`).join("; ")}${more > 0 ? `; and ${more} more` : ""}`;
+
+export const envelopeStrictJson = defineCheck<Pick<ExchangeResponse, "jsonText">>(
+  "envelope.strict-json",
+  "envelope",
+  "Every answer's bytes are JSON with one reading: UTF-8 with no byte order mark, no member name twice in an object at any depth, no lone surrogate (RFC 8259, I-JSON).",
+  ({ jsonText }) => {
+    if (!jsonText) return pass("UTF-8, no byte order mark, every member name once, no lone surrogate");
+    return fail(said(jsonText.issues, jsonText.more), findingsOf(jsonText.issues));
+  },
+  { source: SOURCE },
+);
+
+export const callbacksStrictJson = defineCheck<CallbackScenario>(
+  "callbacks.strict-json",
+  "callbacks",
+  "Every delivery of a callback is JSON with one reading: UTF-8 with no byte order mark, no member name twice in an object at any depth, no lone surrogate (RFC 8259, I-JSON).",
+  (scenario) => {
+    if (scenario.callbacks.length === 0) return fail("no callback arrived");
+    const bad = scenario.callbacks.flatMap((callback, i) =>
+      callback.jsonText ? [{ delivery: i + 1, report: callback.jsonText as JsonTextReport }] : [],
+    );
+    if (bad.length === 0)
+      return pass(
+        `${scenario.callbacks.length} deliver${scenario.callbacks.length === 1 ? "y" : "ies"}, each strict JSON`,
+      );
+    return fail(
+      `${bad.length} of ${scenario.callbacks.length} deliveries: ${bad
+        .map(({ delivery, report }) => `delivery ${delivery}: ${said(report.issues, report.more)}`)
+        .join("; ")}`,
+      bad.flatMap(({ delivery, report }) => findingsOf(report.issues, `delivery ${delivery}: `)),
+    );
+  },
+  { source: SOURCE },
+);
