@@ -70,6 +70,7 @@ describe("every npm run command", () => {
       "profile:schema",
       "provider",
       "provider:cleanroom",
+      "provider:everyday",
       "sink",
       "stress:certify",
     ]);
