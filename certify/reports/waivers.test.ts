@@ -5,12 +5,11 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { listChecks } from "../certify/reports/list-checks.ts";
-import { derivedNegativesOf } from "./derived-negatives.ts";
-import { type Profile, parseProfile } from "./profile.ts";
+import { derivedNegativesOf, type Profile, parseProfile } from "../../contract/index.ts";
+import { listChecks } from "./list-checks.ts";
 
 const REFERENCE = JSON.parse(
-  readFileSync(new URL("../fixtures/profiles/reference.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../../fixtures/profiles/reference.json", import.meta.url), "utf8"),
 ) as Record<string, unknown>;
 const BASES = { seed: 3, callbackUrl: "http://127.0.0.1:4010/cb/derived" };
 
@@ -101,7 +100,7 @@ describe("a profile's waivers", () => {
 
   it("leave the clean-room profile's waived code length out of the confirmations", () => {
     const cleanroom = parseProfile(
-      JSON.parse(readFileSync(new URL("../fixtures/profiles/cleanroom.json", import.meta.url), "utf8")),
+      JSON.parse(readFileSync(new URL("../../fixtures/profiles/cleanroom.json", import.meta.url), "utf8")),
       "cleanroom",
     );
     const confirms = [...sentConstraints(cleanroom)].filter((entry) => entry.includes("Order code:"));
