@@ -787,6 +787,24 @@ const CASES: Record<string, Case> = {
       [[{ requestId: "a", where: "#0" }], /only 1 response/],
     ],
   },
+  "semantics.order-id-unique": {
+    good: [
+      [
+        { orderId: "a", where: "#1" },
+        { orderId: "b", where: "#2" },
+      ],
+    ],
+    bad: [
+      [
+        [
+          { orderId: "100001", where: "#1 createMobileCommerceOrder, merchant m-1" },
+          { orderId: "100002", where: "#2" },
+          { orderId: "100001", where: "#3 createMobileCommerceOrder, merchant m-2" },
+        ],
+        /1 id\(s\) given to more than one order; "100001" to 2 orders \(#1 createMobileCommerceOrder, merchant m-1, #3 createMobileCommerceOrder, merchant m-2\)/,
+      ],
+    ],
+  },
   "fields.order-record": {
     good: [{ data: record, contract }],
     bad: [
@@ -990,6 +1008,7 @@ const CASES: Record<string, Case> = {
   "behaviour.rejects-duplicate-merchant-order-id": rejectionCases,
   "behaviour.rejects-other-merchants-order": rejectionCases,
   "behaviour.accepts-merchant-order-id-of-other-merchant": acceptanceCases,
+  "behaviour.accepts-merchant-order-id-differing-in-case": acceptanceCases,
   "behaviour.confirmable-after-wrong-code": acceptanceCases,
   "behaviour.rejects-malformed-code": rejectionCases,
   "behaviour.refusal-changes-nothing": {
