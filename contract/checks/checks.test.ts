@@ -887,6 +887,55 @@ const CASES: Record<string, Case> = {
     good: [{ field: "currency", expected: "RUB", received: "RUB" }],
     bad: [[{ field: "currency", expected: "RUB", received: "KZT" }, /currency is "KZT", expected "RUB"/]],
   },
+  "semantics.requisite-type-fields": {
+    good: [
+      {
+        paymentDetails: { requisiteTypeCode: "link", link: "https://x" },
+        methodID: 101,
+        declaredType: "link",
+        linkTypes: ["link"],
+      },
+      {
+        paymentDetails: { requisiteTypeCode: "phone", link: null },
+        methodID: 102,
+        declaredType: undefined,
+        linkTypes: ["link"],
+      },
+    ],
+    bad: [
+      [
+        {
+          paymentDetails: { requisiteTypeCode: "link", link: null },
+          methodID: 101,
+          declaredType: "link",
+          linkTypes: ["link"],
+        },
+        /^paymentDetailsData\.link is null, but requisiteTypeCode "link" of method 101 is a link type: expected a non-empty link$/,
+      ],
+      [
+        {
+          paymentDetails: { requisiteTypeCode: "link", link: " " },
+          methodID: 101,
+          declaredType: undefined,
+          linkTypes: ["link"],
+        },
+        /link is " "/,
+      ],
+      [
+        {
+          paymentDetails: { requisiteTypeCode: "phone", link: null },
+          methodID: 101,
+          declaredType: "link",
+          linkTypes: ["link"],
+        },
+        /requisiteTypeCode is "phone", but the profile declares "link" for method 101/,
+      ],
+      [
+        { paymentDetails: null, methodID: 101, declaredType: "link", linkTypes: [] },
+        /paymentDetailsData is null/,
+      ],
+    ],
+  },
   "semantics.method-echoed": {
     good: [{ field: "paymentDetailsData.methodID", expected: 101, received: 101 }],
     bad: [
