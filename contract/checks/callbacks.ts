@@ -69,7 +69,20 @@ export interface CallbackScenario {
   };
   /** What the order was created with. */
   order: { amount: number; currency: string; merchantOrderID: string | null };
+  /**
+   * The earliest each callback's date (`paths.dateUpdated`) may say: the trigger, the order's
+   * earlier dates, its lifetime after creation; each with what it is and the room it is given.
+   */
+  datesNotBefore?: DateBound[];
   signed: boolean;
+}
+
+export interface DateBound {
+  atMs: number;
+  /** What the bound is, in words: "the confirmation was sent". */
+  what: string;
+  /** How much earlier a date may still be: the clocks' skew, the dates' resolution. */
+  toleranceMs: number;
 }
 
 const statusOf = (scenario: CallbackScenario, callback: ObservedCallback) =>
@@ -383,6 +396,46 @@ export const callbacksAppealAfterFailure = defineCheck<CallbackScenario>(
       kind: "necessary",
       reason:
         "§3 names both statuses; a success by appeal reverses the failure it appeals, so it comes after it (HTTP keeps no order between two deliveries: the times the callbacks carry decide)",
+    },
+  },
+);
+
+export const callbacksDateNotBeforeTrigger = defineCheck<CallbackScenario>(
+  "callbacks.date-not-before-trigger",
+  "callbacks",
+  "Each callback's date (the profile's callbacks.dateUpdatedPath) is not before what made the order enter its status: the triggering request, the order's earlier dates (its creation record), its declared lifetime after creation for expired; within the clocks' skew and the dates' resolution.",
+  (scenario) => {
+    const path = scenario.paths.dateUpdated;
+    if (path === undefined)
+      return pass("the profile declares no callbacks.dateUpdatedPath: no date to judge");
+    const bounds = scenario.datesNotBefore ?? [];
+    const problems: string[] = [];
+    let judged = 0;
+    for (const callback of scenario.callbacks) {
+      const at = enteredAtMs(callback, path);
+      if (at === undefined) continue;
+      judged++;
+      for (const bound of bounds) {
+        if (at >= bound.atMs - bound.toleranceMs) continue;
+        problems.push(
+          `${path} ${show(readPath(callback.json, path))} (status ${show(statusOf(scenario, callback))}) is ${inSeconds(bound.atMs - at)} before ${bound.what} (${new Date(bound.atMs).toISOString()}, ${inSeconds(bound.toleranceMs)} allowed)`,
+        );
+      }
+    }
+    if (problems.length > 0)
+      return fail(
+        `${problems.length} date(s) before the status was entered: ${problems.slice(0, 3).join("; ")}`,
+      );
+    return pass(
+      `${judged} callback date(s) at ${path}, none before ${bounds.map((b) => b.what).join(", ") || "anything known"}`,
+    );
+  },
+  {
+    source: {
+      kind: "declared",
+      where:
+        "callbacks.dateUpdatedPath, where a callback says when its order entered the status (§6 sends it on entering), and callbackTriggers, which make it enter",
+      keys: ["callbacks.dateUpdatedPath"],
     },
   },
 );

@@ -451,6 +451,39 @@ const CASES: Record<string, Case> = {
       ],
     ],
   },
+  "callbacks.date-not-before-trigger": {
+    good: [
+      scenario("succeeded", [cb("succeeded", 200, { dateUpdated: new Date(T0 + 150).toISOString() })], {
+        paths: { id: "id", status: "status", dateUpdated: "dateUpdated" },
+        datesNotBefore: [{ atMs: T0, what: "the confirmation was sent", toleranceMs: 2_000 }],
+      }),
+      // Within the room for the clocks' skew.
+      scenario("succeeded", [cb("succeeded", 200, { dateUpdated: new Date(T0 - 1_500).toISOString() })], {
+        paths: { id: "id", status: "status", dateUpdated: "dateUpdated" },
+        datesNotBefore: [{ atMs: T0, what: "the confirmation was sent", toleranceMs: 2_000 }],
+      }),
+      // No date path declared: nothing to read.
+      scenario("succeeded", [cb("succeeded", 200, { dateUpdated: "2000-01-01T00:00:00Z" })], {
+        datesNotBefore: [{ atMs: T0, what: "the confirmation was sent", toleranceMs: 0 }],
+      }),
+    ],
+    bad: [
+      [
+        scenario("expired", [cb("expired", 200, { dateUpdated: new Date(T0 - 30_000).toISOString() })], {
+          paths: { id: "id", status: "status", dateUpdated: "dateUpdated" },
+          datesNotBefore: [
+            { atMs: T0 - 30_000, what: "the creation record's dateUpdated", toleranceMs: 1_000 },
+            {
+              atMs: T0,
+              what: "the creation record's dateAdded plus the declared lifetime (30 s)",
+              toleranceMs: 2_000,
+            },
+          ],
+        }),
+        /^1 date\(s\) before the status was entered: dateUpdated "2025-11-22T02:59:30\.000Z" \(status "expired"\) is 30\.00 s before the creation record's dateAdded plus the declared lifetime \(30 s\)/,
+      ],
+    ],
+  },
   "callbacks.sandbox-clock": {
     good: [{ response: successResponse }],
     bad: [
