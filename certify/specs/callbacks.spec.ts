@@ -399,6 +399,8 @@ interface RetryObserved {
   evidence: Exchange[];
   callbacks: string[];
   timeline: CallbackTimeline;
+  /** Every delivery, the retries' included, as the callback checks read them. */
+  scenario: CallbackScenario;
 }
 
 const retryPolicy = profile.callbacks.retryPolicy;
@@ -464,6 +466,11 @@ async function observeRetries(): Promise<RetryObserved> {
         ),
     ),
     targetOnThisHost: target.onThisHost,
+    scenario: {
+      ...emptyScenario("mobile_commerce", orderId, STATUS.succeeded, order),
+      callbacks: callbacks.map((c) => target.observed(c)),
+      triggeredAtMs,
+    },
     evidence: [order.exchange, confirmed],
     callbacks: callbacks.map((c) => callbackId(c.seq)),
     timeline: timelineOf(
@@ -608,6 +615,15 @@ for (const kind of ORDER_KINDS) {
 }
 
 describe("callbacks (retries)", () => {
+  // The first attempt and every retry are each signed over their own bytes.
+  it(titled(callbacksSignatureValid, "every delivery, retries included"), (ctx) => {
+    const seen = settledValue(retries, "the retry scenario");
+    verify(ctx, target, callbacksSignatureValid, seen.scenario, seen.evidence, {
+      subject: null,
+      callbacks: seen.callbacks,
+      timeline: seen.timeline,
+    });
+  });
   it(callbacksRetryPolicy.name, (ctx) => {
     const seen = settledValue(retries, "the retry scenario");
     verify(

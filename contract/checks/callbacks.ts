@@ -21,6 +21,8 @@ export interface ObservedCallback {
   answeredWith: number;
   /** Set when its bytes break strict JSON where JSON.parse forgives it (contract/json-text.ts). */
   jsonText?: JsonTextReport;
+  /** The body's bytes as text (masked), where kept: a retry's are compared with the first attempt's. */
+  body?: string;
 }
 
 export interface CallbackScenario {
@@ -229,18 +231,32 @@ export const callbacksNamesStatus = defineCheck<CallbackScenario>(
 export const callbacksSignatureValid = defineCheck<CallbackScenario>(
   "callbacks.signature-valid",
   "callbacks",
-  "Each callback's signature verifies against its raw body under the callback secret (scheme from the profile).",
+  "Each delivery of each callback, the first attempt and every retry, has a signature that verifies against its own raw body under the callback secret (scheme from the profile).",
   (scenario) => {
     if (!scenario.signed) return pass("the profile declares no signature scheme");
     if (scenario.callbacks.length === 0) return fail("no callback arrived");
     const bad = scenario.callbacks.filter((c) => c.signature !== "valid");
     if (bad.length === 0) return pass(`${scenario.callbacks.length} valid signature(s)`);
     const said = `${bad.length} of ${scenario.callbacks.length} signature(s) do not verify (${bad.map((c) => c.signature).join(", ")})`;
+    // A delivery whose bytes differ from the first attempt's is shown with both bodies.
+    const [first] = scenario.callbacks;
+    const differing = scenario.callbacks
+      .map((c, i) => ({ c, i }))
+      .filter(({ c, i }) => i > 0 && bad.includes(c) && c.body !== undefined && c.body !== first?.body);
+    const bodies = differing.slice(0, 3).map(({ c, i }) => ({
+      path: `body of delivery ${i + 1}`,
+      expected: `the first delivery's bytes, ${first?.body ?? "(not kept)"}`,
+      actual: c.body ?? "(not kept)",
+    }));
+    const differs =
+      differing.length > 0
+        ? `; ${differing.length} of them carry other bytes than the first delivery (delivery ${differing.map(({ i }) => i + 1).join(", ")})`
+        : "";
     const explained = bad.find((c) => c.signatureExplained)?.signatureExplained;
-    if (!explained) return fail(said);
+    if (!explained) return fail(`${said}${differs}`, bodies);
     const received = explained.received === null ? "no such header" : show(explained.received);
     return fail(
-      `${said}; first: ${explained.header} received ${received}, computed ${show(explained.computed)}`,
+      `${said}; first: ${explained.header} received ${received}, computed ${show(explained.computed)}${differs}`,
       [
         {
           path: `header ${explained.header}`,
@@ -248,6 +264,7 @@ export const callbacksSignatureValid = defineCheck<CallbackScenario>(
           actual: explained.received === null ? "absent" : explained.received,
           hint: `${explained.scheme}, over ${explained.signedOver}, with ${explained.signedWith}`,
         },
+        ...bodies,
       ],
     );
   },

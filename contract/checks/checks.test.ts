@@ -8,7 +8,7 @@ import type { ExchangeResponse } from "../h2h-client.ts";
 import { jsonTextIssues } from "../json-text.ts";
 import { ORDER_STATUSES } from "../names.ts";
 import { buildContract, contract, LENIENT_GAPS } from "../schemas.ts";
-import { CHECK_REGISTRY, type Check, type ObservedCallback } from "./index.ts";
+import { CHECK_REGISTRY, type Check, callbacksSignatureValid, type ObservedCallback } from "./index.ts";
 
 const requestId = (n: number) => `req-${n}`;
 /** What json-text.ts finds in a body. */
@@ -555,6 +555,13 @@ const CASES: Record<string, Case> = {
         /1 of 1 signature\(s\) do not verify \(invalid\)/,
       ],
       [scenario("succeeded", [{ ...cb("succeeded", 1), signature: "missing" }]), /do not verify \(missing\)/],
+      [
+        scenario("succeeded", [
+          { ...cb("succeeded", 1), answeredWith: 503, body: '{"id":"order-1","status":"succeeded"}' },
+          { ...cb("succeeded", 900), signature: "invalid", body: '{"status":"succeeded","id":"order-1"}' },
+        ]),
+        /^1 of 2 signature\(s\) do not verify \(invalid\); 1 of them carry other bytes than the first delivery \(delivery 2\)$/,
+      ],
     ],
   },
   "callbacks.matches-order": {
@@ -1229,4 +1236,18 @@ describe.each([...CHECK_REGISTRY.values()].map((check) => [check.name, check] as
 
 it("every check has cases, and every case is a check", () => {
   expect(Object.keys(CASES).sort()).toEqual([...CHECK_REGISTRY.keys()].sort());
+});
+
+it("callbacks.signature-valid shows a retry whose bytes differ with both bodies", () => {
+  const first = '{"id":"order-1","status":"succeeded"}';
+  const retry = '{"status":"succeeded","id":"order-1"}';
+  const outcome = callbacksSignatureValid.run(
+    scenario("succeeded", [
+      { ...cb("succeeded", 1), answeredWith: 503, body: first },
+      { ...cb("succeeded", 900), signature: "invalid", body: retry },
+    ]),
+  );
+  expect(outcome.findings).toEqual([
+    { path: "body of delivery 2", expected: `the first delivery's bytes, ${first}`, actual: retry },
+  ]);
 });
