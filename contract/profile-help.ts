@@ -41,6 +41,8 @@ export const PROFILE_KEY_DOCS: Readonly<Record<string, string>> = {
     '"rfc3339" holds dateAdded/dateUpdated to RFC 3339; "string" accepts any parseable date.',
   "gaps.orderTypes": "The orderType values the target documents (empty: any string).",
   "gaps.currencies": "The currency codes the target documents (empty: any string).",
+  "gaps.linkRequisiteTypes":
+    "The requisiteTypeCode values that are link types: an order record with one carries a non-empty paymentDetailsData.link.",
   "gaps.requisiteTypeCodes":
     "The paymentDetailsData.requisiteTypeCode values the target documents (empty: any).",
   "gaps.extraStatuses":
@@ -54,6 +56,8 @@ export const PROFILE_KEY_DOCS: Readonly<Record<string, string>> = {
   "methods.*.amount": "The amount the fixed checks order with, in the method's currency.",
   "methods.*.minAmount": "The smallest amount the target accepts for this method (probed when given).",
   "methods.*.maxAmount": "The largest amount the target accepts for this method (probed when given).",
+  "methods.*.requisiteTypeCode":
+    "The paymentDetailsData.requisiteTypeCode this method's order records carry (mobile commerce); judged when given.",
   "methods.*.requires": "The conditional fields this target requires for this method.",
   "methods.*.requires.clientID": "Whether clientID is required.",
   "methods.*.requires.clientMetadata":
@@ -67,6 +71,8 @@ export const PROFILE_KEY_DOCS: Readonly<Record<string, string>> = {
   "otherMethods.*.*.amount": "An amount to order with (default: chosen within the limits).",
   "otherMethods.*.*.minAmount": "The smallest amount the target accepts for this method.",
   "otherMethods.*.*.maxAmount": "The largest amount the target accepts for this method.",
+  "otherMethods.*.*.requisiteTypeCode":
+    "The paymentDetailsData.requisiteTypeCode of this method's order records.",
   "otherMethods.*.*.requires": "The conditional fields this target requires for this method.",
   "otherMethods.*.*.requires.clientID": "Whether clientID is required.",
   "otherMethods.*.*.requires.clientMetadata": "Which clientMetadata fields are required.",

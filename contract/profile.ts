@@ -55,6 +55,8 @@ function methodShape<Amount extends z.ZodType>(amount: Amount) {
     minAmount: z.number().positive().optional(),
     /** Largest amount the target accepts for this method (§8 gap); none: no ceiling is probed. */
     maxAmount: z.number().positive().optional(),
+    /** The paymentDetailsData.requisiteTypeCode of this method's order records (§2.2 gap; mobile commerce). */
+    requisiteTypeCode: z.string().min(1).optional(),
     /** Conditional fields this target requires for this method (§4.5 gap). */
     requires: annotated({
       clientID: z.boolean().default(false),
@@ -376,6 +378,8 @@ export const ProfileSchema = annotated({
     orderTypes: z.array(z.string().min(1)).default([]),
     currencies: z.array(z.string().min(1)).default([]),
     requisiteTypeCodes: z.array(z.string().min(1)).default([]),
+    /** The requisiteTypeCode values that are link types (§2.2: a link "when requisiteTypeCode is the link type"). */
+    linkRequisiteTypes: z.array(z.string().min(1)).optional(),
     extraStatuses: z.array(z.string().min(1)).optional(),
     /** What a failure's `data` is (§7 gap): "null" (null or absent) or "any". Undeclared: an advisory. */
     failureData: z.enum(["null", "any"]).optional(),

@@ -12,11 +12,13 @@ import {
   envelopeRequestIdUnique,
   envelopeStrictJson,
   noServerError,
+  OPERATIONS,
   type Profile,
   type RecordedExchange,
   readRecordedEvidence,
   requirementOf,
   type SignatureScheme,
+  semanticsOrderIdUnique,
 } from "../../contract/index.ts";
 import { type Masker, makeRunFolder, removeGoneRunFolders } from "../../kit/index.ts";
 import { type RunningSink, SinkClient } from "../../sink/index.ts";
@@ -183,6 +185,7 @@ function runWideChecks(
   const waivedChecks = [...new Set(waived.map(waivedBy))].join(", ");
   return [
     requestIds,
+    orderIdsOf(readable, profile, masker),
     serverErrors(exchanges.filter((e) => waivedBy(e) === undefined)),
     ...(waived.length > 0
       ? [
@@ -195,6 +198,29 @@ function runWideChecks(
         ]
       : []),
   ];
+}
+
+/** Every order a creation answer names, of both merchants and both kinds: none may share an id. */
+function orderIdsOf(readable: readonly RecordedExchange[], profile: Profile, masker: Masker): CheckRecord {
+  const created = readable.filter(
+    (e) =>
+      e.operation !== undefined &&
+      OPERATIONS[e.operation].step === "create" &&
+      e.response.status >= 200 &&
+      e.response.status < 300,
+  );
+  const sightings = created.map((e) => {
+    const data = (e.response.json as { data?: Record<string, unknown> } | undefined)?.data;
+    const merchant = typeof data?.merchantID === "string" ? `, merchant ${data.merchantID}` : "";
+    return { orderId: data?.id, where: `${e.id} ${e.operation}${merchant}` };
+  });
+  const record = runCheck(semanticsOrderIdUnique, sightings, profile, masker);
+  if (created.length >= 2) return record;
+  return {
+    ...record,
+    status: "not evaluated",
+    detail: `not evaluated, because the run created ${created.length} order(s): uniqueness needs two`,
+  };
 }
 
 export async function runCertification(options: CertifyOptions): Promise<CertifyResult> {
@@ -275,7 +301,12 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
         targetInThisProcess: options.targetInThisProcess,
       });
       // A run-wide check judges every exchange: --only it, and every spec still runs to make them.
-      const runWide = [envelopeRequestIdUnique.name, noServerError.name, envelopeStrictJson.name];
+      const runWide = [
+        envelopeRequestIdUnique.name,
+        noServerError.name,
+        envelopeStrictJson.name,
+        semanticsOrderIdUnique.name,
+      ];
       const testNamePattern = onlyPattern(probes.only.some((c) => runWide.includes(c)) ? [] : probes.only);
       const previousExitCode = process.exitCode;
       let specRun: SpecRunResult;

@@ -14,6 +14,7 @@ import {
   callbacksAppealAfterFailure,
   callbacksArrives,
   callbacksBodyParses,
+  callbacksDateNotBeforeTrigger,
   callbacksExactlyOnce,
   callbacksExactUrl,
   callbacksMatchesOrder,
@@ -26,6 +27,7 @@ import {
   callbacksStopsAfterAcknowledgement,
   callbacksStrictJson,
   callbackValues,
+  type DateBound,
   dataOf,
   fieldsDateFraction,
   fieldsDateOffset,
@@ -44,6 +46,7 @@ import type { StoredCallback } from "../../sink/index.ts";
 import type { BlockedBy, CallbackTimeline } from "../engine/run-context.ts";
 import { callbackId } from "../reports/callback-evidence.ts";
 import { hookTimeoutFor, withinMeasuredBudget } from "./support/measured-budget.ts";
+import { LIFETIME_SKEW_MARGIN_MS } from "./support/order-lifetime.ts";
 import { type CreatedOrder, confirm, createOrder, orderIdOf } from "./support/orders.ts";
 import { neutralToken, requestTargetOf } from "./support/probes.ts";
 import { callbacksAfterQuiet, duplicateWindowMs, extraAttemptWindowMs } from "./support/settle-windows.ts";
@@ -163,6 +166,45 @@ const answeredAtMs = (exchange: Exchange) =>
 /** A lifetime counted on the target's own clock may end up to a tick early. */
 const LIFETIME_TOLERANCE_MS = 1_000;
 
+/** A date written in whole seconds can read up to this much before the moment it stands for. */
+const DATE_RESOLUTION_MS = 1_000;
+
+/**
+ * The earliest a callback's date may say: the trigger (the suite's clock, with the clocks' skew),
+ * the creation record's last update and, for expiry, its creation plus the declared lifetime
+ * (both on the target's own clock, the dates it wrote).
+ */
+function dateBoundsOf(
+  order: CreatedOrder,
+  status: CallbackStatus,
+  trigger: { atMs: number; what: string; earlyToleranceMs: number },
+): DateBound[] {
+  const bounds: DateBound[] = [
+    {
+      atMs: trigger.atMs,
+      what: trigger.what,
+      toleranceMs: LIFETIME_SKEW_MARGIN_MS + DATE_RESOLUTION_MS + trigger.earlyToleranceMs,
+    },
+  ];
+  const record = dataOf(order.exchange.response.json);
+  const updatedMs = typeof record?.dateUpdated === "string" ? Date.parse(record.dateUpdated) : Number.NaN;
+  if (!Number.isNaN(updatedMs))
+    bounds.push({
+      atMs: updatedMs,
+      what: "the creation record's dateUpdated",
+      toleranceMs: DATE_RESOLUTION_MS,
+    });
+  const addedMs = typeof record?.dateAdded === "string" ? Date.parse(record.dateAdded) : Number.NaN;
+  const lifetime = profile.callbackTriggers[status];
+  if (!Number.isNaN(addedMs) && "unconfirmedForSeconds" in lifetime)
+    bounds.push({
+      atMs: addedMs + lifetime.unconfirmedForSeconds * 1000,
+      what: `the creation record's dateAdded plus the declared lifetime (${lifetime.unconfirmedForSeconds} s)`,
+      toleranceMs: LIFETIME_TOLERANCE_MS + DATE_RESOLUTION_MS,
+    });
+  return bounds;
+}
+
 /** Asks the sandbox clock to move one order past its lifetime; a failure is kept, not thrown. */
 async function advanceClock(orderId: string, seconds: number): Promise<NonNullable<Observed["clock"]>> {
   try {
@@ -187,6 +229,7 @@ async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observe
   let triggeredAtMs = Date.now();
   let triggeredByMs: number | undefined;
   let earlyToleranceMs = 0;
+  let triggerWhat = "the manual action was asked for";
   let clock: Observed["clock"];
 
   if ("code" in trigger) {
@@ -194,6 +237,7 @@ async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observe
     evidence.push(confirmation);
     triggeredAtMs = sentAtMs(confirmation);
     triggeredByMs = answeredAtMs(confirmation);
+    triggerWhat = "the confirmation was sent";
   } else if ("unconfirmedForSeconds" in trigger) {
     let advanced = false;
     if (profile.sandboxClock) {
@@ -226,11 +270,13 @@ async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observe
     if (advanced && clock?.exchange) {
       triggeredAtMs = sentAtMs(clock.exchange);
       triggeredByMs = answeredAtMs(clock.exchange);
+      triggerWhat = "the sandbox clock was moved";
     } else {
       // Without the clock the order expires on its own; its lifetime counts from creation.
       triggeredAtMs = sentAtMs(order.exchange) + trigger.unconfirmedForSeconds * 1000;
       triggeredByMs = answeredAtMs(order.exchange) + trigger.unconfirmedForSeconds * 1000;
       earlyToleranceMs = LIFETIME_TOLERANCE_MS;
+      triggerWhat = "the order's lifetime ran out";
     }
   } else {
     console.log(
@@ -267,6 +313,11 @@ async function observe(kind: OrderKind, status: CallbackStatus): Promise<Observe
     stallMs,
     callbackMs: profile.timeouts.callbackMs,
     earlyToleranceMs,
+    datesNotBefore: dateBoundsOf(order, status, {
+      atMs: triggeredAtMs,
+      what: triggerWhat,
+      earlyToleranceMs,
+    }),
   };
   const timeline = timelineOf(orderId, `${kind} → ${status}`, tag, triggeredAtMs, callbacks);
   return {
@@ -319,6 +370,7 @@ const longestWaitMs = Math.max(...CALLBACK_STATUSES.map(triggerDelayMs)) + profi
 const SCENARIO_CHECKS: Check<CallbackScenario>[] = [
   callbacksArrives,
   callbacksNotBeforeTrigger,
+  callbacksDateNotBeforeTrigger,
   callbacksBodyParses,
   callbacksNamesOrder,
   callbacksNamesStatus,
@@ -332,6 +384,7 @@ const SCENARIO_CHECKS: Check<CallbackScenario>[] = [
 /** The checks that read a callback's body: none can judge when no body is a JSON object. */
 const READS_THE_BODY: ReadonlySet<Check<CallbackScenario>> = new Set([
   callbacksNamesOrder,
+  callbacksDateNotBeforeTrigger,
   callbacksNamesStatus,
   callbacksMatchesOrder,
   callbacksExactlyOnce,
@@ -350,6 +403,8 @@ interface RetryObserved {
   evidence: Exchange[];
   callbacks: string[];
   timeline: CallbackTimeline;
+  /** Every delivery, the retries' included, as the callback checks read them. */
+  scenario: CallbackScenario;
 }
 
 const retryPolicy = profile.callbacks.retryPolicy;
@@ -415,6 +470,11 @@ async function observeRetries(): Promise<RetryObserved> {
         ),
     ),
     targetOnThisHost: target.onThisHost,
+    scenario: {
+      ...emptyScenario("mobile_commerce", orderId, STATUS.succeeded, order),
+      callbacks: callbacks.map((c) => target.observed(c)),
+      triggeredAtMs,
+    },
     evidence: [order.exchange, confirmed],
     callbacks: callbacks.map((c) => callbackId(c.seq)),
     timeline: timelineOf(
@@ -559,6 +619,15 @@ for (const kind of ORDER_KINDS) {
 }
 
 describe("callbacks (retries)", () => {
+  // The first attempt and every retry are each signed over their own bytes.
+  it(titled(callbacksSignatureValid, "every delivery, retries included"), (ctx) => {
+    const seen = settledValue(retries, "the retry scenario");
+    verify(ctx, target, callbacksSignatureValid, seen.scenario, seen.evidence, {
+      subject: null,
+      callbacks: seen.callbacks,
+      timeline: seen.timeline,
+    });
+  });
   it(callbacksRetryPolicy.name, (ctx) => {
     const seen = settledValue(retries, "the retry scenario");
     verify(

@@ -11,6 +11,7 @@ import {
   semanticsDatesOrdered,
   semanticsExchangeRatePositive,
   semanticsMethodEchoed,
+  semanticsRequisiteTypeFields,
   semanticsRoutingAttemptsEmpty,
   semanticsUsdtAmount,
   semanticsUsdtCommission,
@@ -68,6 +69,20 @@ creationTests(
           field: "paymentDetailsData.methodID",
           expected: method.methodID,
           received: (data().paymentDetailsData as Record<string, unknown> | undefined)?.methodID,
+        },
+        evidence(),
+      ),
+    );
+    it(semanticsRequisiteTypeFields.name, (ctx) =>
+      verify(
+        ctx,
+        target,
+        semanticsRequisiteTypeFields,
+        {
+          paymentDetails: data().paymentDetailsData,
+          methodID: method.methodID,
+          declaredType: method.requisiteTypeCode,
+          linkTypes: target.profile.gaps.linkRequisiteTypes ?? [],
         },
         evidence(),
       ),

@@ -166,6 +166,10 @@ export const acceptsMerchantOrderIdOfOtherMerchant = acceptance(
   "accepts-merchant-order-id-of-other-merchant",
   "A merchantOrderID used by one merchant is accepted under another: it is unique within one merchant account only (§8).",
 );
+export const acceptsMerchantOrderIdDifferingInCase = acceptance(
+  "accepts-merchant-order-id-differing-in-case",
+  "A merchantOrderID that differs from one the merchant already used only in letter case is accepted: it is another id, and only the same id must be unique within the merchant account (§4.1, §8).",
+);
 export const confirmableAfterWrongCode = acceptance(
   "confirmable-after-wrong-code",
   "After a wrong code is refused, the order still accepts the right one.",

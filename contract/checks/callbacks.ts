@@ -21,6 +21,8 @@ export interface ObservedCallback {
   answeredWith: number;
   /** Set when its bytes break strict JSON where JSON.parse forgives it (contract/json-text.ts). */
   jsonText?: JsonTextReport;
+  /** The body's bytes as text (masked), where kept: a retry's are compared with the first attempt's. */
+  body?: string;
 }
 
 export interface CallbackScenario {
@@ -69,7 +71,20 @@ export interface CallbackScenario {
   };
   /** What the order was created with. */
   order: { amount: number; currency: string; merchantOrderID: string | null };
+  /**
+   * The earliest each callback's date (`paths.dateUpdated`) may say: the trigger, the order's
+   * earlier dates, its lifetime after creation; each with what it is and the room it is given.
+   */
+  datesNotBefore?: DateBound[];
   signed: boolean;
+}
+
+export interface DateBound {
+  atMs: number;
+  /** What the bound is, in words: "the confirmation was sent". */
+  what: string;
+  /** How much earlier a date may still be: the clocks' skew, the dates' resolution. */
+  toleranceMs: number;
 }
 
 const statusOf = (scenario: CallbackScenario, callback: ObservedCallback) =>
@@ -216,18 +231,32 @@ export const callbacksNamesStatus = defineCheck<CallbackScenario>(
 export const callbacksSignatureValid = defineCheck<CallbackScenario>(
   "callbacks.signature-valid",
   "callbacks",
-  "Each callback's signature verifies against its raw body under the callback secret (scheme from the profile).",
+  "Each delivery of each callback, the first attempt and every retry, has a signature that verifies against its own raw body under the callback secret (scheme from the profile).",
   (scenario) => {
     if (!scenario.signed) return pass("the profile declares no signature scheme");
     if (scenario.callbacks.length === 0) return fail("no callback arrived");
     const bad = scenario.callbacks.filter((c) => c.signature !== "valid");
     if (bad.length === 0) return pass(`${scenario.callbacks.length} valid signature(s)`);
     const said = `${bad.length} of ${scenario.callbacks.length} signature(s) do not verify (${bad.map((c) => c.signature).join(", ")})`;
+    // A delivery whose bytes differ from the first attempt's is shown with both bodies.
+    const [first] = scenario.callbacks;
+    const differing = scenario.callbacks
+      .map((c, i) => ({ c, i }))
+      .filter(({ c, i }) => i > 0 && bad.includes(c) && c.body !== undefined && c.body !== first?.body);
+    const bodies = differing.slice(0, 3).map(({ c, i }) => ({
+      path: `body of delivery ${i + 1}`,
+      expected: `the first delivery's bytes, ${first?.body ?? "(not kept)"}`,
+      actual: c.body ?? "(not kept)",
+    }));
+    const differs =
+      differing.length > 0
+        ? `; ${differing.length} of them carry other bytes than the first delivery (delivery ${differing.map(({ i }) => i + 1).join(", ")})`
+        : "";
     const explained = bad.find((c) => c.signatureExplained)?.signatureExplained;
-    if (!explained) return fail(said);
+    if (!explained) return fail(`${said}${differs}`, bodies);
     const received = explained.received === null ? "no such header" : show(explained.received);
     return fail(
-      `${said}; first: ${explained.header} received ${received}, computed ${show(explained.computed)}`,
+      `${said}; first: ${explained.header} received ${received}, computed ${show(explained.computed)}${differs}`,
       [
         {
           path: `header ${explained.header}`,
@@ -235,6 +264,7 @@ export const callbacksSignatureValid = defineCheck<CallbackScenario>(
           actual: explained.received === null ? "absent" : explained.received,
           hint: `${explained.scheme}, over ${explained.signedOver}, with ${explained.signedWith}`,
         },
+        ...bodies,
       ],
     );
   },
@@ -383,6 +413,46 @@ export const callbacksAppealAfterFailure = defineCheck<CallbackScenario>(
       kind: "necessary",
       reason:
         "§3 names both statuses; a success by appeal reverses the failure it appeals, so it comes after it (HTTP keeps no order between two deliveries: the times the callbacks carry decide)",
+    },
+  },
+);
+
+export const callbacksDateNotBeforeTrigger = defineCheck<CallbackScenario>(
+  "callbacks.date-not-before-trigger",
+  "callbacks",
+  "Each callback's date (the profile's callbacks.dateUpdatedPath) is not before what made the order enter its status: the triggering request, the order's earlier dates (its creation record), its declared lifetime after creation for expired; within the clocks' skew and the dates' resolution.",
+  (scenario) => {
+    const path = scenario.paths.dateUpdated;
+    if (path === undefined)
+      return pass("the profile declares no callbacks.dateUpdatedPath: no date to judge");
+    const bounds = scenario.datesNotBefore ?? [];
+    const problems: string[] = [];
+    let judged = 0;
+    for (const callback of scenario.callbacks) {
+      const at = enteredAtMs(callback, path);
+      if (at === undefined) continue;
+      judged++;
+      for (const bound of bounds) {
+        if (at >= bound.atMs - bound.toleranceMs) continue;
+        problems.push(
+          `${path} ${show(readPath(callback.json, path))} (status ${show(statusOf(scenario, callback))}) is ${inSeconds(bound.atMs - at)} before ${bound.what} (${new Date(bound.atMs).toISOString()}, ${inSeconds(bound.toleranceMs)} allowed)`,
+        );
+      }
+    }
+    if (problems.length > 0)
+      return fail(
+        `${problems.length} date(s) before the status was entered: ${problems.slice(0, 3).join("; ")}`,
+      );
+    return pass(
+      `${judged} callback date(s) at ${path}, none before ${bounds.map((b) => b.what).join(", ") || "anything known"}`,
+    );
+  },
+  {
+    source: {
+      kind: "declared",
+      where:
+        "callbacks.dateUpdatedPath, where a callback says when its order entered the status (§6 sends it on entering), and callbackTriggers, which make it enter",
+      keys: ["callbacks.dateUpdatedPath"],
     },
   },
 );

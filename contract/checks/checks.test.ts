@@ -8,7 +8,7 @@ import type { ExchangeResponse } from "../h2h-client.ts";
 import { jsonTextIssues } from "../json-text.ts";
 import { ORDER_STATUSES } from "../names.ts";
 import { buildContract, contract, LENIENT_GAPS } from "../schemas.ts";
-import { CHECK_REGISTRY, type Check, type ObservedCallback } from "./index.ts";
+import { CHECK_REGISTRY, type Check, callbacksSignatureValid, type ObservedCallback } from "./index.ts";
 
 const requestId = (n: number) => `req-${n}`;
 /** What json-text.ts finds in a body. */
@@ -451,6 +451,39 @@ const CASES: Record<string, Case> = {
       ],
     ],
   },
+  "callbacks.date-not-before-trigger": {
+    good: [
+      scenario("succeeded", [cb("succeeded", 200, { dateUpdated: new Date(T0 + 150).toISOString() })], {
+        paths: { id: "id", status: "status", dateUpdated: "dateUpdated" },
+        datesNotBefore: [{ atMs: T0, what: "the confirmation was sent", toleranceMs: 2_000 }],
+      }),
+      // Within the room for the clocks' skew.
+      scenario("succeeded", [cb("succeeded", 200, { dateUpdated: new Date(T0 - 1_500).toISOString() })], {
+        paths: { id: "id", status: "status", dateUpdated: "dateUpdated" },
+        datesNotBefore: [{ atMs: T0, what: "the confirmation was sent", toleranceMs: 2_000 }],
+      }),
+      // No date path declared: nothing to read.
+      scenario("succeeded", [cb("succeeded", 200, { dateUpdated: "2000-01-01T00:00:00Z" })], {
+        datesNotBefore: [{ atMs: T0, what: "the confirmation was sent", toleranceMs: 0 }],
+      }),
+    ],
+    bad: [
+      [
+        scenario("expired", [cb("expired", 200, { dateUpdated: new Date(T0 - 30_000).toISOString() })], {
+          paths: { id: "id", status: "status", dateUpdated: "dateUpdated" },
+          datesNotBefore: [
+            { atMs: T0 - 30_000, what: "the creation record's dateUpdated", toleranceMs: 1_000 },
+            {
+              atMs: T0,
+              what: "the creation record's dateAdded plus the declared lifetime (30 s)",
+              toleranceMs: 2_000,
+            },
+          ],
+        }),
+        /^1 date\(s\) before the status was entered: dateUpdated "2025-11-22T02:59:30\.000Z" \(status "expired"\) is 30\.00 s before the creation record's dateAdded plus the declared lifetime \(30 s\)/,
+      ],
+    ],
+  },
   "callbacks.sandbox-clock": {
     good: [{ response: successResponse }],
     bad: [
@@ -522,6 +555,13 @@ const CASES: Record<string, Case> = {
         /1 of 1 signature\(s\) do not verify \(invalid\)/,
       ],
       [scenario("succeeded", [{ ...cb("succeeded", 1), signature: "missing" }]), /do not verify \(missing\)/],
+      [
+        scenario("succeeded", [
+          { ...cb("succeeded", 1), answeredWith: 503, body: '{"id":"order-1","status":"succeeded"}' },
+          { ...cb("succeeded", 900), signature: "invalid", body: '{"status":"succeeded","id":"order-1"}' },
+        ]),
+        /^1 of 2 signature\(s\) do not verify \(invalid\); 1 of them carry other bytes than the first delivery \(delivery 2\)$/,
+      ],
     ],
   },
   "callbacks.matches-order": {
@@ -787,6 +827,24 @@ const CASES: Record<string, Case> = {
       [[{ requestId: "a", where: "#0" }], /only 1 response/],
     ],
   },
+  "semantics.order-id-unique": {
+    good: [
+      [
+        { orderId: "a", where: "#1" },
+        { orderId: "b", where: "#2" },
+      ],
+    ],
+    bad: [
+      [
+        [
+          { orderId: "100001", where: "#1 createMobileCommerceOrder, merchant m-1" },
+          { orderId: "100002", where: "#2" },
+          { orderId: "100001", where: "#3 createMobileCommerceOrder, merchant m-2" },
+        ],
+        /1 id\(s\) given to more than one order; "100001" to 2 orders \(#1 createMobileCommerceOrder, merchant m-1, #3 createMobileCommerceOrder, merchant m-2\)/,
+      ],
+    ],
+  },
   "fields.order-record": {
     good: [{ data: record, contract }],
     bad: [
@@ -868,6 +926,55 @@ const CASES: Record<string, Case> = {
   "semantics.currency-of-method": {
     good: [{ field: "currency", expected: "RUB", received: "RUB" }],
     bad: [[{ field: "currency", expected: "RUB", received: "KZT" }, /currency is "KZT", expected "RUB"/]],
+  },
+  "semantics.requisite-type-fields": {
+    good: [
+      {
+        paymentDetails: { requisiteTypeCode: "link", link: "https://x" },
+        methodID: 101,
+        declaredType: "link",
+        linkTypes: ["link"],
+      },
+      {
+        paymentDetails: { requisiteTypeCode: "phone", link: null },
+        methodID: 102,
+        declaredType: undefined,
+        linkTypes: ["link"],
+      },
+    ],
+    bad: [
+      [
+        {
+          paymentDetails: { requisiteTypeCode: "link", link: null },
+          methodID: 101,
+          declaredType: "link",
+          linkTypes: ["link"],
+        },
+        /^paymentDetailsData\.link is null, but requisiteTypeCode "link" of method 101 is a link type: expected a non-empty link$/,
+      ],
+      [
+        {
+          paymentDetails: { requisiteTypeCode: "link", link: " " },
+          methodID: 101,
+          declaredType: undefined,
+          linkTypes: ["link"],
+        },
+        /link is " "/,
+      ],
+      [
+        {
+          paymentDetails: { requisiteTypeCode: "phone", link: null },
+          methodID: 101,
+          declaredType: "link",
+          linkTypes: ["link"],
+        },
+        /requisiteTypeCode is "phone", but the profile declares "link" for method 101/,
+      ],
+      [
+        { paymentDetails: null, methodID: 101, declaredType: "link", linkTypes: [] },
+        /paymentDetailsData is null/,
+      ],
+    ],
   },
   "semantics.method-echoed": {
     good: [{ field: "paymentDetailsData.methodID", expected: 101, received: 101 }],
@@ -990,6 +1097,7 @@ const CASES: Record<string, Case> = {
   "behaviour.rejects-duplicate-merchant-order-id": rejectionCases,
   "behaviour.rejects-other-merchants-order": rejectionCases,
   "behaviour.accepts-merchant-order-id-of-other-merchant": acceptanceCases,
+  "behaviour.accepts-merchant-order-id-differing-in-case": acceptanceCases,
   "behaviour.confirmable-after-wrong-code": acceptanceCases,
   "behaviour.rejects-malformed-code": rejectionCases,
   "behaviour.refusal-changes-nothing": {
@@ -1128,4 +1236,18 @@ describe.each([...CHECK_REGISTRY.values()].map((check) => [check.name, check] as
 
 it("every check has cases, and every case is a check", () => {
   expect(Object.keys(CASES).sort()).toEqual([...CHECK_REGISTRY.keys()].sort());
+});
+
+it("callbacks.signature-valid shows a retry whose bytes differ with both bodies", () => {
+  const first = '{"id":"order-1","status":"succeeded"}';
+  const retry = '{"status":"succeeded","id":"order-1"}';
+  const outcome = callbacksSignatureValid.run(
+    scenario("succeeded", [
+      { ...cb("succeeded", 1), answeredWith: 503, body: first },
+      { ...cb("succeeded", 900), signature: "invalid", body: retry },
+    ]),
+  );
+  expect(outcome.findings).toEqual([
+    { path: "body of delivery 2", expected: `the first delivery's bytes, ${first}`, actual: retry },
+  ]);
 });

@@ -9,6 +9,7 @@ export * from "./envelope.ts";
 export * from "./fields.ts";
 export * from "./json-text.ts";
 export * from "./lifecycle.ts";
+export * from "./order-ids.ts";
 export * from "./receiver.ts";
 export * from "./root-cause.ts";
 export * from "./semantics.ts";

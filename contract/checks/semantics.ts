@@ -272,3 +272,43 @@ export const semanticsStatusAfterOperation = defineCheck<StatusAfterInput>(
 export function dataOf(json: unknown): Data | undefined {
   return isRecord(json) && isRecord(json.data) ? json.data : undefined;
 }
+
+export interface RequisiteTypeInput {
+  /** The order record's `paymentDetailsData`. */
+  paymentDetails: unknown;
+  /** The method the order was made with, and the requisiteTypeCode the profile declares for it. */
+  methodID: number;
+  declaredType: string | undefined;
+  /** The requisiteTypeCode values that are link types: a payment link comes with them. */
+  linkTypes: readonly string[];
+}
+
+export const semanticsRequisiteTypeFields = defineCheck<RequisiteTypeInput>(
+  "semantics.requisite-type-fields",
+  "semantics",
+  "paymentDetailsData carries what its method's requisite type promises: the requisiteTypeCode the profile declares for the method, and with a link type (gaps.linkRequisiteTypes) a non-empty link (§2.2).",
+  ({ paymentDetails, methodID, declaredType, linkTypes }) => {
+    if (!isRecord(paymentDetails))
+      return fail(`paymentDetailsData is ${show(paymentDetails)}: nothing to judge`);
+    const { requisiteTypeCode: code, link } = paymentDetails;
+    if (declaredType !== undefined && code !== declaredType)
+      return fail(
+        `paymentDetailsData.requisiteTypeCode is ${show(code)}, but the profile declares ${show(declaredType)} for method ${methodID}`,
+      );
+    if (typeof code !== "string" || !linkTypes.includes(code))
+      return pass(`requisiteTypeCode ${show(code)} is no link type (${show(linkTypes)})`);
+    return typeof link === "string" && link.trim() !== ""
+      ? pass(`requisiteTypeCode ${show(code)}, link ${show(link)}`)
+      : fail(
+          `paymentDetailsData.link is ${show(link)}, but requisiteTypeCode ${show(code)} of method ${methodID} is a link type: expected a non-empty link`,
+        );
+  },
+  {
+    source: {
+      kind: "advisory",
+      reason:
+        "§2.2 gives link 'where applicable (for example when requisiteTypeCode is the link type)' but names no link type, and no method's type",
+      declaredBy: ["gaps.linkRequisiteTypes"],
+    },
+  },
+);

@@ -6,6 +6,7 @@
 import { beforeAll, describe, it } from "vitest";
 import type { Check, Exchange, FieldsInput } from "../../../contract/index.ts";
 import {
+  acceptsMerchantOrderIdDifferingInCase,
   answeredAsModelled,
   confirmableAfterWrongCode,
   dataOf,
@@ -109,6 +110,21 @@ export interface CreationOptions {
   duplicateThrough: OrderKind;
 }
 
+/** The id with each letter's case swapped (`ab-1` to `AB-1`); undefined when it has no letter with two cases. */
+export function caseTwinOf(merchantOrderID: string): string | undefined {
+  const twin = [...merchantOrderID]
+    .map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()))
+    .join("");
+  return twin === merchantOrderID ? undefined : twin;
+}
+
+/** Why the case twin cannot be sent: the profile's rule for merchantOrderID refuses it; else undefined. */
+function caseTwinRefusedBy(target: SpecTarget, twin: string): string | undefined {
+  const pattern = target.profile.requestRules.merchantOrderID?.pattern;
+  if (pattern === undefined || pattern === "none" || new RegExp(pattern).test(twin)) return undefined;
+  return `the profile's requestRules.merchantOrderID.pattern ${pattern} refuses ${JSON.stringify(twin)}`;
+}
+
 /** The create endpoint of one order kind: envelope, fields, echoes, status, duplicate refusal, then `more`. */
 export function creationTests(
   target: SpecTarget,
@@ -121,6 +137,8 @@ export function creationTests(
     let order: CreatedOrder;
     let withoutMerchantOrderId: CreatedOrder;
     let duplicate: Exchange;
+    // The same merchant's id again with its letters' case swapped: another id, to be accepted.
+    let caseTwin: { exchange?: Exchange; skip?: string } = {};
     const data = () => dataOf(order.exchange.response.json) ?? {};
 
     beforeAll(async () => {
@@ -130,6 +148,13 @@ export function creationTests(
         merchantOrderID: String(order.request.merchantOrderID),
       });
       duplicate = await target.client().call(OPERATIONS_BY_KIND[options.duplicateThrough].create, again);
+      const twin = caseTwinOf(String(order.request.merchantOrderID));
+      const refusedBy =
+        twin === undefined ? "the merchantOrderID has no letter" : caseTwinRefusedBy(target, twin);
+      caseTwin =
+        twin === undefined || refusedBy !== undefined
+          ? { skip: refusedBy }
+          : { exchange: (await createOrder(target, kind, { merchantOrderID: twin })).exchange };
     });
 
     successEnvelopeTests(target, () => order.exchange);
@@ -190,6 +215,13 @@ export function creationTests(
       ]),
     );
     failureEnvelopeTests(target, () => duplicate, "duplicate merchantOrderID");
+    it(acceptsMerchantOrderIdDifferingInCase.name, (ctx) => {
+      if (caseTwin.exchange === undefined) return ctx.skip(caseTwin.skip ?? "no case twin was sent");
+      verify(ctx, target, acceptsMerchantOrderIdDifferingInCase, caseTwin.exchange.response, [
+        order.exchange,
+        caseTwin.exchange,
+      ]);
+    });
     more({ order: () => order, data });
   });
 }

@@ -68,6 +68,8 @@ export interface ObservedCallback {
   answeredWith: StoredCallback["answeredWith"];
   signatureExplained?: SignatureExplanation;
   jsonText?: JsonTextReport;
+  /** The body's bytes as text, masked: a retry's are compared with the first attempt's. */
+  body?: string;
 }
 
 export interface SpecSink {
@@ -177,6 +179,7 @@ export function loadSpecTarget(specFile: string): SpecTarget {
         answeredWith: callback.answeredWith,
         ...(signatureExplained ? { signatureExplained } : {}),
         ...(jsonText ? { jsonText: masker.value(jsonText) } : {}),
+        body: masker.text(Buffer.from(callback.bodyBase64, "base64").toString("utf8")),
       };
     },
     warn: (text) => {
