@@ -186,7 +186,7 @@ function child(script: string, args: string[], env: Record<string, string>) {
 
 /**
  * The checks a provider that signs its callbacks wrongly fails: every signature, both kinds, all
- * four statuses, and the generated orders of every method (their case names the random seed,
+ * four statuses, every delivery of a retried one, and the generated orders of every method (their case names the random seed,
  * which a comparison leaves out).
  */
 const SIGNATURE_CASES = [
@@ -199,6 +199,8 @@ const SIGNATURE_CASES = [
     (method) =>
       `callbacks (generated orders) › callbacks.signature-valid › method ${method}, 6 generated orders`,
   ),
+  // Every delivery of the retried callback is judged too, retries included.
+  "callbacks (retries) › callbacks.signature-valid › every delivery, retries included",
 ];
 
 describe("comparing two real certification runs", () => {
@@ -240,13 +242,13 @@ describe("comparing two real certification runs", () => {
     const { exitCode, output } = faultyRun;
     expect(exitCode, output).toBe(1);
     expect(output).toMatch(
-      /since baseline run-\S+ \(.*, partial\): 12 regression\(s\), 0 fix\(es\), 0 new, 0 removed/,
+      /since baseline run-\S+ \(.*, partial\): 13 regression\(s\), 0 fix\(es\), 0 new, 0 removed/,
     );
     // Each a whole line of the console (which ends every line, the last one too).
     for (const key of SIGNATURE_CASES) expect(`${output}\n`).toContain(`  regressed: ${key}\n`);
     const html = readFileSync(join(faulty, REPORT_FILES.html), "utf8");
     expect(html).toContain('<h2 id="since-baseline">Changes since the baseline run</h2>');
-    expect(html).toContain("Regressions: passed then, failed now (12)");
+    expect(html).toContain("Regressions: passed then, failed now (13)");
     const report = JSON.parse(readFileSync(join(faulty, REPORT_FILES.json), "utf8")) as RunReport;
     expect(report.baseline?.regressions.map((r) => r.key).sort()).toEqual([...SIGNATURE_CASES].sort());
   });
@@ -258,10 +260,10 @@ describe("comparing two real certification runs", () => {
       {},
     );
     expect(forward.exitCode, forward.output).toBe(1);
-    expect(forward.output).toContain("regressions (passed → failed): 12");
+    expect(forward.output).toContain("regressions (passed → failed): 13");
     for (const key of SIGNATURE_CASES) expect(forward.output).toContain(`  ✗ ${key}: `);
     expect(forward.output).toMatch(
-      /12 regression\(s\), 0 fix\(es\), 0 new, 0 removed, 0 other change\(s\), 0 flaky, [1-9]\d* unchanged/,
+      /13 regression\(s\), 0 fix\(es\), 0 new, 0 removed, 0 other change\(s\), 0 flaky, [1-9]\d* unchanged/,
     );
 
     // Any order on the command line: the reports' start times say which run came first.
@@ -288,7 +290,7 @@ describe("comparing two real certification runs", () => {
       verdict: "conformant",
     });
     expect(back.exitCode, back.output).toBe(0);
-    expect(back.output).toContain("fixes (failed → passed): 12");
+    expect(back.output).toContain("fixes (failed → passed): 13");
 
     // The same, as the partial run it was (--only): no comparison passes it, even with fixes only.
     const onlyPart = await compareWithLaterCopy(join(faulty, REPORT_FILES.json), "partial.json");

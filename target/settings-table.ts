@@ -789,6 +789,8 @@ export type RunSettings = RunSettingValues & {
   /** The user's directory: relative paths were resolved from it. */
   readonly cwd: string;
   readonly sources: Readonly<Partial<Record<SettingKey, SettingSource>>>;
+  /** The text each given setting was given as (a re-run command repeats it; values may be parsed objects). */
+  readonly texts: Readonly<Partial<Record<SettingKey, string>>>;
 };
 
 type Env = Record<string, string | undefined>;
@@ -849,6 +851,7 @@ export function parseSettings(env: Env, options: ParseSettingsOptions = {}): Run
   const cwd = options.cwd ?? userDirectory(env);
   const values: Record<string, unknown> = {};
   const sources: Partial<Record<SettingKey, SettingSource>> = {};
+  const texts: Partial<Record<SettingKey, string>> = {};
   for (const key of Object.keys(SETTINGS) as SettingKey[]) {
     const spec: SettingSpec = SETTINGS[key];
     if (!readsSetting(spec, options.command)) {
@@ -861,9 +864,11 @@ export function parseSettings(env: Env, options: ParseSettingsOptions = {}): Run
     if (flag !== undefined) {
       value = parseOne(key, String(flag), `--${spec.flag ?? key}`, true);
       sources[key] = "flag";
+      texts[key] = String(flag);
     } else if (variable !== undefined) {
       value = parseOne(key, variable, spec.variable, false);
       sources[key] = "variable";
+      texts[key] = variable;
     } else {
       value = spec.fallback;
       if (value !== undefined) sources[key] = "default";
@@ -872,7 +877,12 @@ export function parseSettings(env: Env, options: ParseSettingsOptions = {}): Run
     values[key] = value;
   }
   checkTogether(values as RunSettingValues, sources);
-  return Object.freeze({ ...values, cwd, sources: Object.freeze(sources) }) as RunSettings;
+  return Object.freeze({
+    ...values,
+    cwd,
+    sources: Object.freeze(sources),
+    texts: Object.freeze(texts),
+  }) as RunSettings;
 }
 
 /** The rules between settings, once each is valid on its own. */

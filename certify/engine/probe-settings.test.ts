@@ -121,6 +121,13 @@ describe("the command that re-runs a failed check", () => {
     );
   });
 
+  it("repeats a setting as it was written, not as parsed (a container's readiness)", () => {
+    const base = rerunBaseOf(
+      settingsOf({ H2H_TARGET_IMAGE: "acme/sandbox:1.2", H2H_TARGET_READY: "log:ready to serve" }),
+    );
+    expect(base.assignments).toBe("H2H_TARGET_IMAGE=acme/sandbox:1.2 H2H_TARGET_READY='log:ready to serve' ");
+  });
+
   it("quotes a value so that a shell reads it back as it was", () => {
     expect(shellQuoted("plain/path-1.json")).toBe("plain/path-1.json");
     expect(shellQuoted("it's $HOME")).toBe("'it'\\''s $HOME'");

@@ -122,8 +122,10 @@ export function rerunBaseOf(run: RunSettings): RerunBase {
       );
     })
     .map(([key, spec]) => {
+      // A path as resolved (the command may be pasted elsewhere), anything else as the user wrote it.
       const value = (run as unknown as Record<string, unknown>)[key];
-      return `${spec.variable}=${spec.secret ? `"$${spec.variable}"` : shellQuoted(String(value))} `;
+      const text = spec.path && typeof value === "string" ? value : (run.texts?.[key] ?? String(value));
+      return `${spec.variable}=${spec.secret ? `"$${spec.variable}"` : shellQuoted(text)} `;
     })
     .join("");
   return { assignments, reportDir: run.reportDir };

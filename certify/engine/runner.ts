@@ -216,11 +216,10 @@ function orderIdsOf(readable: readonly RecordedExchange[], profile: Profile, mas
   });
   const record = runCheck(semanticsOrderIdUnique, sightings, profile, masker);
   if (created.length >= 2) return record;
-  return {
-    ...record,
-    status: "not evaluated",
-    detail: `not evaluated, because the run created ${created.length} order(s): uniqueness needs two`,
-  };
+  // Fewer than two orders (a run limited by --only, a target refusing every creation, whose
+  // refusals fail elsewhere): nothing to compare, and no cause to wait on.
+  const reason = `the run created ${created.length} order(s): uniqueness needs two`;
+  return { ...record, status: "skipped", detail: reason, reason };
 }
 
 export async function runCertification(options: CertifyOptions): Promise<CertifyResult> {

@@ -24,7 +24,18 @@ export interface FailureRef {
  * where it was, so it explains nothing after it.
  */
 function movesTheOrder(record: CheckRecord): boolean {
+  // A key accepted where it must be refused moves no order: the request was the merchant's own.
+  if (/-api-key$/.test(record.check)) return false;
   return record.check.startsWith("behaviour.") || record.check === "semantics.status-after-operation";
+}
+
+/**
+ * A cause that stands for its step on any order: a request the target must refuse, accepted. Only
+ * such a request, sent again on the way to a later step, moves that order the same way; a request
+ * it must accept is sent by every order and explains none of them.
+ */
+function acceptedWhereRefused(record: CheckRecord, answer: RecordedExchange): boolean {
+  return record.check.startsWith("behaviour.rejects-") && answer.response.status < 300;
 }
 
 /** Checks that read an answer as a refusal: an answer that was no refusal fails them for that cause alone. */
@@ -61,7 +72,7 @@ export function markFollowOnFailures(
     causeByAnswer.set(cause.subject as string, list);
     const answer = byId.get(cause.subject as string);
     // The first failure of a step, by when it was sent, stands for it.
-    if (answer) {
+    if (answer && acceptedWhereRefused(cause, answer)) {
       const step = stepOf(answer);
       const known = causeByStep.get(step);
       const knownAt = known ? (startOf.get(known.subject as string) ?? 0) : Number.POSITIVE_INFINITY;
@@ -76,8 +87,10 @@ export function markFollowOnFailures(
       record.subject !== undefined
         ? (startOf.get(record.subject) ?? Number.POSITIVE_INFINITY)
         : Number.POSITIVE_INFINITY;
-    if (record.subject !== undefined && READS_A_REFUSAL.test(record.check)) {
-      const noRefusal = (causeByAnswer.get(record.subject) ?? []).find((cause) => cause !== record);
+    // An answer that was no refusal at all fails the checks that read it as one for that cause alone.
+    const own = record.subject !== undefined ? byId.get(record.subject) : undefined;
+    if (own && own.response.status < 400 && READS_A_REFUSAL.test(record.check)) {
+      const noRefusal = (causeByAnswer.get(own.id) ?? []).find((cause) => cause !== record);
       if (noRefusal) return noRefusal;
     }
     for (const id of record.exchanges) {

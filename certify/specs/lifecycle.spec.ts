@@ -710,8 +710,17 @@ for (const kind of ORDER_KINDS) {
           if (unrefused && opOf(pair.operation).refusedBody !== undefined)
             return ctx.skip(`${unrefused.reason} (its refusal is judged by ${unrefused.check} elsewhere)`);
           const blockedBy = unrefused ?? proof.late ?? before?.(run, proof);
+          // A step accepted as an advisory (a code a harmless normalisation reads as valid) leaves
+          // its proof an advisory too: not evaluated, it must not hold the run back as partial.
+          const answer = run.answers.get(pair);
+          const explained =
+            answer && acceptanceExplained(answer.response.status, judge?.normalisation, target.profile);
           verify(ctx, target, check, input(run, proof) as never, run.exchanges, {
-            ...waived(),
+            ...(explained
+              ? {
+                  informationalReason: `the step it follows was accepted as an advisory (${describeRuleSource(explained)})`,
+                }
+              : waived()),
             ...(blockedBy ? { blockedBy } : {}),
             subject: proof.exchange,
             reproduction: reproduction(check.name, run, pair),
