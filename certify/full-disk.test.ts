@@ -6,12 +6,13 @@
  * - TMPDIR fills while the run records its exchanges: one error naming the file, the run not
  *   judged on what it kept, and its reports written all the same.
  */
+
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { fileTimeout } from "../fixtures/testing/index.ts";
+import { fileTimeout, mountTmpfs } from "../fixtures/testing/index.ts";
 import { createMasker } from "../kit/index.ts";
 import { parseSettings } from "../target/index.ts";
 import type { RunReport } from "./engine/run-model.ts";
@@ -23,17 +24,6 @@ import { spawnCertify } from "./testing/spawn-certify.ts";
 
 fileTimeout(240_000);
 
-/** A tmpfs of `size` on a new folder, or why not. */
-function mountTmpfs(size: string): { dir: string } | { skip: string } {
-  const dir = mkdtempSync(join(tmpdir(), "h2h-full-disk-"));
-  try {
-    execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", dir], { stdio: "pipe" });
-    return { dir };
-  } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
-    return { skip: `mount -t tmpfs is not permitted here: ${String(error).split("\n")[0]}` };
-  }
-}
 const unmount = (dir: string) => {
   execFileSync("umount", [dir]);
   rmSync(dir, { recursive: true, force: true });
@@ -48,7 +38,7 @@ function fillUp(dir: string, freeBytes: number): void {
   writeFileSync(join(dir, "filler"), Buffer.alloc(Math.max(0, bavail * bsize - freeBytes)));
 }
 
-const probe = mountTmpfs("1m");
+const probe = mountTmpfs("1m", "h2h-full-disk-");
 const skip = "skip" in probe ? probe.skip : undefined;
 if ("dir" in probe) unmount(probe.dir);
 
@@ -76,7 +66,7 @@ async function certify(reportDir: string): Promise<{ result: CertifyResult; outp
 
 describe.skipIf(skip !== undefined)(`full disks${skip ? ` (skipped: ${skip})` : ""}`, () => {
   it("a report folder that fills: the verdict, one error with the file, no report of either run", async () => {
-    const mount = mountTmpfs("1m");
+    const mount = mountTmpfs("1m", "h2h-full-disk-");
     if (!("dir" in mount)) throw new Error(mount.skip);
     try {
       await writeReports(runReportOf([], { runId: "run-earlier" }), mount.dir, createMasker({ secrets: [] }));
@@ -99,7 +89,7 @@ describe.skipIf(skip !== undefined)(`full disks${skip ? ` (skipped: ${skip})` : 
   });
 
   it("a TMPDIR that fills: one error naming the file, not judged, and the reports written", async () => {
-    const mount = mountTmpfs("1m");
+    const mount = mountTmpfs("1m", "h2h-full-disk-");
     if (!("dir" in mount)) throw new Error(mount.skip);
     const reportDir = mkdtempSync(join(tmpdir(), "h2h-full-tmpdir-reports-"));
     try {

@@ -4,11 +4,13 @@
  * as a kill mid-write leaves, is skipped and counted). The tmpfs part needs root: skipped, by
  * name, where mounting is not permitted.
  */
+
 import { execFileSync } from "node:child_process";
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { mountTmpfs } from "../fixtures/testing/index.ts";
 import { createMasker } from "../kit/index.ts";
 import type { Exchange } from "./h2h-client.ts";
 import { ExchangeRecorder, readRecordedEvidence, readWriteFailures } from "./recorder.ts";
@@ -39,17 +41,7 @@ describe("a torn exchange line", () => {
   });
 });
 
-function mountTmpfs(size: string): { dir: string } | { skip: string } {
-  const dir = mkdtempSync(join(tmpdir(), "h2h-recorder-tmpfs-"));
-  try {
-    execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", dir], { stdio: "pipe" });
-    return { dir };
-  } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
-    return { skip: `mount -t tmpfs is not permitted here: ${String(error).split("\n")[0]}` };
-  }
-}
-const tmpfs = mountTmpfs("64k");
+const tmpfs = mountTmpfs("64k", "h2h-recorder-tmpfs-");
 const skip = "skip" in tmpfs ? tmpfs.skip : undefined;
 
 describe.skipIf(skip !== undefined)(

@@ -4,6 +4,7 @@
  * through the writer's seam (a disk that fills up part way, always run) and on a small tmpfs that
  * really fills up (root only: skipped, by name, where mounting is not permitted).
  */
+
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
@@ -11,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RecordedExchange } from "../../contract/index.ts";
+import { mountTmpfs } from "../../fixtures/testing/index.ts";
 import { createMasker } from "../../kit/index.ts";
 import type { CheckRecord, RunReport } from "../engine/run-model.ts";
 import { runReportOf } from "../testing/run-report.ts";
@@ -121,19 +123,7 @@ describe("a report set that cannot be written whole (the writer's seam: a disk t
   });
 });
 
-/** A tmpfs of `size` mounted on a new folder, or why not (not root, no mount). */
-function mountTmpfs(size: string): { dir: string } | { skip: string } {
-  const dir = mkdtempSync(join(tmpdir(), "h2h-report-tmpfs-"));
-  try {
-    execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", dir], { stdio: "pipe" });
-    return { dir };
-  } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
-    return { skip: `mount -t tmpfs is not permitted here: ${String(error).split("\n")[0]}` };
-  }
-}
-
-const tmpfs = mountTmpfs("1m");
+const tmpfs = mountTmpfs("1m", "h2h-report-tmpfs-");
 const tmpfsSkip = "skip" in tmpfs ? tmpfs.skip : undefined;
 
 describe.skipIf(tmpfsSkip !== undefined)(
