@@ -2,75 +2,95 @@
  * The dependency rules of h2h-certify, checked by dependency-cruiser in `npm test` (`npm run deps`).
  *
  * The code is layered; a layer may use the layers below it, never one above, and never a sibling
- * in its own layer:
+ * in its own layer (docs/layout.md draws the picture):
  *
- *   7  scripts/                    thin entry points of the npm scripts
- *   6  bench/                      benchmark harnesses behind npm run bench:*
- *   5  selftest/                   the mutation self-test: certify against the faulty providers
- *   4  certify/, load/             the certification run (engine/, specs/, reports/);
+ *  13  scripts/                    the one command entry: bin dispatch, the commands
+ *  12  scripts/bench/              benchmark harnesses behind npm run bench:*
+ *  11  scripts/selftest/           the mutation self-test: certify against the faulty providers
+ *  10  certify/, load/             the certification run (engine/, specs/, reports/);
  *                                  k6 load scripts and their Node.js harness
- *   3  target/                     opening a target: run settings, a target container, sink, masker
- *   2  sink/, fixtures/,           the sink; test data and profiles; the reference provider, its
- *      provider/                   container image and the clean-room provider
- *   1  contract/                   schemas, the names table, checks, HTTP client, recording
- *   0  kit/                        loopback, markup, masking, terminal, TLS: nothing of the contract
+ *   9  run-setup/                  opening a target: run settings, a target container, sink, masker
+ *   8  webhook-sink/, fixtures/    the sink; test data and profiles; the providers and receivers
+ *                                  the suite is tried on (fixtures/providers/, fixtures/receivers/)
+ *   7  contract/index.ts           the contract's one door for the layers above
+ *   6  contract/openapi/           the OpenAPI document and its request schemas
+ *   5  contract/profile/           the profile, its help, and what follows from one (probes, negatives)
+ *   4  contract/generation/        valid and invalid requests, the lifecycle model, shrinking
+ *   3  contract/checks/            the named checks
+ *   2  contract/client/            the HTTP client and the exchange recorder
+ *   1  contract/schemas/           the names table, the zod schemas, endpoints, JSON text rules
+ *   0  contract/kit/               loopback, markup, masking, terminal, TLS: nothing of the contract
  *
- * certify/ and load/ are siblings: each opens its target through target/, and neither uses the
+ * certify/ and load/ are siblings: each opens its target through run-setup/, and neither uses the
  * other (load's tests included, see `no-certify-in-load-tests`).
  *
- * Within layer 2, fixtures/ holds several packages (test data, profiles, test helpers) and
- * provider/ one per provider (the reference provider, its container image, the clean-room
- * provider); the reference provider may read the test data and the profiles, and its image the
- * reference provider.
+ * Within layer 8, fixtures/ holds several packages (test data, profiles, test helpers, one per
+ * provider and receiver); the reference provider may read the test data and the profiles, and its
+ * image the reference provider.
  *
  * Each package is used from outside only through its hand-picked surface, its `index.ts`.
- * `contract/names.ts` is a second, schema-free entry to the contract, for k6 code.
+ * `contract/schemas/names.ts` is a second, schema-free entry, for k6 code.
  *
  * To see why a rule fired: `npx depcruise --config .dependency-cruiser.mjs <folders>` prints the
  * rule's name, the importing module and the imported one.
  */
 
+const CONTRACT_JOBS = ["kit", "schemas", "client", "checks", "generation", "profile", "openapi"];
+
 /** Packages, from the bottom layer up. A package is a folder whose files others reach only via its entries. */
 const PACKAGES = [
-  // Nothing of the contract: loopback, markup, masking, terminal, TLS, keep-alive bookkeeping.
-  { folder: "kit", layer: 0, entries: ["kit/index.ts"] },
-  { folder: "contract", layer: 1, entries: ["contract/index.ts", "contract/names.ts"] },
-  { folder: "sink", layer: 2, entries: ["sink/index.ts"] },
+  // The contract, a package per job; contract/kit knows nothing of the contract.
+  ...CONTRACT_JOBS.map((job, layer) => ({
+    folder: `contract/${job}`,
+    layer,
+    entries:
+      job === "schemas"
+        ? ["contract/schemas/index.ts", "contract/schemas/names.ts"]
+        : [`contract/${job}/index.ts`],
+  })),
+  // contract/index.ts: the door the layers above use (kit and names.ts apart).
+  { folder: "contract", layer: 7, entries: ["contract/index.ts"], except: CONTRACT_JOBS },
+  { folder: "webhook-sink", layer: 8, entries: ["webhook-sink/index.ts"] },
   // fixtures/ (its own files: payload builders, samples) and its sub-packages.
-  { folder: "fixtures", layer: 2, entries: ["fixtures/index.ts"], except: ["profiles", "testing"] },
-  { folder: "fixtures/profiles", layer: 2, entries: ["fixtures/profiles/index.ts"] },
-  // provider/ holds the providers the suite is tried on, a package each (no provider/index.ts).
-  { folder: "provider/reference", layer: 2, entries: ["provider/reference/index.ts"] },
+  {
+    folder: "fixtures",
+    layer: 8,
+    entries: ["fixtures/index.ts"],
+    except: ["profiles", "testing", "providers", "receivers", "junit"],
+  },
+  { folder: "fixtures/profiles", layer: 8, entries: ["fixtures/profiles/index.ts"] },
+  { folder: "fixtures/providers/reference", layer: 8, entries: ["fixtures/providers/reference/index.ts"] },
   // The reference webhook receiver, the merchant's side (certify:receiver's default target).
-  { folder: "provider/receiver", layer: 2, entries: ["provider/receiver/index.ts"] },
+  { folder: "fixtures/receivers/reference", layer: 8, entries: ["fixtures/receivers/reference/index.ts"] },
   // A merchant's receiver written from docs/receiver.md alone: it may use no sibling at all.
-  { folder: "provider/cleanroom-receiver", layer: 2, entries: ["provider/cleanroom-receiver/index.ts"] },
-  // A second provider, written apart from the suite: it may use no sibling at all.
-  { folder: "provider/cleanroom", layer: 2, entries: ["provider/cleanroom/index.ts"] },
+  { folder: "fixtures/receivers/cleanroom", layer: 8, entries: ["fixtures/receivers/cleanroom/index.ts"] },
+  // Providers written apart from the suite: they may use no sibling at all.
+  { folder: "fixtures/providers/cleanroom", layer: 8, entries: ["fixtures/providers/cleanroom/index.ts"] },
+  { folder: "fixtures/providers/everyday", layer: 8, entries: ["fixtures/providers/everyday/index.ts"] },
   // The reference provider's container image (entry.ts is bundled into it, not imported).
   {
-    folder: "provider/reference-image",
-    layer: 2,
-    entries: ["provider/reference-image/index.ts"],
+    folder: "fixtures/providers/reference-image",
+    layer: 8,
+    entries: ["fixtures/providers/reference-image/index.ts"],
   },
   // Test helpers: only tests use them, file by file.
-  { folder: "fixtures/testing", layer: 2, entries: "any" },
+  { folder: "fixtures/testing", layer: 8, entries: "any" },
   // What certify and load both need to open a target, so that neither needs the other.
-  { folder: "target", layer: 3, entries: ["target/index.ts"] },
-  { folder: "certify", layer: 4, entries: ["certify/index.ts"] },
+  { folder: "run-setup", layer: 9, entries: ["run-setup/index.ts"] },
+  { folder: "certify", layer: 10, entries: ["certify/index.ts"] },
   // load/testing/ (test doubles of k6 for load's own tests) is part of load.
-  { folder: "load", layer: 4, entries: ["load/index.ts"] },
+  { folder: "load", layer: 10, entries: ["load/index.ts"] },
   // The mutation self-test: certify's API against the reference provider's faults.
-  { folder: "selftest", layer: 5, entries: ["selftest/index.ts"] },
-  { folder: "bench", layer: 6, entries: ["bench/index.ts"] },
-  { folder: "scripts", layer: 7, entries: [] },
+  { folder: "scripts/selftest", layer: 11, entries: ["scripts/selftest/index.ts"] },
+  { folder: "scripts/bench", layer: 12, entries: ["scripts/bench/index.ts"] },
+  { folder: "scripts", layer: 13, entries: [], except: ["selftest", "bench"] },
 ];
 
 /** The siblings (same layer) a package may use; any other sibling is off limits. */
 const MAY_USE_SIBLINGS = {
-  "provider/reference": ["fixtures", "fixtures/profiles"],
-  "provider/reference-image": ["provider/reference"],
-  "fixtures/testing": ["fixtures", "provider/reference"],
+  "fixtures/providers/reference": ["fixtures", "fixtures/profiles"],
+  "fixtures/providers/reference-image": ["fixtures/providers/reference"],
+  "fixtures/testing": ["fixtures", "fixtures/providers/reference"],
 };
 
 const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
@@ -81,7 +101,7 @@ function filesOf(pkg) {
   return `^${escapeRegExp(pkg.folder)}/${except}`;
 }
 
-/** A rule-name-friendly package name: `provider/reference` → `provider-reference`. */
+/** A rule-name-friendly package name: `fixtures/providers/reference` → `fixtures-providers-reference`. */
 const slug = (pkg) => pkg.folder.replaceAll("/", "-");
 
 const matchAny = (packages) => packages.map(filesOf).join("|");
@@ -107,14 +127,17 @@ const layerRules = PACKAGES.flatMap((pkg) => {
       from: { path: filesOf(pkg), pathNot: TEST },
       to: { path: matchAny(above) },
     });
-    // A test is a leaf nobody imports: it may use fixtures/ (test data, profiles) and provider/
-    // (the providers as test doubles) whatever its layer, and nothing else above it.
+    // A test is a leaf nobody imports: it may use fixtures/ (test data, profiles, the providers as
+    // test doubles) and the contract's doors whatever its layer, and nothing else above it.
     rules.push({
       name: `no-upward-import-from-${slug(pkg)}-test`,
-      comment: `${comment} A test may use fixtures/ and provider/ from any layer, nothing else above its own.`,
+      comment: `${comment} A test may use fixtures/ and the contract's index.ts files from any layer, nothing else above its own.`,
       severity: "error",
       from: { path: `(${filesOf(pkg)}).*${TEST}` },
-      to: { path: matchAny(above), pathNot: "^(fixtures|provider)/" },
+      to: {
+        path: matchAny(above),
+        pathNot: `^fixtures/|^contract/(${CONTRACT_JOBS.map((job) => `${job}/`).join("|")})?index\\.ts$`,
+      },
     });
   }
   if (siblings.length > 0) {
@@ -160,7 +183,7 @@ export default {
     {
       name: "no-certify-in-load-tests",
       comment:
-        "load/ and certify/ are siblings, and load's tests keep to that too: what both need (settings, containers, sink, masker) is in target/index.ts.",
+        "load/ and certify/ are siblings, and load's tests keep to that too: what both need (settings, containers, sink, masker) is in run-setup/index.ts.",
       severity: "error",
       from: { path: `^load/.*${TEST}` },
       to: { path: "^certify/" },
@@ -182,30 +205,31 @@ export default {
     {
       name: "k6-code-stays-k6-safe",
       comment:
-        "k6 code (load/lib, load/scripts) runs in k6, not Node.js: it may use only itself, k6's modules, the schema-free contract/names.ts and the test data in fixtures/index.ts.",
+        "k6 code (load/lib, load/scripts) runs in k6, not Node.js: it may use only itself, k6's modules, the schema-free contract/schemas/names.ts and the test data in fixtures/index.ts.",
       severity: "error",
       from: { path: "^load/(lib|scripts)/", pathNot: TEST },
       to: {
-        pathNot: "^(load/lib/|contract/names\\.ts$|fixtures/index\\.ts$|k6(/|$)|node_modules/@types/k6/)",
+        pathNot:
+          "^(load/lib/|contract/schemas/names\\.ts$|fixtures/index\\.ts$|k6(/|$)|node_modules/@types/k6/)",
       },
     },
     {
       name: "k6-safe-modules-stay-k6-safe",
       comment:
-        "What k6 code imports (contract/names.ts, fixtures/index.ts and the two files behind it) may itself import only those, type-only imports included.",
+        "What k6 code imports (contract/schemas/names.ts, fixtures/index.ts and the two files behind it) may itself import only those, type-only imports included.",
       severity: "error",
-      from: { path: "^(contract/names|fixtures/(index|payloads|samples))\\.ts$" },
-      to: { pathNot: "^(contract/names|fixtures/(payloads|samples))\\.ts$" },
+      from: { path: "^(contract/schemas/names|fixtures/(index|payloads|samples))\\.ts$" },
+      to: { pathNot: "^(contract/schemas/names|fixtures/(payloads|samples))\\.ts$" },
     },
     {
       name: "cleanroom-receiver-uses-nothing-of-the-suite",
       comment:
-        "provider/cleanroom-receiver/ is a merchant's receiver written from docs/receiver.md alone: it may use Node.js, Fastify and itself, nothing of the suite (contract/ included); its tests excepted.",
+        "fixtures/receivers/cleanroom/ is a merchant's receiver written from docs/receiver.md alone: it may use Node.js, Fastify and itself, nothing of the suite (contract/ included); its tests excepted.",
       severity: "error",
-      from: { path: "^provider/cleanroom-receiver/", pathNot: TEST },
+      from: { path: "^fixtures/receivers/cleanroom/", pathNot: TEST },
       to: {
         dependencyTypesNot: ["core"],
-        pathNot: "^provider/cleanroom-receiver/|(^|/)node_modules/fastify/",
+        pathNot: "^fixtures/receivers/cleanroom/|(^|/)node_modules/fastify/",
       },
     },
     {
@@ -213,7 +237,7 @@ export default {
       comment:
         "Fastify is a dev dependency, there only for the clean-room receiver (a merchant's receiver on a common framework); the suite itself serves with node:http.",
       severity: "error",
-      from: { pathNot: "^provider/cleanroom-receiver/" },
+      from: { pathNot: "^fixtures/receivers/cleanroom/" },
       to: { path: "(^|/)node_modules/fastify/" },
     },
     {

@@ -6,7 +6,7 @@ import { scaledMs } from "./fixtures/testing/load-allowance.ts";
 export default defineConfig({
   test: {
     // hanging-process names what keeps Vitest from exiting; CI's `timeout` ends a run that hangs.
-    reporters: ["default", "hanging-process", "./vitest.closing-reporter.ts"],
+    reporters: ["default", "hanging-process", "./scripts/vitest-closing-reporter.ts"],
     teardownTimeout: scaledMs(20_000),
     // Three workers more than the machine has cores (five on two): many files wait on child
     // processes, containers, sockets and timers (the mutation self-test's children, a container's

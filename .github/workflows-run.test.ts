@@ -18,9 +18,9 @@ import { fileURLToPath } from "node:url";
 import type { WorkflowTemplate } from "@actions/workflow-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseProfile } from "../contract/index.ts";
+import { REFERENCE_API_KEYS, REFERENCE_CALLBACK_SECRET } from "../fixtures/providers/reference/index.ts";
+import { startReferenceReceiver } from "../fixtures/receivers/reference/index.ts";
 import { fileTimeout, scaledMs, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
-import { startReferenceReceiver } from "../provider/receiver/index.ts";
-import { REFERENCE_API_KEYS, REFERENCE_CALLBACK_SECRET } from "../provider/reference/index.ts";
 import {
   copyOfCheckout,
   fakeGh,

@@ -4,8 +4,11 @@
  * sent under the prefix.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type RunningReferenceProvider,
+  startReferenceProvider,
+} from "../fixtures/providers/reference/index.ts";
 import { fileTimeout, type RunningForwarder, startForwarder } from "../fixtures/testing/index.ts";
-import { type RunningReferenceProvider, startReferenceProvider } from "../provider/reference/index.ts";
 import { certifyInProcess, type InProcessRun } from "./testing/certify-in-process.ts";
 
 fileTimeout(180_000);

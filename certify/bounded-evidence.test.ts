@@ -20,13 +20,13 @@ import { gzipSync } from "node:zlib";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
-import { fileTimeout } from "../fixtures/testing/index.ts";
 import {
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
   type RunningReferenceProvider,
   startReferenceProvider,
-} from "../provider/reference/index.ts";
+} from "../fixtures/providers/reference/index.ts";
+import { fileTimeout } from "../fixtures/testing/index.ts";
 import type { RunReport } from "./engine/run-model.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import { type HostileTarget, startHostileTarget, writeHostileProfile } from "./testing/hostile-target.ts";

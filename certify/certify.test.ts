@@ -13,12 +13,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { TEST_CARD } from "../fixtures/index.ts";
-import { fileTimeout, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 import {
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
   startReferenceProvider,
-} from "../provider/reference/index.ts";
+} from "../fixtures/providers/reference/index.ts";
+import { fileTimeout, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
 import type { RunReport } from "./engine/run-model.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import { certifyInProcess, sharedSpecRunner } from "./testing/certify-in-process.ts";

@@ -8,8 +8,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CHECK_REGISTRY } from "../contract/index.ts";
-import { CHECK_COVERAGE_EXEMPTIONS, FAULTS } from "../provider/reference/index.ts";
-import { PROJECT_ROOT } from "../target/index.ts";
+import { CHECK_COVERAGE_EXEMPTIONS, FAULTS } from "../fixtures/providers/reference/index.ts";
+import { PROJECT_ROOT } from "../run-setup/index.ts";
 
 const named = new Set([...FAULTS.values()].flatMap((fault) => fault.detectedBy));
 

@@ -9,13 +9,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, it } from "vitest";
-import { scaledMs } from "../fixtures/testing/index.ts";
 import {
   CALLBACK_SECRET,
   MERCHANTS,
   type RunningCleanroomProvider,
   startCleanroomProvider,
-} from "../provider/cleanroom/index.ts";
+} from "../fixtures/providers/cleanroom/index.ts";
+import { scaledMs } from "../fixtures/testing/index.ts";
 import { REPORT_FILES, REPORT_KINDS } from "./reports/index.ts";
 import { certifyInProcess, sharedSpecRunner } from "./testing/certify-in-process.ts";
 

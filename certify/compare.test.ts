@@ -10,9 +10,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type RunningReferenceProvider,
+  startReferenceProvider,
+} from "../fixtures/providers/reference/index.ts";
 import { fileTimeout, runScript } from "../fixtures/testing/index.ts";
-import { type RunningReferenceProvider, startReferenceProvider } from "../provider/reference/index.ts";
-import { SettingsError } from "../target/index.ts";
+import { SettingsError } from "../run-setup/index.ts";
 import type { RunReport } from "./engine/run-model.ts";
 import {
   compareRuns,

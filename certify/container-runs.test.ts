@@ -24,9 +24,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REFERENCE_API_KEYS, REFERENCE_CALLBACK_SECRET } from "../fixtures/providers/reference/index.ts";
+import {
+  buildReferenceProviderImage,
+  REFERENCE_PROVIDER_IMAGE,
+} from "../fixtures/providers/reference-image/index.ts";
 import { childEnv, fileTimeout, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
-import { REFERENCE_API_KEYS, REFERENCE_CALLBACK_SECRET } from "../provider/reference/index.ts";
-import { buildReferenceProviderImage, REFERENCE_PROVIDER_IMAGE } from "../provider/reference-image/index.ts";
 import type { RunReport } from "./engine/run-model.ts";
 import { REPORT_FILES, REPORT_KINDS, TARGET_LOG_FILE } from "./reports/index.ts";
 import {

@@ -7,13 +7,13 @@
  */
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { fileTimeout } from "../fixtures/testing/index.ts";
 import {
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
   startReferenceProvider,
-} from "../provider/reference/index.ts";
-import { PROJECT_ROOT } from "../target/index.ts";
+} from "../fixtures/providers/reference/index.ts";
+import { fileTimeout } from "../fixtures/testing/index.ts";
+import { PROJECT_ROOT } from "../run-setup/index.ts";
 
 fileTimeout(60_000);
 

@@ -1,5 +1,5 @@
 /**
- * The everyday sandbox (provider/everyday), written from docs/api.md alone on Express 5 with its
+ * The everyday sandbox (fixtures/providers/everyday), written from docs/api.md alone on Express 5 with its
  * defaults and everyday idioms (trim() on the key, `\s` in its regexes, a strict JSON parser), is
  * certified green through the profile its team wrote: with three seeds, one at thorough depth.
  * What its idioms do with the suite's normalisable probes is reported as advisories.
@@ -8,13 +8,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, it } from "vitest";
-import { scaledMs } from "../fixtures/testing/index.ts";
 import {
   CALLBACK_SECRET,
   MERCHANTS,
   type RunningProvider,
   startEverydayProvider,
-} from "../provider/everyday/index.ts";
+} from "../fixtures/providers/everyday/index.ts";
+import { scaledMs } from "../fixtures/testing/index.ts";
 import { REPORT_FILES, REPORT_KINDS } from "./reports/index.ts";
 import { certifyInProcess, sharedSpecRunner } from "./testing/certify-in-process.ts";
 

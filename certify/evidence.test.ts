@@ -19,12 +19,12 @@ import { request } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
 import { SANDBOX_CLOCK_ADVANCE_PATH } from "../contract/index.ts";
 import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
-import { fileTimeout, loadFactor } from "../fixtures/testing/index.ts";
 import {
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
   startReferenceProvider,
-} from "../provider/reference/index.ts";
+} from "../fixtures/providers/reference/index.ts";
+import { fileTimeout, loadFactor } from "../fixtures/testing/index.ts";
 import type { RunReport } from "./engine/run-model.ts";
 import { REPORT_FILES, REPORT_KINDS } from "./reports/index.ts";
 import {

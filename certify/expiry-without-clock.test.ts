@@ -11,13 +11,13 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { SANDBOX_CLOCK_ADVANCE_PATH } from "../contract/index.ts";
 import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
-import { fileTimeout, loadFactor, type RunningForwarder, startForwarder } from "../fixtures/testing/index.ts";
 import {
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
   type RunningReferenceProvider,
   startReferenceProvider,
-} from "../provider/reference/index.ts";
+} from "../fixtures/providers/reference/index.ts";
+import { fileTimeout, loadFactor, type RunningForwarder, startForwarder } from "../fixtures/testing/index.ts";
 import type { RunReport } from "./engine/run-model.ts";
 import { certifyInProcess } from "./testing/certify-in-process.ts";
 import { type HostileTarget, startHostileTarget } from "./testing/hostile-target.ts";

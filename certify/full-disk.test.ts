@@ -12,9 +12,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { createMasker } from "../contract/kit/index.ts";
 import { fileTimeout, mountTmpfs } from "../fixtures/testing/index.ts";
-import { createMasker } from "../kit/index.ts";
-import { parseSettings } from "../target/index.ts";
+import { parseSettings } from "../run-setup/index.ts";
 import type { RunReport } from "./engine/run-model.ts";
 import { type CertifyResult, runCertification } from "./engine/runner.ts";
 import { REPORT_FILES, writeReports } from "./reports/index.ts";

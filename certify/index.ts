@@ -1,7 +1,7 @@
 /**
  * The certify package's public surface: a certification run, the check listing and run-to-run
- * comparison, and what the mutation self-test (selftest/) certifies with (the reused spec runner,
- * the report kinds). Opening a target (settings, container, sink, masker) is target/'s. The contract specs (`specs/`) are not imported by anyone: Vitest runs them, and they
+ * comparison, and what the mutation self-test (scripts/selftest/) certifies with (the reused spec runner,
+ * the report kinds). Opening a target (settings, container, sink, masker) is run-setup/'s. The contract specs (`specs/`) are not imported by anyone: Vitest runs them, and they
  * read their settings through the typed run context (`run-context.ts`).
  */
 export { checkProfile } from "./engine/check-profile.ts";

@@ -14,17 +14,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SANDBOX_CLOCK_ADVANCE_PATH } from "../contract/index.ts";
 import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
 import {
+  REFERENCE_API_KEYS,
+  REFERENCE_CALLBACK_SECRET,
+  type RunningReferenceProvider,
+  startReferenceProvider,
+} from "../fixtures/providers/reference/index.ts";
+import {
   fileTimeout,
   type RunningForwarder,
   startForwarder,
   startJitterProxy,
 } from "../fixtures/testing/index.ts";
-import {
-  REFERENCE_API_KEYS,
-  REFERENCE_CALLBACK_SECRET,
-  type RunningReferenceProvider,
-  startReferenceProvider,
-} from "../provider/reference/index.ts";
 import { certifyInProcess, type InProcessRun } from "./testing/certify-in-process.ts";
 
 fileTimeout(300_000);

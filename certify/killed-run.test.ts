@@ -8,8 +8,8 @@ import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { removeGoneRunFolders } from "../contract/kit/index.ts";
 import { fileTimeout } from "../fixtures/testing/index.ts";
-import { removeGoneRunFolders } from "../kit/index.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
 
 fileTimeout(120_000);

@@ -14,13 +14,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fileTimeout } from "../fixtures/testing/index.ts";
 import {
   CALLBACK_SECRET,
   MERCHANTS,
   type RunningCleanroomProvider,
   startCleanroomProvider,
-} from "../provider/cleanroom/index.ts";
+} from "../fixtures/providers/cleanroom/index.ts";
+import { fileTimeout } from "../fixtures/testing/index.ts";
 import type { RunReport } from "./engine/run-model.ts";
 import { certifyInProcess } from "./testing/certify-in-process.ts";
 

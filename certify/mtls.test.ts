@@ -14,13 +14,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  type RunningReferenceProvider,
+  startReferenceProvider,
+} from "../fixtures/providers/reference/index.ts";
+import {
   type CertificateFactory,
   certificateFactory,
   OPENSSL_MISSING,
 } from "../fixtures/testing/certificates.ts";
 import { fileTimeout } from "../fixtures/testing/index.ts";
-import { type RunningReferenceProvider, startReferenceProvider } from "../provider/reference/index.ts";
-import { SettingsError } from "../target/index.ts";
+import { SettingsError } from "../run-setup/index.ts";
 import { REPORT_FILES, REPORT_KINDS } from "./reports/index.ts";
 import { certifyInProcess, sharedSpecRunner } from "./testing/certify-in-process.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";

@@ -15,9 +15,9 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildOpenApiDocument, matchEndpoint, readProfile } from "../contract/index.ts";
 import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
+import { CALLBACK_SECRET, MERCHANTS, startCleanroomProvider } from "../fixtures/providers/cleanroom/index.ts";
+import { startReferenceProvider } from "../fixtures/providers/reference/index.ts";
 import { fileTimeout, startForwarder, startPrismProxy } from "../fixtures/testing/index.ts";
-import { CALLBACK_SECRET, MERCHANTS, startCleanroomProvider } from "../provider/cleanroom/index.ts";
-import { startReferenceProvider } from "../provider/reference/index.ts";
 import { certifyInProcess } from "./testing/certify-in-process.ts";
 
 fileTimeout(240_000);

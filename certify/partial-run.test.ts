@@ -7,13 +7,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fileTimeout } from "../fixtures/testing/index.ts";
 import {
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
   type RunningReferenceProvider,
   startReferenceProvider,
-} from "../provider/reference/index.ts";
+} from "../fixtures/providers/reference/index.ts";
+import { fileTimeout } from "../fixtures/testing/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import { certifyInProcess, sharedSpecRunner } from "./testing/certify-in-process.ts";
 

@@ -10,9 +10,12 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_CARD_NUMBERS } from "../contract/index.ts";
+import {
+  type RunningReferenceProvider,
+  startReferenceProvider,
+} from "../fixtures/providers/reference/index.ts";
 import { fileTimeout } from "../fixtures/testing/index.ts";
-import { type RunningReferenceProvider, startReferenceProvider } from "../provider/reference/index.ts";
-import { PROJECT_ROOT } from "../target/index.ts";
+import { PROJECT_ROOT } from "../run-setup/index.ts";
 import type { RunReport } from "./engine/run-model.ts";
 import { REPORT_FILES, REPORT_KINDS, type ReportKind } from "./reports/index.ts";
 import { certifyInProcess, sharedSpecRunner } from "./testing/certify-in-process.ts";

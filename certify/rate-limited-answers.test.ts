@@ -13,12 +13,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REFERENCE_PROFILE_PATH } from "../fixtures/profiles/index.ts";
-import { fileTimeout } from "../fixtures/testing/index.ts";
 import {
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
   startReferenceProvider,
-} from "../provider/reference/index.ts";
+} from "../fixtures/providers/reference/index.ts";
+import { fileTimeout } from "../fixtures/testing/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import { certifyInProcess } from "./testing/certify-in-process.ts";
 

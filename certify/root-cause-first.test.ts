@@ -7,8 +7,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type RunningReferenceProvider,
+  startReferenceProvider,
+} from "../fixtures/providers/reference/index.ts";
 import { fileTimeout } from "../fixtures/testing/index.ts";
-import { type RunningReferenceProvider, startReferenceProvider } from "../provider/reference/index.ts";
 import { isFailure } from "./engine/run-model.ts";
 import { failuresByRule } from "./reports/failures-by-rule.ts";
 import { REPORT_FILES } from "./reports/index.ts";

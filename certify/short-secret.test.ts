@@ -7,12 +7,12 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fileTimeout, type RunningForwarder, startForwarder } from "../fixtures/testing/index.ts";
 import {
   REFERENCE_API_KEYS,
   type RunningReferenceProvider,
   startReferenceProvider,
-} from "../provider/reference/index.ts";
+} from "../fixtures/providers/reference/index.ts";
+import { fileTimeout, type RunningForwarder, startForwarder } from "../fixtures/testing/index.ts";
 import { certifyInProcess, type InProcessRun } from "./testing/certify-in-process.ts";
 
 fileTimeout(180_000);

@@ -9,12 +9,12 @@ import { readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fileTimeout, type RawTarget, startRawTarget } from "../fixtures/testing/index.ts";
 import {
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
   startReferenceProvider,
-} from "../provider/reference/index.ts";
+} from "../fixtures/providers/reference/index.ts";
+import { fileTimeout, type RawTarget, startRawTarget } from "../fixtures/testing/index.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import { certifyInProcess } from "./testing/certify-in-process.ts";
 

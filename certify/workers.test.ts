@@ -4,7 +4,7 @@
  */
 import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
-import { parseSettings, SettingsError } from "../target/index.ts";
+import { parseSettings, SettingsError } from "../run-setup/index.ts";
 import { MAX_WORKERS, workersOf } from "./engine/spec-runner.ts";
 
 const settingsWith = (workers: string | undefined) =>

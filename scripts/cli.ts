@@ -5,7 +5,7 @@
  * `await runCli(command)` around a command defined with {@link defineCommand}.
  */
 import { parseArgs } from "node:util";
-import { terminalSafe } from "../kit/index.ts";
+import { terminalSafe } from "../contract/kit/index.ts";
 import {
   environmentHelp,
   type ParseSettingsOptions,
@@ -15,7 +15,7 @@ import {
   type SettingKey,
   type SettingReader,
   type SettingSpec,
-} from "../target/index.ts";
+} from "../run-setup/index.ts";
 
 /** The exit codes of every command; README.md "Exit codes" documents them. */
 export const EXIT = {
@@ -87,7 +87,7 @@ export interface Command<Options extends Record<string, OptionSpec> = Record<str
   options: Options;
   /** Arguments that are not options; without this, any such argument is a usage error. */
   operands?: OperandSpec;
-  /** Whose settings of the table (target/settings-table.ts) the command reads; its help lists them. */
+  /** Whose settings of the table (run-setup/settings-table.ts) the command reads; its help lists them. */
   settings?: SettingReader;
   /** Help lines on the variables the command reads besides the table's (K6_BIN). */
   environment?: readonly string[];

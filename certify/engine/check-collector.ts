@@ -12,7 +12,7 @@ import {
   requirementOf,
   TRANSPORT_FAULT,
 } from "../../contract/index.ts";
-import type { Masker } from "../../kit/index.ts";
+import type { Masker } from "../../contract/kit/index.ts";
 import type { BlockedBy, CheckMeta } from "./run-context.ts";
 import { type CheckRecord, isAdvisory, isFailure } from "./run-model.ts";
 

@@ -4,7 +4,7 @@
  * request. A bad profile is refused with the path of each problem and its fix (exit 64).
  */
 import { CHECK_REGISTRY, type Profile, readProfile } from "../../contract/index.ts";
-import type { RunSettings } from "../../target/index.ts";
+import type { RunSettings } from "../../run-setup/index.ts";
 
 export interface CheckProfileOptions {
   /** The run's settings: the profile (H2H_PROFILE) is read from them. */

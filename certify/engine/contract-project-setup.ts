@@ -9,8 +9,8 @@
 import { rm } from "node:fs/promises";
 import type { TestProject } from "vitest/node";
 import { ExchangeRecorder } from "../../contract/index.ts";
-import { makeRunFolder, removeGoneRunFolders } from "../../kit/index.ts";
-import { parseSettings } from "../../target/index.ts";
+import { makeRunFolder, removeGoneRunFolders } from "../../contract/kit/index.ts";
+import { parseSettings } from "../../run-setup/index.ts";
 import { consoleLine } from "../reports/console.ts";
 import { deadlineOf } from "./deadline.ts";
 import { RUN_CONTEXT_KEY } from "./run-context.ts";

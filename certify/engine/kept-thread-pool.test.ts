@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Reporter } from "vitest/node";
 import { createVitest } from "vitest/node";
-import { PROJECT_ROOT } from "../../target/index.ts";
+import { PROJECT_ROOT } from "../../run-setup/index.ts";
 import { keptThreadPool } from "./kept-thread-pool.ts";
 
 const CHECK_FILE = resolve(PROJECT_ROOT, "certify/testing/kept-thread/thread.check.ts");

@@ -13,7 +13,7 @@
  * Vitest 4.1's own way was measured against it: the same reused Vitest (runTestFiles per mutant) on
  * `pool: "threads"`, `isolate: false`, `maxWorkers: 1`. Its pool keeps a non-isolated worker only
  * for the next file queued in the same run and stops it once the queue is empty, so each mutant
- * still starts a thread. `npx vitest run selftest/mutation.test.ts` on 2 cores, 2 runs each, CPU
+ * still starts a thread. `npx vitest run scripts/selftest/mutation.test.ts` on 2 cores, 2 runs each, CPU
  * (user + sys) and wall: this pool 40.2 s / 61.1 s and 38.7 s / 61.0 s; Vitest's own 73.7 s /
  * 69.8 s and 72.0 s / 69.2 s, +85 % CPU and +14 % wall. Kept: remeasure on a Vitest upgrade.
  */

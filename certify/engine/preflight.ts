@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join, resolve, sep } from "node:path";
 import type { RecordedExchange } from "../../contract/index.ts";
-import { SettingsError } from "../../target/index.ts";
+import { SettingsError } from "../../run-setup/index.ts";
 
 const errorCode = (error: unknown) => (error as NodeJS.ErrnoException | undefined)?.code ?? "";
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSettings, SettingsError } from "../../target/index.ts";
+import { parseSettings, SettingsError } from "../../run-setup/index.ts";
 import {
   describeProbeSettings,
   MAX_SEED,

@@ -1,7 +1,7 @@
 /**
  * The settings of the generated and stateful probes: the seed (`--seed` / H2H_SEED),
  * the depth (`--depth` / H2H_DEPTH), the per-run merchantOrderID prefix, and the checks a run is
- * limited to (`--only`). The seed and depth are checked with the other settings (target/settings-table.ts).
+ * limited to (`--only`). The seed and depth are checked with the other settings (run-setup/settings-table.ts).
  */
 import { randomBytes, randomInt } from "node:crypto";
 import { join } from "node:path";
@@ -13,9 +13,9 @@ import {
   type SettingKey,
   type SettingSpec,
   SettingsError,
-} from "../../target/index.ts";
+} from "../../run-setup/index.ts";
 
-export { MAX_SEED } from "../../target/index.ts";
+export { MAX_SEED } from "../../run-setup/index.ts";
 
 /** What the command line gives besides the table's settings (`--seed` and `--depth` are there). */
 export interface ProbeOverrides {

@@ -15,15 +15,15 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { CHECK_REGISTRY, parseProfile, readProfile } from "../../contract/index.ts";
-import { fileTimeout, scaledMs } from "../../fixtures/testing/index.ts";
-import { startCleanroomReceiver } from "../../provider/cleanroom-receiver/index.ts";
+import { REFERENCE_CALLBACK_SECRET } from "../../fixtures/providers/reference/index.ts";
+import { startCleanroomReceiver } from "../../fixtures/receivers/cleanroom/index.ts";
 import {
   RECEIVER_FAULT_LIST,
   type ReceiverFault,
   startReferenceReceiver,
-} from "../../provider/receiver/index.ts";
-import { REFERENCE_CALLBACK_SECRET } from "../../provider/reference/index.ts";
-import { parseSettings } from "../../target/index.ts";
+} from "../../fixtures/receivers/reference/index.ts";
+import { fileTimeout, scaledMs } from "../../fixtures/testing/index.ts";
+import { parseSettings } from "../../run-setup/index.ts";
 import { REPORT_FILES } from "../reports/index.ts";
 import { checksMarkdown, listChecks } from "../reports/list-checks.ts";
 import { spawnCertify } from "../testing/spawn-certify.ts";

@@ -18,10 +18,10 @@ import {
   readProfile,
   readRecordedEvidence,
 } from "../../contract/index.ts";
-import { makeRunFolder, removeGoneRunFolders } from "../../kit/index.ts";
-import { startReferenceReceiver } from "../../provider/receiver/index.ts";
-import { REFERENCE_CALLBACK_SECRET } from "../../provider/reference/index.ts";
-import { type RunSettings, runMasker, SettingsError, shortSecretWarnings } from "../../target/index.ts";
+import { makeRunFolder, removeGoneRunFolders } from "../../contract/kit/index.ts";
+import { REFERENCE_CALLBACK_SECRET } from "../../fixtures/providers/reference/index.ts";
+import { startReferenceReceiver } from "../../fixtures/receivers/reference/index.ts";
+import { type RunSettings, runMasker, SettingsError, shortSecretWarnings } from "../../run-setup/index.ts";
 import { consoleLine } from "../reports/console.ts";
 import { printSummary } from "../reports/console-summary.ts";
 import { type ReportPaths, writeReportSet } from "../reports/index.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ExchangeRecorder, type RecordedExchange } from "../../contract/index.ts";
-import { createMasker } from "../../kit/index.ts";
+import { createMasker } from "../../contract/kit/index.ts";
 import { printSummary } from "../reports/console-summary.ts";
 import { renderHar } from "../reports/har.ts";
 import { renderHtml } from "../reports/html.ts";

@@ -8,7 +8,7 @@
  *   reporter reads back.
  */
 import type { Finding, GenerationDepth, Profile, RuleSource } from "../../contract/index.ts";
-import type { TlsMaterial } from "../../kit/index.ts";
+import type { TlsMaterial } from "../../contract/kit/index.ts";
 import type { RerunBase } from "./probe-settings.ts";
 
 /** The run context key under which certify provides {@link RunContext}. */

@@ -10,8 +10,8 @@ import {
   type RecordedExchange,
   type RuleSource,
 } from "../../contract/index.ts";
-import type { TlsSummary } from "../../kit/index.ts";
-import { PROJECT_ROOT, type TargetContainerRecord } from "../../target/index.ts";
+import type { TlsSummary } from "../../contract/kit/index.ts";
+import { PROJECT_ROOT, type TargetContainerRecord } from "../../run-setup/index.ts";
 import type { CallbackEvidence } from "../reports/callback-evidence.ts";
 import type { RunComparison } from "../reports/compare.ts";
 import type { EvidenceBounds } from "../reports/evidence-bounds.ts";

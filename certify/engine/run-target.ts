@@ -24,7 +24,7 @@ import {
   type TlsMaterial,
   type TlsSummary,
   tlsSummaryLines,
-} from "../../kit/index.ts";
+} from "../../contract/kit/index.ts";
 import {
   type OpenedTarget,
   openTarget,
@@ -39,7 +39,7 @@ import {
   type TargetContainerSettings,
   targetSettingsOf,
   withReferenceDefaults,
-} from "../../target/index.ts";
+} from "../../run-setup/index.ts";
 import { heldUpMeasure } from "./held-up.ts";
 import { invalidApiKeyDiagnosis, rateLimitedDiagnosis } from "./preflight.ts";
 import {
@@ -102,7 +102,7 @@ export async function readRunInputs(run: RunSettings, probeOverrides?: ProbeOver
 
 export type { OpenedTarget };
 
-/** Opens the run's target (target/ does it for load too), its sink's data in `runDir`. */
+/** Opens the run's target (run-setup/ does it for load too), its sink's data in `runDir`. */
 export function openRunTarget(
   inputs: RunInputs,
   options: { runId: string; runDir: string; print: (line: string) => void },

@@ -20,9 +20,9 @@ import {
   type SignatureScheme,
   semanticsOrderIdUnique,
 } from "../../contract/index.ts";
-import { type Masker, makeRunFolder, removeGoneRunFolders } from "../../kit/index.ts";
-import { type RunningSink, SinkClient } from "../../sink/index.ts";
-import type { RunSettings } from "../../target/index.ts";
+import { type Masker, makeRunFolder, removeGoneRunFolders } from "../../contract/kit/index.ts";
+import type { RunSettings } from "../../run-setup/index.ts";
+import { type RunningSink, SinkClient } from "../../webhook-sink/index.ts";
 import { baselineLines, compareWithBaseline, loadBaseline } from "../reports/baseline.ts";
 import {
   type CallbackEvidence,

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { isMainThread, Worker } from "node:worker_threads";
 import type { Reporter, Vitest } from "vitest/node";
 import type { RequirementContext } from "../../contract/index.ts";
-import { PROJECT_ROOT, type RunSecrets, runMasker } from "../../target/index.ts";
+import { PROJECT_ROOT, type RunSecrets, runMasker } from "../../run-setup/index.ts";
 import { CheckCollector } from "./check-collector.ts";
 import { CLOSE_GRACE_MS, type RunStop } from "./deadline.ts";
 import { type KeptThreadPool, keptThreadPool } from "./kept-thread-pool.ts";
@@ -63,7 +63,7 @@ export function workersOf(run: Pick<SpecRun, "testNamePattern" | "workers">): nu
   return run.testNamePattern ? 1 : (run.workers ?? RUN_WORKERS);
 }
 
-export { MAX_WORKERS } from "../../target/index.ts";
+export { MAX_WORKERS } from "../../run-setup/index.ts";
 
 /**
  * Where Vitest keeps the transformed spec modules: one folder per lock file. Vitest empties its

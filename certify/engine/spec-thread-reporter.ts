@@ -6,7 +6,7 @@
 import type { UserConsoleLog } from "vitest";
 import type { Reporter, TestCase, TestModule } from "vitest/node";
 import type { RequirementContext } from "../../contract/index.ts";
-import { type RunSecrets, runMasker } from "../../target/index.ts";
+import { type RunSecrets, runMasker } from "../../run-setup/index.ts";
 import { CheckCollector } from "./check-collector.ts";
 import { silencedOnStop } from "./deadline.ts";
 import type { CheckRecord } from "./run-model.ts";

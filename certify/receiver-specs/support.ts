@@ -13,8 +13,8 @@ import {
   type ReceiverAnswer,
   type ReceiverOrder,
 } from "../../contract/index.ts";
-import type { Masker } from "../../kit/index.ts";
-import { runMasker } from "../../target/index.ts";
+import type { Masker } from "../../contract/kit/index.ts";
+import { runMasker } from "../../run-setup/index.ts";
 import { RECEIVER_CONTEXT_KEY, type ReceiverRunContext } from "../engine/receiver-context.ts";
 
 /** The most of an answer read and kept: a receiver's acknowledgement is short. */

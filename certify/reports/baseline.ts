@@ -2,7 +2,7 @@
  * H2H_BASELINE_REPORT: a previous run's JSON report. Read and checked before the run starts;
  * after the run, certify's console and HTML report show what changed since that run.
  */
-import { SettingsError } from "../../target/index.ts";
+import { SettingsError } from "../../run-setup/index.ts";
 import type { RunReport } from "../engine/run-model.ts";
 import {
   type CheckChange,

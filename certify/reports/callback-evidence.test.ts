@@ -4,8 +4,8 @@
  */
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { createMasker } from "../../kit/index.ts";
-import type { StoredCallback } from "../../sink/index.ts";
+import { createMasker } from "../../contract/kit/index.ts";
+import type { StoredCallback } from "../../webhook-sink/index.ts";
 import { callbackEvidence, callbackReadingNotes } from "./callback-evidence.ts";
 
 const SECRET = "sandbox-key-merchant-1";

@@ -13,8 +13,8 @@ import {
   type SignatureScheme,
   serialisedBytes,
 } from "../../contract/index.ts";
-import type { Masker } from "../../kit/index.ts";
-import type { StoredCallback } from "../../sink/index.ts";
+import type { Masker } from "../../contract/kit/index.ts";
+import type { StoredCallback } from "../../webhook-sink/index.ts";
 import type { CallbackTimeline } from "../engine/run-context.ts";
 import { explainStoredSignature } from "./signature-evidence.ts";
 

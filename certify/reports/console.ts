@@ -4,7 +4,7 @@
  * `\x07`), so a target can neither paint a fake verdict, move the cursor, nor retitle the terminal,
  * and a line is shortened. certify prints no colour codes of its own.
  */
-import { terminalSafe } from "../../kit/index.ts";
+import { terminalSafe } from "../../contract/kit/index.ts";
 
 /** The longest console line certify prints; a longer one (a huge body excerpt) ends in "…". */
 export const MAX_CONSOLE_LINE = 2_000;

@@ -4,7 +4,7 @@
  * refused past its bounds (a flood), which were never stored.
  */
 import type { RecordedEvidence } from "../../contract/index.ts";
-import type { SinkExcess } from "../../sink/index.ts";
+import type { SinkExcess } from "../../webhook-sink/index.ts";
 import { type CallbackEvidence, callbackBodiesCut } from "./callback-evidence.ts";
 
 export interface EvidenceBounds {

@@ -2,8 +2,8 @@
  * The HTML report's sections for what a run may carry besides its checks: the target container
  * (H2H_TARGET_IMAGE) with its logs, and the changes since a baseline run (H2H_BASELINE_REPORT).
  */
-import { escapeHtml } from "../../kit/index.ts";
-import type { TargetContainerRecord } from "../../target/index.ts";
+import { escapeHtml } from "../../contract/kit/index.ts";
+import type { TargetContainerRecord } from "../../run-setup/index.ts";
 import type { CheckChange, RunComparison } from "./compare.ts";
 
 export const EXTRAS_CSS = `

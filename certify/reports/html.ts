@@ -4,7 +4,7 @@
  * response as exchanged. No script, no external resource: it opens anywhere, offline.
  */
 import { describeRuleSource, type RecordedExchange } from "../../contract/index.ts";
-import { escapeHtml, tlsSummaryLines } from "../../kit/index.ts";
+import { escapeHtml, tlsSummaryLines } from "../../contract/kit/index.ts";
 import { rateLimitWaitsLine } from "../engine/preflight.ts";
 import { reconnectedNote, reconnectsLine } from "../engine/reconnects.ts";
 import { type CheckRecord, isAdvisory, isFailure, partialLine, type RunReport } from "../engine/run-model.ts";

@@ -7,7 +7,7 @@
  */
 import { mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { isProcessGone, type Masker } from "../../kit/index.ts";
+import { isProcessGone, type Masker } from "../../contract/kit/index.ts";
 import type { RunReport } from "../engine/run-model.ts";
 import { collectGarbage } from "./collect-garbage.ts";
 import { renderHar } from "./har.ts";

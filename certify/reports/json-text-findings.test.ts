@@ -5,8 +5,8 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { jsonTextIssues, type RecordedExchange } from "../../contract/index.ts";
+import { createMasker } from "../../contract/kit/index.ts";
 import { REFERENCE_PROFILE } from "../../fixtures/profiles/index.ts";
-import { createMasker } from "../../kit/index.ts";
 import { strictJsonChecks } from "./json-text-findings.ts";
 
 const SECRET = "sk-live-0123456789";

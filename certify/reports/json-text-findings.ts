@@ -12,7 +12,7 @@ import {
   type RecordedExchange,
   requirementOf,
 } from "../../contract/index.ts";
-import type { Masker } from "../../kit/index.ts";
+import type { Masker } from "../../contract/kit/index.ts";
 import type { CheckRecord } from "../engine/run-model.ts";
 
 /** Exchanges a record points at: enough to open a few, not a list of every answer of a flood. */

@@ -3,7 +3,7 @@
  * check that failed is a passing testcase with the finding in system-out, so CI goes red only
  * for what makes the target not conformant.
  */
-import { escapeXml } from "../../kit/index.ts";
+import { escapeXml } from "../../contract/kit/index.ts";
 import type { CheckRecord, RunReport } from "../engine/run-model.ts";
 import { probeProperties, reproductionLines } from "./reproduction.ts";
 import { isTransportFault } from "./root-causes.ts";

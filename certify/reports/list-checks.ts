@@ -21,7 +21,7 @@ import {
   rejectsNearMissApiKey,
   requirementOf,
 } from "../../contract/index.ts";
-import type { RunSettings } from "../../target/index.ts";
+import type { RunSettings } from "../../run-setup/index.ts";
 
 export interface ListedRule {
   /** A check's name, or a constraint's `<operation> <field>: <keyword> <value>`. */

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { callbacksSignatureValid, type HmacScheme, signCallbackBody } from "../../contract/index.ts";
-import { createMasker } from "../../kit/index.ts";
-import type { StoredCallback } from "../../sink/index.ts";
+import { createMasker } from "../../contract/kit/index.ts";
+import type { StoredCallback } from "../../webhook-sink/index.ts";
 import type { CheckRecord } from "../engine/run-model.ts";
 import { runReportOf } from "../testing/run-report.ts";
 import { callbackEvidence } from "./callback-evidence.ts";

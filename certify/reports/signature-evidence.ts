@@ -8,7 +8,7 @@ import {
   type SignatureExplanation,
   type SignatureScheme,
 } from "../../contract/index.ts";
-import type { StoredCallback } from "../../sink/index.ts";
+import type { StoredCallback } from "../../webhook-sink/index.ts";
 
 /** The variable the callback secret comes from, as an explanation names it. */
 export const CALLBACK_SECRET_NAME = "H2H_CALLBACK_SECRET";

@@ -5,7 +5,7 @@
  * "no callback", which must not be taken for the provider's. The rest (a body too large, a bad
  * path after the token, a body the sink could not read) is named for the reader.
  */
-import { RUN_FAULT_REFUSALS, type SinkStats } from "../../sink/index.ts";
+import { RUN_FAULT_REFUSALS, type SinkStats } from "../../webhook-sink/index.ts";
 
 const WHY: Record<string, string> = {
   "not-stored": "the sink could not write them to its disk (the console named its path and the error)",

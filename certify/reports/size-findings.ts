@@ -9,7 +9,7 @@ import {
   type RecordedExchange,
   requirementOf,
 } from "../../contract/index.ts";
-import type { Masker } from "../../kit/index.ts";
+import type { Masker } from "../../contract/kit/index.ts";
 import type { CheckRecord } from "../engine/run-model.ts";
 
 export function sizeLimitChecks(

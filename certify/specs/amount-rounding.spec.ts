@@ -1,7 +1,7 @@
 /**
  * Amounts finer than the currency's smallest unit, for every method the profile lists: 0.4 of the
  * unit (0.004 at 2 decimals), which rounds to 0, and each declared limit passed by as much, which
- * rounds back onto it (contract/amount-rounding.ts). The first is refused or kept exactly, never
+ * rounds back onto it (contract/generation/amount-rounding.ts). The first is refused or kept exactly, never
  * made an order of 0; the second is refused. A quasi-ecom creation answers no amount (§2.4): an
  * accepted one is confirmed, and its confirmation result (§2.3) says the order's amount.
  */

@@ -42,7 +42,7 @@ import {
   TransportError,
 } from "../../contract/index.ts";
 import { ORDER_KIND_TAGS } from "../../fixtures/index.ts";
-import type { StoredCallback } from "../../sink/index.ts";
+import type { StoredCallback } from "../../webhook-sink/index.ts";
 import type { BlockedBy, CallbackTimeline } from "../engine/run-context.ts";
 import { callbackId } from "../reports/callback-evidence.ts";
 import { hookTimeoutFor, withinMeasuredBudget } from "./support/measured-budget.ts";

@@ -107,7 +107,7 @@ async function sendConfirmations(kind: OrderKind, cases: readonly NegativeCase[]
   });
 }
 
-/** Why a case cannot fail the run: its constraint is the suite's advisory (contract/request-rules.ts). */
+/** Why a case cannot fail the run: its constraint is the suite's advisory (contract/generation/request-rules.ts). */
 function advisoryReason(testCase: NegativeCase): string | undefined {
   const { basis } = testCase.constraint;
   return basis.kind === "advisory" ? describeRuleSource(basis) : undefined;

@@ -56,7 +56,7 @@ import {
   semanticsUsdtCommission,
   shrinkRequest,
 } from "../../contract/index.ts";
-import type { StoredCallback } from "../../sink/index.ts";
+import type { StoredCallback } from "../../webhook-sink/index.ts";
 import { PrerequisiteError } from "../engine/run-context.ts";
 import { callbackId } from "../reports/callback-evidence.ts";
 import {

@@ -1,6 +1,6 @@
 /**
  * The order lifecycle as a model: the statuses and transitions of the profile become
- * one state machine (contract/lifecycle-model.ts), and every operation is tried in every reachable
+ * one state machine (contract/generation/lifecycle-model.ts), and every operation is tried in every reachable
  * state, on an order of its own: before and after expiry, after each final status, after a wrong
  * code, through the other flow's path, by the other merchant, again with the same merchantOrderID.
  * The model says what each answer must be, and which callbacks the order's moves cause (none for a
@@ -67,7 +67,7 @@ import {
   transitionOf,
 } from "../../contract/index.ts";
 import { ORDER_KIND_TAGS } from "../../fixtures/index.ts";
-import type { StoredCallback } from "../../sink/index.ts";
+import type { StoredCallback } from "../../webhook-sink/index.ts";
 import { type BlockedBy, PrerequisiteError } from "../engine/run-context.ts";
 import { callbackId } from "../reports/callback-evidence.ts";
 import { hookTimeoutFor, withinMeasuredBudget } from "./support/measured-budget.ts";

@@ -18,7 +18,7 @@ import {
   wireTimesOf,
 } from "../../contract/index.ts";
 import { ORDER_KIND_TAGS } from "../../fixtures/index.ts";
-import type { StoredCallback } from "../../sink/index.ts";
+import type { StoredCallback } from "../../webhook-sink/index.ts";
 import { PrerequisiteError } from "../engine/run-context.ts";
 import { callbackId } from "../reports/callback-evidence.ts";
 import { hookTimeoutFor, withinMeasuredBudget } from "./support/measured-budget.ts";

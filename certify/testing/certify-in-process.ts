@@ -8,7 +8,7 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ParseSettingsOptions, parseSettings } from "../../target/index.ts";
+import { type ParseSettingsOptions, parseSettings } from "../../run-setup/index.ts";
 import { EXIT_OF_VERDICT, type RunReport } from "../engine/run-model.ts";
 import { runCertification } from "../engine/runner.ts";
 import { ReusedSpecRunner, type SpecRunner } from "../engine/spec-runner.ts";

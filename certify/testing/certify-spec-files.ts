@@ -6,7 +6,7 @@
  * settings from H2H_*; the exit codes are the command's: 0 conformant, 1 not conformant,
  * 4 partial, 2 otherwise (reports not written too).
  */
-import { parseSettings } from "../../target/index.ts";
+import { parseSettings } from "../../run-setup/index.ts";
 import { EXIT_OF_VERDICT, REPORT_KINDS, type ReportKind, runCertification } from "../index.ts";
 
 const REPORTS_FLAG = "--reports=";

@@ -1,9 +1,9 @@
 /**
- * An amount finer than the currency's smallest unit (contract/amount-rounding.ts) is judged as
+ * An amount finer than the currency's smallest unit (contract/generation/amount-rounding.ts) is judged as
  * sent, not as rounded: a target that rounds first makes an order of 0 from 0.004, or takes an
  * amount past its maximum because it rounds back onto it.
  */
-import type { ExchangeResponse } from "../h2h-client.ts";
+import type { ExchangeResponse } from "../client/index.ts";
 import { evaluateRejection, type PinnedError } from "./behaviour.ts";
 import { defineCheck, fail, pass, show } from "./check.ts";
 

@@ -4,7 +4,7 @@
  * A 429 or 503 is neither: the check is not evaluated (rate limited).
  * Where the profile pins the error (HTTP status and/or codeError), the refusal must match it.
  */
-import type { ExchangeResponse } from "../h2h-client.ts";
+import type { ExchangeResponse } from "../client/index.ts";
 import { defineCheck, fail, isRecord, notEvaluated, pass, type RuleSource, show } from "./check.ts";
 import { rateLimitCause } from "./rate-limit.ts";
 

@@ -3,11 +3,11 @@
  * own callback URL. Where the id and status sit in the body, and the signature scheme, come from
  * the target's profile.
  */
-import type { SignatureExplanation } from "../callback-signature.ts";
-import type { ExchangeResponse } from "../h2h-client.ts";
-import type { JsonTextReport } from "../json-text.ts";
-import { readPath, STATUS } from "../names.ts";
-import { SANDBOX_CLOCK_ADVANCE_PATH } from "../sandbox-clock.ts";
+
+import type { ExchangeResponse } from "../client/index.ts";
+import { SANDBOX_CLOCK_ADVANCE_PATH } from "../client/index.ts";
+import type { JsonTextReport, SignatureExplanation } from "../schemas/index.ts";
+import { readPath, STATUS } from "../schemas/index.ts";
 import { defineCheck, fail, isRecord, pass, show } from "./check.ts";
 
 /** One delivery the sink recorded, as the checks see it. */
@@ -19,7 +19,7 @@ export interface ObservedCallback {
   /** Why it failed: the scheme, the value received, the one computed (see explainCallbackSignature). */
   signatureExplained?: SignatureExplanation;
   answeredWith: number;
-  /** Set when its bytes break strict JSON where JSON.parse forgives it (contract/json-text.ts). */
+  /** Set when its bytes break strict JSON where JSON.parse forgives it (contract/schemas/json-text.ts). */
   jsonText?: JsonTextReport;
   /** The body's bytes as text (masked), where kept: a retry's are compared with the first attempt's. */
   body?: string;

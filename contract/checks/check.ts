@@ -3,10 +3,10 @@
  * same name, and the mutation self-test names it as the one that must catch a fault.
  */
 
-import { NORMALISATIONS, type Normalisation } from "../near-misses.ts";
-import type { Finding } from "../plain-issues.ts";
+import type { Finding } from "../schemas/index.ts";
+import { NORMALISATIONS, type Normalisation } from "../schemas/index.ts";
 
-export type { Finding } from "../plain-issues.ts";
+export type { Finding } from "../schemas/index.ts";
 
 export type CheckGroup = "envelope" | "fields" | "semantics" | "behaviour" | "callbacks" | "receiver";
 
@@ -68,7 +68,7 @@ export function describeRuleSource(source: RuleSource | undefined): string {
 export interface RequirementContext {
   /** Checks the profile waives, each with its reason. */
   informationalChecks: Readonly<Record<string, string>>;
-  /** Dotted key paths the profile's file gives (not defaults); see contract/profile.ts. */
+  /** Dotted key paths the profile's file gives (not defaults); see contract/profile/profile.ts. */
   declaredKeys?: readonly string[] | undefined;
   /** The input normalisations the target documents it does not apply (the profile's strictInput). */
   strictInput?: readonly string[] | undefined;

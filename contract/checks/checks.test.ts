@@ -4,10 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { SAMPLE_ORDER_RECORD } from "../../fixtures/index.ts";
-import type { ExchangeResponse } from "../h2h-client.ts";
-import { jsonTextIssues } from "../json-text.ts";
-import { ORDER_STATUSES } from "../names.ts";
-import { buildContract, contract, LENIENT_GAPS } from "../schemas.ts";
+import type { ExchangeResponse } from "../client/index.ts";
+import { buildContract, contract, jsonTextIssues, LENIENT_GAPS, ORDER_STATUSES } from "../schemas/index.ts";
 import { CHECK_REGISTRY, type Check, callbacksSignatureValid, type ObservedCallback } from "./index.ts";
 
 const requestId = (n: number) => `req-${n}`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { deriveNegativeCases } from "../negative-cases.ts";
-import { CreateQuasiEcomOrderRequest } from "../schemas.ts";
+import { deriveNegativeCases } from "../generation/index.ts";
+import { CreateQuasiEcomOrderRequest } from "../schemas/index.ts";
 import { rejectsMissingField, rejectsNonPositiveAmount, rejectsWrongType } from "./behaviour.ts";
 import {
   checkOfConstraint,

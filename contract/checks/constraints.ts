@@ -1,5 +1,5 @@
 /**
- * The refusals of the derived negative inputs (contract/negative-cases.ts): one request per
+ * The refusals of the derived negative inputs (contract/generation/negative-cases.ts): one request per
  * constraint of the contract and the profile, each breaking exactly that constraint. Every
  * constraint keyword is judged by one named check; {@link checkOfConstraint} says which.
  */

@@ -3,7 +3,7 @@
  * profile without `conventions` is checked for nothing it was not checked for before.
  */
 import { describe, expect, it } from "vitest";
-import { parseProfile } from "../profile.ts";
+import { parseProfile } from "../profile/index.ts";
 import { callbacksStopsAfterAcknowledgement } from "./callbacks.ts";
 import { requirementOf } from "./check.ts";
 import {

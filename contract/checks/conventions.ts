@@ -4,10 +4,10 @@
  * `conventions`, and is checked on every date and money value the suite reads: the order record,
  * the confirmation result and each callback body. Nothing declared, nothing checked.
  */
-import { readPath } from "../names.ts";
+import { readPath } from "../schemas/index.ts";
 import { defineCheck, type Finding, fail, isRecord, pass, show } from "./check.ts";
 
-/** The profile's `conventions.dates` (contract/profile.ts). */
+/** The profile's `conventions.dates` (contract/profile/profile.ts). */
 export interface DateConvention {
   offset?: "utc" | "any" | undefined;
   fractionalSeconds?: "required" | "forbidden" | "any" | undefined;

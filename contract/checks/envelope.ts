@@ -1,9 +1,14 @@
 /** Envelope checks (api §2.1, §7): every response, success or failure. */
 import * as z from "zod";
-import type { ExchangeResponse } from "../h2h-client.ts";
-import { ENVELOPE_MARKERS } from "../names.ts";
-import { describeFinding, plainFindings } from "../plain-issues.ts";
-import { ErrorResult, ResultMember, SuccessResult } from "../schemas.ts";
+import type { ExchangeResponse } from "../client/index.ts";
+import {
+  describeFinding,
+  ENVELOPE_MARKERS,
+  ErrorResult,
+  plainFindings,
+  ResultMember,
+  SuccessResult,
+} from "../schemas/index.ts";
 import { defineCheck, fail, isRecord, pass, show } from "./check.ts";
 
 /** The envelope's shape, less the request id, which has a check of its own. */

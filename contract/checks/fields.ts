@@ -1,7 +1,7 @@
 /** Field checks (api §2.2–§2.4): every field with its type, required or nullable, and known statuses. */
 import type * as z from "zod";
-import { describeFinding, plainFindings } from "../plain-issues.ts";
-import type { Contract } from "../schemas.ts";
+import type { Contract } from "../schemas/index.ts";
+import { describeFinding, plainFindings } from "../schemas/index.ts";
 import { defineCheck, fail, pass, show } from "./check.ts";
 
 export interface FieldsInput {

@@ -1,16 +1,141 @@
-/** Every check, importable from one place; CHECK_REGISTRY lists them by name. */
-export * from "./amount-rounding.ts";
-export * from "./behaviour.ts";
-export * from "./callbacks.ts";
-export * from "./check.ts";
-export * from "./constraints.ts";
-export * from "./conventions.ts";
-export * from "./envelope.ts";
-export * from "./fields.ts";
-export * from "./json-text.ts";
-export * from "./lifecycle.ts";
-export * from "./order-ids.ts";
-export * from "./receiver.ts";
-export * from "./root-cause.ts";
-export * from "./semantics.ts";
-export * from "./size.ts";
+/**
+ * The named checks: every rule, by name (the registry), and the helpers specs feed them with.
+ * Other jobs of contract/ and contract/index.ts use this surface; everything else here is internal.
+ */
+export { behaviourAmountNotRoundedPastLimit } from "./amount-rounding.ts";
+export {
+  acceptsMerchantOrderIdDifferingInCase,
+  acceptsMerchantOrderIdOfOtherMerchant,
+  confirmableAfterWrongCode,
+  evaluateRejection,
+  noServerError,
+  type RejectionInput,
+  rejectsConfirmingTwice,
+  rejectsDuplicateMerchantOrderId,
+  rejectsMalformedJson,
+  rejectsMissingApiKey,
+  rejectsMissingField,
+  rejectsNearMissApiKey,
+  rejectsNonPositiveAmount,
+  rejectsOtherKindConfirmPath,
+  rejectsOtherMerchantsOrder,
+  rejectsTrafficTypeOutsideEnum,
+  rejectsUnknownOrder,
+  rejectsWrongApiKey,
+  rejectsWrongCode,
+} from "./behaviour.ts";
+export {
+  type CallbackScenario,
+  callbacksAppealAfterFailure,
+  callbacksArrives,
+  callbacksBodyParses,
+  callbacksDateNotBeforeTrigger,
+  callbacksExactlyOnce,
+  callbacksMatchesOrder,
+  callbacksNamesOrder,
+  callbacksNamesStatus,
+  callbacksNotBeforeTrigger,
+  callbacksRetryPolicy,
+  callbacksSandboxClock,
+  callbacksSignatureValid,
+  callbacksStopsAfterAcknowledgement,
+  type DateBound,
+  type ObservedCallback,
+  type SandboxClockAnswer,
+} from "./callbacks.ts";
+export {
+  acceptanceExplained,
+  CHECK_REGISTRY,
+  type Check,
+  describeRuleSource,
+  effectiveSource,
+  type RequirementContext,
+  type RuleKind,
+  type RuleSource,
+  requirementOf,
+  show,
+} from "./check.ts";
+export { checkOfConstraint, rejectsMethodOfOtherKind, rejectsOutOfRange } from "./constraints.ts";
+export {
+  callbackValues,
+  type DateConvention,
+  fieldsDateFraction,
+  fieldsDateOffset,
+  fieldsMoneyPrecision,
+  fieldsOneDateFormat,
+  type MoneyConvention,
+  moneyValues,
+  recordDates,
+} from "./conventions.ts";
+export {
+  envelopeFailureData,
+  envelopeFailureMarkers,
+  envelopeFailureMessage,
+  envelopeJsonContentType,
+  envelopeRequestIdPresent,
+  envelopeRequestIdUnique,
+  envelopeShape,
+  envelopeSuccessMarkers,
+} from "./envelope.ts";
+export {
+  type FieldsInput,
+  fieldsConfirmationResult,
+  fieldsOrderRecord,
+  fieldsQuasiEcomCreationResult,
+  fieldsStatusKnown,
+} from "./fields.ts";
+export { callbacksStrictJson, envelopeStrictJson } from "./json-text.ts";
+export {
+  callbacksExactUrl,
+  callbacksFollowLifecycle,
+  callbacksOneFinalAfterConcurrentConfirmations,
+  concurrentConfirmationsOneAccepted,
+  concurrentCreationsOneAccepted,
+  expectedTimerDrop,
+  type MeasuredRequest,
+  type RefusalProofInput,
+  type RefusalTimerInput,
+  refusalChangesNothing,
+  refusalKeepsTimer,
+  rejectsConfirmAfterExpiry,
+  rejectsMalformedCode,
+  semanticsTimerFollowsClock,
+  type TimerReads,
+} from "./lifecycle.ts";
+export { semanticsOrderIdUnique } from "./order-ids.ts";
+export { RATE_LIMITED, rateLimitCause } from "./rate-limit.ts";
+export {
+  FORGERY_ACKNOWLEDGED,
+  FORGERY_CHECKS,
+  type ReceiverAnswer,
+  receiverAcknowledgesDuplicates,
+  receiverAcknowledgesValid,
+  receiverAckP95,
+  receiverAnswersVariation,
+  receiverRefusesForgery,
+  receiverRefusesMalformed,
+  receiverRefusesReplay,
+  receiverRefusesWrongPrefix,
+  receiverSurvivesMalformed,
+  receiverUnknownOrder,
+} from "./receiver.ts";
+export { answerRootCause } from "./root-cause.ts";
+export {
+  dataOf,
+  semanticsAmountEchoed,
+  semanticsCommissionNonNegative,
+  semanticsConfirmationEchoesOrder,
+  semanticsCurrencyOfMethod,
+  semanticsDatesOrdered,
+  semanticsExchangeRatePositive,
+  semanticsMerchantOrderIdEchoed,
+  semanticsMethodEchoed,
+  semanticsRequisiteTypeFields,
+  semanticsRoutingAttemptsEmpty,
+  semanticsStatusAfterOperation,
+  semanticsTimerValid,
+  semanticsUsdtAmount,
+  semanticsUsdtCommission,
+} from "./semantics.ts";
+export { envelopeWithinSizeLimit } from "./size.ts";
+export { TRANSPORT_FAULT, transportFaultCause } from "./transport-fault.ts";

@@ -3,9 +3,8 @@
  * twice, a byte order mark, bytes that are not UTF-8 or a lone surrogate reads one way here and
  * another way in the merchant's parser (first-wins, serde, `JSON.parse(buf.toString())`).
  */
-import type { ExchangeResponse } from "../h2h-client.ts";
-import type { JsonTextIssue, JsonTextProblem, JsonTextReport } from "../json-text.ts";
-import type { Finding } from "../plain-issues.ts";
+import type { ExchangeResponse } from "../client/index.ts";
+import type { Finding, JsonTextIssue, JsonTextProblem, JsonTextReport } from "../schemas/index.ts";
 import type { CallbackScenario } from "./callbacks.ts";
 import { defineCheck, fail, pass, type RuleSource } from "./check.ts";
 

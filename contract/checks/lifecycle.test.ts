@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ExchangeResponse } from "../h2h-client.ts";
+import type { ExchangeResponse } from "../client/index.ts";
 import {
   callbacksExactUrl,
   callbacksFollowLifecycle,

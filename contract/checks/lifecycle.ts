@@ -1,9 +1,9 @@
 /**
- * Checks of the stateful probes: the lifecycle as a model (contract/lifecycle-model.ts),
+ * Checks of the stateful probes: the lifecycle as a model (contract/generation/lifecycle-model.ts),
  * `timer` against the order's clock, races of identical requests, and callbacks delivered exactly
  * where the order says.
  */
-import type { ExchangeResponse } from "../h2h-client.ts";
+import type { ExchangeResponse } from "../client/index.ts";
 import { evaluateRejection, type PinnedError, type RejectionInput } from "./behaviour.ts";
 import { defineCheck, fail, isRecord, notEvaluated, pass, type RuleSource, show } from "./check.ts";
 import { rateLimitCause } from "./rate-limit.ts";

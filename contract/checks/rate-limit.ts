@@ -2,7 +2,7 @@
  * A rate-limited answer as a cause: kept apart from root-cause.ts, which imports the envelope
  * checks, so that the checks importing this one keep the registry's order.
  */
-import type { ExchangeResponse } from "../h2h-client.ts";
+import type { ExchangeResponse } from "../client/index.ts";
 import { show } from "./check.ts";
 
 export interface RateLimitCause {

@@ -4,7 +4,7 @@
  * and is then "not evaluated, because …" instead of failing as well. The signature groups answers
  * that failed for the same reason, so one endpoint shows one root cause, not a cascade.
  */
-import type { ExchangeResponse } from "../h2h-client.ts";
+import type { ExchangeResponse } from "../client/index.ts";
 import { isRecord, show } from "./check.ts";
 import { envelopeShape } from "./envelope.ts";
 

@@ -2,7 +2,7 @@
  * Semantic checks: what the values must mean, beyond their types. Each takes what it needs and
  * fails with a clear line, never a throw, on data of the wrong type.
  */
-import { describeValue } from "../plain-issues.ts";
+import { describeValue } from "../schemas/index.ts";
 import { defineCheck, fail, isRecord, pass, show } from "./check.ts";
 
 type Data = Record<string, unknown>;

@@ -1,5 +1,5 @@
 /** The answer's size (issue: bounded evidence): an answer the client had to cut is a finding of its own. */
-import type { ExchangeResponse } from "../h2h-client.ts";
+import type { ExchangeResponse } from "../client/index.ts";
 import { defineCheck, fail, pass } from "./check.ts";
 
 const bytes = (n: number) => `${n.toLocaleString("en-US")} bytes`;

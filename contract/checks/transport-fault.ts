@@ -4,7 +4,7 @@
  * (a desync). No check of the contract fails for it: the checks that needed the answer are not
  * evaluated, and the run counts them as errors (JUnit `errors`), never as failures.
  */
-import type { Exchange } from "../h2h-client.ts";
+import type { Exchange } from "../client/index.ts";
 
 /** What a check that met a transport fault waits on. */
 export const TRANSPORT_FAULT = "target.transport-fault";

@@ -10,8 +10,8 @@ import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { readProfile } from "../../contract/index.ts";
 import { REFERENCE_PROFILE_PATH } from "../../fixtures/profiles/index.ts";
+import { createReferenceProvider, type ReferenceProvider } from "../../fixtures/providers/reference/index.ts";
 import { fileTimeout } from "../../fixtures/testing/index.ts";
-import { createReferenceProvider, type ReferenceProvider } from "../../provider/reference/index.ts";
 import { installK6Stubs, type K6Recording, type K6Stub, postTo } from "../testing/k6-stubs.ts";
 import { type BuiltBundle, buildLoadBundles, scriptNames } from "./build.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CallbackTally, type StoredCallback } from "../../sink/index.ts";
+import { CallbackTally, type StoredCallback } from "../../webhook-sink/index.ts";
 import { analyseDelivery } from "./delivery.ts";
 
 let seq = 0;

@@ -2,12 +2,12 @@
  * What no load tool measures by itself: whether every confirmed order's callback still arrives
  * under load, how late, and how cleanly. Each order's callback URL carried the run id, when the
  * order was made and the final status expected of it; the sink tallied every callback as it came
- * (sink/tally.ts); k6 counted the orders confirmed per expected final status. This joins
+ * (webhook-sink/tally.ts); k6 counted the orders confirmed per expected final status. This joins
  * the two, per final status.
  */
 
 import { CONFIRMED_STATUSES, type ConfirmedStatus } from "../../contract/index.ts";
-import type { RunTally, SinkIntake, StoredCallback } from "../../sink/index.ts";
+import type { RunTally, SinkIntake, StoredCallback } from "../../webhook-sink/index.ts";
 
 type Latency = RunTally["latencyMs"];
 

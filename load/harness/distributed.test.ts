@@ -13,13 +13,13 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { readProfile } from "../../contract/index.ts";
 import { REFERENCE_PROFILE_PATH } from "../../fixtures/profiles/index.ts";
-import { fileTimeout, TS_NODE_ARGS } from "../../fixtures/testing/index.ts";
 import {
   REFERENCE_CALLBACK_SECRET,
   REFERENCE_SIGNATURE,
   startReferenceProvider,
-} from "../../provider/reference/index.ts";
-import { startWebhookSink } from "../../sink/index.ts";
+} from "../../fixtures/providers/reference/index.ts";
+import { fileTimeout, TS_NODE_ARGS } from "../../fixtures/testing/index.ts";
+import { startWebhookSink } from "../../webhook-sink/index.ts";
 import { confirmedByFinal, type K6Summary } from "../lib/summary.ts";
 import { buildLoadBundles } from "./build.ts";
 import { findLocalK6 } from "./k6-runner.ts";

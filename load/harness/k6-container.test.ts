@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fileTimeout, runScript } from "../../fixtures/testing/index.ts";
-import { engineClient, parseSetting } from "../../target/index.ts";
+import { engineClient, parseSetting } from "../../run-setup/index.ts";
 import { DEFAULT_K6_IMAGE } from "./k6-container.ts";
 import { LOAD_FILES } from "./run.ts";
 

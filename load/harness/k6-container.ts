@@ -17,10 +17,10 @@ import {
   reasonOf,
   stopAndRemove,
   watchedContainer,
-} from "../../target/index.ts";
+} from "../../run-setup/index.ts";
 
 /** The k6 the load scripts are written and tested for; the image's tag pins it. */
-export { DEFAULT_K6_IMAGE } from "../../target/index.ts";
+export { DEFAULT_K6_IMAGE } from "../../run-setup/index.ts";
 
 export const HOW_TO_GET_K6 =
   "install k6 (https://grafana.com/docs/k6/latest/set-up/install-k6/) and put it on PATH or set K6_BIN=/path/to/k6, " +

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { parseSetting } from "../../target/index.ts";
+import { parseSetting } from "../../run-setup/index.ts";
 import type { K6Summary } from "../lib/summary.ts";
 import {
   businessErrorsByCode,

@@ -15,7 +15,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { gunzipSync } from "node:zlib";
-import { TIMELINE_POINTS } from "../../target/index.ts";
+import { TIMELINE_POINTS } from "../../run-setup/index.ts";
 import {
   API_FAILED_METRIC,
   BUSINESS_ERRORS_METRIC,

@@ -10,13 +10,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { rootCertificates } from "node:tls";
 import { beforeAll, describe, expect, it } from "vitest";
+import { readTlsFiles } from "../../contract/kit/index.ts";
 import {
   type CertificateFactory,
   certificateFactory,
   OPENSSL_MISSING,
 } from "../../fixtures/testing/certificates.ts";
 import { fileTimeout } from "../../fixtures/testing/index.ts";
-import { readTlsFiles } from "../../kit/index.ts";
 import { K6_TLS_FILES, k6TlsEnv, prepareK6Tls } from "./k6-tls.ts";
 
 fileTimeout(60_000);

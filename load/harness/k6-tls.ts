@@ -16,8 +16,8 @@ import { createPrivateKey } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { rootCertificates } from "node:tls";
-import type { TlsMaterial } from "../../kit/index.ts";
-import { SettingsError } from "../../target/index.ts";
+import type { TlsMaterial } from "../../contract/kit/index.ts";
+import { SettingsError } from "../../run-setup/index.ts";
 import { IN_CONTAINER } from "./k6-container.ts";
 
 /** Where the TLS folder is mounted in k6's container (k6-container.ts). */

@@ -6,8 +6,8 @@
  * latency distribution, the sink's own intake. Every series is bounded (per period or per
  * bucket), so the files do not grow with the run's length.
  */
-import { escapeHtml, escapeXml, type TlsSummary, tlsSummaryLines } from "../../kit/index.ts";
-import type { TimelineSeries } from "../../sink/index.ts";
+import { escapeHtml, escapeXml, type TlsSummary, tlsSummaryLines } from "../../contract/kit/index.ts";
+import type { TimelineSeries } from "../../webhook-sink/index.ts";
 import { capacityLine, type StressOutcome } from "../lib/capacity.ts";
 import {
   businessErrorCount,

@@ -7,8 +7,12 @@ import { randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { CHECK_REGISTRY, type OrderKind, readProfile } from "../../contract/index.ts";
-import { makeRunFolder, removeGoneRunFolders, summarizeTlsFiles, tlsSummaryLines } from "../../kit/index.ts";
-import { CallbackTally } from "../../sink/index.ts";
+import {
+  makeRunFolder,
+  removeGoneRunFolders,
+  summarizeTlsFiles,
+  tlsSummaryLines,
+} from "../../contract/kit/index.ts";
 import {
   type OpenedTarget,
   openTarget,
@@ -23,7 +27,8 @@ import {
   type TargetContainerRecord,
   targetSettingsOf,
   withReferenceDefaults,
-} from "../../target/index.ts";
+} from "../../run-setup/index.ts";
+import { CallbackTally } from "../../webhook-sink/index.ts";
 import { capacityLine, stressOutcome } from "../lib/capacity.ts";
 import { parseLoadConfig } from "../lib/config.ts";
 import { describeScenario, durationSeconds, operationsOf, stressSteps } from "../lib/scenarios.ts";

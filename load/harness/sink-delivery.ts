@@ -9,7 +9,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { request } from "undici";
 import { CONFIRMED_STATUSES, type ConfirmedStatus } from "../../contract/index.ts";
-import type { RunTally, SinkIntake } from "../../sink/index.ts";
+import type { RunTally, SinkIntake } from "../../webhook-sink/index.ts";
 import { analyseDelivery, type DeliveryReport } from "./delivery.ts";
 
 /** The report file of a delivery counted from a sink, beside a load run's. */

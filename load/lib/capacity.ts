@@ -4,7 +4,7 @@
  * held. Runs in k6's handleSummary (the console line) and in the harness (the reports) alike.
  * k6-safe: no Node.js API.
  */
-import type { OperationName } from "../../contract/names.ts";
+import type { OperationName } from "../../contract/schemas/names.ts";
 import { REQUEST_KIND_TAG } from "./metric-names.ts";
 import { latencyMetric, STEP_TAG, type StressStep } from "./scenarios.ts";
 import type { K6Summary } from "./summary-data.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSetting, SETTINGS } from "../../target/index.ts";
+import { parseSetting, SETTINGS } from "../../run-setup/index.ts";
 import { type BundledProfile, parseLoadConfig } from "./config.ts";
 import {
   buildOptions,

@@ -9,7 +9,7 @@ import {
   type OperationName,
   type OrderKind,
   STATUS,
-} from "../../contract/names.ts";
+} from "../../contract/schemas/names.ts";
 
 export const SCENARIOS = ["smoke", "load", "stress", "spike", "soak"] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];

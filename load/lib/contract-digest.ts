@@ -6,7 +6,7 @@
  *
  * k6-safe: no Node.js API, no import but the schema-free names table.
  */
-import { ENVELOPE_MARKERS, type OperationName, readPath } from "../../contract/names.ts";
+import { ENVELOPE_MARKERS, type OperationName, readPath } from "../../contract/schemas/names.ts";
 
 export type JsonType = "string" | "number" | "integer" | "boolean" | "object" | "array" | "null";
 

@@ -5,10 +5,10 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { buildContract } from "../../contract/index.ts";
-import { type ConfirmedStatus, endpointPath, type OperationName } from "../../contract/names.ts";
+import { type ConfirmedStatus, endpointPath, type OperationName } from "../../contract/schemas/names.ts";
 import { buildMobileCommerceOrderRequest } from "../../fixtures/index.ts";
 import { REFERENCE_PROFILE } from "../../fixtures/profiles/index.ts";
-import { createReferenceProvider, type ReferenceProvider } from "../../provider/reference/index.ts";
+import { createReferenceProvider, type ReferenceProvider } from "../../fixtures/providers/reference/index.ts";
 import { bundledProfileOf } from "../harness/build.ts";
 import { buildContractDigest } from "../harness/digest.ts";
 import { postTo } from "../testing/k6-stubs.ts";

@@ -19,7 +19,7 @@ import {
   type OperationName,
   type OrderKind,
   STATUS,
-} from "../../contract/names.ts";
+} from "../../contract/schemas/names.ts";
 import { buildOrderRequest, ORDER_KIND_TAGS } from "../../fixtures/index.ts";
 import type { LoadConfig } from "./config.ts";
 import {

@@ -15,7 +15,7 @@ import { type Checkers, check, sleep } from "k6";
 import exec from "k6/execution";
 import http from "k6/http";
 import { Counter } from "k6/metrics";
-import { CONFIRMED_STATUSES, type ConfirmedStatus } from "../../contract/names.ts";
+import { CONFIRMED_STATUSES, type ConfirmedStatus } from "../../contract/schemas/names.ts";
 import type { LoadConfig } from "./config.ts";
 import type { FlowRuntime, HttpAnswer, RequestParams } from "./flow.ts";
 import {

@@ -13,7 +13,7 @@
  *
  * k6-safe: no Node.js API, no import but types and the names table.
  */
-import { ENVELOPE_MARKERS } from "../../contract/names.ts";
+import { ENVELOPE_MARKERS } from "../../contract/schemas/names.ts";
 import type { FieldRule, JsonType } from "./contract-digest.ts";
 
 const STRING = 1;

@@ -13,7 +13,7 @@
  *   spike   a quiet baseline, a sudden jump to five times `rate`, and back
  */
 import type { Options, Scenario } from "k6/options";
-import { OPERATIONS_BY_KIND, type OperationName, type OrderKind } from "../../contract/names.ts";
+import { OPERATIONS_BY_KIND, type OperationName, type OrderKind } from "../../contract/schemas/names.ts";
 import type { LoadConfig } from "./config.ts";
 import { API_FAILED_METRIC, REQUEST_KIND_TAG } from "./metric-names.ts";
 

@@ -5,7 +5,7 @@
  * summary data live here too, for the harness. k6-safe: no Node.js API.
  */
 
-import { CONFIRMED_STATUSES, type ConfirmedStatus, ORDER_KINDS } from "../../contract/names.ts";
+import { CONFIRMED_STATUSES, type ConfirmedStatus, ORDER_KINDS } from "../../contract/schemas/names.ts";
 import { capacityLine, stressOutcome } from "./capacity.ts";
 import type { LoadConfig } from "./config.ts";
 import { BUSINESS_ERRORS_METRIC, CONFIRMED_METRIC_PREFIX, TRANSPORT_ERRORS_METRIC } from "./metric-names.ts";

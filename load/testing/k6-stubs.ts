@@ -7,7 +7,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ReferenceProvider } from "../../provider/reference/index.ts";
+import type { ReferenceProvider } from "../../fixtures/providers/reference/index.ts";
 import type { HttpAnswer } from "../lib/flow.ts";
 import { selectPaths } from "./select-paths.ts";
 

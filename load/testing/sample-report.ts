@@ -4,7 +4,7 @@
  * would get: the report, page and plot tests share them.
  */
 import { readFileSync } from "node:fs";
-import { CallbackTally, type StoredCallback } from "../../sink/index.ts";
+import { CallbackTally, type StoredCallback } from "../../webhook-sink/index.ts";
 import { analyseDelivery } from "../harness/delivery.ts";
 import { type K6Timeline, loadSeriesOf, parseK6Timeline } from "../harness/k6-timeline.ts";
 import { buildLoadReport, type LoadReport } from "../harness/report.ts";

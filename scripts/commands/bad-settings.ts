@@ -1,7 +1,7 @@
 /** What a bad target profile or H2H_* variable means to every command that reads them. */
 
 import { ProfileError } from "../../contract/index.ts";
-import { SettingsError } from "../../target/index.ts";
+import { SettingsError } from "../../run-setup/index.ts";
 import { EXIT } from "../cli.ts";
 
 /** A bad profile or setting is bad usage (64); its message names the file, key or variable. */

@@ -1,6 +1,6 @@
 /** `npm run bench:certify`: the default certification's wall time and phases, median of runs. */
 import { loadavg } from "node:os";
-import { type CertifyRunTiming, runCertifyBench } from "../../bench/index.ts";
+import { type CertifyRunTiming, runCertifyBench } from "../bench/index.ts";
 import { defineCommand, EXIT } from "../cli.ts";
 
 const TARGET_MS = 6_000;

@@ -1,5 +1,5 @@
 /** `npm run bench:generate`: time to build the generated probes of the reference methods. */
-import { runGenerateBench, type Timing } from "../../bench/index.ts";
+import { runGenerateBench, type Timing } from "../bench/index.ts";
 import { defineCommand, EXIT } from "../cli.ts";
 
 const QUICK_TARGET_MS = 500;

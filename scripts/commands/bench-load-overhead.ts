@@ -3,8 +3,9 @@
  * running the bundled mobile-commerce script, a typical hand-written script and a bare script, at
  * one fixed arrival rate against a canned-answer server; prints the bundle / hand-written ratios.
  */
-import { MAX_ACHIEVED_SPREAD, OVERHEAD_SCRIPTS, runLoadOverheadBench, TARGET } from "../../bench/index.ts";
+
 import { defaultPreAllocatedVUs, findLocalK6, HOW_TO_GET_K6, NoK6Error } from "../../load/index.ts";
+import { MAX_ACHIEVED_SPREAD, OVERHEAD_SCRIPTS, runLoadOverheadBench, TARGET } from "../bench/index.ts";
 import { defineCommand, EXIT } from "../cli.ts";
 
 export const benchLoadOverhead = defineCommand({

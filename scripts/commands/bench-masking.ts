@@ -1,5 +1,5 @@
 /** `npm run bench:masking`: how fast a run's masker goes over a report of large answers. */
-import { runMaskingBench } from "../../bench/index.ts";
+import { runMaskingBench } from "../bench/index.ts";
 import { defineCommand, EXIT } from "../cli.ts";
 
 /**

@@ -2,7 +2,7 @@
  * `npm run bench:provider`: the reference provider's throughput against a bare node:http server,
  * and its peak RSS; with --soak, its RSS over a long run at its capacity.
  */
-import { runProviderBench, runProviderSoak } from "../../bench/index.ts";
+import { runProviderBench, runProviderSoak } from "../bench/index.ts";
 import { defineCommand, EXIT } from "../cli.ts";
 
 const TARGET_RATIO = 0.5;

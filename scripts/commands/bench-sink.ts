@@ -1,5 +1,5 @@
 /** `npm run bench:sink`: the webhook sink's persisted callbacks per second against a bare node:http server. */
-import { runSinkBench } from "../../bench/index.ts";
+import { runSinkBench } from "../bench/index.ts";
 import { defineCommand, EXIT } from "../cli.ts";
 
 const TARGET_RATE = 5_000;

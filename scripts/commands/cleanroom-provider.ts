@@ -1,10 +1,11 @@
 /** `npm run provider:cleanroom`: the clean-room sandbox alone, until SIGINT or SIGTERM. */
-import { DEFAULTS, startCleanroomProvider } from "../../provider/cleanroom/index.ts";
+import { DEFAULTS, startCleanroomProvider } from "../../fixtures/providers/cleanroom/index.ts";
 import { defineCommand, EXIT, LISTEN_OPTIONS, numberListFlag } from "../cli.ts";
 
 export const cleanroomProvider = defineCommand({
   name: "provider:cleanroom",
-  summary: "Starts the clean-room sandbox (provider/cleanroom) and prints its URL; Ctrl-C stops it.",
+  summary:
+    "Starts the clean-room sandbox (fixtures/providers/cleanroom) and prints its URL; Ctrl-C stops it.",
   options: {
     ...LISTEN_OPTIONS,
     lifetime: {

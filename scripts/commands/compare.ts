@@ -9,7 +9,7 @@ import {
   renderComparisonMarkdown,
   renderComparisonText,
 } from "../../certify/index.ts";
-import { userDirectory } from "../../target/index.ts";
+import { userDirectory } from "../../run-setup/index.ts";
 import { defineCommand, EXIT, UsageError } from "../cli.ts";
 
 export const compare = defineCommand({

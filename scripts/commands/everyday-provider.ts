@@ -1,10 +1,11 @@
 /** `npm run provider:everyday`: the everyday sandbox (Express 5) alone, until SIGINT or SIGTERM. */
-import { DEFAULTS, startEverydayProvider } from "../../provider/everyday/index.ts";
+import { DEFAULTS, startEverydayProvider } from "../../fixtures/providers/everyday/index.ts";
 import { defineCommand, EXIT, LISTEN_OPTIONS, numberListFlag } from "../cli.ts";
 
 export const everydayProvider = defineCommand({
   name: "provider:everyday",
-  summary: "Starts the everyday sandbox (provider/everyday, Express 5) and prints its URL; Ctrl-C stops it.",
+  summary:
+    "Starts the everyday sandbox (fixtures/providers/everyday, Express 5) and prints its URL; Ctrl-C stops it.",
   options: {
     ...LISTEN_OPTIONS,
     lifetime: {

@@ -6,7 +6,7 @@ import {
   buildReferenceProviderImage,
   ImageBuildError,
   REFERENCE_PROVIDER_IMAGE,
-} from "../../provider/reference-image/index.ts";
+} from "../../fixtures/providers/reference-image/index.ts";
 import { defineCommand, EXIT } from "../cli.ts";
 
 export const imageProvider = defineCommand({

@@ -8,7 +8,7 @@ import {
   runSinkDelivery,
   SCENARIOS,
 } from "../../load/index.ts";
-import { SETTINGS, type SettingSpec } from "../../target/index.ts";
+import { SETTINGS, type SettingSpec } from "../../run-setup/index.ts";
 import { commandSettings, defineCommand, EXIT, settingOption, UsageError } from "../cli.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
 

@@ -4,8 +4,8 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { killRate, progressLine, renderMutationTable, runMutationSuite } from "../../selftest/index.ts";
 import { commandSettings, defineCommand, EXIT } from "../cli.ts";
+import { killRate, progressLine, renderMutationTable, runMutationSuite } from "../selftest/index.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
 
 export const mutants = defineCommand({

@@ -1,6 +1,6 @@
 /**
  * `npm run profile:schema`: writes the target profile's JSON Schema, generated from the zod schema
- * in contract/profile.ts, every key described. Profiles point at it with `"$schema"`, so an editor
+ * in contract/profile/profile.ts, every key described. Profiles point at it with `"$schema"`, so an editor
  * completes keys, shows what each is for and marks a mistake as it is typed. The file is written
  * in the repository's JSON format (Biome's), so `npm run lint` and the up-to-date test agree.
  */

@@ -10,7 +10,7 @@ import {
   ProviderOptionsError,
   serveUntilSignal,
   startReferenceProvider,
-} from "../../provider/reference/index.ts";
+} from "../../fixtures/providers/reference/index.ts";
 import { defineCommand, EXIT, LISTEN_OPTIONS, numberListFlag } from "../cli.ts";
 
 export const provider = defineCommand({
@@ -62,7 +62,7 @@ export const provider = defineCommand({
       return EXIT.ok;
     }
     const retries = options["callback-retries"];
-    // A server of its own: its heap stays near what it holds (provider/reference/heap.ts).
+    // A server of its own: its heap stays near what it holds (fixtures/providers/reference/heap.ts).
     boundHeapGrowth();
     const running = await startReferenceProvider({
       port: options.port ?? 0,

@@ -1,9 +1,9 @@
 /** `npm run sink`: the webhook sink alone, e.g. behind a tunnel for a provider that must reach a public URL. */
 import { readProfile } from "../../contract/index.ts";
-import { readTlsFiles, TlsConfigError } from "../../kit/index.ts";
-import { REFERENCE_CALLBACK_SECRET } from "../../provider/reference/index.ts";
-import { startWebhookSink } from "../../sink/index.ts";
-import { sourceName } from "../../target/index.ts";
+import { readTlsFiles, TlsConfigError } from "../../contract/kit/index.ts";
+import { REFERENCE_CALLBACK_SECRET } from "../../fixtures/providers/reference/index.ts";
+import { sourceName } from "../../run-setup/index.ts";
+import { startWebhookSink } from "../../webhook-sink/index.ts";
 import { commandSettings, defineCommand, EXIT, settingOption } from "../cli.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
 

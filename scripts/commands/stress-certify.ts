@@ -9,16 +9,16 @@ import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isLoopbackUrl } from "../../kit/index.ts";
-import { CALLBACK_SECRET, MERCHANTS } from "../../provider/cleanroom/index.ts";
+import { isLoopbackUrl } from "../../contract/kit/index.ts";
+import { CALLBACK_SECRET, MERCHANTS } from "../../fixtures/providers/cleanroom/index.ts";
 import {
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
   type RunningForwarder,
   startJitterProxy,
   startReferenceProvider,
-} from "../../provider/reference/index.ts";
-import { MAX_SEED, SETTINGS } from "../../target/index.ts";
+} from "../../fixtures/providers/reference/index.ts";
+import { MAX_SEED, SETTINGS } from "../../run-setup/index.ts";
 import { defineCommand, EXIT, UsageError } from "../cli.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

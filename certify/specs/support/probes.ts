@@ -12,7 +12,7 @@ import {
   orderMethodsOf,
   toCurl,
 } from "../../../contract/index.ts";
-import type { StoredCallback } from "../../../sink/index.ts";
+import type { StoredCallback } from "../../../webhook-sink/index.ts";
 import { rerunCommand } from "../../engine/probe-settings.ts";
 import type { Reproduction } from "../../engine/run-context.ts";
 import type { SpecTarget } from "./target.ts";

@@ -5,7 +5,7 @@
  * listening is a long-poll of the sink: anything that does arrive ends it at once.
  */
 import type { Profile } from "../../../contract/index.ts";
-import type { StoredCallback } from "../../../sink/index.ts";
+import type { StoredCallback } from "../../../webhook-sink/index.ts";
 import type { SpecSink } from "./target.ts";
 
 /** The window when the profile declares no retry policy. */

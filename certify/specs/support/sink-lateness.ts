@@ -1,4 +1,4 @@
-import type { CallbackFilter } from "../../../sink/index.ts";
+import type { CallbackFilter } from "../../../webhook-sink/index.ts";
 import type { SpecSink } from "./target.ts";
 
 /**

@@ -17,9 +17,9 @@ import {
   type Profile,
   type SignatureExplanation,
 } from "../../../contract/index.ts";
-import { isLoopbackUrl, type Masker } from "../../../kit/index.ts";
-import { SinkClient, type StoredCallback } from "../../../sink/index.ts";
-import { rateLimitRetryOf, runMasker } from "../../../target/index.ts";
+import { isLoopbackUrl, type Masker } from "../../../contract/kit/index.ts";
+import { rateLimitRetryOf, runMasker } from "../../../run-setup/index.ts";
+import { SinkClient, type StoredCallback } from "../../../webhook-sink/index.ts";
 import { heldUpMeasure } from "../../engine/held-up.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "../../engine/run-context.ts";
 import { recordWarning } from "../../engine/run-warnings.ts";

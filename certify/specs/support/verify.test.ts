@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type Exchange, envelopeShape, readProfile } from "../../../contract/index.ts";
+import { createMasker } from "../../../contract/kit/index.ts";
 import { REFERENCE_PROFILE_PATH } from "../../../fixtures/profiles/index.ts";
-import { createMasker } from "../../../kit/index.ts";
 import type { CheckMeta } from "../../engine/run-context.ts";
 import { verify } from "./verify.ts";
 
