@@ -8,11 +8,9 @@ export default defineConfig({
     // hanging-process names what keeps Vitest from exiting; CI's `timeout` ends a run that hangs.
     reporters: ["default", "hanging-process", "./scripts/vitest-closing-reporter.ts"],
     teardownTimeout: scaledMs(20_000),
-    // Three workers more than the machine has cores (five on two): many files wait on child
-    // processes, containers, sockets and timers (the mutation self-test's children, a container's
-    // start, an order's lifetime, held answers), and the others use the CPU they leave idle. On 2
-    // cores npm test took 152 s with four workers and 149 s with five (Vitest alone: 133 s with
-    // five, 137 s with six). The `suite` project takes it from here, so --maxWorkers still sets it.
+    // Three workers more than the machine has cores: many files wait on child processes,
+    // containers, sockets and timers, and the others use the CPU they leave idle (docs/ci.md).
+    // The `suite` project takes it from here, so --maxWorkers still sets it.
     maxWorkers: availableParallelism() + 3,
     projects: [
       {
@@ -23,9 +21,8 @@ export default defineConfig({
           exclude: ["node_modules/**", "load/dist/**"],
           // The certifications the tests start run their spec files in one worker thread
           // (H2H_WORKERS, inherited by the child processes): with every core already busy with
-          // other test files, a second thread per run only adds the CPU of its start-up (about
-          // 40 s of npm test's on 2 cores). npm run certify and bench:certify keep their default,
-          // one per core.
+          // other test files, a second thread per run only adds the CPU of its start-up.
+          // npm run certify and bench:certify keep their default, one per core.
           env: { H2H_WORKERS: "1" },
           // GitHub's workflow parser imports its JSON schema without `with { type: "json" }`, which
           // Node refuses; inlined, Vite reads it (.github/workflow-runner.ts).

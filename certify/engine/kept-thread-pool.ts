@@ -2,20 +2,17 @@
  * A Vitest pool whose worker threads outlive a run, for a Vitest that runs one certification after
  * another (ReusedSpecRunner: the mutation self-test). Vitest's own thread pool ends each run's
  * threads, so every run started a thread that imported zod, undici, json-schema-faker and the
- * contract again: about 0.45 s of CPU, most of a targeted mutant's run. A thread here is handed
+ * contract again, most of a targeted mutant's CPU. A thread here is handed
  * back when its run has ended in order (Vitest sent it "stop" and it answered "stopped"), and the
  * next run starts it again; a run that starts while the thread before it is still answering "stop"
- * waits for it (up to 2 s). Its module cache keeps the contract (Vitest's worker keeps evaluated
+ * waits for it, briefly. Its module cache keeps the contract (Vitest's worker keeps evaluated
  * modules across runs of a non-isolated project, and evaluates the spec files of each run anew).
  * A thread stopped otherwise (a cancelled run), or that speaks while idle (its run left work behind),
  * is ended, as Vitest's own would be.
  *
- * Vitest 4.1's own way was measured against it: the same reused Vitest (runTestFiles per mutant) on
- * `pool: "threads"`, `isolate: false`, `maxWorkers: 1`. Its pool keeps a non-isolated worker only
- * for the next file queued in the same run and stops it once the queue is empty, so each mutant
- * still starts a thread. `npx vitest run scripts/selftest/mutation.test.ts` on 2 cores, 2 runs each, CPU
- * (user + sys) and wall: this pool 40.2 s / 61.1 s and 38.7 s / 61.0 s; Vitest's own 73.7 s /
- * 69.8 s and 72.0 s / 69.2 s, +85 % CPU and +14 % wall. Kept: remeasure on a Vitest upgrade.
+ * Vitest's own threads pool keeps a non-isolated worker only for the next file queued in the same
+ * run, so each mutant would still start a thread (docs/ci.md has the measurement; remeasure on a
+ * Vitest upgrade).
  */
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";

@@ -37,8 +37,8 @@ import {
 } from "../schemas/index.ts";
 
 /** How much of an answer is kept, unless the client is told otherwise. */
-// An H2H answer is a few KB; every kept answer lands in four reports, so the default bounds the run:
-// some 800 answers of any size (200 MB each, measured) keep certify under 1 GB of RSS.
+// An H2H answer is a few KB; every kept answer lands in four reports, so the default bounds the
+// run's memory whatever size the target's answers are (docs/reports.md).
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 /** How much more of an answer without Content-Length is read (and dropped) to learn its size. */
 export const DEFAULT_SIZE_PROBE_BYTES = 8 * 1024 * 1024;

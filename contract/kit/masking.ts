@@ -249,7 +249,7 @@ const pointAt = (text: string, i: number) => text[i] === "." && isDigitAt(text, 
 /**
  * Whether `text[start, end)` (a card's spelling, with the digits run on after it) sits in a decimal
  * number: its fraction (`19.4111111111111111`, `1.4111111111111111e+21`) or its integer part
- * (`4111111111111111.5`). Issue 11: a number's digits are never changed. A dotted reference
+ * (`4111111111111111.5`). A number's digits are never changed: masking may alter nothing but secrets. A dotted reference
  * (`v1.2.34111…`, `2026.11.264111…`) is no number, nor a run of more than
  * {@link MAX_NUMBER_DIGITS} digits. Each scan is bounded, so a long run costs no more per card.
  */
@@ -588,7 +588,7 @@ export function createMasker({
   ].sort((a, b) => b.length - a.length);
   /**
    * Each secret in every spelling, a regex per secret built when first needed: one regex of them
-   * all costs V8 some 50 ms of CPU to compile in every thread that masks. Before it, a test for a
+   * all is costly for V8 to compile in every thread that masks. Before it, a test for a
    * spelling of its first characters, which every spelling of it starts with.
    */
   const secretSpellingRegexes: (RegExp | undefined)[] = [];
@@ -637,8 +637,8 @@ export function createMasker({
       : undefined;
   /**
    * The same for a text with no `%` and no `\`, where a card can only be written plainly (or
-   * with `+` for a space): the regexes above cost V8 some 100 ms of CPU each to compile, in every
-   * thread that masks, and most texts never need them.
+   * with `+` for a space): the regexes above are costly to compile, in every thread that masks,
+   * and most texts never need them.
    */
   const plainCardRegexOf = (chars: string) =>
     cards.length > 0

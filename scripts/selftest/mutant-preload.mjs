@@ -1,8 +1,8 @@
 /**
  * Loaded by each mutant child (scripts/selftest/mutant-child.ts) before tsx's hooks: the packages its main
  * thread needs that are plain JavaScript. Through the hooks, each module's source takes a trip to
- * tsx's thread and back: Vitest's node API (a few large bundles) alone cost 0.6 s more CPU that
- * way, in each child. Loaded here first, the child's imports of them find them in the module cache.
+ * tsx's thread and back, and Vitest's node API (a few large bundles) is costly that way, in each
+ * child. Loaded here first, the child's imports of them find them in the module cache.
  * Plain JavaScript: nothing is transformed yet. A missing package is left to tsx.mjs to explain.
  */
 try {
