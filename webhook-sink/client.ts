@@ -5,7 +5,7 @@
 import { X509Certificate } from "node:crypto";
 import type { TLSSocket } from "node:tls";
 import { Agent, buildConnector, request } from "undici";
-import type { MachineStallSource } from "./machine-stall.ts";
+import type { MachineStallSource } from "../contract/kit/index.ts";
 import type { CallbackFilter, SinkStats } from "./server.ts";
 import type { StoredCallback } from "./store.ts";
 

@@ -1,11 +1,5 @@
 export { SinkClient, type SinkClientOptions, type SinkStallReport, type WaitResult } from "./client.ts";
 export {
-  MachineStallSampler,
-  type MachineStallSource,
-  readCpuPressureUs,
-  readLoadAverage,
-} from "./machine-stall.ts";
-export {
   type CallbackFilter,
   DEFAULT_SINK_MAX_CALLBACKS,
   DEFAULT_SINK_MAX_DELIVERIES_PER_ORDER,
@@ -17,7 +11,6 @@ export {
   type SinkStats,
   startWebhookSink,
 } from "./server.ts";
-export { StallMonitor } from "./stall-monitor.ts";
 export {
   LOG_FILE,
   type StoredCallback,

@@ -22,7 +22,7 @@ import {
   verifyCallbackSignature,
   withinDepth,
 } from "../contract/index.ts";
-import { secretSpellings } from "../contract/kit/index.ts";
+import { MachineStallSampler, StallMonitor, secretSpellings } from "../contract/kit/index.ts";
 import {
   CALLBACKS_SEGMENT,
   type CallbackUrlVariant,
@@ -33,8 +33,6 @@ import {
   sinkCallbackUrl,
 } from "../contract/schemas/names.ts";
 import { decodeBody, READABLE_ENCODINGS } from "./body-decoding.ts";
-import { MachineStallSampler } from "./machine-stall.ts";
-import { StallMonitor } from "./stall-monitor.ts";
 import {
   CallbackStore,
   type StoredCallback,

@@ -4,7 +4,7 @@
  * the target did not answer in time gets that much longer, once (H2hClient's `heldUpMs`): a loaded
  * machine is not a slow target. One measure per thread, started by the first client that asks.
  */
-import { MachineStallSampler, StallMonitor } from "../../webhook-sink/index.ts";
+import { MachineStallSampler, StallMonitor } from "../../contract/kit/index.ts";
 
 /** How late a tick of the own loop's monitor may be before it counts: below it, no hold is seen. */
 const LOOP_THRESHOLD_MS = 10;

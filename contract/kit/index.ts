@@ -13,6 +13,8 @@ export {
   trafficOf,
 } from "./connection-reuse.ts";
 export { isLoopbackUrl } from "./loopback.ts";
+// How long this process and the machine were held up, so that lateness is never blamed on a target.
+export { MachineStallSampler, type MachineStallSource } from "./machine-stall.ts";
 // Report text escaped for HTML and XML (certify's reports and load's).
 export { escapeHtml, escapeXml } from "./markup.ts";
 export {
@@ -27,6 +29,7 @@ export {
 } from "./masking.ts";
 // A run's temporary folder, and the removal of those that runs now gone left behind.
 export { isProcessGone, makeRunFolder, type RunFolderKind, removeGoneRunFolders } from "./run-folders.ts";
+export { type Stall, StallMonitor } from "./stall-monitor.ts";
 // A target's text on the terminal: control characters escaped, colours only on a TTY.
 export { type Colours, colours, terminalSafe } from "./terminal.ts";
 // TLS: extra CAs and mTLS client certificates, checked before use; TLS failures named.
