@@ -764,6 +764,10 @@ const CASES: Record<string, Case> = {
         response: response(400, { data: null, result: { ...errResult, message: null } }),
         failureMessage: "any",
       },
+      {
+        response: response(400, { data: null, result: { ...errResult, message: "" } }),
+        failureMessage: "any",
+      },
     ],
     bad: [
       [
@@ -772,6 +776,14 @@ const CASES: Record<string, Case> = {
           failureMessage: "string",
         },
         /result\.message is null, expected a string/,
+      ],
+      [
+        { response: response(400, { data: null, result: { ...errResult, message: "" } }) },
+        /result\.message is "", expected a message that says what failed/,
+      ],
+      [
+        { response: response(400, { data: null, result: { ...errResult, message: " \t " } }) },
+        /not a blank one/,
       ],
     ],
   },
