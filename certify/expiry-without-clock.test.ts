@@ -32,6 +32,7 @@ const LOAD = loadFactor();
 const LIFETIME_SECONDS = Math.ceil(3 * LOAD);
 
 const CONFIRM_AFTER_EXPIRY = "behaviour.rejects-confirm-after-expiry";
+const LATE_CHECKS = ["behaviour.confirms-late-in-lifetime", "semantics.timer-counts-down-lifetime"];
 
 /** The spec file whose probes wait expiry out and hold the checks below (the lifecycle's). */
 const EXPIRY_SPECS = ["lifecycle.spec.ts"];
@@ -132,6 +133,24 @@ describe.concurrent("a declared sandbox clock that answers 404, at quick depth",
     expect(afterExpiry.filter((c) => c.status === "skipped")).toEqual([]);
   });
 
+  it("a provider whose orders expire at half the lifetime is not conformant: the late confirmation, waited for, is refused", async ({
+    expect,
+  }) => {
+    // Long enough that the wait (0.6 of it) ends well before the whole lifetime, on a loaded machine too.
+    const lifetime = Math.ceil(6 * LOAD);
+    const { exitCode, output, report } = await certify(
+      await providerWithoutClock(["expires-at-half-lifetime"], lifetime),
+      lifetime,
+      { only: LATE_CHECKS },
+    );
+    expect(exitCode, output).toBe(1);
+    const late = report.checks.filter((c) => c.check === LATE_CHECKS[0]);
+    expect(late.map((c) => c.status)).toEqual(["failed", "failed"]);
+    expect(late[0]?.detail).toMatch(
+      /the order no longer took its confirmation before its declared lifetime ended/,
+    );
+  });
+
   it("a correct provider is conformant, its expiry checks judged after waiting out the lifetime", async ({
     expect,
   }) => {
@@ -144,6 +163,11 @@ describe.concurrent("a declared sandbox clock that answers 404, at quick depth",
       expiry.filter((c) => c.status !== "passed").map((c) => `${c.check} ${c.case}: ${c.detail}`),
     ).toEqual([]);
     expect(report.checks.filter((c) => c.check === CONFIRM_AFTER_EXPIRY).length).toBeGreaterThan(0);
+    // Late in the lifetime, by waiting: judged, one order of each kind, each check.
+    const late = report.checks.filter((c) => LATE_CHECKS.includes(c.check));
+    expect(late.map((c) => `${c.check} ${c.status}`).sort()).toEqual(
+      LATE_CHECKS.flatMap((check) => [`${check} passed`, `${check} passed`]).sort(),
+    );
     expect(report.checks.filter((c) => /done at --depth thorough/.test(c.detail ?? ""))).toEqual([]);
     expect(output).toMatch(
       new RegExp(
@@ -157,7 +181,7 @@ describe.concurrent("a declared sandbox clock that answers 404, at quick depth",
   }) => {
     // A 30 s lifetime and a 20 s deadline (both stretched by the load, so that what needs no
     // expiry is done before the deadline); only the lifecycle's checks, so nothing else waits.
-    const only = ["behaviour.rejects-confirm-after-expiry", "callbacks.follow-lifecycle"];
+    const only = ["behaviour.rejects-confirm-after-expiry", "callbacks.follow-lifecycle", ...LATE_CHECKS];
     const lifetime = Math.ceil(30 * LOAD);
     const { exitCode, output, report } = await certify(await providerWithoutClock([], lifetime), lifetime, {
       deadlineSeconds: Math.ceil(20 * LOAD),
@@ -173,6 +197,13 @@ describe.concurrent("a declared sandbox clock that answers 404, at quick depth",
       expect(record.detail).toMatch(
         new RegExp(`waiting out the ${lifetime} s lifetime, and the run's deadline leaves \\d+ s`),
       );
+    }
+    // The late confirmation's wait does not fit either: not evaluated, saying why.
+    const late = report.checks.filter((c) => LATE_CHECKS.includes(c.check));
+    expect(late.length).toBe(4);
+    for (const record of late) {
+      expect(record.status, `${record.check} ${record.case}`).toBe("not evaluated");
+      expect(record.detail).toMatch(/of its \d+ s lifetime, and the run's deadline leaves \d+ s/);
     }
     expect(report.checks.filter((c) => c.status === "skipped")).toEqual([]);
     // What needs no expiry was judged.

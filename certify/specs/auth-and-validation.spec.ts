@@ -8,12 +8,14 @@ import { beforeAll, describe, it } from "vitest";
 import type { Exchange } from "../../contract/index.ts";
 import {
   ENDPOINTS,
+  endpointPath,
   nearMissApiKeys,
   type OperationName,
   rejectsMalformedJson,
   rejectsMissingApiKey,
   rejectsNearMissApiKey,
   rejectsNonPositiveAmount,
+  rejectsQueryApiKey,
   rejectsTrafficTypeOutsideEnum,
   rejectsWrongApiKey,
 } from "../../contract/index.ts";
@@ -67,6 +69,15 @@ for (const endpoint of Object.values(ENDPOINTS)) {
     });
     failureEnvelopeTests(target, missingKey, "missing API key");
 
+    it(rejectsQueryApiKey.name, async (ctx) => {
+      // An order of its own: a target that takes the key from the query confirms it, and the
+      // shared order must still await its code for the cases after this one.
+      const own = isCreate ? undefined : orderIdOf(await createOrder(target, kind));
+      const path = `${endpointPath(operation, own)}?api_key=${encodeURIComponent(target.apiKey)}`;
+      const exchange = await target.client().post(path, validBody(), { apiKey: null, operation });
+      verifyRejection(ctx, target, rejectsQueryApiKey, exchange, "unauthorized");
+    });
+
     it(rejectsWrongApiKey.name, async (ctx) => {
       const exchange = await send(validBody(), { apiKey: WRONG_API_KEY });
       verifyRejection(ctx, target, rejectsWrongApiKey, exchange, "unauthorized");
@@ -97,10 +108,12 @@ for (const endpoint of Object.values(ENDPOINTS)) {
     failureEnvelopeTests(target, malformed, "malformed JSON");
 
     if (isCreate) {
+      const badTrafficType = once(() => send({ ...validBody(), trafficType: "bulk" }));
       it(rejectsTrafficTypeOutsideEnum.name, async (ctx) => {
-        const exchange = await send({ ...validBody(), trafficType: "bulk" });
-        verifyRejection(ctx, target, rejectsTrafficTypeOutsideEnum, exchange, "validation");
+        verifyRejection(ctx, target, rejectsTrafficTypeOutsideEnum, await badTrafficType(), "validation");
       });
+      // A validation refusal's body is judged like the others: its message says what failed.
+      failureEnvelopeTests(target, badTrafficType, "validation refusal");
       for (const amount of [0, -1]) {
         it(titled(rejectsNonPositiveAmount, `amount = ${amount}`), async (ctx) => {
           const exchange = await send({ ...validBody(), amount });

@@ -22,6 +22,7 @@ import {
   callbacksFollowLifecycle,
   callbacksSandboxClock,
   confirmableAfterWrongCode,
+  confirmsLateInLifetime,
   dataOf,
   describeRuleSource,
   type Exchange,
@@ -64,6 +65,7 @@ import {
   semanticsStatusAfterOperation,
   semanticsTimerFollowsClock,
   type TimerReads,
+  timerCountsDownLifetime,
   transitionOf,
 } from "../../contract/index.ts";
 import { ORDER_KIND_TAGS } from "../../fixtures/index.ts";
@@ -927,6 +929,121 @@ async function judgeableTimerRun(kind: OrderKind): Promise<TimerRun> {
 
 const timers = new Map<OrderKind, Settled<TimerRun>>();
 
+// --- late in the declared lifetime ----------------------------------------------------------------
+
+/**
+ * How far into its declared lifetime an order is confirmed late: past half of it (a target whose
+ * orders expire early refuses it), with the rest left for the requests on a loaded machine.
+ */
+const LATE_PART_OF_LIFETIME = 0.6;
+const lateSeconds =
+  lifetimeSeconds === undefined
+    ? undefined
+    : Math.round(lifetimeSeconds * LATE_PART_OF_LIFETIME * 1000) / 1000;
+
+/** The success code's final status: the last one its outcome leads to. */
+const successStatus = conventions.outcomes
+  .find((o) => o.code === profile.confirmation.successCode)
+  ?.statuses.at(-1);
+
+interface LateRun {
+  creation: Exchange;
+  confirmation: Exchange;
+  /** How far the sandbox clock moved the order's clock ahead (s); 0 when the age was waited out. */
+  movedSeconds: number;
+  /** How long the suite waited in real time before confirming (s). */
+  waitedSeconds: number;
+  /** Refused when the whole lifetime may have passed on a slow machine: why it is not judged. */
+  late?: BlockedBy;
+  callbacks: StoredCallback[];
+  evidence: Exchange[];
+}
+
+/**
+ * Why the late confirmation cannot be tried, found once the clock is known: a sandbox clock the
+ * profile requires that failed, or a wait the run's deadline leaves no room for. Never a pass.
+ */
+let lateBlocked: BlockedBy | undefined;
+
+function latePlan(): BlockedBy | undefined {
+  if (clock.works || lateSeconds === undefined) return undefined;
+  const failure = "failure" in clock ? clock.failure : undefined;
+  if (profile.sandboxClock === "required")
+    return {
+      check: callbacksSandboxClock.name,
+      reason: `the sandbox clock the profile requires did not move the order's clock (${failure ?? "not asked"}), so no order can be made ${lateSeconds} s old`,
+    };
+  const needMs = lateSeconds * 1000 + 2 * profile.timeouts.requestMs + profile.timeouts.callbackMs;
+  const leftMs = target.deadlineAt - Date.now();
+  if (needMs > leftMs)
+    return {
+      check: "lifecycle.late-confirmation-wait",
+      reason:
+        `${profile.sandboxClock ? "the sandbox clock failed" : "no sandbox clock"}: confirming an order late in its life means waiting ` +
+        `${lateSeconds} s of its ${lifetimeSeconds} s lifetime, and the run's deadline leaves ` +
+        `${Math.max(0, Math.floor(leftMs / 1000))} s of the ${Math.ceil(needMs / 1000)} s it needs; give a longer --deadline`,
+    };
+  return undefined;
+}
+
+/** One order, made `lateSeconds` old on its clock (moved, or waited out), then confirmed with the success code. */
+async function lateRun(kind: OrderKind, seconds: number): Promise<LateRun> {
+  const client = target.client();
+  const tag = `${target.runId}.late.${ORDER_KIND_TAGS[kind]}`;
+  const creation = await client.createOrder(
+    kind,
+    orderRequest(target, kind, { webHook: target.sink().callbackUrl(tag) }),
+  );
+  const evidence: Exchange[] = [creation];
+  const orderId = dataOf(creation.response.json)?.id;
+  if (typeof orderId !== "string")
+    throw new PrerequisiteError(
+      `the late confirmation's order could not be created (HTTP ${creation.response.status})`,
+      creation.id,
+    );
+  let movedSeconds = 0;
+  let waitedSeconds = 0;
+  if (clock.works) {
+    const moved = await client.post(SANDBOX_CLOCK_ADVANCE_PATH, { seconds, orderId });
+    evidence.push(moved);
+    if (moved.response.status !== 200)
+      throw new PrerequisiteError(
+        `the sandbox clock did not move the order's clock ${seconds} s ahead (HTTP ${moved.response.status})`,
+        moved.id,
+      );
+    movedSeconds = seconds;
+  } else {
+    // Counted from the creation's request: the order is at least this old when the code is sent.
+    const waitMs = Date.parse(creation.startedAt) + seconds * 1000 - Date.now();
+    waitedSeconds = Math.max(0, waitMs) / 1000;
+    if (waitMs > 0) await sleep(waitMs);
+  }
+  const confirmation = await client.confirmOrder(kind, orderId, profile.confirmation.successCode);
+  evidence.push(confirmation);
+  const late = refusedAfterLifetime({
+    lifetimeSeconds,
+    movedAheadS: movedSeconds,
+    creation,
+    step: confirmation,
+    what: "the success code was sent late in its life",
+    expiredAnswer: profile.errors.invalidOrderState,
+  });
+  const expectsCallback = successStatus !== undefined && conventions.callbackStatuses.includes(successStatus);
+  if (confirmation.response.status === 200 && expectsCallback) await waitForCallbacks(tag, 1);
+  const callbacks = expectsCallback ? await target.sink().client.list({ runId: tag }) : [];
+  return {
+    creation,
+    confirmation,
+    movedSeconds,
+    waitedSeconds,
+    ...(late ? { late } : {}),
+    callbacks,
+    evidence,
+  };
+}
+
+const lateRuns = new Map<OrderKind, Settled<LateRun>>();
+
 // Both kinds' probes and the timer probes side by side: the file takes as long as the slowest.
 // The longest path waits for two processing steps and their callbacks, twice when retried alone;
 // without a clock, expiry is waited out. Plus a fixed margin for the stalls of a loaded machine,
@@ -942,9 +1059,13 @@ beforeAll(
         failure: error instanceof Error ? error.message : String(error),
       }));
       expiryBlocked = expiryPlan();
+      lateBlocked = latePlan();
       await Promise.all([
         ...[...probeKind.values()].map((probe) => probe()),
         ...ORDER_KINDS.map(async (kind) => timers.set(kind, await settle(judgeableTimerRun(kind)))),
+        ...(lateSeconds !== undefined && lateBlocked === undefined
+          ? ORDER_KINDS.map(async (kind) => lateRuns.set(kind, await settle(lateRun(kind, lateSeconds))))
+          : []),
       ]);
     };
     await withinMeasuredBudget(target, setupBudgetMs, "the lifecycle probes", work());
@@ -979,6 +1100,103 @@ describe("lifecycle (timer)", () => {
                 : `create a ${kind} order; wait ${run.waitedSeconds.toFixed(1)} s; create another; confirm both at once`,
             ],
           }),
+        },
+      );
+    });
+  }
+});
+
+describe("lifecycle (late in the declared lifetime)", () => {
+  /** Why the late confirmation is not tried at all: the profile declares no lifetime to probe. */
+  const noLifetime =
+    lateSeconds === undefined
+      ? "the profile provokes expiry manually (callbackTriggers.expired): it declares no lifetime to confirm an order late in"
+      : undefined;
+  const measuredAge = (run: LateRun) => {
+    const created = measured(run.creation);
+    const sent = measured(run.confirmation);
+    return {
+      minElapsedSeconds: Math.max(0, sent.sentMs - created.receivedMs) / 1000,
+      maxElapsedSeconds: (sent.receivedMs - created.sentMs) / 1000,
+    };
+  };
+  const steps = (kind: OrderKind, run: LateRun) => [
+    run.movedSeconds > 0
+      ? `create a ${kind} order; move its clock ${run.movedSeconds} s ahead (${SANDBOX_CLOCK_ADVANCE_PATH}); confirm it with ${profile.confirmation.successCode}`
+      : `create a ${kind} order; wait ${run.waitedSeconds.toFixed(1)} s; confirm it with ${profile.confirmation.successCode}`,
+  ];
+  for (const kind of ORDER_KINDS) {
+    it(titled(confirmsLateInLifetime, KIND_TITLES[kind]), (ctx) => {
+      if (noLifetime) return ctx.skip(noLifetime);
+      if (lateBlocked)
+        return verify(ctx, target, confirmsLateInLifetime, undefined as never, [], {
+          blockedBy: lateBlocked,
+        });
+      const run = settledValue(lateRuns.get(kind), `the ${KIND_TITLES[kind]} late confirmation`);
+      const age = measuredAge(run);
+      verify(
+        ctx,
+        target,
+        confirmsLateInLifetime,
+        {
+          response: run.confirmation.response,
+          lifetimeSeconds: lifetimeSeconds as number,
+          ageSeconds: {
+            least: run.movedSeconds + age.minElapsedSeconds,
+            most: run.movedSeconds + age.maxElapsedSeconds,
+          },
+          successStatus: successStatus ?? profile.confirmation.successCode,
+          callbackStatuses:
+            successStatus !== undefined && conventions.callbackStatuses.includes(successStatus)
+              ? run.callbacks.map((c) => c.status)
+              : undefined,
+        },
+        run.evidence,
+        {
+          ...(run.late ? { blockedBy: run.late } : {}),
+          subject: run.confirmation,
+          callbacks: run.callbacks.map((c) => callbackId(c.seq)),
+          reproduction: reproductionOf(target, confirmsLateInLifetime.name, { steps: steps(kind, run) }),
+        },
+      );
+    });
+    it(titled(timerCountsDownLifetime, KIND_TITLES[kind]), (ctx) => {
+      if (noLifetime) return ctx.skip(noLifetime);
+      if (lateBlocked)
+        return verify(ctx, target, timerCountsDownLifetime, undefined as never, [], {
+          blockedBy: lateBlocked,
+        });
+      const run = settledValue(lateRuns.get(kind), `the ${KIND_TITLES[kind]} late confirmation`);
+      const timer = dataOf(run.confirmation.response.json)?.timer;
+      const accepted = run.confirmation.response.status === 200;
+      verify(
+        ctx,
+        target,
+        timerCountsDownLifetime,
+        {
+          timer:
+            typeof timer === "number" && profile.lifecycle.timerUnit === "milliseconds"
+              ? timer / 1000
+              : timer,
+          lifetimeSeconds: lifetimeSeconds as number,
+          movedSeconds: run.movedSeconds,
+          ...measuredAge(run),
+          toleranceSeconds: profile.lifecycle.timerToleranceSeconds,
+          timerStepSeconds: profile.lifecycle.timerUnit === "milliseconds" ? 0.001 : 1,
+        },
+        run.evidence,
+        {
+          ...(accepted
+            ? {}
+            : {
+                blockedBy: run.late ?? {
+                  check: confirmsLateInLifetime.name,
+                  case: KIND_TITLES[kind],
+                  reason: "the late confirmation was not accepted, so it carries no timer",
+                },
+              }),
+          subject: run.confirmation,
+          reproduction: reproductionOf(target, timerCountsDownLifetime.name, { steps: steps(kind, run) }),
         },
       );
     });

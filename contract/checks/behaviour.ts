@@ -77,6 +77,10 @@ export const rejectsNearMissApiKey = rejection(
   "rejects-near-miss-api-key",
   "A key one step from a merchant's API key (a character added or removed at either end, another letter case, the other merchant's key changed by one character) is refused like a wrong key (§5). A credential that is no well-formed token (a no-break space around the key, a word after it) and that a common normalisation reads as the key is an advisory when accepted, unless the profile's strictInput lists that normalisation.",
 );
+export const rejectsQueryApiKey = rejection(
+  "rejects-query-api-key",
+  "A request without an Authorization header is refused even with the merchant's API key in its query string (?api_key=KEY): every request carries the key in the Authorization header (§5).",
+);
 export const rejectsMissingField = rejection(
   "rejects-missing-field",
   "A request without a required field is refused (§4: one case per required field per endpoint).",

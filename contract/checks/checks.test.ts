@@ -762,6 +762,10 @@ const CASES: Record<string, Case> = {
         response: response(400, { data: null, result: { ...errResult, message: null } }),
         failureMessage: "any",
       },
+      {
+        response: response(400, { data: null, result: { ...errResult, message: "" } }),
+        failureMessage: "any",
+      },
     ],
     bad: [
       [
@@ -770,6 +774,14 @@ const CASES: Record<string, Case> = {
           failureMessage: "string",
         },
         /result\.message is null, expected a string/,
+      ],
+      [
+        { response: response(400, { data: null, result: { ...errResult, message: "" } }) },
+        /result\.message is "", expected a message that says what failed/,
+      ],
+      [
+        { response: response(400, { data: null, result: { ...errResult, message: " \t " } }) },
+        /not a blank one/,
       ],
     ],
   },
@@ -1083,6 +1095,7 @@ const CASES: Record<string, Case> = {
   "behaviour.rejects-missing-api-key": rejectionCases,
   "behaviour.rejects-wrong-api-key": rejectionCases,
   "behaviour.rejects-near-miss-api-key": rejectionCases,
+  "behaviour.rejects-query-api-key": rejectionCases,
   "behaviour.rejects-missing-field": rejectionCases,
   "behaviour.rejects-wrong-type": rejectionCases,
   "behaviour.rejects-traffic-type-outside-enum": rejectionCases,
@@ -1128,6 +1141,90 @@ const CASES: Record<string, Case> = {
           response: response(409, { data: null, result: { ...errResult, codeError: "invalid_order_state" } }),
         },
         /confirm with code 1111 answered HTTP 409 codeError "invalid_order_state", not 200/,
+      ],
+    ],
+  },
+  "behaviour.confirms-late-in-lifetime": {
+    good: [
+      {
+        response: response(200, { data: { timer: 11 }, result: okResult }),
+        lifetimeSeconds: 30,
+        ageSeconds: { least: 18, most: 18.4 },
+        successStatus: "succeeded",
+        callbackStatuses: ["succeeded"],
+      },
+    ],
+    bad: [
+      [
+        {
+          response: response(409, { data: null, result: { ...errResult, codeError: "invalid_order_state" } }),
+          lifetimeSeconds: 30,
+          ageSeconds: { least: 18, most: 18.4 },
+          successStatus: "succeeded",
+          callbackStatuses: ["expired"],
+        },
+        /the success code, sent 18\.0-18\.4 s into its declared lifetime of 30 s, answered HTTP 409 codeError "invalid_order_state": the order no longer took its confirmation/,
+      ],
+      [
+        {
+          response: response(200, { data: { timer: 11 }, result: okResult }),
+          lifetimeSeconds: 30,
+          ageSeconds: { least: 18, most: 18.4 },
+          successStatus: "succeeded",
+          callbackStatuses: ["expired"],
+        },
+        /was accepted, but the order did not reach "succeeded" \(callbacks: "expired"\)/,
+      ],
+    ],
+  },
+  "semantics.timer-counts-down-lifetime": {
+    good: [
+      {
+        timer: 11.7,
+        lifetimeSeconds: 30,
+        movedSeconds: 18,
+        minElapsedSeconds: 0.1,
+        maxElapsedSeconds: 0.4,
+        toleranceSeconds: 1,
+        timerStepSeconds: 1,
+      },
+    ],
+    bad: [
+      [
+        {
+          timer: 30,
+          lifetimeSeconds: 30,
+          movedSeconds: 18,
+          minElapsedSeconds: 0.1,
+          maxElapsedSeconds: 0.4,
+          toleranceSeconds: 1,
+          timerStepSeconds: 1,
+        },
+        /timer 30 late in the order's life, expected between 9\.600 and 13\.900 .*: it does not count the lifetime down/,
+      ],
+      [
+        {
+          timer: 0,
+          lifetimeSeconds: 30,
+          movedSeconds: 18,
+          minElapsedSeconds: 0.1,
+          maxElapsedSeconds: 0.4,
+          toleranceSeconds: 1,
+          timerStepSeconds: 1,
+        },
+        /it counts down a shorter lifetime/,
+      ],
+      [
+        {
+          timer: "11",
+          lifetimeSeconds: 30,
+          movedSeconds: 18,
+          minElapsedSeconds: 0.1,
+          maxElapsedSeconds: 0.4,
+          toleranceSeconds: 1,
+          timerStepSeconds: 1,
+        },
+        /timer is "11", not a number/,
       ],
     ],
   },

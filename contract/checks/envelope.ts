@@ -167,12 +167,15 @@ export const envelopeFailureData = defineCheck<FailureBodyInput>(
 export const envelopeFailureMessage = defineCheck<FailureBodyInput>(
   "envelope.failure-message",
   "envelope",
-  "A failure's result.message is a string that says what failed, as the profile's gaps.failureMessage declares.",
+  "A failure's result.message is a string that says what failed, as the profile's gaps.failureMessage declares: an empty or whitespace-only message says nothing and fails too.",
   ({ response, failureMessage = "string" }) => {
     if (response.json === undefined) return fail(notJson(response));
     const message = result(response)?.message;
-    return failureMessage === "string" && typeof message !== "string"
-      ? fail(`result.message is ${show(message)}, expected a string`)
+    if (failureMessage !== "string") return pass(`result.message ${show(message)}`);
+    if (typeof message !== "string") return fail(`result.message is ${show(message)}, expected a string`);
+    // A blank message is a string that says nothing: the declaration asks for what failed.
+    return message.trim() === ""
+      ? fail(`result.message is ${show(message)}, expected a message that says what failed, not a blank one`)
       : pass(`result.message ${show(message)}`);
   },
   {

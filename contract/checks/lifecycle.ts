@@ -387,24 +387,33 @@ export interface RefusalTimerInput {
   timerStepSeconds: number;
 }
 
+/**
+ * The timer an order must answer: its declared lifetime less what its clock moved and the real
+ * time that passed since its creation (both measured), give or take the tolerance and one step.
+ */
+export function timerLeft({
+  lifetimeSeconds,
+  movedSeconds,
+  minElapsedSeconds,
+  maxElapsedSeconds,
+  toleranceSeconds,
+  timerStepSeconds,
+}: Omit<RefusalTimerInput, "timer">): { low: number; high: number; expected: string } {
+  const slack = toleranceSeconds + timerStepSeconds;
+  const high = lifetimeSeconds - movedSeconds - minElapsedSeconds + slack;
+  const low = lifetimeSeconds - movedSeconds - maxElapsedSeconds - slack;
+  const expected = `between ${low.toFixed(3)} and ${high.toFixed(3)} (lifetime ${lifetimeSeconds} s less ${movedSeconds} s moved and ${minElapsedSeconds.toFixed(3)}-${maxElapsedSeconds.toFixed(3)} s passed, ± ${slack} s)`;
+  return { low, high, expected };
+}
+
 export const refusalKeepsTimer = defineCheck<RefusalTimerInput>(
   "semantics.refusal-keeps-timer",
   "semantics",
   "A refused confirmation leaves the order's timer running: the right code after it answers a timer of the lifetime less the order's age and the seconds its clock moved, within the profile's tolerance (§2.3; the unit is the profile's).",
-  ({
-    timer,
-    lifetimeSeconds,
-    movedSeconds,
-    minElapsedSeconds,
-    maxElapsedSeconds,
-    toleranceSeconds,
-    timerStepSeconds,
-  }) => {
+  (input) => {
+    const { timer } = input;
     if (typeof timer !== "number") return fail(`timer is ${show(timer)}, not a number`);
-    const slack = toleranceSeconds + timerStepSeconds;
-    const high = lifetimeSeconds - movedSeconds - minElapsedSeconds + slack;
-    const low = lifetimeSeconds - movedSeconds - maxElapsedSeconds - slack;
-    const expected = `between ${low.toFixed(3)} and ${high.toFixed(3)} (lifetime ${lifetimeSeconds} s less ${movedSeconds} s moved and ${minElapsedSeconds.toFixed(3)}-${maxElapsedSeconds.toFixed(3)} s passed, ± ${slack} s)`;
+    const { low, high, expected } = timerLeft(input);
     if (timer > high)
       return fail(
         `timer ${timer} after the refusals, expected ${expected}: a refusal set the order's timer back`,
@@ -413,6 +422,83 @@ export const refusalKeepsTimer = defineCheck<RefusalTimerInput>(
     if (timer < low)
       return fail(
         `timer ${timer} after the refusals, expected ${expected}: a refusal ran the order's timer down`,
+        [{ path: "data.timer", expected, actual: String(timer) }],
+      );
+    return pass(`timer ${timer}, ${expected}`);
+  },
+  {
+    source: {
+      kind: "advisory",
+      reason:
+        "§8 leaves the unit and meaning of timer open (§2.3 calls it only 'a timer value'); counting down the lifetime is a target's convention",
+      declaredBy: ["lifecycle.timerUnit"],
+    },
+  },
+);
+
+// --- late in the declared lifetime ------------------------------------------------------------------
+
+/** Where the order's lifetime is declared: what makes the late confirmation a required rule. */
+const LIFETIME_SOURCE: RuleSource = {
+  kind: "advisory",
+  reason: "§8 leaves the order's lifetime open; a target states it at integration",
+  declaredBy: ["callbackTriggers.expired.unconfirmedForSeconds"],
+};
+
+export interface LateConfirmationInput {
+  /** The answer to the success code, sent late in the order's lifetime. */
+  response: ExchangeResponse;
+  lifetimeSeconds: number;
+  /** How old the order was on its own clock when the code was sent, at the least and at the most (s). */
+  ageSeconds: { least: number; most: number };
+  /** The status the success code leads to (the profile's outcomes). */
+  successStatus: string;
+  /** The statuses of the callbacks that arrived for the order; undefined when none are awaited. */
+  callbackStatuses?: readonly unknown[] | undefined;
+}
+
+export const confirmsLateInLifetime = defineCheck<LateConfirmationInput>(
+  "behaviour.confirms-late-in-lifetime",
+  "behaviour",
+  "An order confirmed late in its life (more than half of the lifetime the profile declares in callbackTriggers.expired.unconfirmedForSeconds has passed on its clock, not all of it) accepts the success code and reaches the status that code leads to: an order lives as long as declared.",
+  ({ response, lifetimeSeconds, ageSeconds, successStatus, callbackStatuses }) => {
+    const limited = rateLimitCause(response);
+    if (limited) return notEvaluated(limited);
+    const age = `${ageSeconds.least.toFixed(1)}-${ageSeconds.most.toFixed(1)} s into its declared lifetime of ${lifetimeSeconds} s`;
+    if (response.status !== 200) {
+      const json = response.json;
+      const codeError =
+        isRecord(json) && isRecord(json.result) ? ` codeError ${show(json.result.codeError)}` : "";
+      return fail(
+        `the success code, sent ${age}, answered HTTP ${response.status}${codeError}: the order no longer took its confirmation before its declared lifetime ended`,
+        [{ path: "HTTP status", expected: "200 (accepted)", actual: `${response.status}${codeError}` }],
+      );
+    }
+    if (callbackStatuses !== undefined && !callbackStatuses.includes(successStatus))
+      return fail(
+        `the success code, sent ${age}, was accepted, but the order did not reach ${show(successStatus)} (callbacks: ${listed(callbackStatuses)})`,
+        [{ path: "callbacks", expected: show(successStatus), actual: listed(callbackStatuses) }],
+      );
+    return pass(
+      `the success code, sent ${age}, was accepted${callbackStatuses !== undefined ? ` and the order reached ${show(successStatus)}` : ""}`,
+    );
+  },
+  { source: LIFETIME_SOURCE },
+);
+
+export const timerCountsDownLifetime = defineCheck<RefusalTimerInput>(
+  "semantics.timer-counts-down-lifetime",
+  "semantics",
+  "Late in an order's life, its timer is the lifetime the profile declares less the seconds its clock moved and the time since its creation, within the profile's tolerance (§2.3; the unit is the profile's).",
+  (input) => {
+    const { timer } = input;
+    if (typeof timer !== "number") return fail(`timer is ${show(timer)}, not a number`);
+    const { low, high, expected } = timerLeft(input);
+    if (timer < low || timer > high)
+      return fail(
+        `timer ${timer} late in the order's life, expected ${expected}: ${
+          timer > high ? "it does not count the lifetime down" : "it counts down a shorter lifetime"
+        }`,
         [{ path: "data.timer", expected, actual: String(timer) }],
       );
     return pass(`timer ${timer}, ${expected}`);

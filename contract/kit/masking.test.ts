@@ -18,6 +18,14 @@ const masker = createMasker({
 });
 
 describe("masking", () => {
+  it("masks an API key sent in a URL's query string, plain and percent-encoded, in a URL and a curl line", () => {
+    const url = `http://127.0.0.1:8080/api/v1/payin/mobile-commerce/h2h?api_key=${encodeURIComponent(API_KEY)}`;
+    expect(masker.text(url)).toBe("http://127.0.0.1:8080/api/v1/payin/mobile-commerce/h2h?api_key=***");
+    expect(masker.text(`curl -X POST '${url}&x=1'`)).not.toContain(API_KEY);
+    const odd = createMasker({ secrets: ["k3y/with+odd=chars"] });
+    expect(odd.text(`/h2h?api_key=${encodeURIComponent("k3y/with+odd=chars")}`)).toBe("/h2h?api_key=***");
+  });
+
   it("keeps only the last 4 digits of a card number", () => {
     expect(maskCardNumber(CARD)).toBe("************1111");
     expect(masker.text(`{"number":"${CARD}"}`)).toBe('{"number":"************1111"}');
