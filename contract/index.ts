@@ -35,6 +35,7 @@ export {
   concurrentConfirmationsOneAccepted,
   concurrentCreationsOneAccepted,
   confirmableAfterWrongCode,
+  confirmsLateInLifetime,
   type DateBound,
   dataOf,
   describeRuleSource,
@@ -100,6 +101,7 @@ export {
   rejectsOtherKindConfirmPath,
   rejectsOtherMerchantsOrder,
   rejectsOutOfRange,
+  rejectsQueryApiKey,
   rejectsTrafficTypeOutsideEnum,
   rejectsUnknownOrder,
   rejectsWrongApiKey,
@@ -125,6 +127,7 @@ export {
   show,
   type TimerReads,
   TRANSPORT_FAULT,
+  timerCountsDownLifetime,
   transportFaultCause,
 } from "./checks/index.ts";
 export {

@@ -19,6 +19,7 @@ export {
   rejectsNonPositiveAmount,
   rejectsOtherKindConfirmPath,
   rejectsOtherMerchantsOrder,
+  rejectsQueryApiKey,
   rejectsTrafficTypeOutsideEnum,
   rejectsUnknownOrder,
   rejectsWrongApiKey,
@@ -91,6 +92,7 @@ export {
   callbacksOneFinalAfterConcurrentConfirmations,
   concurrentConfirmationsOneAccepted,
   concurrentCreationsOneAccepted,
+  confirmsLateInLifetime,
   expectedTimerDrop,
   type MeasuredRequest,
   type RefusalProofInput,
@@ -101,6 +103,7 @@ export {
   rejectsMalformedCode,
   semanticsTimerFollowsClock,
   type TimerReads,
+  timerCountsDownLifetime,
 } from "./lifecycle.ts";
 export { semanticsOrderIdUnique } from "./order-ids.ts";
 export { RATE_LIMITED, rateLimitCause } from "./rate-limit.ts";
