@@ -6,7 +6,6 @@
  * A package below run-setup (layer 8, docs/layout.md) and k6-safe: the settings table reads the list
  * without depending on load, and k6, which cannot list a folder, gets it bundled as a module.
  */
-import { breakpoint } from "./breakpoint.ts";
 import { load } from "./load.ts";
 import type { LoadScenario } from "./scenario.ts";
 import { smoke } from "./smoke.ts";
@@ -15,7 +14,7 @@ import { spike } from "./spike.ts";
 import { stress } from "./stress.ts";
 
 /** Every load scenario, in the order `--help` and the docs list them. */
-export const LOAD_SCENARIOS = [smoke, load, stress, spike, soak, breakpoint] as const;
+export const LOAD_SCENARIOS = [smoke, load, stress, spike, soak] as const;
 
 export type ScenarioName = (typeof LOAD_SCENARIOS)[number]["name"];
 
