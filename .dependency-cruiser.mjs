@@ -12,6 +12,7 @@
  *   9  run-setup/                  opening a target: run settings, a target container, sink, masker
  *   8  webhook-sink/, fixtures/    the sink; test data and profiles; the providers and receivers
  *                                  the suite is tried on (fixtures/providers/, fixtures/receivers/)
+ *      load/scenarios/             the load scenarios and their list, which run-setup's settings read
  *   7  contract/index.ts           the contract's one door for the layers above
  *   6  contract/openapi/           the OpenAPI document and its request schemas
  *   5  contract/profile/           the profile, its help, and what follows from one (probes, negatives)
@@ -75,11 +76,14 @@ const PACKAGES = [
   },
   // Test helpers: only tests use them, file by file.
   { folder: "fixtures/testing", layer: 8, entries: "any" },
+  // The load scenarios, one file each, and their list: k6 code, but below run-setup, whose settings
+  // table parses H2H_SCENARIO from the list (load/ is above run-setup; this folder of it is not).
+  { folder: "load/scenarios", layer: 8, entries: ["load/scenarios/index.ts"] },
   // What certify and load both need to open a target, so that neither needs the other.
   { folder: "run-setup", layer: 9, entries: ["run-setup/index.ts"] },
   { folder: "certify", layer: 10, entries: ["certify/index.ts"] },
   // load/testing/ (test doubles of k6 for load's own tests) is part of load.
-  { folder: "load", layer: 10, entries: ["load/index.ts"] },
+  { folder: "load", layer: 10, entries: ["load/index.ts"], except: ["scenarios"] },
   // The mutation self-test: certify's API against the reference provider's faults.
   { folder: "scripts/selftest", layer: 11, entries: ["scripts/selftest/index.ts"] },
   { folder: "scripts/bench", layer: 12, entries: ["scripts/bench/index.ts"] },
@@ -205,12 +209,12 @@ export default {
     {
       name: "k6-code-stays-k6-safe",
       comment:
-        "k6 code (load/lib, load/scripts) runs in k6, not Node.js: it may use only itself, k6's modules, the schema-free contract/schemas/names.ts and the test data in fixtures/index.ts.",
+        "k6 code (load/lib, load/scripts, load/scenarios) runs in k6, not Node.js: it may use only itself, k6's modules, the schema-free contract/schemas/names.ts and the test data in fixtures/index.ts.",
       severity: "error",
-      from: { path: "^load/(lib|scripts)/", pathNot: TEST },
+      from: { path: "^load/(lib|scripts|scenarios)/", pathNot: TEST },
       to: {
         pathNot:
-          "^(load/lib/|contract/schemas/names\\.ts$|fixtures/index\\.ts$|k6(/|$)|node_modules/@types/k6/)",
+          "^(load/(lib|scenarios)/|contract/schemas/names\\.ts$|fixtures/index\\.ts$|k6(/|$)|node_modules/@types/k6/)",
       },
     },
     {

@@ -37,7 +37,6 @@ export {
   DEFAULT_K6_IMAGE,
   environmentHelp,
   GENERATION_DEPTHS,
-  LOAD_SCENARIOS,
   MAX_SEED,
   MAX_WORKERS,
   type ParseSettingsOptions,

@@ -64,6 +64,11 @@ const PLANTED: Record<string, string> = {
   "run-setup/index.ts": "export const readSettings = () => ({});\n",
   "load/harness/settings.ts":
     'import { readSettings } from "../../run-setup/index.ts";\nexport const settings = readSettings;\n',
+  // The load scenarios sit below run-setup, which reads their list: they may not reach up into load.
+  "load/scenarios/index.ts":
+    'import { read } from "../lib/flow.ts";\nexport const SCENARIO_NAMES = [read.name];\n',
+  "run-setup/scenario-setting.ts":
+    'import { SCENARIO_NAMES } from "../load/scenarios/index.ts";\nexport const names = SCENARIO_NAMES;\n',
   // The clean ones: the sink's server through the contract's door, a job through another's index.ts.
   "webhook-sink/server.ts": 'import { NAMES } from "../contract/index.ts";\nexport const names = NAMES;\n',
   "contract/checks/names.ts": 'import { NAMES } from "../schemas/index.ts";\nexport const names = NAMES;\n',
@@ -152,10 +157,18 @@ describe("dependency rules", () => {
     expect(found("no-certify-in-load-tests", "load/harness/run.test.ts", "certify/index.ts")).toBe(true);
   });
 
+  it("catch a load scenario reaching up into load's k6 code, and let run-setup read the list", () => {
+    expect(found("no-upward-import-from-load-scenarios", "load/scenarios/index.ts", "load/lib/flow.ts")).toBe(
+      true,
+    );
+    expect(found("no-deep-import-into-load", "load/scenarios/index.ts", "load/lib/flow.ts")).toBe(true);
+    expect(violations.some((v) => v.from === "run-setup/scenario-setting.ts")).toBe(false);
+  });
+
   it("let an import through a package's index.ts pass, and report nothing else", () => {
     expect(violations.some((v) => v.from === "webhook-sink/server.ts")).toBe(false);
     expect(violations.some((v) => v.from === "contract/checks/names.ts")).toBe(false);
     expect(violations.some((v) => v.from === "load/harness/settings.ts")).toBe(false);
-    expect(violations).toHaveLength(10);
+    expect(violations).toHaveLength(12);
   });
 });

@@ -15,6 +15,7 @@ import { describe, expect, it } from "vitest";
 import { startReferenceProvider } from "../../fixtures/providers/reference/index.ts";
 import { fileTimeout, TS_NODE_ARGS } from "../../fixtures/testing/index.ts";
 import { failingChecks, type K6Summary } from "../lib/summary.ts";
+import { SCENARIO_NAMES } from "../scenarios/index.ts";
 import { dockerAvailable, findLocalK6 } from "./k6-runner.ts";
 import { loadSeriesOf, parseK6Timeline } from "./k6-timeline.ts";
 import { LOAD_FILES } from "./run.ts";
@@ -60,7 +61,7 @@ describe("npm run load", () => {
 
   it("refuses a bad scenario, a smoke above 2 orders/s and a K6_BIN that is not there, naming them", async () => {
     expect((await load(["--scenario", "marathon"], {})).output).toContain(
-      "--scenario marathon: must be one of smoke, load, stress, spike, soak",
+      `--scenario marathon: must be one of ${SCENARIO_NAMES.join(", ")}`,
     );
     const tooFast = await load(["--scenario", "smoke", "--rate", "5"], { K6_BIN: process.execPath });
     expect(tooFast.exitCode).toBe(64);

@@ -31,7 +31,7 @@ import {
 import { CallbackTally } from "../../webhook-sink/index.ts";
 import { capacityLine, stressOutcome } from "../lib/capacity.ts";
 import { parseLoadConfig } from "../lib/config.ts";
-import { describeScenario, durationSeconds, operationsOf, stressSteps } from "../lib/scenarios.ts";
+import { describeScenario, durationSeconds, operationsOf, stepsOf } from "../lib/scenarios.ts";
 import { confirmedByFinal, failingCheckLines, type K6Summary } from "../lib/summary.ts";
 import { buildLoadBundles, bundledProfileOf } from "./build.ts";
 import { analyseDelivery, type DeliveryReport } from "./delivery.ts";
@@ -293,13 +293,11 @@ export async function runLoad(
       print(`load: warning: ${error.message}; the report has no k6 plots`);
     }
     if (timeline === undefined) print("load: k6 wrote no web dashboard record; the report has no k6 plots");
+    const steps = stepsOf(config);
     const stress =
-      config.scenario === "stress"
-        ? stressOutcome(summary, stressSteps(config), {
-            p95Ms: config.p95Ms,
-            operations: operationsOf(kinds),
-          })
-        : undefined;
+      steps === undefined
+        ? undefined
+        : stressOutcome(summary, steps, { p95Ms: config.p95Ms, operations: operationsOf(kinds) });
 
     // Everything is known: only now does anything go to the report folder, whole files each.
     const reportDir = join(resolve(settings.reportDir), "load");

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseSetting, SETTINGS } from "../../run-setup/index.ts";
+import { SCENARIO_NAMES } from "../scenarios/index.ts";
 import { type BundledProfile, parseLoadConfig } from "./config.ts";
 import {
   buildOptions,
@@ -54,7 +55,7 @@ describe("load config", () => {
       /H2H_BASE_URL="http:\/\/127.0.0.1:8080\/\?tenant=1": must have no query or fragment/,
     ],
     [{ H2H_API_KEY: "" }, /H2H_API_KEY is not set/],
-    [{ H2H_SCENARIO: "burst" }, /H2H_SCENARIO="burst": must be one of smoke, load, stress, spike, soak/],
+    [{ H2H_SCENARIO: "burst" }, `H2H_SCENARIO="burst": must be one of ${SCENARIO_NAMES.join(", ")}`],
     [{ H2H_RATE: "-3" }, /H2H_RATE="-3"/],
     [{ H2H_DURATION: "10 minutes" }, /H2H_DURATION="10 minutes"/],
     [{ H2H_FAILURE_SHARE: "0.7", H2H_APPEAL_SHARE: "0.5" }, /must not exceed 1/],

@@ -10,9 +10,17 @@ import {
   type OrderKind,
   STATUS,
 } from "../../contract/schemas/names.ts";
+import {
+  DEFAULT_SCENARIO,
+  isScenarioName,
+  SCENARIO_NAMES,
+  type ScenarioName,
+  scenarioNamed,
+} from "../scenarios/index.ts";
 
-export const SCENARIOS = ["smoke", "load", "stress", "spike", "soak"] as const;
-export type ScenarioName = (typeof SCENARIOS)[number];
+/** The scenarios' names, from their list (load/scenarios/index.ts). */
+export const SCENARIOS = SCENARIO_NAMES;
+export type { ScenarioName };
 
 /** What the target profile says about the target, baked into a bundle (see load/harness/build.ts). */
 export interface BundledProfile {
@@ -74,21 +82,6 @@ export class LoadConfigError extends Error {}
  */
 export const DEFAULT_FIELD_CHECK_EVERY = 10;
 
-/** smoke is a few orders, never a load: at most this many per second. */
-export const SMOKE_MAX_RATE = 2;
-
-/** Defaults per scenario: smoke is a trickle with think time, the others an arrival rate. */
-export const SCENARIO_DEFAULTS: Record<
-  ScenarioName,
-  { rate: number; duration: string; thinkSeconds: number }
-> = {
-  smoke: { rate: 1.5, duration: "30s", thinkSeconds: 1 },
-  load: { rate: 10, duration: "2m", thinkSeconds: 0 },
-  stress: { rate: 10, duration: "2m", thinkSeconds: 0 },
-  spike: { rate: 10, duration: "2m", thinkSeconds: 0 },
-  soak: { rate: 10, duration: "30m", thinkSeconds: 0 },
-};
-
 type Env = Record<string, string | undefined>;
 
 function numberFrom(
@@ -120,8 +113,8 @@ export function parseLoadConfig(env: Env, profile: BundledProfile): LoadConfig {
     );
   const apiKey = env.H2H_API_KEY ?? "";
   if (apiKey === "") throw new LoadConfigError("H2H_API_KEY is not set");
-  const scenario = (env.H2H_SCENARIO ?? "smoke") as ScenarioName;
-  if (!SCENARIOS.includes(scenario))
+  const scenario = env.H2H_SCENARIO ?? DEFAULT_SCENARIO;
+  if (!isScenarioName(scenario))
     throw new LoadConfigError(`H2H_SCENARIO="${scenario}": must be one of ${SCENARIOS.join(", ")}`);
   const duration = env.H2H_DURATION ?? "";
   if (duration !== "" && !/^(\d+(ms|s|m|h))+$/.test(duration)) {
@@ -144,7 +137,7 @@ export function parseLoadConfig(env: Env, profile: BundledProfile): LoadConfig {
   const runId = env.H2H_RUN_ID ?? "";
   if (!/^[\w.-]{1,60}$/.test(runId))
     throw new LoadConfigError(`H2H_RUN_ID="${runId}": 1 to 60 of A-Z a-z 0-9 _ . -`);
-  const defaults = SCENARIO_DEFAULTS[scenario];
+  const { defaults, maxRate } = scenarioNamed(scenario);
   const rate = numberFrom(
     env,
     "H2H_RATE",
@@ -152,9 +145,9 @@ export function parseLoadConfig(env: Env, profile: BundledProfile): LoadConfig {
     (n) => n > 0 && n <= 100_000,
     "must be a rate > 0 (orders per second)",
   );
-  if (scenario === "smoke" && rate > SMOKE_MAX_RATE) {
+  if (maxRate !== undefined && rate > maxRate.rate) {
     throw new LoadConfigError(
-      `H2H_RATE="${env.H2H_RATE}": smoke sends at most ${SMOKE_MAX_RATE} orders/s; use the load scenario for more`,
+      `H2H_RATE="${env.H2H_RATE}": ${scenario} sends at most ${maxRate.rate} orders/s; use ${maxRate.instead} for more`,
     );
   }
   const callbackUrl = env.H2H_CALLBACK_URL ? env.H2H_CALLBACK_URL.replace(/\/+$/, "") : undefined;

@@ -25,7 +25,7 @@ import {
   TRANSPORT_ERRORS_METRIC,
   TRIGGER_NOTE_NAME,
 } from "./metric-names.ts";
-import { STEP_TAG, settledStepAt, stressSteps } from "./scenarios.ts";
+import { STEP_TAG, settledStepAt, stepsOf } from "./scenarios.ts";
 
 /** k6's console (its log); @types/k6 leaves it undeclared. */
 declare const console: { warn(...values: unknown[]): void };
@@ -66,13 +66,13 @@ export const k6Runtime: FlowRuntime = {
 };
 
 /**
- * For the stress scenario: tags the VU's samples with the step whose settled window this moment
- * is in (and removes the tag during ramps and warm-ups), so each step is judged on its own.
+ * For a stepped scenario (stress): tags the VU's samples with the step whose settled window this
+ * moment is in (and removes the tag during ramps and warm-ups), so each step is judged on its own.
  * Returns a no-op for the other scenarios.
  */
 export function stepTagger(config: LoadConfig): () => void {
-  if (config.scenario !== "stress") return () => {};
-  const steps = stressSteps(config);
+  const steps = stepsOf(config);
+  if (steps === undefined) return () => {};
   return () => {
     const step = settledStepAt(steps, (Date.now() - exec.scenario.startTime) / 1000);
     if (step === undefined) delete exec.vu.metrics.tags[STEP_TAG];

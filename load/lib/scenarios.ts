@@ -3,17 +3,18 @@
  * endpoint, grouped by the `name` tag every request carries: a raw URL (which holds the order id)
  * never becomes a metric tag. k6-safe: no Node.js API.
  *
- * What each scenario sends:
- *   smoke   a trickle: `rate` orders/s (default 1.5, at most 2) for 30 s, a payer's think time
- *           (default 1 s) between the order and its confirmation code
- *   load    a constant arrival rate of `rate` orders/s for `duration`
- *   soak    the same as load, for longer (default 30 min)
- *   stress  steps of rising arrival rate (×1.5 per step from `rate`), each judged on its own;
- *           k6 stops at the first step that breaks a threshold
- *   spike   a quiet baseline, a sudden jump to five times `rate`, and back
+ * What each scenario sends is its own file's (load/scenarios/): this file turns one into k6's
+ * executor, VU pool and thresholds.
  */
 import type { Options, Scenario } from "k6/options";
 import { OPERATIONS_BY_KIND, type OperationName, type OrderKind } from "../../contract/schemas/names.ts";
+import {
+  durationSeconds,
+  type ShapeInput,
+  type StressStep,
+  scenarioNamed,
+  stressSteps as stepsOfStress,
+} from "../scenarios/index.ts";
 import type { LoadConfig } from "./config.ts";
 import { API_FAILED_METRIC, REQUEST_KIND_TAG } from "./metric-names.ts";
 
@@ -22,15 +23,7 @@ export function operationsOf(kinds: readonly OrderKind[]): OperationName[] {
   return kinds.flatMap((kind) => [OPERATIONS_BY_KIND[kind].create, OPERATIONS_BY_KIND[kind].confirm]);
 }
 
-/** Seconds in a k6 duration such as "1h30m", "45s" or "500ms". */
-export function durationSeconds(duration: string): number {
-  let total = 0;
-  for (const [, amount, unit] of duration.matchAll(/(\d+)(ms|s|m|h)/g)) {
-    const n = Number(amount);
-    total += unit === "ms" ? n / 1000 : unit === "s" ? n : unit === "m" ? n * 60 : n * 3600;
-  }
-  return total;
-}
+export { durationSeconds, type StressStep };
 
 /** A number of seconds as a k6 stage duration, at least "1s". */
 const k6Duration = (s: number) => `${Math.max(1, Math.round(s))}s`;
@@ -56,35 +49,25 @@ function arrivalVUs(config: LoadConfig, peakRate: number) {
   return { preAllocatedVUs: preAllocated, maxVUs: Math.max(preAllocated, config.maxVUs) };
 }
 
-/** One step of the stress scenario: its rate, and the settled window (after the warm-up) it is judged on. */
-export interface StressStep {
-  index: number;
-  /** Orders per second the step holds. */
-  rate: number;
-  /** Seconds since the scenario's start. */
-  startS: number;
-  /** Judged from here (the ramp to the new rate and a warm-up are not). */
-  settledFromS: number;
-  endS: number;
+/** The stress scenario's steps for a run's rate and duration. */
+export function stressSteps(config: Pick<LoadConfig, "rate" | "duration">): StressStep[] {
+  return stepsOfStress({ rate: config.rate, durationS: durationSeconds(config.duration) });
 }
 
-/** A stress step is about this long; a run of `duration` has duration / STRESS_STEP_S of them (at least 3). */
-export const STRESS_STEP_S = 15;
-export const STRESS_FACTOR = 1.5;
+/** What a run's scenario's shape is computed from. */
+export function shapeInput(config: Pick<LoadConfig, "rate" | "duration" | "thinkSeconds">): ShapeInput {
+  const { rate, duration, thinkSeconds } = config;
+  return { rate, duration, durationS: durationSeconds(duration), thinkSeconds };
+}
 
-export function stressSteps(config: Pick<LoadConfig, "rate" | "duration">): StressStep[] {
-  const total = durationSeconds(config.duration);
-  const count = Math.max(3, Math.floor(total / STRESS_STEP_S));
-  const length = total / count;
-  const warmUp = Math.min(3, length / 3);
-  const steps: StressStep[] = [];
-  let rate = config.rate;
-  for (let index = 0; index < count; index++) {
-    const startS = index * length;
-    steps.push({ index, rate, startS, settledFromS: startS + warmUp, endS: startS + length });
-    rate = Math.max(rate + 1, Math.round(rate * STRESS_FACTOR));
-  }
-  return steps;
+/** The run's steps when its scenario is stepped (stress), each judged on its own; else undefined. */
+export function stepsOf(
+  config: Pick<LoadConfig, "scenario" | "rate" | "duration">,
+): StressStep[] | undefined {
+  return scenarioNamed(config.scenario).steps?.({
+    rate: config.rate,
+    durationS: durationSeconds(config.duration),
+  });
 }
 
 /** The stress step whose settled window holds this moment, or undefined (ramp, warm-up, graceful stop). */
@@ -97,48 +80,21 @@ export function settledStepAt(steps: readonly StressStep[], elapsedS: number): S
 export const STEP_TAG = "step";
 
 export function buildScenario(config: LoadConfig): Scenario {
-  const total = durationSeconds(config.duration);
-  const rate = config.rate;
-  switch (config.scenario) {
-    case "smoke":
-    case "load":
-    case "soak":
-      return {
-        executor: "constant-arrival-rate",
-        ...arrivalRate(rate),
-        duration: config.duration,
-        ...arrivalVUs(config, rate),
-      };
-    case "stress": {
-      // Stepped, not a smooth ramp: each step holds its rate long enough to be judged on its own.
-      const steps = stressSteps(config);
-      return rampingArrival(
-        config,
-        steps.flatMap((step): [number, number][] => [
-          [step.rate, 1],
-          [step.rate, step.endS - step.startS - 1],
-        ]),
-        rate,
-      );
-    }
-    case "spike": {
-      // A quiet baseline, a sudden jump to five times the target, and back.
-      const quiet = Math.max(1, Math.round(rate / 4));
-      return rampingArrival(config, [
-        [quiet, total * 0.3],
-        [rate * 5, Math.min(10, total * 0.1)],
-        [rate * 5, total * 0.2],
-        [quiet, Math.min(10, total * 0.1)],
-        [quiet, total * 0.3],
-      ]);
-    }
-  }
+  const arrival = scenarioNamed(config.scenario).arrival(shapeInput(config));
+  if (arrival.executor === "constant-arrival-rate")
+    return {
+      executor: "constant-arrival-rate",
+      ...arrivalRate(arrival.rate),
+      duration: config.duration,
+      ...arrivalVUs(config, arrival.rate),
+    };
+  return rampingArrival(config, arrival.stages, arrival.startRate);
 }
 
 /** A ramping-arrival-rate scenario from `startRate` (default: a quarter of the rate) through `[target rate, seconds]` stages. */
 function rampingArrival(
   config: LoadConfig,
-  stages: [target: number, seconds: number][],
+  stages: readonly (readonly [target: number, seconds: number])[],
   startRate = Math.max(1, Math.round(config.rate / 4)),
 ): Scenario {
   return {
@@ -176,14 +132,18 @@ export function endpointOfLatencyMetric(metric: string): string | undefined {
   return /^http_req_duration\{name:([^,}]+)(?:,expected_response:true)?\}$/.exec(metric)?.[1];
 }
 
-function stressThresholds(config: LoadConfig, kinds: readonly OrderKind[]): Thresholds {
+function stepThresholds(
+  config: LoadConfig,
+  steps: readonly StressStep[],
+  kinds: readonly OrderKind[],
+): Thresholds {
   const thresholds: Thresholds = {};
   // k6 stops the run at the first step whose latency or failure rate breaks (abortOnFail); a
   // step's submetric is empty, and so not evaluated, until its settled window starts.
   const abort = (rule: string) => [{ threshold: rule, abortOnFail: true }];
   // Each endpoint over the whole run, for the summary's latency table (judged per step below).
   for (const operation of operationsOf(kinds)) thresholds[latencyMetric(operation)] = ["max>=0"];
-  for (const step of stressSteps(config)) {
+  for (const step of steps) {
     const tag = `${STEP_TAG}:${step.index}`;
     for (const operation of operationsOf(kinds))
       thresholds[latencyMetric(operation, tag)] = abort(`p(95)<${config.p95Ms}`);
@@ -222,7 +182,8 @@ export function buildOptions(
   },
 ): Options {
   let thresholds: Thresholds;
-  if (config.scenario === "stress") thresholds = stressThresholds(config, kinds);
+  const steps = stepsOf(config);
+  if (steps !== undefined) thresholds = stepThresholds(config, steps, kinds);
   else {
     thresholds = { [API_FAILED_METRIC]: ["rate<0.01"], checks: ["rate>0.99"] };
     for (const operation of operationsOf(kinds))
@@ -243,25 +204,7 @@ const share = (n: number) => `${Math.round(n * 1000) / 10} %`;
 
 /** What a run sends, in one sentence, for the console and the reports. */
 export function describeScenario(config: LoadConfig, kinds: readonly OrderKind[]): string {
-  const rate = `${config.rate} orders/s`;
-  const think =
-    config.thinkSeconds > 0
-      ? `, ${config.thinkSeconds} s think time between each order and its confirmation`
-      : "";
-  const shape = (() => {
-    switch (config.scenario) {
-      case "smoke":
-      case "load":
-      case "soak":
-        return `${rate} for ${config.duration}${think}`;
-      case "stress": {
-        const steps = stressSteps(config);
-        return `steps of ${steps.map((s) => s.rate).join(", ")} orders/s, about ${Math.round(durationSeconds(config.duration) / steps.length)} s each, until a threshold breaks${think}`;
-      }
-      case "spike":
-        return `${Math.max(1, Math.round(config.rate / 4))} orders/s, a jump to ${config.rate * 5} orders/s and back, over ${config.duration}${think}`;
-    }
-  })();
+  const shape = scenarioNamed(config.scenario).describe(shapeInput(config));
   const mix =
     kinds.length > 1
       ? `, ${share(config.mobileShare)} mobile commerce and ${share(1 - config.mobileShare)} quasi-ecom`

@@ -9,7 +9,7 @@ import { CONFIRMED_STATUSES, type ConfirmedStatus, ORDER_KINDS } from "../../con
 import { capacityLine, stressOutcome } from "./capacity.ts";
 import type { LoadConfig } from "./config.ts";
 import { BUSINESS_ERRORS_METRIC, CONFIRMED_METRIC_PREFIX, TRANSPORT_ERRORS_METRIC } from "./metric-names.ts";
-import { endpointOfLatencyMetric, isBookkeeping, operationsOf, STEP_TAG, stressSteps } from "./scenarios.ts";
+import { endpointOfLatencyMetric, isBookkeeping, operationsOf, STEP_TAG, stepsOf } from "./scenarios.ts";
 import type { K6Summary, K6SummaryCheck, K6SummaryGroup, K6SummaryMetric } from "./summary-data.ts";
 
 export type { K6Summary, K6SummaryCheck, K6SummaryGroup, K6SummaryMetric } from "./summary-data.ts";
@@ -102,7 +102,8 @@ export function failingCheckLines(summary: K6Summary): string[] {
 export function textSummary(summary: K6Summary, config?: LoadConfig): string {
   const lines: string[] = ["", "h2h-certify load summary"];
   const thresholds = thresholdsOf(summary).map((t) => `  ${t.ok ? "✓" : "✗"} ${t.metric} ${t.rule}`);
-  if (config?.scenario !== "stress" || thresholds.length > 0)
+  const steps = config && stepsOf(config);
+  if (steps === undefined || thresholds.length > 0)
     lines.push("thresholds:", ...(thresholds.length > 0 ? thresholds : ["  (none)"]));
   const checks = summary.metrics.checks?.values;
   if (checks)
@@ -125,8 +126,8 @@ export function textSummary(summary: K6Summary, config?: LoadConfig): string {
     `iterations ${iterations}, dropped ${dropped}, orders confirmed ${confirmed}, business errors ${businessErrorCount(summary)}, ` +
       `no answer (refused, reset, timed out) ${transportErrorCount(summary)}`,
   );
-  if (config?.scenario === "stress") {
-    const outcome = stressOutcome(summary, stressSteps(config), {
+  if (config && steps) {
+    const outcome = stressOutcome(summary, steps, {
       p95Ms: config.p95Ms,
       // Every operation: a step's submetrics exist only for the ones the script calls.
       operations: operationsOf(ORDER_KINDS),
