@@ -238,7 +238,7 @@ ${body}`;
     await expect(
       runYaml(plain, undefined, {
         "action.yml": action(
-          '    - shell: bash\n      run: echo "$K"\n      env:\n        K: ${{ secrets.K }}\n',
+          `    - shell: bash\n      run: echo "$K"\n      env:\n        K: $\{{ secrets.K }}\n`,
         ),
       }),
     ).rejects.toThrow(/Unrecognized named-value: 'secrets'/);

@@ -103,6 +103,8 @@ export interface JobRun {
   skipped?: string;
   /** $GITHUB_STEP_SUMMARY at the end. */
   summary: string;
+  /** The workspace it ran in ($GITHUB_WORKSPACE). */
+  workspace: string;
 }
 
 export interface RunOptions {
@@ -586,12 +588,20 @@ export async function runJob(
       prefix: "",
     });
     if (skipped)
-      return { conclusion: "success", steps: state.results, uploads: state.uploads, skipped, summary: "" };
+      return {
+        conclusion: "success",
+        steps: state.results,
+        uploads: state.uploads,
+        skipped,
+        summary: "",
+        workspace: options.workspace,
+      };
     return {
       conclusion: status.cancelled ? "cancelled" : status.failed ? "failure" : "success",
       steps: state.results,
       uploads: state.uploads,
       summary: readFileSync(summaryFile, "utf8"),
+      workspace: options.workspace,
     };
   } finally {
     rmSync(runnerTemp, { recursive: true, force: true });
