@@ -42,6 +42,7 @@ async function runAction(c: Case): Promise<JobRun & { workspace: string }> {
   const workspace = mkdtempSync(join(tmpdir(), "h2h-action-test-"));
   dirs.push(workspace);
   cpSync(join(ROOT, "action.yml"), join(workspace, "action.yml"));
+  cpSync(join(ROOT, "package-lock.json"), join(workspace, "package-lock.json"));
   writeFileSync(
     join(workspace, "package.json"),
     JSON.stringify({ name: "stand-in", private: true, scripts: { certify: "exec bash fake-certify.sh" } }),
@@ -121,6 +122,10 @@ describe.concurrent("the GitHub Action (action.yml), run as a workflow's `uses: 
       "report-dir": join(job.workspace, "reports"),
     });
     expect(step(job, "Certify / Set up Node.js").outcome).toBe("success");
+    // The npm cache is keyed by the action's own lock file (setup-node's cache reads the workspace's).
+    expect(step(job, "Certify / Cache npm's downloads").output).toMatch(
+      /^cache h2h-certify-npm-Linux-[0-9a-f]{64}: /,
+    );
     expect(step(job, "Certify / Publish the JUnit report").output).toContain("h2h-certify.junit.xml");
     expect(readdirSync(job.uploads["h2h-certify-reports"] as string).sort()).toEqual([
       "h2h-certify.json",

@@ -8,9 +8,9 @@
  * between steps; `if:` is evaluated with success(), failure(), always(), cancelled() and hashFiles().
  *
  * `uses:` steps stand in by name (USES_STAND_INS): checkout is the copy the job runs in, setup-node
- * the Node.js running this, setup-k6 the k6 on PATH (none: the job is skipped, by name), upload
- * and JUnit publishing check their paths exist (an upload is kept, so that a later run can download
- * it). An unknown action is an error, never skipped silently. A local composite action (`uses: ./`)
+ * the Node.js running this, setup-k6 the k6 on PATH (none: the job is skipped, by name), a cache is
+ * a miss, upload and JUnit publishing check their paths exist (an upload is kept, so that a later
+ * run can download it). An unknown action is an error, never skipped silently. A local composite action (`uses: ./`)
  * runs for real: its action.yml read by GitHub's action parser, its steps run as the job's are.
  */
 import { spawn, spawnSync } from "node:child_process";
@@ -324,6 +324,10 @@ export const USES_STAND_INS: Record<string, StandIn> = {
     if (spawnSync("k6", ["version"], { stdio: "ignore" }).status !== 0)
       throw new JobSkipped("k6 is not installed here (grafana/setup-k6-action installs it on GitHub)");
     return "the k6 on PATH";
+  },
+  "actions/cache": (withs) => {
+    if (!withs.path || !withs.key) throw new Error("actions/cache: path and key are required");
+    return `cache ${withs.key}: a miss, nothing restored (${withs.path})`;
   },
   "actions/upload-artifact": (withs, ctx) => {
     const path = resolve(ctx.workspace, withs.path ?? "");
@@ -728,7 +732,8 @@ async function runComposite(
   callerEnv: Record<string, string>,
   caller: Frame,
 ): Promise<StepResult | string> {
-  const actionPath = resolve(state.options.workspace, uses);
+  // As GitHub gives it for a local action: the workspace, then the path as written ("/./").
+  const actionPath = `${state.options.workspace}/${uses}`;
   const { action, raw } = await loadAction(actionPath);
   if (action.runs.using !== "composite")
     throw new Error(`${name}: ${uses} is a ${action.runs.using} action: only composite actions run here`);
