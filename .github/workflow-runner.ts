@@ -623,15 +623,15 @@ async function runSteps(
   raws: (Token | undefined)[],
   frame: Frame,
 ): Promise<string | undefined> {
-  const { options, runnerTemp, status } = { ...state, status: frame.status };
+  const { options, runnerTemp } = state;
+  const { status } = frame;
   for (const [index, step] of steps.entries()) {
     const name = frame.prefix + stepName(step, index);
     const raw = raws[index];
     const env = { ...frame.env, ...state.fileEnv };
     const contexts = { ...frame.contexts, env, steps: frame.steps };
-    const evaluateHere = (expression: string) => evaluate(expression, contexts, status, frame.names);
     const condition = "if" in step && step.if ? step.if.expression : "success()";
-    if (!truthy(evaluateHere(condition))) {
+    if (!truthy(evaluate(condition, contexts, status, frame.names))) {
       state.results.push({ name, outcome: "skipped", output: "" });
       if (step.id) frame.steps[step.id] = { outputs: {}, outcome: "skipped", conclusion: "skipped" };
       continue;
