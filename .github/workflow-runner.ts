@@ -8,9 +8,10 @@
  * between steps; `if:` is evaluated with success(), failure(), always(), cancelled() and hashFiles().
  *
  * `uses:` steps stand in by name (USES_STAND_INS): checkout is the copy the job runs in, setup-node
- * the Node.js running this, setup-k6 the k6 on PATH (none: the job is skipped, by name), upload
- * and JUnit publishing check their paths exist (an upload is kept, so that a later run can download
- * it). An unknown action is an error, never skipped silently.
+ * the Node.js running this, setup-k6 the k6 on PATH (none: the job is skipped, by name), a cache is
+ * a miss, upload and JUnit publishing check their paths exist (an upload is kept, so that a later
+ * run can download it). An unknown action is an error, never skipped silently. A local composite action (`uses: ./`)
+ * runs for real: its action.yml read by GitHub's action parser, its steps run as the job's are.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -43,6 +44,11 @@ import {
   parseWorkflow,
   type WorkflowTemplate,
 } from "@actions/workflow-parser";
+import {
+  type ActionTemplate,
+  convertActionTemplate,
+  parseAction,
+} from "@actions/workflow-parser/actions/index";
 
 type Token = Parameters<typeof isString>[0];
 type Step = WorkflowTemplate["jobs"][number] extends infer J
@@ -84,6 +90,8 @@ export interface StepResult {
   output: string;
   /** Signals the runner sent while the step ran, with their time from the cancellation. */
   signals?: string[];
+  /** What it wrote to $GITHUB_OUTPUT; for a composite action, its `outputs:` evaluated. */
+  outputs?: Record<string, string>;
 }
 
 export interface JobRun {
@@ -95,6 +103,8 @@ export interface JobRun {
   skipped?: string;
   /** $GITHUB_STEP_SUMMARY at the end. */
   summary: string;
+  /** The workspace it ran in ($GITHUB_WORKSPACE). */
+  workspace: string;
 }
 
 export interface RunOptions {
@@ -154,13 +164,6 @@ function entry(token: Token | undefined, key: string): Token | undefined {
   return undefined;
 }
 
-/** Each step's `with:` mapping of job `jobId`, by the step's index. */
-function withsOf(template: WorkflowTemplate, jobId: string): (Token | undefined)[] {
-  const steps = entry(entry(entry(RAW.get(template), "jobs"), jobId), "steps");
-  if (steps === undefined || !isSequence(steps)) return [];
-  return [...steps].map((step) => entry(step, "with"));
-}
-
 function toData(value: unknown): data.ExpressionData {
   if (value === null || value === undefined) return new data.Null();
   if (typeof value === "string") return new data.StringData(value);
@@ -216,10 +219,11 @@ export function evaluate(
   expression: string,
   contexts: Record<string, unknown>,
   status: Status,
+  names: string[] = CONTEXTS,
 ): data.ExpressionData {
   const functions = statusFunctions(status);
   const { tokens } = new Lexer(expression).lex();
-  const ast = new Parser(tokens, CONTEXTS, functions).parse();
+  const ast = new Parser(tokens, names, functions).parse();
   const context = toData(contexts) as data.Dictionary;
   return new Evaluator(ast, context, new Map(functions.map((f) => [f.name, f]))).evaluate();
 }
@@ -240,21 +244,31 @@ function truthy(value: data.ExpressionData): boolean {
 }
 
 /** A token's value as a string, as the runner hands `env:`, `with:` and `run:` values on. */
-function stringOf(token: Token, contexts: Record<string, unknown>, status: Status): string {
+function stringOf(
+  token: Token,
+  contexts: Record<string, unknown>,
+  status: Status,
+  names: string[] = CONTEXTS,
+): string {
   if (isString(token)) return token.value;
   if (isBoolean(token) || isNumber(token)) return String(token.value);
-  if (isBasicExpression(token)) return evaluate(token.expression, contexts, status).coerceString();
+  if (isBasicExpression(token)) return evaluate(token.expression, contexts, status, names).coerceString();
   if (isMapping(token) || isSequence(token))
     throw new Error(`expected a scalar, got ${token.toDisplayString()}`);
   return "";
 }
 
-function mappingOf(token: Token | undefined, contexts: Record<string, unknown>, status: Status) {
+function mappingOf(
+  token: Token | undefined,
+  contexts: Record<string, unknown>,
+  status: Status,
+  names: string[] = CONTEXTS,
+) {
   const out: Record<string, string> = {};
   if (token === undefined) return out;
   if (!isMapping(token)) throw new Error(`expected a mapping, got ${token.toDisplayString()}`);
   for (const { key, value } of token)
-    out[stringOf(key, contexts, status)] = stringOf(value, contexts, status);
+    out[stringOf(key, contexts, status, names)] = stringOf(value, contexts, status, names);
   return out;
 }
 
@@ -310,6 +324,10 @@ export const USES_STAND_INS: Record<string, StandIn> = {
     if (spawnSync("k6", ["version"], { stdio: "ignore" }).status !== 0)
       throw new JobSkipped("k6 is not installed here (grafana/setup-k6-action installs it on GitHub)");
     return "the k6 on PATH";
+  },
+  "actions/cache": (withs) => {
+    if (!withs.path || !withs.key) throw new Error("actions/cache: path and key are required");
+    return `cache ${withs.key}: a miss, nothing restored (${withs.path})`;
   },
   "actions/upload-artifact": (withs, ctx) => {
     const path = resolve(ctx.workspace, withs.path ?? "");
@@ -471,6 +489,38 @@ function runBash(
   });
 }
 
+/** What the steps of a job, and of the composite actions it uses, share while the job runs. */
+interface JobState {
+  options: RunOptions;
+  runId: string;
+  runnerTemp: string;
+  runnerEnv: Record<string, string>;
+  uploads: Record<string, string>;
+  results: StepResult[];
+  /** $GITHUB_ENV as written so far: every later step of the job gets it. */
+  fileEnv: Record<string, string>;
+  /** The job's status (a composite action's own steps have their own `failed`, and share `cancelled`). */
+  status: Status;
+}
+
+/** The scope a list of steps runs in: the job's, or a composite action's. */
+interface Frame {
+  /** The contexts but `env` and `steps`. */
+  contexts: Record<string, unknown>;
+  /** The context names an expression may read here (GitHub's list differs inside an action). */
+  names: string[];
+  /** The env below $GITHUB_ENV's and the step's own: workflow and job env, or the calling step's. */
+  env: Record<string, string>;
+  status: Status;
+  steps: Record<string, { outputs: Record<string, string>; outcome: string; conclusion: string }>;
+  /** Prefix of the step names reported ("Certify / "), and the action's folder, inside an action. */
+  prefix: string;
+  actionPath?: string;
+}
+
+/** The contexts an action's composite steps may read: no vars, secrets or needs (they come as inputs). */
+const ACTION_CONTEXTS = ["github", "inputs", "runner", "job", "matrix", "strategy", "env", "steps"];
+
 /** Runs the workflow's job `jobId` in `options.workspace` with the context given. */
 export async function runJob(
   content: string,
@@ -509,46 +559,101 @@ export async function runJob(
   const workflowEnv = mappingOf(template.env, { ...base, env: {} }, status);
   const jobEnv = mappingOf(job.env, { ...base, env: workflowEnv }, status);
   if (job.name) stringOf(job.name, { ...base, env: workflowEnv }, status); // an error in it fails the run
-  let fileEnv: Record<string, string> = {};
-  const stepsContext: Record<
-    string,
-    { outputs: Record<string, string>; outcome: string; conclusion: string }
-  > = {};
-  const results: StepResult[] = [];
-  const withTokens = withsOf(template, jobId);
-  const uploads: Record<string, string> = {};
-  const runnerEnv = {
-    ...options.env,
-    CI: "true",
-    GITHUB_ACTIONS: "true",
-    GITHUB_WORKSPACE: options.workspace,
-    GITHUB_REPOSITORY: base.github.repository,
-    GITHUB_EVENT_NAME: context.event,
-    GITHUB_REF: base.github.ref,
-    GITHUB_REF_NAME: base.github.ref_name,
-    GITHUB_RUN_ID: runId,
-    GITHUB_STEP_SUMMARY: summaryFile,
-    RUNNER_TEMP: runnerTemp,
+  const state: JobState = {
+    options,
+    runId,
+    runnerTemp,
+    uploads: {},
+    results: [],
+    fileEnv: {},
+    status,
+    runnerEnv: {
+      ...options.env,
+      CI: "true",
+      GITHUB_ACTIONS: "true",
+      GITHUB_WORKSPACE: options.workspace,
+      GITHUB_REPOSITORY: base.github.repository,
+      GITHUB_EVENT_NAME: context.event,
+      GITHUB_REF: base.github.ref,
+      GITHUB_REF_NAME: base.github.ref_name,
+      GITHUB_RUN_ID: runId,
+      GITHUB_STEP_SUMMARY: summaryFile,
+      RUNNER_TEMP: runnerTemp,
+    },
   };
   try {
-    for (const [index, step] of (job.steps as Step[]).entries()) {
-      const name = stepName(step, index);
-      const env = { ...workflowEnv, ...jobEnv, ...fileEnv };
-      const contexts = { ...base, env, steps: stepsContext };
-      const condition = "if" in step && step.if ? step.if.expression : "success()";
-      if (!truthy(evaluate(condition, contexts, status))) {
-        results.push({ name, outcome: "skipped", output: "" });
-        if (step.id) stepsContext[step.id] = { outputs: {}, outcome: "skipped", conclusion: "skipped" };
-        continue;
-      }
-      const stepEnv = { ...env, ...mappingOf("env" in step ? step.env : undefined, contexts, status) };
-      let result: StepResult;
-      let outputs: Record<string, string> = {};
-      if ("uses" in step) {
+    const steps = entry(entry(entry(RAW.get(template), "jobs"), jobId), "steps");
+    const skipped = await runSteps(state, job.steps as Step[], rawSteps(steps), {
+      contexts: base,
+      names: CONTEXTS,
+      env: { ...workflowEnv, ...jobEnv },
+      status,
+      steps: {},
+      prefix: "",
+    });
+    if (skipped)
+      return {
+        conclusion: "success",
+        steps: state.results,
+        uploads: state.uploads,
+        skipped,
+        summary: "",
+        workspace: options.workspace,
+      };
+    return {
+      conclusion: status.cancelled ? "cancelled" : status.failed ? "failure" : "success",
+      steps: state.results,
+      uploads: state.uploads,
+      summary: readFileSync(summaryFile, "utf8"),
+      workspace: options.workspace,
+    };
+  } finally {
+    rmSync(runnerTemp, { recursive: true, force: true });
+  }
+}
+
+function rawSteps(steps: Token | undefined): (Token | undefined)[] {
+  return steps !== undefined && isSequence(steps) ? [...steps] : [];
+}
+
+/** Runs `steps` in `frame`; returns why the job is skipped when a stand-in says so, else undefined. */
+async function runSteps(
+  state: JobState,
+  steps: Step[],
+  raws: (Token | undefined)[],
+  frame: Frame,
+): Promise<string | undefined> {
+  const { options, runnerTemp } = state;
+  const { status } = frame;
+  for (const [index, step] of steps.entries()) {
+    const name = frame.prefix + stepName(step, index);
+    const raw = raws[index];
+    const env = { ...frame.env, ...state.fileEnv };
+    const contexts = { ...frame.contexts, env, steps: frame.steps };
+    const condition = "if" in step && step.if ? step.if.expression : "success()";
+    if (!truthy(evaluate(condition, contexts, status, frame.names))) {
+      state.results.push({ name, outcome: "skipped", output: "" });
+      if (step.id) frame.steps[step.id] = { outputs: {}, outcome: "skipped", conclusion: "skipped" };
+      continue;
+    }
+    const stepEnv = {
+      ...env,
+      ...mappingOf("env" in step ? step.env : undefined, contexts, status, frame.names),
+    };
+    const stepContexts = { ...contexts, env: stepEnv };
+    let result: StepResult;
+    let outputs: Record<string, string> = {};
+    if ("uses" in step) {
+      const withs = mappingOf(entry(raw, "with"), stepContexts, status, frame.names);
+      if (step.uses.value.startsWith("./")) {
+        const composite = await runComposite(state, step.uses.value, name, withs, stepEnv, frame);
+        if (typeof composite === "string") return composite;
+        result = composite;
+        outputs = composite.outputs ?? {};
+      } else {
         const action = step.uses.value.replace(/@.*$/, "");
         const standIn = USES_STAND_INS[action];
         if (!standIn) throw new Error(`${name}: no stand-in for the action ${action}`);
-        const withs = mappingOf(withTokens[index], { ...contexts, env: stepEnv }, status);
         try {
           result = {
             name,
@@ -556,55 +661,153 @@ export async function runJob(
             output: standIn(withs, {
               workspace: options.workspace,
               artifacts: options.artifacts,
-              runId,
-              uploads,
+              runId: state.runId,
+              uploads: state.uploads,
             }),
           };
         } catch (error) {
-          if (error instanceof JobSkipped)
-            return { conclusion: "success", steps: results, uploads, skipped: error.message, summary: "" };
+          if (error instanceof JobSkipped) return error.message;
           result = { name, outcome: "failure", output: (error as Error).message };
         }
-      } else if ("run" in step) {
-        const script = stringOf(step.run, { ...contexts, env: stepEnv }, status);
-        if (RUN_STAND_INS[script.trim()]) {
-          result = { name, outcome: "success", output: RUN_STAND_INS[script.trim()] as string };
-        } else {
-          const envFile = join(runnerTemp, `env-${index}`);
-          const outputFile = join(runnerTemp, `output-${index}`);
-          writeFileSync(envFile, "");
-          writeFileSync(outputFile, "");
-          const cancel = options.cancel?.step === name ? options.cancel : undefined;
-          const run = await runBash(
-            script,
-            { ...runnerEnv, ...stepEnv, GITHUB_ENV: envFile, GITHUB_OUTPUT: outputFile },
-            options.workspace,
-            options.stepTimeoutMs,
-            cancel,
-            () => {
-              status.cancelled = true;
-            },
-          );
-          fileEnv = { ...fileEnv, ...parseCommandFile(readFileSync(envFile, "utf8")) };
-          outputs = parseCommandFile(readFileSync(outputFile, "utf8"));
-          const outcome =
-            status.cancelled && cancel ? "cancelled" : run.exitCode === 0 ? "success" : "failure";
-          result = { name, outcome, exitCode: run.exitCode, output: run.output, signals: run.signals };
-        }
-      } else throw new Error(`${name}: neither run nor uses`);
-      if (result.outcome === "failure") status.failed = true;
-      results.push(result);
-      if (step.id) stepsContext[step.id] = { outputs, outcome: result.outcome, conclusion: result.outcome };
-    }
-    return {
-      conclusion: status.cancelled ? "cancelled" : status.failed ? "failure" : "success",
-      steps: results,
-      uploads,
-      summary: readFileSync(summaryFile, "utf8"),
-    };
-  } finally {
-    rmSync(runnerTemp, { recursive: true, force: true });
+      }
+    } else if ("run" in step) {
+      const script = stringOf(step.run, stepContexts, status, frame.names);
+      const shell = entry(raw, "shell");
+      if (shell !== undefined && stringOf(shell, stepContexts, status, frame.names) !== "bash")
+        throw new Error(`${name}: only \`shell: bash\` is run here`);
+      const directory = entry(raw, "working-directory");
+      const cwd = resolve(
+        options.workspace,
+        directory === undefined ? "." : stringOf(directory, stepContexts, status, frame.names),
+      );
+      if (RUN_STAND_INS[script.trim()]) {
+        result = { name, outcome: "success", output: RUN_STAND_INS[script.trim()] as string };
+      } else {
+        const envFile = join(runnerTemp, `env-${state.results.length}`);
+        const outputFile = join(runnerTemp, `output-${state.results.length}`);
+        writeFileSync(envFile, "");
+        writeFileSync(outputFile, "");
+        const cancel = options.cancel?.step === name ? options.cancel : undefined;
+        const run = await runBash(
+          script,
+          {
+            ...state.runnerEnv,
+            ...stepEnv,
+            ...(frame.actionPath ? { GITHUB_ACTION_PATH: frame.actionPath } : {}),
+            GITHUB_ENV: envFile,
+            GITHUB_OUTPUT: outputFile,
+          },
+          cwd,
+          options.stepTimeoutMs,
+          cancel,
+          () => {
+            status.cancelled = true;
+          },
+        );
+        state.fileEnv = { ...state.fileEnv, ...parseCommandFile(readFileSync(envFile, "utf8")) };
+        outputs = parseCommandFile(readFileSync(outputFile, "utf8"));
+        const outcome = status.cancelled && cancel ? "cancelled" : run.exitCode === 0 ? "success" : "failure";
+        result = { name, outcome, exitCode: run.exitCode, output: run.output, signals: run.signals, outputs };
+      }
+    } else throw new Error(`${name}: neither run nor uses`);
+    if (result.outcome === "failure") status.failed = true;
+    state.results.push(result);
+    if (step.id) frame.steps[step.id] = { outputs, outcome: result.outcome, conclusion: result.outcome };
   }
+  return undefined;
+}
+
+/**
+ * A local composite action (`uses: ./` or `./path`): its action.yml read by GitHub's action parser,
+ * its `inputs` the step's `with:` (an input not given takes its default; one given as "" stays "",
+ * as on GitHub), its steps run in the job with `github.action_path` and $GITHUB_ACTION_PATH, its
+ * outputs evaluated from its own steps. An input the action does not declare is an error here (GitHub
+ * only warns): a misspelt input would otherwise pass silently as unset.
+ */
+async function runComposite(
+  state: JobState,
+  uses: string,
+  name: string,
+  withs: Record<string, string>,
+  callerEnv: Record<string, string>,
+  caller: Frame,
+): Promise<StepResult | string> {
+  // As GitHub gives it for a local action: the workspace, then the path as written ("/./").
+  const actionPath = `${state.options.workspace}/${uses}`;
+  const { action, raw } = await loadAction(actionPath);
+  if (action.runs.using !== "composite")
+    throw new Error(`${name}: ${uses} is a ${action.runs.using} action: only composite actions run here`);
+  const declared = new Set((action.inputs ?? []).map((input) => input.id));
+  const unknown = Object.keys(withs).filter((key) => !declared.has(key));
+  if (unknown.length > 0) throw new Error(`${name}: ${uses} has no input ${unknown.join(", ")}`);
+  const github = { ...(caller.contexts.github as Record<string, unknown>), action_path: actionPath };
+  const status: Status = {
+    failed: false,
+    get cancelled() {
+      return state.status.cancelled;
+    },
+    set cancelled(value: boolean) {
+      state.status.cancelled = value;
+    },
+    workspace: state.options.workspace,
+  };
+  const pick = (key: string) => ({ [key]: caller.contexts[key] });
+  const defaultsContexts = {
+    ...pick("runner"),
+    ...pick("job"),
+    ...pick("matrix"),
+    ...pick("strategy"),
+    github,
+  };
+  const inputs: Record<string, string> = {};
+  for (const input of action.inputs ?? [])
+    inputs[input.id] =
+      withs[input.id] ??
+      (input.default === undefined
+        ? ""
+        : stringOf(input.default, { ...defaultsContexts, env: callerEnv }, status, ACTION_CONTEXTS));
+  const frame: Frame = {
+    contexts: { ...defaultsContexts, inputs },
+    names: ACTION_CONTEXTS,
+    env: callerEnv,
+    status,
+    steps: {},
+    prefix: `${name} / `,
+    actionPath,
+  };
+  const first = state.results.length;
+  const skipped = await runSteps(
+    state,
+    action.runs.steps as Step[],
+    rawSteps(entry(entry(raw, "runs"), "steps")),
+    frame,
+  );
+  if (skipped) return skipped;
+  const inner = state.results.slice(first);
+  const outputs: Record<string, string> = {};
+  const outputContexts = { ...frame.contexts, env: callerEnv, steps: frame.steps };
+  for (const output of action.outputs ?? [])
+    outputs[output.id] =
+      output.value === undefined ? "" : stringOf(output.value, outputContexts, status, ACTION_CONTEXTS);
+  return {
+    name,
+    outcome: state.status.cancelled ? "cancelled" : status.failed ? "failure" : "success",
+    output: inner.map((step) => step.output).join(""),
+    outputs,
+  };
+}
+
+/** Reads `dir`/action.yml (or action.yaml) with GitHub's action parser; its errors throw. */
+export async function loadAction(dir: string): Promise<{ action: ActionTemplate; raw: Token }> {
+  const file = ["action.yml", "action.yaml"].map((f) => join(dir, f)).find((f) => existsSync(f));
+  if (!file) throw new Error(`${dir}: no action.yml`);
+  const parsed = parseAction(
+    { name: file, content: readFileSync(file, "utf8") },
+    new NoOperationTraceWriter(),
+  );
+  const errors = parsed.context.errors.getErrors().map((e) => e.message);
+  if (errors.length > 0 || parsed.value === undefined) throw new Error(errors.join("; "));
+  return { action: convertActionTemplate(parsed.context, parsed.value), raw: parsed.value };
 }
 
 function stepName(step: Step, index: number): string {

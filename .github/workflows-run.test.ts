@@ -131,7 +131,13 @@ const templateOf = (name: string, content: string) => {
 async function run(
   name: string,
   context: RunContext,
-  options: { artifacts?: string; content?: string; cancel?: Parameters<typeof runJob>[4]["cancel"] } = {},
+  options: {
+    artifacts?: string;
+    content?: string;
+    /** The action (action.yml) the workspace holds instead of this checkout's. */
+    action?: string;
+    cancel?: Parameters<typeof runJob>[4]["cancel"];
+  } = {},
 ): Promise<JobRun> {
   const content = options.content ?? read(name);
   const template = await templateOf(name, content);
@@ -140,6 +146,7 @@ async function run(
   const artifacts = options.artifacts ?? mkdtempSync(join(scratch, "artifacts-"));
   mkdirSync(artifacts, { recursive: true });
   const workspace = await freshWorkspace(copy, ROOT, takeWorkspace());
+  if (options.action !== undefined) writeFileSync(join(workspace, "action.yml"), options.action);
   try {
     return await runJob(content, template, job.id.value, context, {
       workspace,
@@ -197,7 +204,12 @@ describe.concurrent("certify.yml, run as on a fresh fork", () => {
     expectGreen(job);
     expect(step(job, "Certify").output).toContain("(bundled reference provider)");
     expect(step(job, "Certify").output).toMatch(/^H2H_BASE_URL: not set$/m);
-    expect(step(job, "Publish the JUnit report").outcome).toBe("success");
+    // The action's outputs, from the report it wrote.
+    expect(step(job, "Certify").outputs).toEqual({
+      verdict: "conformant",
+      "report-dir": join(job.workspace, "reports"),
+    });
+    expect(step(job, "Certify / Publish the JUnit report").outcome).toBe("success");
     expect(job.uploads["h2h-certify-reports"], story(job)).toBeDefined();
     const uploaded = join(job.uploads["h2h-certify-reports"] as string, "h2h-certify.json");
     expect(JSON.parse(readFileSync(uploaded, "utf8")).verdict).toBe("conformant");
@@ -239,10 +251,11 @@ describe.concurrent("certify.yml, run as on a fresh fork", () => {
       }),
     );
     expect(job.conclusion).toBe("failure");
-    const certify = step(job, "Certify");
+    const certify = step(job, "Certify / Certify");
     expect(certify.exitCode).toBe(64);
-    expect(certify.output).toMatch(/::error::H2H_API_KEY is set but no target is: set the input base_url/);
+    expect(certify.output).toMatch(/::error::H2H_API_KEY is set but no target is: give the action base-url/);
     expect(certify.output).not.toContain("key-of-a-foreign-sandbox");
+    expect(step(job, "Certify").outputs?.verdict).toBe("");
   });
 });
 
@@ -264,6 +277,7 @@ describe.concurrent("nightly.yml, run as on a fresh fork", () => {
       "baseline: previous/1001/h2h-certify.json",
     );
     expect(step(second, "Certify").output).toMatch(/since baseline run-/);
+    expect(step(second, "Certify").outputs?.verdict).toBe("conformant");
     const compare = step(second, "Compare with the previous nights");
     expect(compare.outcome, compare.output).toBe("success");
     expect(compare.output).toMatch(/0 regression\(s\)/);
@@ -301,15 +315,16 @@ describe.concurrent("nightly.yml, run as on a fresh fork", () => {
     );
   });
 
-  it("is red when it hands GitHub's blanks to the suite (its blank handling taken out)", async () => {
-    const content = read("nightly.yml").replace(
-      /\n\s*for name in \$\(compgen -e H2H_\); do\n[^\n]*\n\s*done/,
-      "",
-    );
-    expect(content).not.toBe(read("nightly.yml"));
-    const job = await run("nightly.yml", { event: "schedule" }, { content });
+  it("is red when its action hands GitHub's blanks to the suite (the action's blank handling taken out)", async () => {
+    const original = readFileSync(join(ROOT, "action.yml"), "utf8");
+    // Every input exported as it is, blank or not, and no unsetting of blanks.
+    const action = original
+      .replace(/if \[ -n "\$\{!name\}" \]; then\n\s*(export "\$var=\$\{!name\}")\n(?:.*\n)*?\s*fi\n/, "$1\n")
+      .replace(/\n\s*for name in \$\(compgen -e H2H_\); do\n[^\n]*\n\s*done/, "");
+    expect(action.match(/compgen -e H2H_\)|elif/g)).toBeNull();
+    const job = await run("nightly.yml", { event: "schedule" }, { action });
     expect(job.conclusion).toBe("failure");
-    expect(step(job, "Certify").exitCode).toBe(64);
+    expect(step(job, "Certify / Certify").exitCode).toBe(64);
     expect(step(job, "Certify").output).toMatch(/H2H_\w+ is set but empty/);
   });
 });
@@ -394,11 +409,17 @@ describe.concurrent("a cancelled job, as the runner cancels one", () => {
           "certify.yml",
           { event: "workflow_dispatch" },
           // Once the first spec file has its results: the run is under way.
-          { cancel: { step: "Certify", signals, when: (output) => /^[✓✗] \S+\.spec\.ts/m.test(output) } },
+          {
+            cancel: {
+              step: "Certify / Certify",
+              signals,
+              when: (output) => /^[✓✗] \S+\.spec\.ts/m.test(output),
+            },
+          },
         ),
       );
       expect(job.conclusion, story(job)).toBe("cancelled");
-      const certify = step(job, "Certify");
+      const certify = step(job, "Certify / Certify");
       expect(certify.outcome).toBe("cancelled");
       // Certify wrote its reports and exited itself (2: incomplete) before the runner's SIGKILL;
       // npm run waited for it.
@@ -412,7 +433,8 @@ describe.concurrent("a cancelled job, as the runner cancels one", () => {
       JSON.parse(readFileSync(join(reports, "h2h-certify.har"), "utf8"));
       expect(readFileSync(join(reports, "h2h-certify.junit.xml"), "utf8")).toMatch(/<\/testsuites>\s*$/);
       expect(readFileSync(join(reports, "h2h-certify.html"), "utf8")).toContain("INCOMPLETE");
-      expect(step(job, "Publish the JUnit report").outcome).toBe("success");
+      expect(step(job, "Certify / Publish the JUnit report").outcome).toBe("success");
+      expect(step(job, "Certify").outputs?.verdict).toBe("incomplete");
     });
   }
 });
