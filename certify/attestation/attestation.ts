@@ -92,7 +92,10 @@ export async function attestReports(
   const dir = resolve(directory);
   const report = await readJsonReport(dir);
   const names = files ?? (await presentSetFiles(dir));
-  const statement = await buildStatement(report, await subjectsOf(dir, names));
+  const statement = await buildStatement(report, await subjectsOf(dir, names), {
+    algorithm: key.algorithm,
+    keyid: key.keyid,
+  });
   const envelope = signEnvelope(Buffer.from(JSON.stringify(statement), "utf8"), IN_TOTO_PAYLOAD_TYPE, key);
   const path = join(dir, ATTESTATION_FILE);
   // The report writer's temporary-name pattern: a run killed here leaves nothing a later run keeps.
@@ -216,15 +219,16 @@ export async function verifyAttestation(
     result.problems.push(
       `the envelope's payloadType is "${envelope.payloadType}", not ${IN_TOTO_PAYLOAD_TYPE}`,
     );
+  const statement = parseStatement(envelope);
   if (!envelopeSignedBy(envelope, key)) {
-    const named = envelope.signatures.map((s) => s.keyid).filter((id): id is string => Boolean(id));
+    // The statement's signer is a claim until the signature holds: only a hint of which key to try.
+    const claimed = typeof statement === "string" ? undefined : statement.predicate.h2hCertify.signer;
     result.problems.push(
-      named.length > 0 && !named.includes(key.keyid)
-        ? `the signature is not by the key given: the attestation was signed with key ${named.join(", ")}, ${key.source} is key ${key.keyid}`
+      claimed?.keyid !== undefined && claimed.keyid !== key.keyid
+        ? `the signature is not by the key given: the statement names the ${claimed.algorithm} key ${claimed.keyid} as its signer, ${key.source} is key ${key.keyid}`
         : "the signature does not match the statement: the statement or its signature changed after signing",
     );
   }
-  const statement = parseStatement(envelope);
   if (typeof statement === "string") {
     result.problems.push(statement);
     return result;

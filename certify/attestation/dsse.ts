@@ -35,7 +35,9 @@ export function signEnvelope(payload: Buffer, payloadType: string, key: SigningK
   return {
     payloadType,
     payload: payload.toString("base64"),
-    signatures: [{ keyid: key.keyid, sig: sig.toString("base64") }],
+    // An empty keyid, as cosign writes it: a verifier that derives its own keyid (cosign's, an SSH
+    // fingerprint) skips a signature whose keyid differs. The statement names the key instead.
+    signatures: [{ keyid: "", sig: sig.toString("base64") }],
   };
 }
 

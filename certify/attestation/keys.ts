@@ -18,7 +18,7 @@ export type KeyAlgorithm = "Ed25519" | "ECDSA P-256";
 export interface SigningKey {
   algorithm: KeyAlgorithm;
   privateKey: KeyObject;
-  /** The DSSE `keyid`: the SHA-256 of the public key's SPKI DER, in hex. */
+  /** The key's id, named in the statement: the SHA-256 of the public key's SPKI DER, in hex. */
   keyid: string;
   /** Where the key came from, as messages name it (a path, or the variable). */
   source: string;
@@ -47,7 +47,7 @@ async function keyText(value: string, source: string, cwd: string): Promise<{ pe
   }
 }
 
-/** The DSSE keyid of a public key: the SHA-256 of its SPKI DER. */
+/** A public key's id: the SHA-256 of its SPKI DER (no key material, and the same for both halves). */
 export function keyidOf(publicKey: KeyObject): string {
   return createHash("sha256")
     .update(publicKey.export({ type: "spki", format: "der" }))

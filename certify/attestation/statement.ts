@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { PROJECT_ROOT } from "../../run-setup/index.ts";
 import type { CheckRecord, RunReport, Verdict } from "../engine/run-model.ts";
+import type { KeyAlgorithm } from "./keys.ts";
 
 export const STATEMENT_TYPE = "https://in-toto.io/Statement/v1";
 export const TEST_RESULT_PREDICATE = "https://in-toto.io/attestation/test-result/v0.1";
@@ -43,6 +44,8 @@ export interface H2hCertifyFacts {
   errors: string[];
   failedChecks: NamedCheck[];
   notEvaluatedChecks: (NamedCheck & { waitsOn?: string })[];
+  /** The key that signs the envelope: `verify` names it when another key is given. */
+  signer: { algorithm: KeyAlgorithm; keyid: string };
   configuration: {
     suiteVersion: string;
     /** The suite's git commit, when it runs from a git checkout of its own. */
@@ -161,7 +164,11 @@ export async function subjectsOf(dir: string, names: readonly string[]): Promise
 }
 
 /** The statement of a report set: `report` is the set's JSON report as written (masked). */
-export async function buildStatement(report: RunReport, subject: Statement["subject"]): Promise<Statement> {
+export async function buildStatement(
+  report: RunReport,
+  subject: Statement["subject"],
+  signer: H2hCertifyFacts["signer"],
+): Promise<Statement> {
   const [git, lock, profile, api] = await Promise.all([
     suiteCommit(),
     fileSha256(join(PROJECT_ROOT, "package-lock.json")),
@@ -211,6 +218,7 @@ export async function buildStatement(report: RunReport, subject: Statement["subj
     errors: report.errors,
     failedChecks: report.checks.filter((r) => r.status === "failed" && r.required).map(nameOf),
     notEvaluatedChecks: notEvaluated,
+    signer,
     configuration: {
       suiteVersion: report.tool.version,
       ...(git.commit ? { gitCommit: git.commit, gitTreeDirty: git.dirty } : {}),
