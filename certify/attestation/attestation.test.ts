@@ -4,7 +4,7 @@
  * project did not write (@sigstore/verify) accepts the envelope.
  */
 import { createHash, createPublicKey, generateKeyPairSync } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { toSignedEntity, toTrustMaterial, Verifier } from "@sigstore/verify";
@@ -16,6 +16,7 @@ import {
   ATTESTATION_FILE,
   AttestationKeyError,
   attestReports,
+  attestRunReports,
   type DsseEnvelope,
   exitOfVerification,
   IN_TOTO_PAYLOAD_TYPE,
@@ -340,6 +341,27 @@ describe("the report set", () => {
     expect(verification.problems).toEqual([
       `${REPORT_FILES.har} stands in ${dir} but is not in the attestation: it is not of the attested run`,
     ]);
+  });
+
+  it("an attestation that cannot be written takes the set with it; without a key, an old one goes", async () => {
+    const key = await readSigningKey(keys.privatePath, "--key", work);
+    const dir = reportSet();
+    const written = { paths: { json: join(dir, REPORT_FILES.json), junit: join(dir, REPORT_FILES.junit) } };
+    // A folder where the attestation goes: the move into place fails.
+    mkdirSync(join(dir, ATTESTATION_FILE, "in-the-way"), { recursive: true });
+    const failed = await attestRunReports(dir, key, written);
+    expect(failed.error).toMatch(
+      new RegExp(
+        `^the attestation could not be written to ${join(dir, ATTESTATION_FILE)} \\(E[A-Z]+\\): the reports it would attest were removed with it$`,
+      ),
+    );
+    expect(readdirSync(dir).sort()).toEqual([ATTESTATION_FILE, REPORT_FILES.html].sort());
+    expect(readdirSync(join(dir, ATTESTATION_FILE))).toEqual(["in-the-way"]);
+
+    const next = reportSet();
+    expect((await attestRunReports(next, key, written)).attested).toBeDefined();
+    expect(await attestRunReports(next, undefined, written)).toEqual({});
+    expect(readdirSync(next)).not.toContain(ATTESTATION_FILE);
   });
 
   it("a missing report fails verification, named", async () => {

@@ -12,9 +12,9 @@ import { type DsseEnvelope, envelopeSignedBy, IN_TOTO_PAYLOAD_TYPE, signEnvelope
 import type { SigningKey, VerifyKey } from "./keys.ts";
 import {
   buildStatement,
+  fileSha256Hex,
   STATEMENT_TYPE,
   type Statement,
-  sha256Hex,
   subjectsOf,
   TEST_RESULT_PREDICATE,
 } from "./statement.ts";
@@ -127,8 +127,14 @@ export async function attestRunReports(
 ): Promise<{ attested?: Attested; error?: string }> {
   const dir = resolve(directory);
   if (key === undefined || written.paths === undefined) {
-    await removeAttestation(dir);
-    return {};
+    try {
+      await removeAttestation(dir);
+      return {};
+    } catch (error) {
+      return {
+        error: `an earlier run's attestation ${join(dir, ATTESTATION_FILE)} could not be removed (${codeOf(error)}): it would stand beside this run's reports; remove it`,
+      };
+    }
   }
   const files = Object.values(written.paths)
     .filter((path): path is string => path !== undefined)
@@ -246,7 +252,7 @@ export async function verifyAttestation(
     const expected = subject.digest?.sha256;
     let actual: string;
     try {
-      actual = sha256Hex(await readFile(join(dir, name)));
+      actual = await fileSha256Hex(join(dir, name));
     } catch (error) {
       result.problems.push(
         `${name}: missing from ${dir} (${codeOf(error)}): the attestation holds its digest`,

@@ -6,7 +6,7 @@
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { createReadStream } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { PROJECT_ROOT } from "../../run-setup/index.ts";
@@ -90,14 +90,15 @@ export const RESULT_OF_VERDICT = {
   incomplete: "FAILED",
 } as const satisfies Record<Verdict, TestResult>;
 
-export const sha256Hex = (bytes: Buffer | string) => createHash("sha256").update(bytes).digest("hex");
+/** A file's SHA-256, read in chunks: a HAR may be hundreds of megabytes. */
+export async function fileSha256Hex(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
 
 async function fileSha256(path: string): Promise<string | undefined> {
-  try {
-    return sha256Hex(await readFile(path));
-  } catch {
-    return undefined;
-  }
+  return fileSha256Hex(path).catch(() => undefined);
 }
 
 const run = promisify(execFile);
@@ -159,7 +160,7 @@ function testsByName(checks: readonly CheckRecord[]) {
 /** The subjects: each report file by name and SHA-256 of its bytes as they are on disk. */
 export async function subjectsOf(dir: string, names: readonly string[]): Promise<Statement["subject"]> {
   return Promise.all(
-    names.map(async (name) => ({ name, digest: { sha256: sha256Hex(await readFile(join(dir, name))) } })),
+    names.map(async (name) => ({ name, digest: { sha256: await fileSha256Hex(join(dir, name)) } })),
   );
 }
 
