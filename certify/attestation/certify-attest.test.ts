@@ -4,7 +4,7 @@
  * reports), and a key that cannot sign is refused before a request is sent.
  */
 import { generateKeyPairSync } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -78,6 +78,15 @@ describe("certify --attest", () => {
         `attestation: ${join(reportDir, ATTESTATION_FILE)} \\(signed with the Ed25519 key of --attest ${privatePath}, keyid [0-9a-f]{64}\\)`,
       ),
     );
+    // No key material in what the run printed or wrote.
+    const keyLines = pair.privateKey
+      .export({ type: "pkcs8", format: "pem" })
+      .toString()
+      .split("\n")
+      .filter((line) => line !== "" && !line.startsWith("-----"));
+    const written = readdirSync(reportDir).map((name) => readFileSync(join(reportDir, name), "utf8"));
+    for (const line of keyLines)
+      for (const text of [signed.output, ...written]) expect(text).not.toContain(line);
     const verification = await verifyAttestation(
       join(reportDir, ATTESTATION_FILE),
       await readVerifyKey(publicPath, "--key", work),
