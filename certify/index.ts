@@ -4,6 +4,18 @@
  * the report kinds). Opening a target (settings, container, sink, masker) is run-setup/'s. The contract specs (`specs/`) are not imported by anyone: Vitest runs them, and they
  * read their settings through the typed run context (`run-context.ts`).
  */
+// A signed verdict: the attestation of a run's reports (certify --attest, attest, verify).
+export {
+  ATTESTATION_FILE,
+  AttestationInputError,
+  AttestationKeyError,
+  attestReports,
+  exitOfVerification,
+  readSigningKey,
+  readVerifyKey,
+  verificationLines,
+  verifyAttestation,
+} from "./attestation/index.ts";
 export { checkProfile } from "./engine/check-profile.ts";
 // The receiver battery: a merchant's webhook receiver, on the same engine.
 export { receiverCheckNames, runReceiverCertification } from "./engine/receiver-run.ts";

@@ -474,6 +474,17 @@ export const SETTINGS = {
     help: "a previous run's `h2h-certify.json`: the console and HTML show what changed since",
     more: "See [Comparing runs](ci.md#comparing-runs).",
   }),
+  attestKey: setting({
+    variable: "H2H_ATTEST_KEY",
+    flag: "attest",
+    readBy: ["certify"],
+    // The PEM itself may be the value (a CI secret): shown nowhere, repeated by the variable's name.
+    secret: true,
+    parse: text(),
+    defaultText: "none: no attestation",
+    help: "sign the verdict: the private key (Ed25519 or ECDSA P-256, PEM PKCS#8) as a file path (relative: from your directory) or the PEM itself; writes `h2h-certify.intoto.jsonl` beside the reports",
+    more: "See [A signed verdict](attest.md).",
+  }),
   caFile: setting({
     variable: "H2H_CA_FILE",
     readBy: TARGET,

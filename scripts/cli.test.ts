@@ -53,6 +53,7 @@ async function commandOf(file: string): Promise<Command> {
 describe("every npm run command", () => {
   it("is a one-line bin file around runCli with the command of its npm script's name", async () => {
     expect(COMMANDS.map((c) => c.name).sort()).toEqual([
+      "attest",
       "bench:certify",
       "bench:generate",
       "bench:load-overhead",
@@ -73,6 +74,7 @@ describe("every npm run command", () => {
       "provider:everyday",
       "sink",
       "stress:certify",
+      "verify",
     ]);
     for (const { name, file } of COMMANDS) expect((await commandOf(file)).name, file).toBe(name);
   });

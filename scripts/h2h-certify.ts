@@ -19,6 +19,8 @@ const COMMAND_MODULES: Readonly<Record<string, string>> = {
   "load:build": "load-build",
   mutants: "mutants",
   compare: "compare",
+  attest: "attest",
+  verify: "verify",
   openapi: "openapi",
   "profile:schema": "profile-schema",
   "stress:certify": "stress-certify",

@@ -128,6 +128,12 @@ describe("the command that re-runs a failed check", () => {
     expect(base.assignments).toBe("H2H_TARGET_IMAGE=acme/sandbox:1.2 H2H_TARGET_READY='log:ready to serve' ");
   });
 
+  it("leaves out the attestation key, a flag's as a variable's: a re-run of one check is no verdict to sign", () => {
+    const pem = "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIA==\n-----END PRIVATE KEY-----";
+    expect(rerunBaseOf(settingsOf({ H2H_ATTEST_KEY: pem })).assignments).toBe("");
+    expect(rerunBaseOf(settingsOf({}, { attestKey: "attest.pem" })).assignments).toBe("");
+  });
+
   it("quotes a value so that a shell reads it back as it was", () => {
     expect(shellQuoted("plain/path-1.json")).toBe("plain/path-1.json");
     expect(shellQuoted("it's $HOME")).toBe("'it'\\''s $HOME'");

@@ -104,6 +104,8 @@ const NOT_REPEATED: ReadonlySet<SettingKey> = new Set<SettingKey>([
   "baselineReport",
   "workers",
   "debug",
+  // A re-run of one check is no verdict to sign.
+  "attestKey",
 ]);
 
 /** A value as a POSIX shell reads it back: bare when it is plain, else in single quotes. */

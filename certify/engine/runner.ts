@@ -21,8 +21,9 @@ import {
   semanticsOrderIdUnique,
 } from "../../contract/index.ts";
 import { type Masker, makeRunFolder, removeGoneRunFolders } from "../../contract/kit/index.ts";
-import type { RunSettings } from "../../run-setup/index.ts";
+import { type RunSettings, sourceName } from "../../run-setup/index.ts";
 import { type RunningSink, SinkClient } from "../../webhook-sink/index.ts";
+import { attestRunReports, readSigningKey } from "../attestation/index.ts";
 import { baselineLines, compareWithBaseline, loadBaseline } from "../reports/baseline.ts";
 import {
   type CallbackEvidence,
@@ -92,6 +93,8 @@ export interface CertifyResult {
   paths: ReportPaths | undefined;
   /** Why no report was written: the run must not end as a pass (exit 2). */
   reportsError?: string;
+  /** With H2H_ATTEST_KEY (`--attest`): the signed attestation beside the reports. */
+  attestation?: string;
 }
 
 function runCheck<I>(check: Check<I>, input: I, profile: Profile, masker: Masker): CheckRecord {
@@ -239,6 +242,11 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
 
   // A report directory that cannot be written is refused now, not after the run.
   await assertReportDirWritable(settings.reportDir);
+  // A key that cannot sign is refused now, not after the run.
+  const attestKey =
+    run.attestKey === undefined
+      ? undefined
+      : await readSigningKey(run.attestKey, sourceName(run, "attestKey"), cwd);
   // The deadline and SIGINT/SIGTERM end the run with partial reports.
   const deadlineMs = deadlineOf(profile, options.deadlineMs);
   const deadlineAt = Date.now() + deadlineMs;
@@ -465,13 +473,22 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
     if (baseline) report.baseline = compareWithBaseline(baseline, report);
     // A set that could not be written is none at all: the verdict is still said, then why.
     const written = await writeReportSet(report, settings.reportDir, masker, options.reports);
-    printSummary(report, written.paths, print, cwd);
+    // The attestation is of the set just written; without one, an earlier run's is removed.
+    const attestation = await attestRunReports(settings.reportDir, attestKey, written);
+    const reportsError = written.error ?? attestation.error;
+    const paths = attestation.error === undefined ? written.paths : undefined;
+    printSummary(report, paths, print, cwd);
+    if (attestation.attested && attestKey)
+      print(
+        `attestation: ${attestation.attested.path} (signed with the ${attestKey.algorithm} key of ${attestKey.source}, keyid ${attestKey.keyid})`,
+      );
     if (report.baseline) for (const line of baselineLines(report.baseline)) print(line);
-    if (written.error !== undefined) print(`error: ${written.error}`);
+    if (reportsError !== undefined) print(`error: ${reportsError}`);
     return {
       report,
-      paths: written.paths,
-      ...(written.error !== undefined ? { reportsError: written.error } : {}),
+      paths,
+      ...(reportsError !== undefined ? { reportsError } : {}),
+      ...(attestation.attested ? { attestation: attestation.attested.path } : {}),
     };
   } finally {
     runStop.dispose();

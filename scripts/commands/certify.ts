@@ -11,6 +11,7 @@ export const certify = defineCommand({
     "reference provider against the contract and writes the JUnit, JSON, HTML and HAR reports.",
   options: {
     "base-url": settingOption("baseUrl", "URL"),
+    attest: settingOption("attestKey", "KEY"),
     "check-profile": {
       type: "boolean",
       description:
@@ -68,6 +69,7 @@ export const certify = defineCommand({
       baseUrl: options["base-url"],
       seed: options.seed,
       depth: options.depth,
+      attestKey: options.attest,
     });
     if (options["check-profile"]) {
       await checkProfile({ settings });

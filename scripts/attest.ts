@@ -1,0 +1,4 @@
+import { runCli } from "./cli.ts";
+import { attest } from "./commands/attest.ts";
+
+await runCli(attest);

@@ -1,0 +1,4 @@
+import { runCli } from "./cli.ts";
+import { verify } from "./commands/verify.ts";
+
+await runCli(verify);
