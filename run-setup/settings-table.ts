@@ -987,5 +987,5 @@ export function withSettingsTable(doc: string): string {
 /** The command that rewrites docs/environment.md's settings block from the table. */
 export const REGENERATE_SETTINGS_DOCS =
   'node --import ./scripts/tsx.mjs --input-type=module -e \'import { readFileSync, writeFileSync } from "node:fs"; ' +
-  'import { withSettingsTable } from "./target/settings-table.ts"; const f = "docs/environment.md"; ' +
+  'import { withSettingsTable } from "./run-setup/settings-table.ts"; const f = "docs/environment.md"; ' +
   'writeFileSync(f, withSettingsTable(readFileSync(f, "utf8")));\'';
