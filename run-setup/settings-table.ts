@@ -47,6 +47,8 @@ export interface SettingSpec<Value = unknown> {
   flag?: string;
   /** The commands that have the flag, when not every command in `readBy`. */
   flagIn?: readonly SettingReader[];
+  /** The flag's value in the help (`N`, `URL`); default `VALUE`. */
+  flagValue?: string;
   readBy: readonly SettingReader[];
   /**
    * Checks the (trimmed) text and turns it into the value. An issue's message is the whole
@@ -235,6 +237,7 @@ export const SETTINGS = {
   baseUrl: setting({
     variable: "H2H_BASE_URL",
     flag: "base-url",
+    flagValue: "URL",
     readBy: TARGET,
     parse: z
       .string()
@@ -391,6 +394,7 @@ export const SETTINGS = {
   seed: setting({
     variable: "H2H_SEED",
     flag: "seed",
+    flagValue: "N",
     readBy: ["certify"],
     // Plain decimal digits only: Number() would take 0x10 as 16 and 1e3 as 1000.
     parse: z
@@ -410,6 +414,7 @@ export const SETTINGS = {
   depth: setting({
     variable: "H2H_DEPTH",
     flag: "depth",
+    flagValue: "quick|thorough",
     readBy: ["certify"],
     parse: custom((value) => {
       const depth = GENERATION_DEPTHS.find((name) => name === value.toLowerCase());
@@ -743,6 +748,7 @@ export const SETTINGS = {
   receiverUrl: setting({
     variable: "H2H_RECEIVER_URL",
     flag: "receiver-url",
+    flagValue: "URL",
     readBy: ["receiver"],
     parse: z
       .string()
@@ -975,5 +981,5 @@ export function withSettingsTable(doc: string): string {
 /** The command that rewrites docs/environment.md's settings block from the table. */
 export const REGENERATE_SETTINGS_DOCS =
   'node --import ./scripts/tsx.mjs --input-type=module -e \'import { readFileSync, writeFileSync } from "node:fs"; ' +
-  'import { withSettingsTable } from "./target/settings-table.ts"; const f = "docs/environment.md"; ' +
+  'import { withSettingsTable } from "./run-setup/settings-table.ts"; const f = "docs/environment.md"; ' +
   'writeFileSync(f, withSettingsTable(readFileSync(f, "utf8")));\'';
