@@ -50,6 +50,7 @@ export {
   type SettingSpec,
   SettingsError,
   settingsMarkdown,
+  withSettingsTable,
   sourceName,
   TIMELINE_POINTS,
   userDirectory,

@@ -970,16 +970,10 @@ export function settingsMarkdown(): string {
 const DOCS_START = "<!-- settings:start -->";
 const DOCS_END = "<!-- settings:end -->";
 
-/** docs/environment.md with its settings block replaced by the table's; the rest as it is. */
+/** docs/environment.md with its settings block replaced by the table's; the rest as it is (`npm run docs`). */
 export function withSettingsTable(doc: string): string {
   const start = doc.indexOf(DOCS_START);
   const end = doc.indexOf(DOCS_END);
   if (start === -1 || end < start) throw new Error(`no ${DOCS_START} … ${DOCS_END} block`);
   return `${doc.slice(0, start + DOCS_START.length)}\n${settingsMarkdown()}\n${doc.slice(end)}`;
 }
-
-/** The command that rewrites docs/environment.md's settings block from the table. */
-export const REGENERATE_SETTINGS_DOCS =
-  'node --import ./scripts/tsx.mjs --input-type=module -e \'import { readFileSync, writeFileSync } from "node:fs"; ' +
-  'import { withSettingsTable } from "./run-setup/settings-table.ts"; const f = "docs/environment.md"; ' +
-  'writeFileSync(f, withSettingsTable(readFileSync(f, "utf8")));\'';

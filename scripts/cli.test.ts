@@ -52,6 +52,7 @@ describe("every npm run command", () => {
       "certify",
       "certify:receiver",
       "compare",
+      "docs",
       "image:provider",
       "load",
       "load:build",

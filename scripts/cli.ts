@@ -105,20 +105,25 @@ const CONSOLE: CliOutput = { out: (line) => console.log(line), err: (line) => co
 
 const HELP_OPTION: OptionSpec = { type: "boolean", description: "show this help and exit" };
 
-function usageLine(command: Command): string {
+/** The usage line of a command's help: `usage: npm run <name> -- [options] OPERANDS`. */
+export function usageLine(command: Command): string {
   const operands = command.operands ? ` ${command.operands.value}` : "";
   const options = Object.keys(command.options).length > 0 ? " [options]" : "";
   return `usage: npm run ${command.name}${options || operands ? ` --${options}${operands}` : " [-- --help]"}`;
 }
 
+/** An option as the help writes it: `--seed N`, `--format text|json`, `--list-checks`. */
+export function flagText(name: string, spec: OptionSpec): string {
+  const placeholder = spec.value ?? spec.choices?.join("|") ?? (spec.type === "number" ? "N" : "VALUE");
+  return `--${name}${spec.type === "boolean" ? "" : ` ${placeholder}`}`;
+}
+
 /** The help: usage, summary, options, environment, exit codes. */
 export function helpText(command: Command): string {
   const options = { ...command.options, help: HELP_OPTION };
-  const flags = Object.entries(options).map(([name, spec]) => {
-    const placeholder = spec.value ?? spec.choices?.join("|") ?? (spec.type === "number" ? "N" : "VALUE");
-    const value = spec.type === "boolean" ? "" : ` ${placeholder}`;
-    return [`--${name}${value}`, spec.description] as const;
-  });
+  const flags = Object.entries(options).map(
+    ([name, spec]) => [flagText(name, spec), spec.description] as const,
+  );
   const width = Math.max(...flags.map(([flag]) => flag.length), command.operands?.value.length ?? 0) + 2;
   // Integer keys iterate in ascending order: the codes come out sorted.
   const exitCodes = { [EXIT.ok]: "done", [EXIT.usage]: "bad usage", ...command.exitCodes };
