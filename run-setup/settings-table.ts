@@ -425,15 +425,6 @@ export const SETTINGS = {
     defaultText: "`quick`",
     help: "`quick` or `thorough`: how many generated orders and probes",
   }),
-  scratchOrders: setting({
-    variable: "H2H_SCRATCH_ORDERS",
-    flag: "scratch-orders",
-    flagValue: "N",
-    readBy: ["certify"],
-    parse: wholeNumber(1, 1000, '$NAME "$VALUE" is not a number of orders: a whole number from 1 to 1000'),
-    defaultText: "every generated order",
-    help: "the most generated orders a run sends",
-  }),
   workers: setting({
     variable: "H2H_WORKERS",
     readBy: ["certify"],

@@ -13,7 +13,7 @@ import {
 /** The probes' settings as certify reads them: the environment and the flags, parsed once. */
 function readProbeSettings(
   env: Record<string, string>,
-  flags: { seed?: number; depth?: string; only?: string[]; scratchOrders?: string } = {},
+  flags: { seed?: number; depth?: string; only?: string[] } = {},
 ) {
   const { only, ...given } = flags;
   return probesOf(parseSettings(env, { command: "certify", cwd: "/", flags: given }), { only });
@@ -38,15 +38,6 @@ describe("the probes' settings", () => {
     expect(readProbeSettings({}).depth).toBe("quick");
     expect(readProbeSettings({ H2H_DEPTH: "Thorough" }).depth).toBe("thorough");
     expect(readProbeSettings({ H2H_DEPTH: "thorough" }, { depth: "quick" }).depth).toBe("quick");
-  });
-
-  it("takes --scratch-orders over H2H_SCRATCH_ORDERS, all by default, and refuses 0 by name", () => {
-    expect(readProbeSettings({}).scratchOrders).toBeUndefined();
-    expect(readProbeSettings({ H2H_SCRATCH_ORDERS: "5" }).scratchOrders).toBe(5);
-    expect(readProbeSettings({ H2H_SCRATCH_ORDERS: "5" }, { scratchOrders: "3" }).scratchOrders).toBe(3);
-    expect(() => readProbeSettings({ H2H_SCRATCH_ORDERS: "0" })).toThrow(
-      /H2H_SCRATCH_ORDERS "0" is not a number of orders/,
-    );
   });
 
   it("gives every run its own merchantOrderID prefix", () => {

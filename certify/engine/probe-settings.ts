@@ -37,8 +37,6 @@ export interface ProbeSettings {
   merchantOrderIdPrefix: string;
   /** The checks the run is limited to; empty: every check. */
   only: readonly string[];
-  /** The most generated orders (--scratch-orders, H2H_SCRATCH_ORDERS); undefined: all. */
-  scratchOrders: number | undefined;
 }
 
 function checkNames(names: readonly string[]): string[] {
@@ -61,7 +59,7 @@ function checkNames(names: readonly string[]): string[] {
 
 /** The probes' settings out of the run's parsed settings (seed and depth checked there). */
 export function readProbeSettings(
-  run: Pick<RunSettings, "seed" | "depth" | "sources"> & Partial<Pick<RunSettings, "scratchOrders">>,
+  run: Pick<RunSettings, "seed" | "depth" | "sources">,
   overrides: ProbeOverrides = {},
 ): ProbeSettings {
   const source = run.sources.seed;
@@ -71,7 +69,6 @@ export function readProbeSettings(
     depth: run.depth,
     merchantOrderIdPrefix: `h2h-${randomBytes(3).toString("hex")}`,
     only: checkNames(overrides.only ?? []),
-    scratchOrders: run.scratchOrders,
   };
 }
 
