@@ -50,11 +50,11 @@ export {
   type SettingSpec,
   SettingsError,
   settingsMarkdown,
-  withSettingsTable,
   sourceName,
   TIMELINE_POINTS,
   userDirectory,
   wholeNumberOf,
+  withSettingsTable,
 } from "./settings-table.ts";
 // A provider image as the target (H2H_TARGET_IMAGE).
 export {
