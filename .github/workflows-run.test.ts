@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseProfile } from "../contract/index.ts";
 import { REFERENCE_API_KEYS, REFERENCE_CALLBACK_SECRET } from "../fixtures/providers/reference/index.ts";
 import { startReferenceReceiver } from "../fixtures/receivers/reference/index.ts";
-import { fileTimeout, scaledMs, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+import { commandArgs, fileTimeout, scaledMs } from "../fixtures/testing/index.ts";
 import {
   copyOfCheckout,
   fakeGh,
@@ -86,7 +86,7 @@ afterAll(async () => {
  * as a provider's sandbox is, so that this test's own work never holds its answers up.
  */
 function startProvider(): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [...TS_NODE_ARGS, "scripts/provider.ts", "--port", "0"], {
+  const child = spawn(process.execPath, [...commandArgs("provider"), "--port", "0"], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -18,18 +18,16 @@ import {
   REFERENCE_CALLBACK_SECRET,
   startReferenceProvider,
 } from "../fixtures/providers/reference/index.ts";
-import { fileTimeout, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+import { commandArgs, fileTimeout } from "../fixtures/testing/index.ts";
 import type { RunReport } from "./engine/run-model.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import { certifyInProcess, sharedSpecRunner } from "./testing/certify-in-process.ts";
 
 fileTimeout(60_000);
 
-const script = fileURLToPath(new URL("../scripts/certify.ts", import.meta.url));
-
 function certify(env: Record<string, string>): Promise<{ exitCode: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...TS_NODE_ARGS, script], {
+    const child = spawn(process.execPath, commandArgs("certify"), {
       // Set-but-empty H2H_* variables are refused (exit 64): the outer ones are dropped instead.
       env: {
         ...Object.fromEntries(

@@ -175,8 +175,8 @@ describe("readRunResults", () => {
   });
 });
 
-function child(script: string, args: string[], env: Record<string, string>) {
-  return runScript(script, args, {
+function child(command: string, args: string[], env: Record<string, string>) {
+  return runScript(command, args, {
     H2H_BASE_URL: "",
     H2H_API_KEY: "",
     H2H_API_KEY_2: "",
@@ -258,7 +258,7 @@ describe("comparing two real certification runs", () => {
 
   it("npm run compare names the regressed checks and exits 1; the other way round they are fixes, exit 0", async () => {
     const forward = await child(
-      "scripts/compare.ts",
+      "compare",
       [join(clean, REPORT_FILES.json), join(faulty, REPORT_FILES.json)],
       {},
     );
@@ -271,7 +271,7 @@ describe("comparing two real certification runs", () => {
 
     // Any order on the command line: the reports' start times say which run came first.
     const markdown = await child(
-      "scripts/compare.ts",
+      "compare",
       ["--format", "markdown", join(faulty, REPORT_FILES.json), join(clean, REPORT_FILES.json)],
       {},
     );
@@ -286,7 +286,7 @@ describe("comparing two real certification runs", () => {
         join(dir, name),
         JSON.stringify({ ...later, startedAt: new Date(Date.now() + 60_000).toISOString(), ...changes }),
       );
-      return child("scripts/compare.ts", [previous, join(dir, name)], {});
+      return child("compare", [previous, join(dir, name)], {});
     };
     // Fixed: the clean run again, after the faulty one, as a whole run.
     const back = await compareWithLaterCopy(join(faulty, REPORT_FILES.json), "later.json", {
@@ -319,21 +319,17 @@ describe("comparing two real certification runs", () => {
       startedAt: new Date(Date.now() + 60_000).toISOString(),
     };
     writeFileSync(join(userDir, "tuesday.json"), JSON.stringify(tuesday));
-    const run = await child("scripts/compare.ts", ["monday.json", "tuesday.json"], { INIT_CWD: userDir });
+    const run = await child("compare", ["monday.json", "tuesday.json"], { INIT_CWD: userDir });
     expect(run.exitCode, run.output).toBe(0);
     expect(run.output).toMatch(/0 regression\(s\), 0 fix\(es\), 0 new, 0 removed/);
   });
 
   it("refuses what is not a report, naming the file, with exit 64", async () => {
     writeFileSync(join(dir, "har.json"), JSON.stringify({ log: { entries: [] } }));
-    const bad = await child(
-      "scripts/compare.ts",
-      [join(clean, REPORT_FILES.json), join(dir, "har.json")],
-      {},
-    );
+    const bad = await child("compare", [join(clean, REPORT_FILES.json), join(dir, "har.json")], {});
     expect(bad.exitCode).toBe(64);
     expect(bad.output).toMatch(/^error: .*har\.json: is not an h2h-certify JSON report/m);
-    const one = await child("scripts/compare.ts", [join(clean, REPORT_FILES.json)], {});
+    const one = await child("compare", [join(clean, REPORT_FILES.json)], {});
     expect(one.exitCode).toBe(64);
     expect(one.output).toContain(
       "give at least 2 REPORT.json… (two or more reports: previous and current); got 1",

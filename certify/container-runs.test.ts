@@ -29,7 +29,7 @@ import {
   buildReferenceProviderImage,
   REFERENCE_PROVIDER_IMAGE,
 } from "../fixtures/providers/reference-image/index.ts";
-import { childEnv, fileTimeout, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+import { childEnv, commandArgs, fileTimeout } from "../fixtures/testing/index.ts";
 import type { RunReport } from "./engine/run-model.ts";
 import { REPORT_FILES, REPORT_KINDS, TARGET_LOG_FILE } from "./reports/index.ts";
 import {
@@ -69,7 +69,7 @@ function certify(
   onOutput?: (output: string, child: ReturnType<typeof spawn>) => void,
 ): Promise<Child> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...TS_NODE_ARGS, join(root, "scripts/certify.ts")], {
+    const child = spawn(process.execPath, commandArgs("certify"), {
       cwd: root,
       env: childEnv({
         // No registry is needed: testcontainers' Ryuk reaper is not (the suite stops its containers).

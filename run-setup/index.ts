@@ -53,6 +53,7 @@ export {
   TIMELINE_POINTS,
   userDirectory,
   wholeNumberOf,
+  withSettingsTable,
 } from "./settings-table.ts";
 // A provider image as the target (H2H_TARGET_IMAGE).
 export {

@@ -10,7 +10,6 @@ import { PROJECT_ROOT } from "./settings.ts";
 import {
   environmentHelp,
   parseSettings,
-  REGENERATE_SETTINGS_DOCS,
   SETTINGS,
   SettingsError,
   withSettingsTable,
@@ -114,7 +113,7 @@ describe("the settings table", () => {
     const doc = readFileSync(join(PROJECT_ROOT, "docs/environment.md"), "utf8");
     expect(
       withSettingsTable(doc) === doc,
-      `docs/environment.md's settings table differs from run-setup/settings-table.ts; regenerate it from the project root with:\n${REGENERATE_SETTINGS_DOCS}`,
+      "docs/environment.md's settings table differs from run-setup/settings-table.ts: run npm run docs",
     ).toBe(true);
   });
 

@@ -49,6 +49,8 @@ export interface SettingSpec<Value = unknown> {
   flag?: string;
   /** The commands that have the flag, when not every command in `readBy`. */
   flagIn?: readonly SettingReader[];
+  /** The flag's value in the help (`N`, `URL`); default `VALUE`. */
+  flagValue?: string;
   readBy: readonly SettingReader[];
   /**
    * Checks the (trimmed) text and turns it into the value. An issue's message is the whole
@@ -236,6 +238,7 @@ export const SETTINGS = {
   baseUrl: setting({
     variable: "H2H_BASE_URL",
     flag: "base-url",
+    flagValue: "URL",
     readBy: TARGET,
     parse: z
       .string()
@@ -392,6 +395,7 @@ export const SETTINGS = {
   seed: setting({
     variable: "H2H_SEED",
     flag: "seed",
+    flagValue: "N",
     readBy: ["certify"],
     // Plain decimal digits only: Number() would take 0x10 as 16 and 1e3 as 1000.
     parse: z
@@ -411,6 +415,7 @@ export const SETTINGS = {
   depth: setting({
     variable: "H2H_DEPTH",
     flag: "depth",
+    flagValue: "quick|thorough",
     readBy: ["certify"],
     parse: custom((value) => {
       const depth = GENERATION_DEPTHS.find((name) => name === value.toLowerCase());
@@ -477,6 +482,7 @@ export const SETTINGS = {
   attestKey: setting({
     variable: "H2H_ATTEST_KEY",
     flag: "attest",
+    flagValue: "KEY",
     readBy: ["certify"],
     // The PEM itself may be the value (a CI secret): shown nowhere, repeated by the variable's name.
     secret: true,
@@ -755,6 +761,7 @@ export const SETTINGS = {
   receiverUrl: setting({
     variable: "H2H_RECEIVER_URL",
     flag: "receiver-url",
+    flagValue: "URL",
     readBy: ["receiver"],
     parse: z
       .string()
@@ -976,16 +983,10 @@ export function settingsMarkdown(): string {
 const DOCS_START = "<!-- settings:start -->";
 const DOCS_END = "<!-- settings:end -->";
 
-/** docs/environment.md with its settings block replaced by the table's; the rest as it is. */
+/** docs/environment.md with its settings block replaced by the table's; the rest as it is (`npm run docs`). */
 export function withSettingsTable(doc: string): string {
   const start = doc.indexOf(DOCS_START);
   const end = doc.indexOf(DOCS_END);
   if (start === -1 || end < start) throw new Error(`no ${DOCS_START} … ${DOCS_END} block`);
   return `${doc.slice(0, start + DOCS_START.length)}\n${settingsMarkdown()}\n${doc.slice(end)}`;
 }
-
-/** The command that rewrites docs/environment.md's settings block from the table. */
-export const REGENERATE_SETTINGS_DOCS =
-  'node --import ./scripts/tsx.mjs --input-type=module -e \'import { readFileSync, writeFileSync } from "node:fs"; ' +
-  'import { withSettingsTable } from "./run-setup/settings-table.ts"; const f = "docs/environment.md"; ' +
-  'writeFileSync(f, withSettingsTable(readFileSync(f, "utf8")));\'';

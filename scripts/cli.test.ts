@@ -7,8 +7,10 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { fileTimeout, runNode, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+import { commandArgs, fileTimeout, runNode } from "../fixtures/testing/index.ts";
+import { SETTINGS, type SettingSpec } from "../run-setup/index.ts";
 import { type CliOutput, type Command, defineCommand, EXIT, helpText, runCli, UsageError } from "./cli.ts";
+import { commandEntries, loadCommand } from "./h2h-certify.ts";
 
 fileTimeout(60_000);
 
@@ -17,14 +19,13 @@ const PACKAGE = JSON.parse(readFileSync(new URL("../package.json", import.meta.u
   scripts: Record<string, string>;
 };
 
-/** The npm scripts that are commands of scripts/ (the rest are tools: tsc, biome, vitest). */
-const COMMANDS = Object.entries(PACKAGE.scripts).flatMap(([name, line]) => {
-  const match = /^exec node --import \.\/scripts\/tsx\.mjs (scripts\/[\w-]+\.ts)$/.exec(line);
-  return match?.[1] ? [{ name, file: match[1] }] : [];
-});
+/** The npm scripts that run a command of the bin (the rest are tools: tsc, biome, vitest). */
+const COMMANDS = Object.entries(PACKAGE.scripts).flatMap(([name, line]) =>
+  /^exec node bin\/h2h-certify\.mjs [\w:-]+$/.test(line) ? [{ name }] : [],
+);
 
-function run(file: string, args: string[]) {
-  return runNode([...TS_NODE_ARGS, file, ...args], { cwd: ROOT });
+function run(command: string, args: string[]) {
+  return runNode([...commandArgs(command), ...args], { cwd: ROOT });
 }
 
 function capture(): CliOutput & { lines: string[] } {
@@ -32,26 +33,15 @@ function capture(): CliOutput & { lines: string[] } {
   return { lines, out: (line) => lines.push(line), err: (line) => lines.push(line) };
 }
 
-/** Each bin file's command definition, as the bin file hands it to runCli. */
-async function commandOf(file: string): Promise<Command> {
-  const text = readFileSync(`${ROOT}/${file}`, "utf8");
-  const statements = text.split("\n").filter((line) => line.trim() !== "");
-  const name = /^await runCli\((\w+)\);$/.exec(statements.at(-1) ?? "")?.[1];
-  const from = statements
-    .map((line) => new RegExp(`^import \\{ ${name} \\} from "(\\./commands/[\\w-]+\\.ts)";$`).exec(line)?.[1])
-    .find(Boolean);
-  const others = statements.slice(0, -1).filter((line) => !line.startsWith("import "));
-  if (!name || !from || others.length > 0 || statements.length !== 3)
-    throw new Error(`${file} is not a one-line bin file around runCli:\n${text}`);
-  const module = (await import(new URL(from, new URL(`../${file}`, import.meta.url)).href)) as Record<
-    string,
-    Command
-  >;
-  return module[name] as Command;
+/** The command of an npm script's name, as the bin finds it. */
+async function commandOf(name: string): Promise<Command> {
+  const entry = commandEntries().find((found) => found.name === name);
+  if (!entry) throw new Error(`no command named ${name} in scripts/commands/`);
+  return loadCommand(entry);
 }
 
 describe("every npm run command", () => {
-  it("is a one-line bin file around runCli with the command of its npm script's name", async () => {
+  it("is a command of scripts/commands/ of its npm script's name", async () => {
     expect(COMMANDS.map((c) => c.name).sort()).toEqual([
       "attest",
       "bench:certify",
@@ -63,6 +53,7 @@ describe("every npm run command", () => {
       "certify",
       "certify:receiver",
       "compare",
+      "docs",
       "image:provider",
       "load",
       "load:build",
@@ -76,13 +67,13 @@ describe("every npm run command", () => {
       "stress:certify",
       "verify",
     ]);
-    for (const { name, file } of COMMANDS) expect((await commandOf(file)).name, file).toBe(name);
+    for (const { name } of COMMANDS) expect((await commandOf(name)).name).toBe(name);
   });
 
   it.each(COMMANDS)(
     "$name answers --help with its usage, every option and the exit codes, exit 0",
-    async ({ name, file }) => {
-      const command = await commandOf(file);
+    async ({ name }) => {
+      const command = await commandOf(name);
       const output = capture();
       expect(await runCli(command, ["--help"], output)).toBe(EXIT.ok);
       const [help] = output.lines;
@@ -94,7 +85,7 @@ describe("every npm run command", () => {
   );
 
   it("refuses a negative value of every number option (--deadline -1) by name, exit 64", async () => {
-    for (const { file } of COMMANDS) {
+    for (const { name: file } of COMMANDS) {
       const command = await commandOf(file);
       for (const [name, spec] of Object.entries(command.options)) {
         if (spec.type !== "number") continue;
@@ -107,11 +98,28 @@ describe("every npm run command", () => {
     }
   });
 
+  it("has every flag of the table its settings name: a row's flag is an option of each command it names", async () => {
+    for (const { name } of COMMANDS) {
+      const command = await commandOf(name);
+      const reader = command.settings;
+      if (reader === undefined) continue;
+      for (const spec of Object.values(SETTINGS) as SettingSpec[]) {
+        if (!spec.flag || spec.parsedBy !== undefined || !(spec.flagIn ?? spec.readBy).includes(reader))
+          continue;
+        expect(command.options, `${name}: --${spec.flag} (${spec.variable})`).toHaveProperty([spec.flag]);
+      }
+    }
+  });
+
+  it("refuses a negative value of a table flag (--seed -1) by name, in the table's words, exit 64", async () => {
+    const certify = await commandOf("certify");
+    const output = capture();
+    expect(await runCli(certify, ["--seed", "-1", "--check-profile"], output)).toBe(EXIT.usage);
+    expect(output.lines[0]).toBe('error: --seed "-1" is not a seed: an integer from 0 to 2147483647');
+  });
+
   it("does so as a user runs it, and refuses an unknown option with exit 64, naming it", async () => {
-    const [help, bogus] = await Promise.all([
-      run("scripts/openapi.ts", ["--help"]),
-      run("scripts/openapi.ts", ["--bogus"]),
-    ]);
+    const [help, bogus] = await Promise.all([run("openapi", ["--help"]), run("openapi", ["--bogus"])]);
     expect(help.exitCode).toBe(EXIT.ok);
     expect(help.stdout).toMatch(/^usage: npm run openapi -- \[options\]\n/);
     expect(help.stdout).toContain("--out FILE");

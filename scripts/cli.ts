@@ -1,8 +1,8 @@
 /**
  * The one runner of every command in scripts/: it parses the arguments (node:util parseArgs),
  * answers `--help`, refuses a bad argument as a usage error naming it, turns an escaped error
- * into one clear line (never a bare stack trace), and owns the exit codes. A bin file is
- * `await runCli(command)` around a command defined with {@link defineCommand}.
+ * into one clear line (never a bare stack trace), and owns the exit codes. A command is a
+ * {@link defineCommand} exported by a module of scripts/commands/; scripts/h2h-certify.ts finds it.
  */
 import { parseArgs } from "node:util";
 import { terminalSafe } from "../contract/kit/index.ts";
@@ -16,22 +16,10 @@ import {
   type SettingReader,
   type SettingSpec,
 } from "../run-setup/index.ts";
+import { EXIT } from "./exit-codes.ts";
 
-/** The exit codes of every command; README.md "Exit codes" documents them. */
-export const EXIT = {
-  /** Done; for a command with a verdict, the verdict is positive. */
-  ok: 0,
-  /** The verdict is negative (not conformant, a target or threshold missed), or the command failed. */
-  failed: 1,
-  /** The target could not be judged (unreachable, a spec that did not load). */
-  notJudged: 2,
-  /** A tool the command needs is not installed (k6); nothing was written. */
-  missingTool: 3,
-  /** The verdict is partial: no required check failed, but part of the contract was not judged. */
-  partial: 4,
-  /** Bad usage: an unknown option, a bad value, a bad profile or environment variable. */
-  usage: 64,
-} as const;
+export { EXIT } from "./exit-codes.ts";
+
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /** Bad usage, said in `message`; exits 64. */
@@ -80,9 +68,11 @@ export interface OperandSpec {
 }
 
 export interface Command<Options extends Record<string, OptionSpec> = Record<string, OptionSpec>> {
-  /** The npm script's name (`npm run <name>`). */
+  /** The npm script's name (`npm run <name>`); a string literal, read without importing the module. */
   name: string;
-  /** What the command does, for the help. */
+  /** Shorter names `npx h2h-certify` also takes; a literal list, written between name and summary. */
+  aliases?: readonly string[];
+  /** What the command does, for the help; string literals keep `npx h2h-certify --help` from importing it. */
   summary: string;
   options: Options;
   /** Arguments that are not options; without this, any such argument is a usage error. */
@@ -115,20 +105,25 @@ const CONSOLE: CliOutput = { out: (line) => console.log(line), err: (line) => co
 
 const HELP_OPTION: OptionSpec = { type: "boolean", description: "show this help and exit" };
 
-function usageLine(command: Command): string {
+/** The usage line of a command's help: `usage: npm run <name> -- [options] OPERANDS`. */
+export function usageLine(command: Command): string {
   const operands = command.operands ? ` ${command.operands.value}` : "";
   const options = Object.keys(command.options).length > 0 ? " [options]" : "";
   return `usage: npm run ${command.name}${options || operands ? ` --${options}${operands}` : " [-- --help]"}`;
 }
 
+/** An option as the help writes it: `--seed N`, `--format text|json`, `--list-checks`. */
+export function flagText(name: string, spec: OptionSpec): string {
+  const placeholder = spec.value ?? spec.choices?.join("|") ?? (spec.type === "number" ? "N" : "VALUE");
+  return `--${name}${spec.type === "boolean" ? "" : ` ${placeholder}`}`;
+}
+
 /** The help: usage, summary, options, environment, exit codes. */
 export function helpText(command: Command): string {
   const options = { ...command.options, help: HELP_OPTION };
-  const flags = Object.entries(options).map(([name, spec]) => {
-    const placeholder = spec.value ?? spec.choices?.join("|") ?? (spec.type === "number" ? "N" : "VALUE");
-    const value = spec.type === "boolean" ? "" : ` ${placeholder}`;
-    return [`--${name}${value}`, spec.description] as const;
-  });
+  const flags = Object.entries(options).map(
+    ([name, spec]) => [flagText(name, spec), spec.description] as const,
+  );
   const width = Math.max(...flags.map(([flag]) => flag.length), command.operands?.value.length ?? 0) + 2;
   // Integer keys iterate in ascending order: the codes come out sorted.
   const exitCodes = { [EXIT.ok]: "done", [EXIT.usage]: "bad usage", ...command.exitCodes };
@@ -157,14 +152,41 @@ function environmentSection(command: Command): string[] {
 }
 
 /** An option of a setting of the table: its help, and that it wins over the variable. */
-export function settingOption<const Key extends SettingKey>(key: Key, value: string) {
+export function settingOption<const Key extends SettingKey>(key: Key, value?: string) {
   const spec: SettingSpec = SETTINGS[key];
   const plain = (text: string) => text.replace(/`/g, "");
   return {
     type: "string",
-    value,
+    value: value ?? spec.flagValue ?? "VALUE",
     description: `${plain(spec.help)} (default: ${spec.variable}, else ${plain(spec.defaultText)})`,
   } as const;
+}
+
+/** The table's settings whose flag `command` has (and parses itself: not the k6 scripts'). */
+function flaggedSettings(command: SettingReader): [SettingKey, string][] {
+  return (Object.keys(SETTINGS) as SettingKey[]).flatMap((key) => {
+    const spec: SettingSpec = SETTINGS[key];
+    const has = spec.flag !== undefined && (spec.flagIn ?? spec.readBy).includes(command);
+    return has && spec.parsedBy === undefined ? [[key, spec.flag as string] as [SettingKey, string]] : [];
+  });
+}
+
+/**
+ * The options of every flag of the table `command` has: a row with `flag` and the command in
+ * `readBy` is an option of it, with no line in the command's module.
+ */
+export function settingOptions(command: SettingReader): Record<string, OptionSpec> {
+  return Object.fromEntries(flaggedSettings(command).map(([key, flag]) => [flag, settingOption(key)]));
+}
+
+/** The table's flags among a command's parsed options, by setting, for {@link commandSettings}. */
+export function settingFlags(
+  command: SettingReader,
+  options: Readonly<Record<string, unknown>>,
+): NonNullable<ParseSettingsOptions["flags"]> {
+  return Object.fromEntries(
+    flaggedSettings(command).map(([key, flag]) => [key, options[flag] as string | undefined]),
+  );
 }
 
 /**
@@ -233,7 +255,7 @@ function parseOptions<Options extends Record<string, OptionSpec>>(
 
 /**
  * `--deadline -1` as `--deadline=-1`: parseArgs takes a value starting with a dash for an option
- * and calls it "ambiguous"; joined, {@link numberFlag} refuses it by name.
+ * and calls it "ambiguous"; joined, {@link numberFlag} or the table's parser (`--seed`) refuses it by name.
  */
 function negativeValuesJoined(command: Command, argv: readonly string[]): string[] {
   const args: string[] = [];
@@ -241,7 +263,8 @@ function negativeValuesJoined(command: Command, argv: readonly string[]): string
     const arg = argv[i] as string;
     const next = argv[i + 1];
     const name = arg.startsWith("--") ? arg.slice(2) : undefined;
-    if (name && command.options[name]?.type === "number" && next !== undefined && /^-[\d.]/.test(next)) {
+    const type = name === undefined ? undefined : command.options[name]?.type;
+    if (type !== undefined && type !== "boolean" && next !== undefined && /^-[\d.]/.test(next)) {
       args.push(`${arg}=${next}`);
       i++;
     } else args.push(arg);

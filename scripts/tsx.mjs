@@ -1,6 +1,6 @@
 /**
- * Lets Node.js run the project's TypeScript: every npm script is
- * `exec node --import ./scripts/tsx.mjs scripts/<command>.ts`, and bin/h2h-certify.mjs imports it first.
+ * Lets Node.js run the project's TypeScript: bin/h2h-certify.mjs, which every npm script runs as
+ * `exec node bin/h2h-certify.mjs <command>`, imports it first; tests and tools use `--import`.
  * (`exec`: the shell npm runs a script in becomes node, so that npm forwards SIGINT and SIGTERM to
  * the command itself and waits for it; a shell in between dies at SIGTERM and npm exits with it.)
  * It registers tsx (source maps on, so stack traces point at .ts lines). Plain JavaScript: it runs

@@ -7,10 +7,9 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { fileTimeout, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+import { commandArgs, fileTimeout } from "../fixtures/testing/index.ts";
 import { SinkClient } from "./client.ts";
 import { type SinkOptions, startWebhookSink } from "./server.ts";
 import { LOG_FILE } from "./store.ts";
@@ -95,11 +94,10 @@ describe("webhook sink: bounds", () => {
 
   // A load run's standalone sink: every callback kept (on disk), memory bounded by H2H_SINK_MAX_CALLBACKS.
   it("the standalone sink keeps every one of 2000 callbacks of 30 KB on disk, only H2H_SINK_MAX_CALLBACKS in memory", async () => {
-    const script = fileURLToPath(new URL("../scripts/sink.ts", import.meta.url));
     const dir = mkdtempSync(join(tmpdir(), "h2h-sink-flood-"));
     const token = "f".repeat(32);
     const { H2H_PROFILE: _profile, ...env } = process.env;
-    const child = spawn(process.execPath, [...TS_NODE_ARGS, script, "--data-dir", dir, "--token", token], {
+    const child = spawn(process.execPath, [...commandArgs("sink"), "--data-dir", dir, "--token", token], {
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...env, H2H_SINK_MAX_CALLBACKS: "100" },
     });

@@ -2,7 +2,6 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { appendFileSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from "node:zlib";
 import { Agent, request } from "undici";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -14,7 +13,7 @@ import {
   certificateFactory,
   OPENSSL_MISSING,
 } from "../fixtures/testing/certificates.ts";
-import { fileTimeout, scaledMs, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+import { commandArgs, fileTimeout, scaledMs } from "../fixtures/testing/index.ts";
 import { SinkClient } from "./client.ts";
 import { type RunningSink, type SinkOptions, startWebhookSink } from "./server.ts";
 import { CallbackStore, LOG_FILE } from "./store.ts";
@@ -481,17 +480,12 @@ describe("webhook sink: durability", () => {
   it("loses no acknowledged callback when the sink process is killed with SIGKILL during a burst", async () => {
     const dir = dataDir();
     const token = "k".repeat(40);
-    const script = fileURLToPath(new URL("../scripts/sink.ts", import.meta.url));
     const startChild = () =>
       new Promise<{ child: ChildProcess; url: string }>((resolve, reject) => {
-        const child = spawn(
-          process.execPath,
-          [...TS_NODE_ARGS, script, "--data-dir", dir, "--token", token],
-          {
-            stdio: ["ignore", "pipe", "pipe"],
-            env: withoutProfile(),
-          },
-        );
+        const child = spawn(process.execPath, [...commandArgs("sink"), "--data-dir", dir, "--token", token], {
+          stdio: ["ignore", "pipe", "pipe"],
+          env: withoutProfile(),
+        });
         let out = "";
         child.stdout?.on("data", (chunk: Buffer) => {
           out += chunk.toString();
@@ -665,9 +659,8 @@ describe.skipIf(OPENSSL_MISSING !== undefined)(
     });
 
     it("npm run sink -- --tls-cert --tls-key serves HTTPS; a bad file is a usage error naming the option", async () => {
-      const script = fileURLToPath(new URL("../scripts/sink.ts", import.meta.url));
       const run = (args: string[]) =>
-        spawn(process.execPath, [...TS_NODE_ARGS, script, "--data-dir", dataDir(), ...args], {
+        spawn(process.execPath, [...commandArgs("sink"), "--data-dir", dataDir(), ...args], {
           stdio: ["ignore", "pipe", "pipe"],
           env: withoutProfile(),
         });

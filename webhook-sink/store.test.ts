@@ -12,10 +12,9 @@ import {
 import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { childEnv, fileTimeout, TS_NODE_ARGS } from "../fixtures/testing/index.ts";
+import { childEnv, commandArgs, fileTimeout } from "../fixtures/testing/index.ts";
 import { SinkClient } from "./client.ts";
 import { type RunningSink, type SinkOptions, startWebhookSink } from "./server.ts";
 import { LOG_FILE, type StoreFile, type StoreProblem } from "./store.ts";
@@ -344,18 +343,10 @@ describe.skipIf(TMPFS_MISSING !== undefined)(
         filler,
         Buffer.alloc(Math.max(0, statfsSync(mountDir).bavail * statfsSync(mountDir).bsize - 24 * 1024)),
       );
-      const child = spawn(
-        process.execPath,
-        [
-          ...TS_NODE_ARGS,
-          fileURLToPath(new URL("../scripts/sink.ts", import.meta.url)),
-          "--data-dir",
-          dir,
-          "--token",
-          TOKEN,
-        ],
-        { stdio: ["ignore", "pipe", "pipe"], env: childEnv({ H2H_PROFILE: "" }) },
-      );
+      const child = spawn(process.execPath, [...commandArgs("sink"), "--data-dir", dir, "--token", TOKEN], {
+        stdio: ["ignore", "pipe", "pipe"],
+        env: childEnv({ H2H_PROFILE: "" }),
+      });
       let stderr = "";
       child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
       const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

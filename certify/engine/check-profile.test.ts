@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { EXAMPLE_FOREIGN_PROFILE_PATH } from "../../fixtures/profiles/index.ts";
-import { fileTimeout, TS_NODE_ARGS } from "../../fixtures/testing/index.ts";
+import { commandArgs, fileTimeout } from "../../fixtures/testing/index.ts";
 import { startHostileTarget } from "../testing/hostile-target.ts";
 
 fileTimeout(30_000);
@@ -20,7 +20,7 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 
 function checkProfile(env: Record<string, string>): Promise<{ exitCode: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...TS_NODE_ARGS, "scripts/certify.ts", "--check-profile"], {
+    const child = spawn(process.execPath, [...commandArgs("certify"), "--check-profile"], {
       cwd: root,
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],

@@ -34,7 +34,6 @@ import { ReusedSpecRunner } from "./spec-runner.ts";
 
 fileTimeout(120_000);
 
-const SCRIPT = fileURLToPath(new URL("../../scripts/certify-receiver.ts", import.meta.url));
 const referenceJson = () =>
   JSON.parse(
     readFileSync(new URL("../../fixtures/profiles/reference.json", import.meta.url), "utf8"),
@@ -96,7 +95,7 @@ async function certifyReceiver(
     const { H2H_REPORT_DIR: _, ...userEnv } = env;
     const run = await spawnCertify(
       { ...userEnv, INIT_CWD: dir },
-      { script: SCRIPT, args: (options.only ?? []).flatMap((check) => ["--only", check]) },
+      { command: "certify:receiver", args: (options.only ?? []).flatMap((check) => ["--only", check]) },
     );
     const reportDir = join(dir, "reports", "receiver");
     const report = JSON.parse(readFileSync(join(reportDir, REPORT_FILES.json), "utf8")) as RunReport;
@@ -326,7 +325,7 @@ describe("npm run certify:receiver", () => {
   });
 
   it.concurrent("lists the receiver checks alone, each with its basis, sending nothing", async () => {
-    const run = await spawnCertify({}, { script: SCRIPT, args: ["--list-checks"] });
+    const run = await spawnCertify({}, { command: "certify:receiver", args: ["--list-checks"] });
     expect(run.exitCode, run.output).toBe(0);
     expect(run.output).toMatch(
       /receiver\.refuses-forgery +required +declared: the target's profile, callbacks\.signature/,

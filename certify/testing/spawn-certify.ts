@@ -10,9 +10,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const script = fileURLToPath(new URL("../../scripts/certify.ts", import.meta.url));
+/** The package's bin, as `npm run certify` runs it: `node bin/h2h-certify.mjs certify`. */
+const bin = fileURLToPath(new URL("../../bin/h2h-certify.mjs", import.meta.url));
 const specFilesScript = fileURLToPath(new URL("./certify-spec-files.ts", import.meta.url));
-/** How `npm run certify` runs its TypeScript (package.json), so that what is measured is what users run. */
+/** How the spec files' runner gets its TypeScript (as the bin does), so that what is measured is what users run. */
 const TSX = ["--import", new URL("../../scripts/tsx.mjs", import.meta.url).href];
 export const GNU_TIME = "/usr/bin/time";
 
@@ -31,11 +32,11 @@ export interface SpawnCertifyOptions {
   measureRss?: boolean;
   /** Called once the child has printed this text (e.g. to signal it mid-run). */
   onOutput?: (output: string, pid: number) => void;
-  /** The script run (default: scripts/certify.ts), e.g. scripts/certify-receiver.ts. */
-  script?: string;
+  /** The command run (default: certify), e.g. certify:receiver. */
+  command?: string;
   /**
    * Only these contract spec files (paths from the project root): certify as `npm run certify`
-   * runs it, limited to them (certify-spec-files.ts); not with `script` or `args`.
+   * runs it, limited to them (certify-spec-files.ts); not with `command` or `args`.
    */
   specFiles?: readonly string[];
   /** With specFiles: which reports the run writes (default: all four; the JSON always is). */
@@ -56,7 +57,7 @@ export function spawnCertify(
         ...(options.reports ? [`--reports=${options.reports.join(",")}`] : []),
         ...options.specFiles,
       ]
-    : [process.execPath, ...TSX, options.script ?? script, ...(options.args ?? [])];
+    : [process.execPath, bin, options.command ?? "certify", ...(options.args ?? [])];
   const [command, ...args] = timeFile ? [GNU_TIME, "-v", "-o", timeFile, ...node] : node;
   const started = Date.now();
   return new Promise((resolve) => {

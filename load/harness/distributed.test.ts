@@ -9,7 +9,6 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { readProfile } from "../../contract/index.ts";
 import { REFERENCE_PROFILE_PATH } from "../../fixtures/profiles/index.ts";
@@ -18,7 +17,7 @@ import {
   REFERENCE_SIGNATURE,
   startReferenceProvider,
 } from "../../fixtures/providers/reference/index.ts";
-import { fileTimeout, TS_NODE_ARGS } from "../../fixtures/testing/index.ts";
+import { commandArgs, fileTimeout } from "../../fixtures/testing/index.ts";
 import { startWebhookSink } from "../../webhook-sink/index.ts";
 import { confirmedByFinal, type K6Summary } from "../lib/summary.ts";
 import { buildLoadBundles } from "./build.ts";
@@ -118,14 +117,7 @@ describe("a distributed load run (k6 execution segments, one standalone sink)", 
     const reportDir = join(dir, "reports");
     const delivery = await run(
       process.execPath,
-      [
-        ...TS_NODE_ARGS,
-        fileURLToPath(new URL("../../scripts/load.ts", import.meta.url)),
-        "--delivery-from-sink",
-        sink.callbackUrl(),
-        "--run-id",
-        runId,
-      ],
+      [...commandArgs("load"), "--delivery-from-sink", sink.callbackUrl(), "--run-id", runId],
       { H2H_REPORT_DIR: reportDir },
     );
     expect(delivery.exitCode, delivery.output).toBe(0);

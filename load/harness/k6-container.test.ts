@@ -16,7 +16,7 @@ import { LOAD_FILES } from "./run.ts";
 fileTimeout(180_000);
 
 function load(args: string[], env: Record<string, string>) {
-  return runScript("scripts/load.ts", args, {
+  return runScript("load", args, {
     TESTCONTAINERS_RYUK_DISABLED: process.env.TESTCONTAINERS_RYUK_DISABLED ?? "true",
     H2H_BASE_URL: "",
     H2H_TARGET_IMAGE: "",

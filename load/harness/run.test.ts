@@ -10,10 +10,9 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { startReferenceProvider } from "../../fixtures/providers/reference/index.ts";
-import { fileTimeout, TS_NODE_ARGS } from "../../fixtures/testing/index.ts";
+import { commandArgs, fileTimeout } from "../../fixtures/testing/index.ts";
 import { failingChecks, type K6Summary } from "../lib/summary.ts";
 import { SCENARIO_NAMES } from "../scenarios/index.ts";
 import { dockerAvailable, findLocalK6 } from "./k6-runner.ts";
@@ -22,11 +21,9 @@ import { LOAD_FILES } from "./run.ts";
 
 fileTimeout(400_000);
 
-const script = fileURLToPath(new URL("../../scripts/load.ts", import.meta.url));
-
 function load(args: string[], env: Record<string, string>) {
   return new Promise<{ exitCode: number | null; output: string }>((resolve) => {
-    const child = spawn(process.execPath, [...TS_NODE_ARGS, script, ...args], {
+    const child = spawn(process.execPath, [...commandArgs("load"), ...args], {
       // Set-but-empty H2H_* variables are refused (exit 64): the outer ones are dropped instead.
       env: {
         ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("H2H_"))),

@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import { EXIT_OF_VERDICT, printListedChecks, runReceiverCertification } from "../../certify/index.ts";
 import { MAX_DEADLINE_MS } from "../../contract/index.ts";
-import { commandSettings, defineCommand, EXIT, settingOption, UsageError } from "../cli.ts";
+import { commandSettings, defineCommand, EXIT, settingFlags, settingOptions, UsageError } from "../cli.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
 
 /** The receiver's reports without H2H_REPORT_DIR: `reports/receiver/`. */
@@ -11,12 +11,13 @@ export const RECEIVER_REPORT_SUBDIR = "receiver";
 
 export const certifyReceiver = defineCommand({
   name: "certify:receiver",
+  aliases: ["receiver"],
   summary:
     "Certifies a merchant's webhook receiver (H2H_RECEIVER_URL, or the bundled reference receiver) by\n" +
     "playing the provider's callbacks towards it as the profile describes them: valid, repeated, out of\n" +
     "order, forged, malformed, and a burst; writes the same JUnit, JSON, HTML and HAR reports as certify.",
   options: {
-    "receiver-url": settingOption("receiverUrl", "URL"),
+    ...settingOptions("receiver"),
     "list-checks": {
       type: "boolean",
       description: "print every receiver check with its basis and whether it can fail the run; sends nothing",
@@ -49,7 +50,7 @@ export const certifyReceiver = defineCommand({
   },
   knownErrors: [...BAD_SETTINGS, [Error, EXIT.notJudged]],
   async run(options) {
-    const given = commandSettings("receiver", { receiverUrl: options["receiver-url"] });
+    const given = commandSettings("receiver", settingFlags("receiver", options));
     // By default in a folder of its own: the provider's certification writes the same file names.
     const settings =
       given.sources.reportDir === "default"

@@ -1,7 +1,7 @@
 /** `npm run certify`: certifies the target against the contract and writes the reports. */
 import { checkProfile, EXIT_OF_VERDICT, printListedChecks, runCertification } from "../../certify/index.ts";
 import { MAX_DEADLINE_MS } from "../../contract/index.ts";
-import { commandSettings, defineCommand, EXIT, settingOption, UsageError } from "../cli.ts";
+import { commandSettings, defineCommand, EXIT, settingFlags, settingOptions, UsageError } from "../cli.ts";
 import { BAD_SETTINGS, BAD_SETTINGS_EXIT } from "./bad-settings.ts";
 
 export const certify = defineCommand({
@@ -10,8 +10,8 @@ export const certify = defineCommand({
     "Certifies the target at H2H_BASE_URL, a container of the image H2H_TARGET_IMAGE, or the bundled\n" +
     "reference provider against the contract and writes the JUnit, JSON, HTML and HAR reports.",
   options: {
-    "base-url": settingOption("baseUrl", "URL"),
-    attest: settingOption("attestKey", "KEY"),
+    // --base-url, --seed, --depth: the table's flags of certify (run-setup/settings-table.ts).
+    ...settingOptions("certify"),
     "check-profile": {
       type: "boolean",
       description:
@@ -26,16 +26,6 @@ export const certify = defineCommand({
       type: "string",
       choices: ["text", "json", "markdown"],
       description: "how --list-checks prints: text (default), json, or markdown (the checks as a table)",
-    },
-    seed: {
-      type: "number",
-      value: "N",
-      description: "seed of the generated inputs (default: H2H_SEED, else drawn and printed)",
-    },
-    depth: {
-      type: "string",
-      choices: ["quick", "thorough"],
-      description: "how many generated orders and probes: quick (default) or thorough (nightly)",
     },
     only: {
       type: "string",
@@ -65,12 +55,7 @@ export const certify = defineCommand({
   // Anything else that escapes (a crash, a setup failure) means "not judged", never "not conformant".
   knownErrors: [...BAD_SETTINGS, [Error, EXIT.notJudged]],
   async run(options) {
-    const settings = commandSettings("certify", {
-      baseUrl: options["base-url"],
-      seed: options.seed,
-      depth: options.depth,
-      attestKey: options.attest,
-    });
+    const settings = commandSettings("certify", settingFlags("certify", options));
     if (options["check-profile"]) {
       await checkProfile({ settings });
       return EXIT.ok;

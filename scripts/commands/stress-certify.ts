@@ -23,9 +23,8 @@ import { defineCommand, EXIT, UsageError } from "../cli.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** Node's arguments to run TypeScript as the npm scripts do. */
-const TSX = ["--import", new URL("../tsx.mjs", import.meta.url).href];
-const CERTIFY = `${ROOT}scripts/certify.ts`;
-const CLEANROOM = `${ROOT}scripts/cleanroom-provider.ts`;
+/** The package's bin: a child runs `node bin/h2h-certify.mjs certify`, as `npm run certify` does. */
+const BIN = `${ROOT}bin/h2h-certify.mjs`;
 const CLEANROOM_PROFILE = `${ROOT}fixtures/profiles/cleanroom.json`;
 
 /** The most --jitter-ms takes: a minute of latency per exchange is no longer jitter. */
@@ -73,7 +72,7 @@ function startHog(): ChildProcess {
 
 /** The clean-room sandbox in a child process of its own, on a free loopback port; its URL. */
 async function startCleanroom(): Promise<string> {
-  const child = spawn(process.execPath, [...TSX, CLEANROOM, "--port", "0", "--host", "127.0.0.1"], {
+  const child = spawn(process.execPath, [BIN, "provider:cleanroom", "--port", "0", "--host", "127.0.0.1"], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   started.add(child);
@@ -103,7 +102,7 @@ async function startCleanroom(): Promise<string> {
 /** `npm run certify -- --seed N` in a child, with only the given H2H_* variables. */
 function certifyOnce(env: Record<string, string>, seed: number): Promise<RunResult> {
   const began = Date.now();
-  const child = spawn(process.execPath, [...TSX, CERTIFY, "--seed", String(seed)], {
+  const child = spawn(process.execPath, [BIN, "certify", "--seed", String(seed)], {
     env: {
       ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("H2H_"))),
       ...env,

@@ -1,4 +1,0 @@
-import { runCli } from "./cli.ts";
-import { attest } from "./commands/attest.ts";
-
-await runCli(attest);

@@ -1,4 +1,0 @@
-import { runCli } from "./cli.ts";
-import { benchMasking } from "./commands/bench-masking.ts";
-
-await runCli(benchMasking);

@@ -1,4 +1,0 @@
-import { runCli } from "./cli.ts";
-import { certify } from "./commands/certify.ts";
-
-await runCli(certify);

@@ -1,4 +1,0 @@
-import { runCli } from "./cli.ts";
-import { cleanroomProvider } from "./commands/cleanroom-provider.ts";
-
-await runCli(cleanroomProvider);

@@ -1,4 +1,0 @@
-import { runCli } from "./cli.ts";
-import { compare } from "./commands/compare.ts";
-
-await runCli(compare);

@@ -1,4 +1,0 @@
-import { runCli } from "./cli.ts";
-import { loadBuild } from "./commands/load-build.ts";
-
-await runCli(loadBuild);

@@ -1,4 +1,0 @@
-import { runCli } from "./cli.ts";
-import { load } from "./commands/load.ts";
-
-await runCli(load);

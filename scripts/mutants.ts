@@ -1,4 +1,0 @@
-import { runCli } from "./cli.ts";
-import { mutants } from "./commands/mutants.ts";
-
-await runCli(mutants);

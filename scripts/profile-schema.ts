@@ -1,4 +1,0 @@
-import { runCli } from "./cli.ts";
-import { profileSchema } from "./commands/profile-schema.ts";
-
-await runCli(profileSchema);

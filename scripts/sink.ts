@@ -1,4 +1,0 @@
-import { runCli } from "./cli.ts";
-import { sink } from "./commands/sink.ts";
-
-await runCli(sink);
