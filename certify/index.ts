@@ -4,13 +4,6 @@
  * the report kinds). Opening a target (settings, container, sink, masker) is run-setup/'s. The contract specs (`specs/`) are not imported by anyone: Vitest runs them, and they
  * read their settings through the typed run context (`run-context.ts`).
  */
-export { checkProfile } from "./engine/check-profile.ts";
-// The receiver battery: a merchant's webhook receiver, on the same engine.
-export { receiverCheckNames, runReceiverCertification } from "./engine/receiver-run.ts";
-export { type CheckRecord, EXIT_OF_VERDICT, type RunReport, type Verdict } from "./engine/run-model.ts";
-export { phasesOf, type RunTimings } from "./engine/run-timings.ts";
-export { type CertifyOptions, type CertifyResult, runCertification } from "./engine/runner.ts";
-export { ReusedSpecRunner } from "./engine/spec-runner.ts";
 // Run-to-run comparison (npm run compare, H2H_BASELINE_REPORT).
 export {
   byStart,
@@ -22,6 +15,13 @@ export {
   readRunResults,
   renderComparisonMarkdown,
   renderComparisonText,
-} from "./reports/compare.ts";
+} from "./analysis/compare.ts";
+export { checkProfile } from "./engine/check-profile.ts";
+// The receiver battery: a merchant's webhook receiver, on the same engine.
+export { receiverCheckNames, runReceiverCertification } from "./engine/receiver-run.ts";
+export { type CheckRecord, EXIT_OF_VERDICT, type RunReport, type Verdict } from "./engine/run-model.ts";
+export { phasesOf, type RunTimings } from "./engine/run-timings.ts";
+export { type CertifyOptions, type CertifyResult, runCertification } from "./engine/runner.ts";
+export { ReusedSpecRunner } from "./engine/spec-runner.ts";
 export { REPORT_FILES, REPORT_KINDS, type ReportKind, TARGET_LOG_FILE } from "./reports/index.ts";
 export { checksMarkdown, type ListedRule, listChecks, printListedChecks } from "./reports/list-checks.ts";
