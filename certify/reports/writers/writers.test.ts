@@ -27,9 +27,9 @@ const recordedMasker = createMasker({ secrets: ["sandbox-key-merchant-1", "sandb
 
 /** SHA-256 of each report the whole-string renderers wrote for the recorded run (masked as above). */
 const WHOLE_STRING_SHA256: Record<ReportKind, string> = {
-  json: "846ceb21033908a1c173fc11bf2eb712cf3b31cf8217800aadca6b23d728cff4",
+  json: "f524fb9c10af4516ef387c3765bfc6e7e8c9bc06bffbc1e3d647a6ad17ce2df6",
   junit: "e9dcb39c69a00e89a8f0674c25150539370ae6a3ff53e3c26f2e40bb8757985e",
-  html: "c87c8ebd99f3f8f7cd89f5a9fc088f5e0766643e5e9d6e939ff55b5d408ebd24",
+  html: "2d8a06fb909951c1a4e29d09b4c5f7c98bc62a099df9d2e2e35e75dc721aa90b",
   har: "2a2dcd130bc83c69dd408dad0312f26a6bda8cc4a30bb7df8d8f4e6a95dfcad8",
 };
 
@@ -128,8 +128,7 @@ describe("a secret where one piece of a report ends and the next begins", () => 
     startedAt: `2026-01-01T00:00:0${n}.000Z`,
     durationMs: 3,
     request: { method: "POST", url: "http://127.0.0.1:8080/api/v1/orders", headers: {}, body },
-    response: { status: 200, headers: {}, body },
-    json: undefined,
+    response: { status: 200, headers: {}, body, json: undefined },
   });
   const check = (detail: string, exchanges: string[]): CheckRecord => ({
     endpoint: "createMobileCommerceOrder",
@@ -150,7 +149,10 @@ describe("a secret where one piece of a report ends and the next begins", () => 
       check(`second ${SECRET}`, ["lifecycle-2"]),
     ],
     {
-      exchanges: [exchange(1, `{"a":"x ${SECRET}"}`), { ...exchange(2, `${SECRET} y`), operation: SECRET }],
+      exchanges: [
+        exchange(1, `{"a":"x ${SECRET}"}`),
+        { ...exchange(2, `${SECRET} y`), operation: SECRET as RecordedExchange["operation"] },
+      ],
     },
   );
 
