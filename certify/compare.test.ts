@@ -16,14 +16,14 @@ import {
 } from "../fixtures/providers/reference/index.ts";
 import { fileTimeout, runScript } from "../fixtures/testing/index.ts";
 import { SettingsError } from "../run-setup/index.ts";
-import type { RunReport } from "./engine/run-model.ts";
 import {
   compareRuns,
   ReportReadError,
   type RunResults,
   readRunResults,
   resultsOf,
-} from "./reports/compare.ts";
+} from "./analysis/compare.ts";
+import type { RunReport } from "./engine/run-model.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import { certifyInProcess, sharedSpecRunner } from "./testing/certify-in-process.ts";
 

@@ -5,6 +5,19 @@
  * read their settings through the typed run context (`run-context.ts`).
  */
 // A signed verdict: the attestation of a run's reports (certify --attest, attest, verify).
+
+// Run-to-run comparison (npm run compare, H2H_BASELINE_REPORT).
+export {
+  byStart,
+  type CheckChange,
+  compareRuns,
+  ReportReadError,
+  type RunComparison,
+  type RunResults,
+  readRunResults,
+  renderComparisonMarkdown,
+  renderComparisonText,
+} from "./analysis/compare.ts";
 export {
   ATTESTATION_FILE,
   AttestationInputError,
@@ -23,17 +36,5 @@ export { type CheckRecord, EXIT_OF_VERDICT, type RunReport, type Verdict } from 
 export { phasesOf, type RunTimings } from "./engine/run-timings.ts";
 export { type CertifyOptions, type CertifyResult, runCertification } from "./engine/runner.ts";
 export { ReusedSpecRunner } from "./engine/spec-runner.ts";
-// Run-to-run comparison (npm run compare, H2H_BASELINE_REPORT).
-export {
-  byStart,
-  type CheckChange,
-  compareRuns,
-  ReportReadError,
-  type RunComparison,
-  type RunResults,
-  readRunResults,
-  renderComparisonMarkdown,
-  renderComparisonText,
-} from "./reports/compare.ts";
 export { REPORT_FILES, REPORT_KINDS, type ReportKind, TARGET_LOG_FILE } from "./reports/index.ts";
 export { checksMarkdown, type ListedRule, listChecks, printListedChecks } from "./reports/list-checks.ts";

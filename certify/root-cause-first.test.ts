@@ -12,8 +12,8 @@ import {
   startReferenceProvider,
 } from "../fixtures/providers/reference/index.ts";
 import { fileTimeout } from "../fixtures/testing/index.ts";
+import { failuresByRule } from "./analysis/failures-by-rule.ts";
 import { isFailure } from "./engine/run-model.ts";
-import { failuresByRule } from "./reports/failures-by-rule.ts";
 import { REPORT_FILES } from "./reports/index.ts";
 import { certifyInProcess } from "./testing/certify-in-process.ts";
 

@@ -2,8 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ExchangeRecorder, type RecordedExchange } from "../../contract/index.ts";
 import { createMasker } from "../../contract/kit/index.ts";
 import { printSummary } from "../reports/console-summary.ts";
-import { renderHar } from "../reports/har.ts";
-import { renderHtml } from "../reports/html.ts";
+import { renderReport } from "../testing/render-report.ts";
 import { runReportOf } from "../testing/run-report.ts";
 import { reconnectsLine } from "./reconnects.ts";
 import type { RunReport } from "./run-model.ts";
@@ -47,7 +46,7 @@ const report = (exchanges: RecordedExchange[]): RunReport =>
 
 describe("an exchange sent again on a new connection (the keep-alive race) shows in every report", () => {
   it("HAR: in the entry's comment and as _reconnected", () => {
-    const har = JSON.parse(renderHar(report([exchange("lifecycle-1"), resent]))) as {
+    const har = JSON.parse(renderReport("har", report([exchange("lifecycle-1"), resent]))) as {
       log: { entries: { comment: string; _reconnected?: unknown }[] };
     };
     const [once, twice] = har.log.entries;
@@ -60,12 +59,12 @@ describe("an exchange sent again on a new connection (the keep-alive race) shows
   });
 
   it("HTML: on the exchange's evidence, and once for the run", () => {
-    const html = renderHtml(report([exchange("lifecycle-1"), resent]));
+    const html = renderReport("html", report([exchange("lifecycle-1"), resent]));
     expect(html.match(/<b>Sent twice<\/b>/g)).toHaveLength(1);
     expect(html).toContain(
       "reconnected: 1 request(s) met a kept-alive connection the target had closed at its announced idle timeout",
     );
-    expect(renderHtml(report([exchange("lifecycle-1")]))).not.toContain("reconnected");
+    expect(renderReport("html", report([exchange("lifecycle-1")]))).not.toContain("reconnected");
   });
 
   it("console: one line for the run, none when every request went out once", () => {

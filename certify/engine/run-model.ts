@@ -12,8 +12,8 @@ import {
 } from "../../contract/index.ts";
 import type { TlsSummary } from "../../contract/kit/index.ts";
 import { PROJECT_ROOT, type TargetContainerRecord } from "../../run-setup/index.ts";
+import type { RunComparison } from "../analysis/compare.ts";
 import type { CallbackEvidence } from "../reports/callback-evidence.ts";
-import type { RunComparison } from "../reports/compare.ts";
 import type { EvidenceBounds } from "../reports/evidence-bounds.ts";
 import type { RateLimitWaits } from "./preflight.ts";
 import type { BlockedBy, CallbackTimeline, Reproduction } from "./run-context.ts";

@@ -23,8 +23,11 @@ import {
 import { type Masker, makeRunFolder, removeGoneRunFolders } from "../../contract/kit/index.ts";
 import { type RunSettings, sourceName } from "../../run-setup/index.ts";
 import { type RunningSink, SinkClient } from "../../webhook-sink/index.ts";
+import { baselineLines, compareWithBaseline, loadBaseline } from "../analysis/baseline.ts";
+import { markFollowOnFailures } from "../analysis/follow-on-failures.ts";
+import { isRateLimited, isTransportFault, resolveRootCauses } from "../analysis/root-causes.ts";
+import { sinkRefusalsOf } from "../analysis/sink-refusals.ts";
 import { attestRunReports, readSigningKey } from "../attestation/index.ts";
-import { baselineLines, compareWithBaseline, loadBaseline } from "../reports/baseline.ts";
 import {
   type CallbackEvidence,
   callbackEvidence,
@@ -34,11 +37,8 @@ import {
 import { consoleLine } from "../reports/console.ts";
 import { printSummary } from "../reports/console-summary.ts";
 import { evidenceBoundsOf } from "../reports/evidence-bounds.ts";
-import { markFollowOnFailures } from "../reports/follow-on-failures.ts";
 import { type ReportKind, type ReportPaths, writeReportSet } from "../reports/index.ts";
 import { strictJsonChecks } from "../reports/json-text-findings.ts";
-import { isRateLimited, isTransportFault, resolveRootCauses } from "../reports/root-causes.ts";
-import { sinkRefusalsOf } from "../reports/sink-refusals.ts";
 import { sizeLimitChecks } from "../reports/size-findings.ts";
 import { deadlineOf, watchRunStop } from "./deadline.ts";
 // Checks before the first request, and the invalid-key diagnosis.

@@ -6,10 +6,10 @@
  */
 import { isAbsolute, relative, sep } from "node:path";
 import { callbacksSignatureValid } from "../../contract/index.ts";
+import { advisoriesByRule, failuresByRule, placeOf } from "../analysis/failures-by-rule.ts";
 import { rateLimitWaitsLine } from "../engine/preflight.ts";
 import { reconnectsLine } from "../engine/reconnects.ts";
 import { partialLine, type RunReport } from "../engine/run-model.ts";
-import { advisoriesByRule, failuresByRule, placeOf } from "./failures-by-rule.ts";
 import type { ReportPaths } from "./index.ts";
 
 const MAX_DETAIL = 240;

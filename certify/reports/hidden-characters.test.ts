@@ -6,9 +6,8 @@
 import { describe, expect, it } from "vitest";
 import type { RecordedExchange } from "../../contract/index.ts";
 import type { RunReport } from "../engine/run-model.ts";
+import { renderReport } from "../testing/render-report.ts";
 import { runReportOf } from "../testing/run-report.ts";
-import { renderHtml } from "./html.ts";
-import { renderJunit } from "./junit.ts";
 
 const HOSTILE = "order\u202e0001\u202c paid\u2067 \u0085\u009b31m";
 const RAW = /[\u0080-\u009f\u202a-\u202e\u2066-\u2069]/;
@@ -47,10 +46,10 @@ const report: RunReport = runReportOf(
 
 describe("bidi and C1 characters from a target", () => {
   it.each([
-    ["JUnit", renderJunit],
-    ["HTML", renderHtml],
-  ])("are shown escaped in the %s report, never raw", (_name, render) => {
-    const text = render(report);
+    ["JUnit", "junit"],
+    ["HTML", "html"],
+  ] as const)("are shown escaped in the %s report, never raw", (_name, kind) => {
+    const text = renderReport(kind, report);
     expect(text).not.toMatch(RAW);
     expect(text).toContain("order\\u202e0001\\u202c paid\\u2067 \\u0085\\u009b31m");
   });

@@ -1,18 +1,19 @@
 /**
- * Writes every report of a run into the report directory: JUnit XML, JSON, HTML and HAR, as one
- * set. Each is written whole to a temporary name; once all are, they are moved into place. When
- * any cannot be written, none of this run's is, and the earlier run's set is removed too: a CI job
- * must never read one run's verdict beside another's files. Each passes the masker once more on
- * its way out.
+ * Writes every report of a run into the report directory, as one set: each registered writer's
+ * (writers/index.ts: JUnit XML, JSON, HTML and HAR). Each is streamed to a temporary name; once
+ * all are, they are moved into place. When any cannot be written, none of this run's is, and the
+ * earlier run's set is removed too: a CI job must never read one run's verdict beside another's
+ * files. Every piece passes the masker once more on its way out.
  */
-import { mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { isProcessGone, type Masker } from "../../contract/kit/index.ts";
+import { analyseRun } from "../analysis/index.ts";
 import type { RunReport } from "../engine/run-model.ts";
-import { collectGarbage } from "./collect-garbage.ts";
-import { renderHar } from "./har.ts";
-import { renderHtml } from "./html.ts";
-import { renderJunit } from "./junit.ts";
+import { REPORT_FILES, REPORT_KINDS, type ReportKind, TARGET_LOG_FILE } from "./report-files.ts";
+import { maskChunk, REPORT_WRITERS, type ReportRun, type ReportWriter } from "./writers/index.ts";
+
+export { REPORT_FILES, REPORT_KINDS, type ReportKind, TARGET_LOG_FILE };
 
 /** The reports written (absent: not written this run; the JSON always is). */
 export interface ReportPaths {
@@ -23,19 +24,6 @@ export interface ReportPaths {
   /** H2H_TARGET_IMAGE runs only: the target container's log. */
   targetLog?: string;
 }
-
-export const REPORT_FILES = {
-  junit: "h2h-certify.junit.xml",
-  json: "h2h-certify.json",
-  html: "h2h-certify.html",
-  har: "h2h-certify.har",
-} as const;
-
-export type ReportKind = keyof typeof REPORT_FILES;
-export const REPORT_KINDS: readonly ReportKind[] = ["junit", "json", "html", "har"];
-
-/** Written beside the others when the target ran in a container (H2H_TARGET_IMAGE). */
-export const TARGET_LOG_FILE = "h2h-certify.target-container.log";
 
 /** Why a run's reports could not be written: the file, the cause, and what the folder holds now. */
 export class ReportWriteError extends Error {
@@ -54,25 +42,56 @@ const temporaryOf = (path: string) => `${path}.${process.pid}.tmp`;
 /** A temporary report of some run, the pid of its run in group 1. */
 const TEMPORARY_REPORT = /^h2h-certify\..+\.(\d+)\.tmp$/;
 
-/** A report this long (in UTF-16 units) is followed by a full garbage collection (bounded memory). */
-const LARGE_REPORT_CHARS = 16 * 1024 * 1024;
+/** A file being written: a test's seam (a disk that fills up part way). */
+export interface ReportFile {
+  write(text: string): Promise<void>;
+  close(): Promise<void>;
+}
+export type OpenReportFile = (path: string) => Promise<ReportFile>;
 
-/** How a report's text reaches the disk (a test's seam: a disk that fills up part way). */
-export type WriteText = (path: string, text: string) => Promise<void>;
+async function openFile(path: string): Promise<ReportFile> {
+  const handle = await open(path, "w");
+  return {
+    async write(text) {
+      const bytes = Buffer.from(text);
+      for (let offset = 0; offset < bytes.length; )
+        offset += (await handle.write(bytes, offset)).bytesWritten;
+    },
+    close: () => handle.close(),
+  };
+}
 
-/** Renders, masks and writes one report to `path`; returns its length, keeping no reference to its text. */
-async function writeRendered(
+/** Masked pieces are gathered up to this many UTF-16 units per write: few system calls, little memory. */
+const WRITE_CHARS = 1024 * 1024;
+
+/** Streams one writer's report to `path`, each piece masked on its own; holds one piece and one batch at most. */
+async function writeReport(
   path: string,
-  render: () => string,
+  writer: ReportWriter,
+  run: ReportRun,
   masker: Masker,
-  write: WriteText,
-): Promise<number> {
-  const rendered = render();
-  // Building a report this large leaves as much garbage as the report; freed before masking adds its own.
-  if (rendered.length > LARGE_REPORT_CHARS) collectGarbage();
-  const text = masker.text(rendered);
-  await write(path, text);
-  return text.length;
+  openReport: OpenReportFile,
+): Promise<void> {
+  const file = await openReport(path);
+  try {
+    let batch: string[] = [];
+    let length = 0;
+    for (const chunk of writer.chunks(run)) {
+      const text = maskChunk(masker, chunk, writer.format);
+      batch.push(text);
+      length += text.length;
+      if (length >= WRITE_CHARS) {
+        await file.write(batch.join(""));
+        batch = [];
+        length = 0;
+      }
+    }
+    if (length > 0) await file.write(batch.join(""));
+  } catch (error) {
+    await file.close().catch(() => undefined);
+    throw error;
+  }
+  await file.close();
 }
 
 const codeOf = (error: unknown) =>
@@ -94,7 +113,7 @@ export async function writeReports(
   masker: Masker,
   /** Which reports to write (default: all four); the JSON always is. */
   kinds: readonly ReportKind[] = REPORT_KINDS,
-  write: WriteText = (path, text) => writeFile(path, text),
+  openReport: OpenReportFile = openFile,
 ): Promise<ReportPaths> {
   const dir = resolve(directory);
   try {
@@ -107,37 +126,37 @@ export async function writeReports(
     );
   }
   await removeLeftTemporaries(dir);
-  const renderers: Record<ReportKind, () => string> = {
-    junit: () => renderJunit(report),
-    json: () => `${JSON.stringify(report, null, 2)}\n`,
-    html: () => renderHtml(report),
-    har: () => renderHar(report),
-  };
+  // Worked out before any writing, once for every writer.
+  const run: ReportRun = { report, analysis: analyseRun(report) };
   const paths: ReportPaths = { json: join(dir, REPORT_FILES.json) };
   /** Every file of a set, this run's or an earlier one's. */
-  const wholeSet = [...REPORT_KINDS.map((kind) => join(dir, REPORT_FILES[kind])), join(dir, TARGET_LOG_FILE)];
+  const wholeSet = [
+    ...REPORT_WRITERS.map((writer) => join(dir, writer.fileName)),
+    join(dir, TARGET_LOG_FILE),
+  ];
   const written: string[] = [];
   let failedAt = "";
   try {
-    // One report at a time, each rendered just before it is written: a report holds every exchange
-    // (up to limits.maxBodyBytes each), so four rendered at once, and their masked copies, would
-    // hold all of them eight times over.
-    for (const kind of REPORT_KINDS) {
-      if (kind !== "json" && !kinds.includes(kind)) continue;
-      const path = join(dir, REPORT_FILES[kind]);
-      paths[kind] = path;
+    // One report at a time, each streamed piece by piece: a report holds every exchange (up to
+    // limits.maxBodyBytes each), so no report is ever held whole, masked or not.
+    for (const writer of REPORT_WRITERS) {
+      if (writer.kind !== "json" && !kinds.includes(writer.kind)) continue;
+      const path = join(dir, writer.fileName);
+      paths[writer.kind] = path;
       failedAt = temporaryOf(path);
       written.push(path);
-      // The report's text is gone once written (nothing here keeps it), so a collection frees it. Only
-      // after a large one: on a usual run each costs more time than the little memory it frees.
-      if ((await writeRendered(failedAt, renderers[kind], masker, write)) > LARGE_REPORT_CHARS)
-        collectGarbage();
+      await writeReport(failedAt, writer, run, masker, openReport);
     }
     if (report.targetContainer) {
       paths.targetLog = join(dir, TARGET_LOG_FILE);
       failedAt = temporaryOf(paths.targetLog);
       written.push(paths.targetLog);
-      await write(failedAt, masker.text(report.targetContainer.logs));
+      const log = await openReport(failedAt);
+      await log.write(masker.text(report.targetContainer.logs)).catch(async (error: unknown) => {
+        await log.close().catch(() => undefined);
+        throw error;
+      });
+      await log.close();
     }
     // All written: moved into place together. What an earlier run left that this one did not
     // write (a report not asked for, a container's log) would not be this run's.

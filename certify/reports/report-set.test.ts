@@ -7,7 +7,7 @@
 
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -61,13 +61,19 @@ describe("a report set that cannot be written whole (the writer's seam: a disk t
     writeFileSync(join(dir, TARGET_LOG_FILE), "the earlier run's container log");
     expect(setFiles(dir)).toEqual([...ALL_FOUR, TARGET_LOG_FILE].sort());
 
-    let writes = 0;
-    // The third file gets half its text, then the disk is full: as writeFile fails on ENOSPC.
-    const fillingDisk = async (path: string, text: string) => {
-      writes += 1;
-      if (writes < 3) return writeFile(path, text);
-      await writeFile(path, text.slice(0, text.length / 2));
-      throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    let files = 0;
+    // The third file gets its first batch, then the disk is full: as a write fails on ENOSPC.
+    const fillingDisk = async (path: string) => {
+      const handle = await open(path, "w");
+      const third = ++files === 3;
+      return {
+        async write(text: string) {
+          await handle.write(third ? text.slice(0, text.length / 2) : text);
+          if (third)
+            throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+        },
+        close: () => handle.close(),
+      };
     };
     const failing = writeReports(reportOf("failed", "run-later"), dir, masker, undefined, fillingDisk);
     await expect(failing).rejects.toThrow(ReportWriteError);

@@ -9,10 +9,10 @@ import { callbacksSignatureValid, type HmacScheme, signCallbackBody } from "../.
 import { createMasker } from "../../contract/kit/index.ts";
 import type { StoredCallback } from "../../webhook-sink/index.ts";
 import type { CheckRecord } from "../engine/run-model.ts";
+import { renderReport } from "../testing/render-report.ts";
 import { runReportOf } from "../testing/run-report.ts";
 import { callbackEvidence } from "./callback-evidence.ts";
 import { printSummary } from "./console-summary.ts";
-import { renderHtml } from "./html.ts";
 import { explainStoredSignature } from "./signature-evidence.ts";
 
 const SCHEME: HmacScheme = {
@@ -131,7 +131,7 @@ describe("a callback whose signature fails", () => {
   });
 
   it("shows in the HTML: the timeline says the signature failed, never passed, and the callback explains it", () => {
-    const html = renderHtml(report);
+    const html = renderReport("html", report);
     const row = html.slice(html.indexOf('id="callback-timelines"'));
     const timelineRow = row.slice(row.indexOf("<tr><td"), row.indexOf("</tr>", row.indexOf("<tr><td")));
     expect(timelineRow).not.toContain("✓ passed");

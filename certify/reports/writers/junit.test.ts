@@ -4,10 +4,10 @@
  * with the counts it carries: tests, failures, errors, skipped.
  */
 import { describe, expect, it } from "vitest";
-import { parseJunit, validateJunit10, xmllintPath } from "../../fixtures/testing/junit-schema.ts";
-import type { CheckRecord } from "../engine/run-model.ts";
-import { runReportOf } from "../testing/run-report.ts";
-import { renderJunit } from "./junit.ts";
+import { parseJunit, validateJunit10, xmllintPath } from "../../../fixtures/testing/junit-schema.ts";
+import type { CheckRecord } from "../../engine/run-model.ts";
+import { renderReport } from "../../testing/render-report.ts";
+import { runReportOf } from "../../testing/run-report.ts";
 
 const check = (status: CheckRecord["status"], extra: Partial<CheckRecord> = {}): CheckRecord =>
   ({
@@ -35,14 +35,14 @@ describe("certify's JUnit file", () => {
   it.skipIf(xmllintPath() === undefined)(
     "validates against Jenkins xunit's junit-10.xsd (skipped: xmllint is not installed)",
     () => {
-      const verdict = validateJunit10(renderJunit(report));
+      const verdict = validateJunit10(renderReport("junit", report));
       expect(verdict.errors).toBe("");
       expect(verdict.valid).toBe(true);
     },
   );
 
   it("parses in junit2json with its counts", async () => {
-    const parsed = await parseJunit(renderJunit(report));
+    const parsed = await parseJunit(renderReport("junit", report));
     expect(parsed.tests).toBe(5);
     expect(parsed.failures).toBe(1);
     expect(parsed.errors).toBe(0);

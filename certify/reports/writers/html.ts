@@ -3,16 +3,29 @@
  * each check's result, and for each failure the rule, what was found and the request and
  * response as exchanged. No script, no external resource: it opens anywhere, offline.
  */
-import { describeRuleSource, type RecordedExchange } from "../../contract/index.ts";
-import { escapeHtml, tlsSummaryLines } from "../../contract/kit/index.ts";
-import { rateLimitWaitsLine } from "../engine/preflight.ts";
-import { reconnectedNote, reconnectsLine } from "../engine/reconnects.ts";
-import { type CheckRecord, isAdvisory, isFailure, partialLine, type RunReport } from "../engine/run-model.ts";
-import { type CallbackEvidence, relativeToTrigger } from "./callback-evidence.ts";
+import { describeRuleSource, type RecordedExchange } from "../../../contract/index.ts";
+import { escapeHtml, tlsSummaryLines } from "../../../contract/kit/index.ts";
+import {
+  placeOf,
+  type RuleAdvisories,
+  type RuleFailures,
+  standingOf,
+} from "../../analysis/failures-by-rule.ts";
+import { describeRef } from "../../analysis/follow-on-failures.ts";
+import { rateLimitWaitsLine } from "../../engine/preflight.ts";
+import { reconnectedNote, reconnectsLine } from "../../engine/reconnects.ts";
+import {
+  type CheckRecord,
+  isAdvisory,
+  isFailure,
+  partialLine,
+  type RunReport,
+} from "../../engine/run-model.ts";
+import { type CallbackEvidence, relativeToTrigger } from "../callback-evidence.ts";
+import { REPORT_FILES } from "../report-files.ts";
+import { probeSettingsLine, reproductionHtml } from "../reproduction.ts";
 import { baselineSection, EXTRAS_CSS, targetContainerSection } from "./extras-html.ts";
-import { advisoriesByRule, failuresByRule, placeOf, standingOf } from "./failures-by-rule.ts";
-import { describeRef } from "./follow-on-failures.ts";
-import { probeSettingsLine, reproductionHtml } from "./reproduction.ts";
+import type { ReportChunk, ReportRun, ReportWriter } from "./writer.ts";
 
 const CSS = `
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
@@ -210,8 +223,7 @@ function checkRow(record: CheckRecord, index: number, lookups: Lookups): string 
 }
 
 /** What the page opens with: each rule that failed, on which endpoints, how often, the first evidence. */
-function failuresSection(report: RunReport, indexOf: Map<CheckRecord, number>): string {
-  const failures = failuresByRule(report.checks);
+function failuresSection(failures: readonly RuleFailures[], indexOf: Map<CheckRecord, number>): string {
   if (failures.length === 0) return "";
   const followOns = failures.reduce((sum, f) => sum + f.followOns, 0);
   const rows = failures
@@ -245,8 +257,7 @@ ${rows}
 }
 
 /** What the advisories found, per rule: what the target did with each probe, counted. Never a failure. */
-function advisoriesSection(report: RunReport, indexOf: Map<CheckRecord, number>): string {
-  const advisories = advisoriesByRule(report.checks);
+function advisoriesSection(advisories: readonly RuleAdvisories[], indexOf: Map<CheckRecord, number>): string {
   if (advisories.length === 0) return "";
   const rows = advisories
     .map((advisory) => {
@@ -273,7 +284,7 @@ function callbacksOf(timeline: NonNullable<CheckRecord["timeline"]>, lookups: Lo
   return [...lookups.callbacks.values()].filter((c) => c.trigger?.scenario === timeline.scenario);
 }
 
-function timelines(report: RunReport, lookups: Lookups): string {
+function* timelines(report: RunReport, lookups: Lookups): Generator<string> {
   const withTimeline = report.checks.filter((c) => c.timeline !== undefined);
   /** The required failures that looked at each callback. */
   const failedOn = new Map<string, CheckRecord[]>();
@@ -281,11 +292,21 @@ function timelines(report: RunReport, lookups: Lookups): string {
     if (isFailure(record))
       for (const id of record.callbacks ?? []) failedOn.set(id, [...(failedOn.get(id) ?? []), record]);
   const shown = new Set<string>();
-  const rows = withTimeline
-    .map((record) => {
+  for (const record of withTimeline)
+    for (const callback of callbacksOf(record.timeline as NonNullable<CheckRecord["timeline"]>, lookups))
+      shown.add(callback.id);
+  const others = report.callbacks.filter((callback) => !shown.has(callback.id));
+  if (withTimeline.length === 0 && others.length === 0) return;
+  yield `<h2 id="callback-timelines">Callback timelines</h2>
+<p class="meta">Per order: each delivery that reached the sink, its status, its arrival relative to the triggering request (a negative time is a callback that came before it), the sink's answer and the signature verdict. Open one for its headers and raw body as received.</p>
+`;
+  if (withTimeline.length > 0) {
+    yield `<table><thead><tr><th style="width:140px">Result</th><th>Scenario</th><th>Order</th><th>Deliveries</th></tr></thead><tbody>
+`;
+    let first = true;
+    for (const record of withTimeline) {
       const timeline = record.timeline as NonNullable<CheckRecord["timeline"]>;
       const callbacks = callbacksOf(timeline, lookups);
-      for (const callback of callbacks) shown.add(callback.id);
       const deliveries =
         callbacks.length > 0
           ? callbacks.map((callback) => callbackBlock(callback)).join("")
@@ -297,30 +318,61 @@ function timelines(report: RunReport, lookups: Lookups): string {
                     `#${d.delivery} <code>${escapeHtml(d.status)}</code> ${escapeHtml(relativeToTrigger(d.arrivedAfterMs))} · answered ${d.answeredWith} · signature ${escapeHtml(d.signature)}`,
                 )
                 .join("<br>");
-      return `<tr>${timelineStatusCell(record, callbacks, failedOn)}<td>${escapeHtml(timeline.scenario)}<div class="meta">triggered ${escapeHtml(timeline.triggeredAt)}</div></td><td><code>${escapeHtml(timeline.orderId)}</code></td><td>${deliveries}</td></tr>`;
-    })
-    .join("\n");
-  const others = report.callbacks.filter((callback) => !shown.has(callback.id));
-  const otherSection =
-    others.length === 0
-      ? ""
-      : `<h3>Other callbacks received</h3>
+      yield `${first ? "" : "\n"}<tr>${timelineStatusCell(record, callbacks, failedOn)}<td>${escapeHtml(timeline.scenario)}<div class="meta">triggered ${escapeHtml(timeline.triggeredAt)}</div></td><td><code>${escapeHtml(timeline.orderId)}</code></td><td>${deliveries}</td></tr>`;
+      first = false;
+    }
+    yield "\n</tbody></table>";
+  }
+  yield "\n";
+  if (others.length === 0) return;
+  yield `<h3>Other callbacks received</h3>
 <p class="meta">Callbacks the sink received that belong to no scenario above (other probes' orders, or none the suite made).</p>
-${others.map((callback) => callbackBlock(callback)).join("\n")}`;
-  if (rows.length === 0 && otherSection === "") return "";
-  return `<h2 id="callback-timelines">Callback timelines</h2>
-<p class="meta">Per order: each delivery that reached the sink, its status, its arrival relative to the triggering request (a negative time is a callback that came before it), the sink's answer and the signature verdict. Open one for its headers and raw body as received.</p>
-${
-  rows.length === 0
-    ? ""
-    : `<table><thead><tr><th style="width:140px">Result</th><th>Scenario</th><th>Order</th><th>Deliveries</th></tr></thead><tbody>
-${rows}
-</tbody></table>`
-}
-${otherSection}`;
+`;
+  let first = true;
+  for (const callback of others) {
+    yield `${first ? "" : "\n"}${callbackBlock(callback)}`;
+    first = false;
+  }
 }
 
-export function renderHtml(report: RunReport): string {
+/** Per endpoint (or group), its checks, failures first: they are what a reader came for. */
+function* sections(
+  report: RunReport,
+  indexOf: Map<CheckRecord, number>,
+  lookups: Lookups,
+): Generator<string> {
+  const rank = (c: CheckRecord) =>
+    c.status === "failed"
+      ? c.required
+        ? 0
+        : 2
+      : c.status === "not evaluated"
+        ? 1
+        : c.status === "skipped"
+          ? 3
+          : 4;
+  let firstSection = true;
+  for (const entry of report.summary) {
+    yield `${firstSection ? "" : "\n"}<h2 id="${encodeURIComponent(entry.endpoint)}">${escapeHtml(entry.endpoint)} <span class="meta">· ${
+      entry.score === null ? "no checks judged" : `${entry.score}% conformant`
+    }</span></h2>
+<table><thead><tr><th style="width:140px">Result</th><th style="width:360px">Check</th><th>Finding</th></tr></thead><tbody>
+`;
+    firstSection = false;
+    const records = report.checks
+      .filter((c) => c.endpoint === entry.endpoint)
+      .sort((a, b) => rank(a) - rank(b));
+    // One row at a time: a failed check's row holds its exchanges.
+    let firstRow = true;
+    for (const c of records) {
+      yield `${firstRow ? "" : "\n"}${checkRow(c, indexOf.get(c) as number, lookups)}`;
+      firstRow = false;
+    }
+    yield "\n</tbody></table>";
+  }
+}
+
+function* htmlChunks({ report, analysis }: ReportRun): Generator<ReportChunk> {
   const indexOf = new Map(report.checks.map((record, index) => [record, index]));
   const anchors = new Map<string, number>();
   report.checks.forEach((record, index) => {
@@ -344,32 +396,6 @@ export function renderHtml(report: RunReport): string {
 <td class="num passed">${entry.passed}</td><td class="num${entry.failed > 0 ? " failed" : ""}">${entry.failed}</td><td class="num noteval">${entry.notEvaluated}</td><td class="num skipped">${entry.skipped}</td><td class="num advisory">${entry.advisories ?? 0}</td></tr>`,
     )
     .join("\n");
-  const sections = report.summary
-    .map((entry) => {
-      // Failures first: they are what a reader came for.
-      const rank = (c: CheckRecord) =>
-        c.status === "failed"
-          ? c.required
-            ? 0
-            : 2
-          : c.status === "not evaluated"
-            ? 1
-            : c.status === "skipped"
-              ? 3
-              : 4;
-      const rows = report.checks
-        .filter((c) => c.endpoint === entry.endpoint)
-        .sort((a, b) => rank(a) - rank(b))
-        .map((c) => checkRow(c, indexOf.get(c) as number, lookups))
-        .join("\n");
-      return `<h2 id="${encodeURIComponent(entry.endpoint)}">${escapeHtml(entry.endpoint)} <span class="meta">· ${
-        entry.score === null ? "no checks judged" : `${entry.score}% conformant`
-      }</span></h2>
-<table><thead><tr><th style="width:140px">Result</th><th style="width:360px">Check</th><th>Finding</th></tr></thead><tbody>
-${rows}
-</tbody></table>`;
-    })
-    .join("\n");
   // A container that never got ready is the whole story of the run: its section goes first.
   const containerFailed = report.targetContainer?.readyAfterMs === null;
   const errors =
@@ -381,7 +407,8 @@ ${rows}
       ? `<div class="warnings"><b>Warnings:</b><ul>${report.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join("")}</ul></div>`
       : "";
   const { totals } = report;
-  return `<!doctype html>
+  // Section by section, the checks and callbacks one at a time (see timelines and sections).
+  yield `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>h2h-certify: ${escapeHtml(report.verdict)} · ${escapeHtml(report.target.baseUrl)}</title>
 <style>${CSS}${EXTRAS_CSS}</style></head><body><main>
@@ -404,16 +431,29 @@ ${report.exchanges.length} exchanges and ${report.callbacks.length} callbacks re
 ${errors}
 ${warnings}
 ${containerFailed ? targetContainerSection(report.targetContainer) : ""}
-${failuresSection(report, indexOf)}
-${baselineSection(report.baseline)}
+`;
+  yield `${failuresSection(analysis.failuresByRule, indexOf)}
+`;
+  yield `${baselineSection(report.baseline)}
 <h2>Conformance by ${receiver ? "group" : "endpoint"}</h2>
 <table><thead><tr><th>${receiver ? "Group" : "Endpoint"}</th><th>Score</th><th></th><th>Passed</th><th>Failed</th><th>Not evaluated</th><th>Skipped</th><th>Advisories</th></tr></thead><tbody>
 ${summaryRows}
 </tbody></table>
-${advisoriesSection(report, indexOf)}
-${timelines(report, lookups)}
-${sections}
+`;
+  yield `${advisoriesSection(analysis.advisoriesByRule, indexOf)}
+`;
+  yield* timelines(report, lookups);
+  yield "\n";
+  yield* sections(report, indexOf, lookups);
+  yield `
 ${containerFailed ? "" : targetContainerSection(report.targetContainer)}
 </main></body></html>
 `;
 }
+
+export const htmlWriter: ReportWriter = {
+  kind: "html",
+  fileName: REPORT_FILES.html,
+  format: "markup",
+  chunks: htmlChunks,
+};

@@ -3,10 +3,12 @@
  * check that failed is a passing testcase with the finding in system-out, so CI goes red only
  * for what makes the target not conformant.
  */
-import { escapeXml } from "../../contract/kit/index.ts";
-import type { CheckRecord, RunReport } from "../engine/run-model.ts";
-import { probeProperties, reproductionLines } from "./reproduction.ts";
-import { isTransportFault } from "./root-causes.ts";
+import { escapeXml } from "../../../contract/kit/index.ts";
+import { isTransportFault } from "../../analysis/root-causes.ts";
+import type { CheckRecord, RunReport } from "../../engine/run-model.ts";
+import { REPORT_FILES } from "../report-files.ts";
+import { probeProperties, reproductionLines } from "../reproduction.ts";
+import type { ReportChunk, ReportRun, ReportWriter } from "./writer.ts";
 
 /** JUnit `time` attributes are seconds with a fraction. */
 const junitTime = (ms: number) => (ms / 1000).toFixed(3);
@@ -47,27 +49,29 @@ function testcase(record: CheckRecord, report: RunReport): string {
   return `${open}/>`;
 }
 
-export function renderJunit(report: RunReport): string {
-  const suites = report.summary.map((entry) => {
-    const records = report.checks.filter((c) => c.endpoint === entry.endpoint);
-    const failures = records.filter((c) => c.status === "failed" && c.required).length;
-    const errors = records.filter(isTransportFault).length;
-    const time = records.reduce((sum, c) => sum + c.durationMs, 0);
-    return [
-      `  <testsuite name="${escapeXml(entry.endpoint)}" tests="${records.length}" failures="${failures}" errors="${errors}" skipped="${entry.skipped + entry.notEvaluated - errors}" time="${junitTime(time)}" timestamp="${report.startedAt}">`,
-      ...probeProperties(report, escapeXml),
-      ...records.map((r) => testcase(r, report)),
-      "  </testsuite>",
-    ].join("\n");
-  });
+function* junitChunks({ report }: ReportRun): Generator<ReportChunk> {
   const { totals } = report;
   const errors = report.checks.filter(isTransportFault).length;
   // No `skipped` here: Jenkins xunit's junit-10.xsd allows it on <testsuite> only, where it stands.
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="h2h-certify ${escapeXml(report.target.baseUrl)}" tests="${report.checks.length}" failures="${totals.failedRequired}" errors="${errors}" time="${junitTime(report.durationMs)}">`,
-    ...suites,
-    "</testsuites>",
-    "",
-  ].join("\n");
+  yield '<?xml version="1.0" encoding="UTF-8"?>\n';
+  yield `<testsuites name="h2h-certify ${escapeXml(report.target.baseUrl)}" tests="${report.checks.length}" failures="${totals.failedRequired}" errors="${errors}" time="${junitTime(report.durationMs)}">`;
+  for (const entry of report.summary) {
+    const records = report.checks.filter((c) => c.endpoint === entry.endpoint);
+    const failures = records.filter((c) => c.status === "failed" && c.required).length;
+    const suiteErrors = records.filter(isTransportFault).length;
+    const time = records.reduce((sum, c) => sum + c.durationMs, 0);
+    yield `\n  <testsuite name="${escapeXml(entry.endpoint)}" tests="${records.length}" failures="${failures}" errors="${suiteErrors}" skipped="${entry.skipped + entry.notEvaluated - suiteErrors}" time="${junitTime(time)}" timestamp="${report.startedAt}">`;
+    for (const property of probeProperties(report, escapeXml)) yield `\n${property}`;
+    // One testcase at a time: each holds its evidence, and there may be thousands.
+    for (const record of records) yield `\n${testcase(record, report)}`;
+    yield "\n  </testsuite>";
+  }
+  yield "\n</testsuites>\n";
 }
+
+export const junitWriter: ReportWriter = {
+  kind: "junit",
+  fileName: REPORT_FILES.junit,
+  format: "markup",
+  chunks: junitChunks,
+};

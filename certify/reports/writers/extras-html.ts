@@ -2,9 +2,9 @@
  * The HTML report's sections for what a run may carry besides its checks: the target container
  * (H2H_TARGET_IMAGE) with its logs, and the changes since a baseline run (H2H_BASELINE_REPORT).
  */
-import { escapeHtml } from "../../contract/kit/index.ts";
-import type { TargetContainerRecord } from "../../run-setup/index.ts";
-import type { CheckChange, RunComparison } from "./compare.ts";
+import { escapeHtml } from "../../../contract/kit/index.ts";
+import type { TargetContainerRecord } from "../../../run-setup/index.ts";
+import type { CheckChange, RunComparison } from "../../analysis/compare.ts";
 
 export const EXTRAS_CSS = `
 .changes td.key{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}

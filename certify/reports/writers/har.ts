@@ -1,9 +1,12 @@
 /** Every exchange of the run as a HAR 1.2 file, to replay a failure or hand it to the provider. */
-import type { RecordedExchange } from "../../contract/index.ts";
-import { reconnectedNote } from "../engine/reconnects.ts";
-import type { RunReport } from "../engine/run-model.ts";
-import { type CallbackEvidence, relativeToTrigger } from "./callback-evidence.ts";
-import { probeSettingsLine } from "./reproduction.ts";
+import type { RecordedExchange } from "../../../contract/index.ts";
+import { reconnectedNote } from "../../engine/reconnects.ts";
+import type { RunReport } from "../../engine/run-model.ts";
+import { type CallbackEvidence, relativeToTrigger } from "../callback-evidence.ts";
+import { REPORT_FILES } from "../report-files.ts";
+import { probeSettingsLine } from "../reproduction.ts";
+import { JsonArrayStream, jsonChunks } from "./json-chunks.ts";
+import type { ReportWriter } from "./writer.ts";
 
 const STATUS_TEXT: Record<number, string> = {
   200: "OK",
@@ -126,20 +129,38 @@ function callbackEntry(callback: CallbackEvidence) {
   };
 }
 
-export function renderHar(report: RunReport): string {
-  return `${JSON.stringify(
-    {
-      log: {
-        version: "1.2",
-        creator: { name: report.tool.name, version: report.tool.version },
-        comment: `h2h-certify run ${report.runId} against ${report.target.baseUrl}${report.probes ? `; ${probeSettingsLine(report)}` : ""}; secrets masked`,
-        // Exchanges the suite made, and callbacks the provider made, in the order they happened.
-        entries: [...report.exchanges.map(entry), ...report.callbacks.map(callbackEntry)].sort((a, b) =>
-          a.startedDateTime.localeCompare(b.startedDateTime),
-        ),
-      },
-    },
-    null,
-    2,
-  )}\n`;
+/**
+ * Exchanges the suite made, and callbacks the provider made, in the order they happened: sorted
+ * by time (stable, exchanges first on a tie), each entry made only as it is written.
+ */
+function entriesInOrder(report: RunReport): JsonArrayStream {
+  const order = [
+    ...report.exchanges.map((exchange, index) => ({ at: exchange.startedAt, index, callback: false })),
+    ...report.callbacks.map((callback, index) => ({ at: callback.receivedAt, index, callback: true })),
+  ].sort((a, b) => a.at.localeCompare(b.at));
+  return new JsonArrayStream(function* () {
+    for (const { index, callback } of order)
+      yield callback
+        ? callbackEntry(report.callbacks[index] as CallbackEvidence)
+        : entry(report.exchanges[index] as RecordedExchange);
+  });
 }
+
+export const harWriter: ReportWriter = {
+  kind: "har",
+  fileName: REPORT_FILES.har,
+  format: "json",
+  chunks: ({ report }) =>
+    jsonChunks(
+      {
+        log: {
+          version: "1.2",
+          creator: { name: report.tool.name, version: report.tool.version },
+          comment: `h2h-certify run ${report.runId} against ${report.target.baseUrl}${report.probes ? `; ${probeSettingsLine(report)}` : ""}; secrets masked`,
+          entries: entriesInOrder(report),
+        },
+      },
+      // The document, its log, the entries: one entry at a time.
+      3,
+    ),
+};

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { publicUrlOf } from "./callback-evidence.ts";
+import { publicUrlOf } from "../reports/callback-evidence.ts";
 import { sinkRefusalsOf } from "./sink-refusals.ts";
 
 describe("what the webhook sink refused, in the run's report", () => {
