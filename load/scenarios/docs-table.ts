@@ -28,7 +28,4 @@ export function withScenariosTable(doc: string, scenarios: readonly LoadScenario
 }
 
 /** The command that rewrites docs/load.md's scenarios block from the list (run from the project root). */
-export const REGENERATE_SCENARIO_DOCS =
-  'node --import ./scripts/tsx.mjs --input-type=module -e \'import { readFileSync, writeFileSync } from "node:fs"; ' +
-  'import { LOAD_SCENARIOS, withScenariosTable } from "./load/scenarios/index.ts"; const f = "docs/load.md"; ' +
-  'writeFileSync(f, withScenariosTable(readFileSync(f, "utf8"), LOAD_SCENARIOS));\'';
+export const REGENERATE_SCENARIO_DOCS = "npm run docs";

@@ -1,5 +1,6 @@
 /** `npm run docs`: rewrites the generated parts of docs/ from the settings table and the commands. */
 import { readFile, writeFile } from "node:fs/promises";
+import { LOAD_SCENARIOS, withScenariosTable } from "../../load/scenarios/index.ts";
 import { withSettingsTable } from "../../run-setup/index.ts";
 import { defineCommand, EXIT } from "../cli.ts";
 import { withCommandsReference } from "../commands-doc.ts";
@@ -11,13 +12,14 @@ const ROOT = new URL("../../", import.meta.url);
 export const GENERATED_DOCS = {
   "docs/environment.md": async (doc: string) => withSettingsTable(doc),
   "docs/commands.md": async (doc: string) => withCommandsReference(doc, await loadCommands()),
+  "docs/load.md": async (doc: string) => withScenariosTable(doc, LOAD_SCENARIOS),
 } as const;
 
 export const docs = defineCommand({
   name: "docs",
   summary:
-    "Rewrites the generated parts of docs/: environment.md's table of settings (run-setup/settings-table.ts)\n" +
-    "and commands.md's reference of every command (the definitions in scripts/commands/).",
+    "Rewrites the generated parts of docs/: environment.md's table of settings (run-setup/settings-table.ts),\n" +
+    "commands.md's reference of every command (scripts/commands/) and load.md's scenarios (load/scenarios/).",
   options: {
     check: { type: "boolean", description: "write nothing; exit 1 if a generated page is not up to date" },
   },
