@@ -47,11 +47,15 @@ export {
   acceptanceExplained,
   CHECK_REGISTRY,
   type Check,
+  type CheckScope,
+  checksOfScope,
   describeRuleSource,
   effectiveSource,
   type RequirementContext,
   type RuleKind,
   type RuleSource,
+  type RunEvidence,
+  type RunJudgement,
   requirementOf,
   show,
 } from "./check.ts";
@@ -73,7 +77,6 @@ export {
   envelopeFailureMessage,
   envelopeJsonContentType,
   envelopeRequestIdPresent,
-  envelopeRequestIdUnique,
   envelopeShape,
   envelopeSuccessMarkers,
 } from "./envelope.ts";
@@ -119,6 +122,7 @@ export {
   receiverSurvivesMalformed,
   receiverUnknownOrder,
 } from "./receiver.ts";
+export { envelopeRequestIdUnique } from "./request-ids.ts";
 export { answerRootCause } from "./root-cause.ts";
 export {
   dataOf,
