@@ -13,6 +13,7 @@ export {
   type CallbackScenario,
   CHECK_REGISTRY,
   type Check,
+  type CheckScope,
   callbacksAppealAfterFailure,
   callbacksArrives,
   callbacksBodyParses,
