@@ -39,6 +39,7 @@ export {
   confirmableAfterWrongCode,
   type DateBound,
   dataOf,
+  defineCheck,
   describeRuleSource,
   effectiveSource,
   envelopeFailureData,

@@ -6,10 +6,10 @@
  * when none breaks it.
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import { defineCheck } from "../../contract/checks/check.ts";
 import {
   CHECK_REGISTRY,
   checksOfScope,
+  defineCheck,
   jsonTextIssues,
   type RecordedExchange,
 } from "../../contract/index.ts";

@@ -49,6 +49,7 @@ export {
   type Check,
   type CheckScope,
   checksOfScope,
+  defineCheck,
   describeRuleSource,
   effectiveSource,
   type RequirementContext,
