@@ -832,15 +832,6 @@ const CASES: Record<string, Case> = {
       [[{ requestId: "a", where: "#0" }], /only 1 response/],
     ],
   },
-  "envelope.request-id-ascii": {
-    good: [[1, 2].map((n) => ({ requestId: requestId(n), where: `#${n}` }))],
-    bad: [
-      [
-        [{ requestId: "req-\u00e9", where: "#0" }],
-        /1 of 1 ids are not printable ASCII; first "req-é" \(#0\)/,
-      ],
-    ],
-  },
   "semantics.order-id-unique": {
     good: [
       [

@@ -52,34 +52,3 @@ export const envelopeRequestIdUnique: Check<RequestIdSighting[]> = defineCheck<R
     },
   },
 );
-
-/** Scratch check of the add-a-check recipe: every x-request-id is printable ASCII. */
-export const envelopeRequestIdAscii: Check<RequestIdSighting[]> = defineCheck<RequestIdSighting[]>(
-  "envelope.request-id-ascii",
-  "envelope",
-  "Every result.x-request-id is printable ASCII, so that a merchant can log and quote it.",
-  (sightings) => {
-    const odd = sightings.filter(
-      (s) => typeof s.requestId === "string" && !/^[\x20-\x7e]*$/.test(s.requestId),
-    );
-    if (odd.length === 0) return pass(`${sightings.length} ids, each printable ASCII`);
-    return fail(
-      `${odd.length} of ${sightings.length} ids are not printable ASCII; first ${show(odd[0]?.requestId)} (${odd[0]?.where})`,
-    );
-  },
-  {
-    source: { kind: "stated", sections: ["§2.1"], what: "x-request-id identifies the request" },
-    overRun: ({ exchanges }) => [
-      {
-        outcome: envelopeRequestIdAscii.run(
-          exchanges.map((e) => ({
-            requestId: (e.response.json as { result?: Record<string, unknown> } | undefined)?.result?.[
-              "x-request-id"
-            ],
-            where: e.id,
-          })),
-        ),
-      },
-    ],
-  },
-);
