@@ -37,4 +37,10 @@ export { phasesOf, type RunTimings } from "./engine/run-timings.ts";
 export { type CertifyOptions, type CertifyResult, runCertification } from "./engine/runner.ts";
 export { ReusedSpecRunner } from "./engine/spec-runner.ts";
 export { REPORT_FILES, REPORT_KINDS, type ReportKind, TARGET_LOG_FILE } from "./reports/index.ts";
-export { checksMarkdown, type ListedRule, listChecks, printListedChecks } from "./reports/list-checks.ts";
+export {
+  checksMarkdown,
+  type ListedRule,
+  listChecks,
+  printListedChecks,
+  withChecksTable,
+} from "./reports/list-checks.ts";

@@ -62,7 +62,7 @@ export interface CheckRecord {
   subject?: string;
   /** Ids of the callbacks (see RunReport.callbacks) the check looked at. */
   callbacks?: string[];
-  /** A failure an earlier failure of the same order or request explains: that one (reports/follow-on-failures.ts). */
+  /** A failure an earlier failure of the same order or request explains: that one (analysis/follow-on-failures.ts). */
   followsFrom?: { endpoint: string; check: string; case?: string };
 }
 

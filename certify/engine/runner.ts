@@ -4,22 +4,7 @@
  * Vitest, the run-wide checks over every exchange, and the reports written.
  */
 import { rm } from "node:fs/promises";
-import {
-  answerRootCause,
-  type Check,
-  ExchangeRecorder,
-  effectiveSource,
-  envelopeRequestIdUnique,
-  envelopeStrictJson,
-  noServerError,
-  OPERATIONS,
-  type Profile,
-  type RecordedExchange,
-  readRecordedEvidence,
-  requirementOf,
-  type SignatureScheme,
-  semanticsOrderIdUnique,
-} from "../../contract/index.ts";
+import { ExchangeRecorder, readRecordedEvidence, type SignatureScheme } from "../../contract/index.ts";
 import { type Masker, makeRunFolder, removeGoneRunFolders } from "../../contract/kit/index.ts";
 import { type RunSettings, sourceName } from "../../run-setup/index.ts";
 import { type RunningSink, SinkClient } from "../../webhook-sink/index.ts";
@@ -38,8 +23,6 @@ import { consoleLine } from "../reports/console.ts";
 import { printSummary } from "../reports/console-summary.ts";
 import { evidenceBoundsOf } from "../reports/evidence-bounds.ts";
 import { type ReportKind, type ReportPaths, writeReportSet } from "../reports/index.ts";
-import { strictJsonChecks } from "../reports/json-text-findings.ts";
-import { sizeLimitChecks } from "../reports/size-findings.ts";
 import { deadlineOf, watchRunStop } from "./deadline.ts";
 // Checks before the first request, and the invalid-key diagnosis.
 import {
@@ -49,6 +32,7 @@ import {
   rateLimitWaitsOf,
 } from "./preflight.ts";
 import { onlyPattern, type ProbeOverrides } from "./probe-settings.ts";
+import { runScopeCheckNames, runScopeChecks } from "./run-checks.ts";
 import { specTimeoutsOf } from "./run-context.ts";
 import { runFolderFault } from "./run-folder-fault.ts";
 import { type CheckRecord, judgeRun, type RunReport, toolVersion } from "./run-model.ts";
@@ -97,24 +81,6 @@ export interface CertifyResult {
   attestation?: string;
 }
 
-function runCheck<I>(check: Check<I>, input: I, profile: Profile, masker: Masker): CheckRecord {
-  const outcome = check.run(input);
-  const requirement = requirementOf(check, profile);
-  return {
-    endpoint: "(all endpoints)",
-    check: check.name,
-    rule: check.rule,
-    status: outcome.ok ? "passed" : "failed",
-    required: requirement.required,
-    detail: masker.text(outcome.detail),
-    ...(requirement.required ? {} : { reason: requirement.reason }),
-    durationMs: 0,
-    exchanges: [],
-    source: "runner",
-    ruleSource: effectiveSource(check.source, profile),
-  };
-}
-
 /** Every callback the sink received, as evidence tied to the scenarios that triggered them. */
 async function collectCallbacks(
   sink: RunningSink,
@@ -144,85 +110,6 @@ async function collectCallbacks(
   } finally {
     await client.close();
   }
-}
-
-/** The checks that need every exchange of the run at once. */
-function runWideChecks(
-  exchanges: readonly RecordedExchange[],
-  profile: Profile,
-  masker: Masker,
-): CheckRecord[] {
-  const where = (e: RecordedExchange) => `${e.request.method} ${new URL(e.request.url).pathname} (${e.id})`;
-  // Uniqueness is judged over the answers that are envelopes; the others fail envelope.shape.
-  const readable = exchanges.filter((e) => answerRootCause(e.response) === undefined);
-  const requestIds: CheckRecord =
-    readable.length >= 2
-      ? runCheck(
-          envelopeRequestIdUnique,
-          readable.map((e) => ({
-            requestId: (e.response.json as { result?: Record<string, unknown> } | undefined)?.result?.[
-              "x-request-id"
-            ],
-            where: e.id,
-          })),
-          profile,
-          masker,
-        )
-      : {
-          ...runCheck(envelopeRequestIdUnique, [], profile, masker),
-          status: "not evaluated",
-          detail: `not evaluated, because ${readable.length} of ${exchanges.length} answers were envelopes: uniqueness needs two`,
-          blockedBy: { check: "envelope.shape", reason: "the answers are not envelopes" },
-        };
-  // One cause, one verdict: the answers to probes of a check the profile waives are reported apart.
-  const waivedBy = (e: RecordedExchange) =>
-    e.probeOf !== undefined && profile.informationalChecks[e.probeOf] !== undefined ? e.probeOf : undefined;
-  const serverErrors = (of: readonly RecordedExchange[]) =>
-    runCheck(
-      noServerError,
-      of.map((e) => ({ status: e.response.status, where: where(e) })),
-      profile,
-      masker,
-    );
-  const waived = exchanges.filter((e) => waivedBy(e) !== undefined);
-  const waivedChecks = [...new Set(waived.map(waivedBy))].join(", ");
-  return [
-    requestIds,
-    orderIdsOf(readable, profile, masker),
-    serverErrors(exchanges.filter((e) => waivedBy(e) === undefined)),
-    ...(waived.length > 0
-      ? [
-          {
-            ...serverErrors(waived),
-            endpoint: "(probes of waived checks)",
-            required: false,
-            reason: `the profile waives ${waivedChecks}, and so what its probes' answers show`,
-          },
-        ]
-      : []),
-  ];
-}
-
-/** Every order a creation answer names, of both merchants and both kinds: none may share an id. */
-function orderIdsOf(readable: readonly RecordedExchange[], profile: Profile, masker: Masker): CheckRecord {
-  const created = readable.filter(
-    (e) =>
-      e.operation !== undefined &&
-      OPERATIONS[e.operation].step === "create" &&
-      e.response.status >= 200 &&
-      e.response.status < 300,
-  );
-  const sightings = created.map((e) => {
-    const data = (e.response.json as { data?: Record<string, unknown> } | undefined)?.data;
-    const merchant = typeof data?.merchantID === "string" ? `, merchant ${data.merchantID}` : "";
-    return { orderId: data?.id, where: `${e.id} ${e.operation}${merchant}` };
-  });
-  const record = runCheck(semanticsOrderIdUnique, sightings, profile, masker);
-  if (created.length >= 2) return record;
-  // Fewer than two orders (a run limited by --only, a target refusing every creation, whose
-  // refusals fail elsewhere): nothing to compare, and no cause to wait on.
-  const reason = `the run created ${created.length} order(s): uniqueness needs two`;
-  return { ...record, status: "skipped", detail: reason, reason };
 }
 
 export async function runCertification(options: CertifyOptions): Promise<CertifyResult> {
@@ -308,12 +195,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
         targetInThisProcess: options.targetInThisProcess,
       });
       // A run-wide check judges every exchange: --only it, and every spec still runs to make them.
-      const runWide = [
-        envelopeRequestIdUnique.name,
-        noServerError.name,
-        envelopeStrictJson.name,
-        semanticsOrderIdUnique.name,
-      ];
+      const runWide = runScopeCheckNames();
       const testNamePattern = onlyPattern(probes.only.some((c) => runWide.includes(c)) ? [] : probes.only);
       const previousExitCode = process.exitCode;
       let specRun: SpecRunResult;
@@ -372,13 +254,10 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
       leftOutByOnly += records.length - kept.length;
       return kept;
     };
-    if (unreachable === undefined) checks.push(...keptByOnly(runWideChecks(exchanges, profile, masker)));
+    // Every registered run-scope check over every exchange, the probe's too.
+    if (unreachable === undefined) checks.push(...keptByOnly(runScopeChecks(exchanges, profile, masker)));
     // Stopped before the reports are written, so that they hold its whole log and its exit code.
     if (target.container) containerRecord = await target.container.stop();
-    // Every answer, the probe's too, against the profile's body limit.
-    if (unreachable === undefined) checks.push(...keptByOnly(sizeLimitChecks(exchanges, profile, masker)));
-    // Every JSON answer's bytes as received: what JSON.parse forgave.
-    if (unreachable === undefined) checks.push(...keptByOnly(strictJsonChecks(exchanges, profile, masker)));
     // Every answer a 401 is a refused key, not a non-conformant target; mostly 429s: rate limited.
     const refusedKey =
       unreachable === undefined

@@ -6,6 +6,7 @@
 import {
   acceptanceExplained,
   CHECK_REGISTRY,
+  type CheckScope,
   checkOfConstraint,
   derivedNegativesOf,
   describeRuleSource,
@@ -27,6 +28,8 @@ export interface ListedRule {
   /** A check's name, or a constraint's `<operation> <field>: <keyword> <value>`. */
   name: string;
   what: "check" | "constraint" | "probe";
+  /** For a check: what one verdict judges, and so who runs it (contract/checks CheckScope). */
+  scope?: CheckScope;
   /** For a constraint, the check that judges its refusal. */
   check: string;
   rule: string;
@@ -52,6 +55,7 @@ export function listChecks(profile: Profile, subject: "provider" | "receiver" = 
     return {
       name: check.name,
       what: "check",
+      scope: check.scope,
       check: check.name,
       rule: check.rule,
       kind: source.kind,
@@ -156,17 +160,34 @@ export function formatListedRules(rules: readonly ListedRule[]): string[] {
   );
 }
 
-/** The checks as a Markdown table (the README's "What is checked" holds this for the reference profile). */
+/** The checks as a Markdown table (docs/checks.md holds it for the reference profile). */
 export function checksMarkdown(rules: readonly ListedRule[]): string {
   const cell = (text: string) => text.replace(/\|/g, "\\|");
   return [
-    "| check | basis | required | rule |",
-    "|---|---|---|---|",
+    "| check | scope | basis | required | rule |",
+    "|---|---|---|---|---|",
     ...rules
       .filter((r) => r.what === "check")
-      .map((r) => `| \`${r.name}\` | ${r.kind} | ${r.required ? "yes" : "no"} | ${cell(r.rule)} |`),
+      .map(
+        (r) =>
+          `| \`${r.name}\` | ${r.scope ?? ""} | ${r.kind} | ${r.required ? "yes" : "no"} | ${cell(r.rule)} |`,
+      ),
   ].join("\n");
 }
+
+const DOCS_START = "<!-- checks:start -->";
+const DOCS_END = "<!-- checks:end -->";
+
+/** docs/checks.md with its table of checks made from the registry, for the reference profile. */
+export function withChecksTable(doc: string, profile: Profile): string {
+  const start = doc.indexOf(DOCS_START);
+  const end = doc.indexOf(DOCS_END);
+  if (start === -1 || end < start) throw new Error(`no ${DOCS_START} … ${DOCS_END} block`);
+  return `${doc.slice(0, start + DOCS_START.length)}\n${checksMarkdown(listChecks(profile))}\n${doc.slice(end)}`;
+}
+
+/** The command that rewrites docs/checks.md's table from the registered checks. */
+export const REGENERATE_CHECKS_DOCS = "npm run docs";
 
 export interface PrintListedChecksOptions {
   format?: "text" | "json" | "markdown" | undefined;

@@ -5,7 +5,18 @@
  * Where the profile pins the error (HTTP status and/or codeError), the refusal must match it.
  */
 import type { ExchangeResponse } from "../client/index.ts";
-import { defineCheck, fail, isRecord, notEvaluated, pass, type RuleSource, show } from "./check.ts";
+import {
+  type Check,
+  defineCheck,
+  exchangeWhere,
+  fail,
+  isRecord,
+  notEvaluated,
+  pass,
+  type RuleSource,
+  type RunJudgement,
+  show,
+} from "./check.ts";
 import { rateLimitCause } from "./rate-limit.ts";
 
 /** What a target documents for one kind of refusal; unset parts accept any value. */
@@ -187,7 +198,7 @@ export interface ServerErrorSighting {
   where: string;
 }
 
-export const noServerError = defineCheck<ServerErrorSighting[]>(
+export const noServerError: Check<ServerErrorSighting[]> = defineCheck<ServerErrorSighting[]>(
   "behaviour.no-server-error",
   "behaviour",
   "No request the suite sends ever gets a 5xx: every refusal is a client error with a reason.",
@@ -205,5 +216,25 @@ export const noServerError = defineCheck<ServerErrorSighting[]>(
     source: necessary(
       "a 5xx is the service's own failure, not an answer: every request the suite sends, valid or not, deserves a success or a refusal with a reason (§7)",
     ),
+    overRun: ({ exchanges, profile }) => {
+      // One cause, one verdict: the answers to probes of a check the profile waives are reported apart.
+      const waivedBy = (e: (typeof exchanges)[number]) =>
+        e.probeOf !== undefined && profile.informationalChecks[e.probeOf] !== undefined
+          ? e.probeOf
+          : undefined;
+      const judge = (of: typeof exchanges) =>
+        noServerError.run(of.map((e) => ({ status: e.response.status, where: exchangeWhere(e) })));
+      const waived = exchanges.filter((e) => waivedBy(e) !== undefined);
+      const records: RunJudgement[] = [
+        { outcome: judge(exchanges.filter((e) => waivedBy(e) === undefined)) },
+      ];
+      if (waived.length > 0)
+        records.push({
+          outcome: judge(waived),
+          endpoint: "(probes of waived checks)",
+          notRequired: `the profile waives ${[...new Set(waived.map(waivedBy))].join(", ")}, and so what its probes' answers show`,
+        });
+      return records;
+    },
   },
 );

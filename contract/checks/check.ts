@@ -3,6 +3,7 @@
  * same name, and the mutation self-test names it as the one that must catch a fault.
  */
 
+import type { RecordedExchange } from "../client/index.ts";
 import type { Finding } from "../schemas/index.ts";
 import { NORMALISATIONS, type Normalisation } from "../schemas/index.ts";
 
@@ -121,10 +122,46 @@ export function effectiveSource(source: RuleSource, context: RequirementContext)
 }
 // --- end of rule sources --------------------------------------------------------------------------
 
+/**
+ * What one verdict of a check judges, and so who runs it: `exchange` (one answer) and `order` (an
+ * order's course: its requests, answers and callbacks) are run by the specs, which make those
+ * requests; `run` is run by the engine after the specs, over every exchange of the run at once
+ * (its `overRun`), with no spec naming it.
+ */
+export type CheckScope = "exchange" | "order" | "run";
+
+export const CHECK_SCOPES: readonly CheckScope[] = ["exchange", "order", "run"];
+
+/** What the engine hands a run-scope check: every exchange the run recorded, and the profile's part checks read. */
+export interface RunEvidence {
+  exchanges: readonly RecordedExchange[];
+  profile: RequirementContext & { limits: { maxBodyBytes: number } };
+}
+
+/** One record a run-scope check makes of a run; the engine adds the name, rule, basis and masking. */
+export interface RunJudgement {
+  outcome: CheckOutcome;
+  /** The endpoint (operation) it is about; default "(all endpoints)". */
+  endpoint?: string;
+  case?: string;
+  /** Ids of the exchanges it points at; default none. */
+  exchanges?: string[];
+  /** The exchange whose answer it judged. */
+  subject?: string;
+  /** Nothing to judge (a run too small): the record is skipped with this reason. */
+  skipped?: string;
+  /** The failure it cannot be judged without: not evaluated. */
+  blockedBy?: { check: string; reason: string };
+  /** Why this record cannot fail the run, over the check's own requirement (answers to waived probes). */
+  notRequired?: string;
+}
+
 export interface Check<Input> {
   /** Stable name, e.g. `envelope.request-id-present`; test titles and reports use it. */
   name: string;
   group: CheckGroup;
+  /** What one verdict judges, and who runs it (see CheckScope). */
+  scope: CheckScope;
   /** The rule in one sentence, with the API description's section where there is one. */
   rule: string;
   /** A warning is reported like any check but never makes a target not conformant. */
@@ -132,6 +169,8 @@ export interface Check<Input> {
   /** The rule's basis: given, or the API description's sections its text cites. */
   source: RuleSource;
   run(input: Input): CheckOutcome;
+  /** A run-scope check's records of a whole run, which the engine asks for after the specs. */
+  overRun?: (run: RunEvidence) => RunJudgement[];
 }
 
 export const pass = (detail: string): CheckOutcome => ({ ok: true, detail });
@@ -154,27 +193,58 @@ function missingBasis(name: string): never {
   );
 }
 
+export interface CheckOptions {
+  warning?: boolean;
+  source?: RuleSource;
+  /** Default: `run` with `overRun`, `order` for the callbacks group, else `exchange`. */
+  scope?: CheckScope;
+  /** For a run-scope check: its records of a whole run (see `eachExchange` for one answer at a time). */
+  overRun?: (run: RunEvidence) => RunJudgement[];
+}
+
+/**
+ * Registers a check: its name, group, rule, basis, scope and function. Reports, --list-checks,
+ * docs/checks.md and the engine's run-wide pass all read the registry, so this is the one place
+ * a check is listed.
+ */
 export function defineCheck<Input>(
   name: string,
   group: CheckGroup,
   rule: string,
   run: (input: Input) => CheckOutcome,
-  options: { warning?: boolean; source?: RuleSource } = {},
+  options: CheckOptions = {},
 ): Check<Input> {
   if (!/^[a-z]+\.[a-z0-9-]+$/.test(name))
     throw new Error(`check name "${name}" must look like group.kebab-name`);
   if (!name.startsWith(`${group}.`)) throw new Error(`check "${name}" must start with its group "${group}."`);
   if (CHECK_REGISTRY.has(name)) throw new Error(`check "${name}" is defined twice`);
+  const scope = options.scope ?? (options.overRun ? "run" : group === "callbacks" ? "order" : "exchange");
+  // The engine runs a run-scope check through its overRun, and nothing else runs it.
+  if ((scope === "run") !== (options.overRun !== undefined))
+    throw new Error(
+      `check "${name}": a run-scope check needs overRun (its records of a whole run), and only a run-scope check has one`,
+    );
   const check: Check<Input> = {
     name,
     group,
+    scope,
     rule,
     warning: options.warning ?? false,
     source: options.source ?? statedSourceOf(rule) ?? missingBasis(name),
     run,
+    ...(options.overRun ? { overRun: options.overRun } : {}),
   };
   CHECK_REGISTRY.set(name, check as Check<never>);
   return check;
+}
+
+/** An exchange as a record names it: `POST /path (spec-3)`. */
+export const exchangeWhere = (exchange: RecordedExchange): string =>
+  `${exchange.request.method} ${new URL(exchange.request.url).pathname} (${exchange.id})`;
+
+/** The registered checks of one scope, in the order they were defined. */
+export function checksOfScope(scope: CheckScope): Check<never>[] {
+  return [...CHECK_REGISTRY.values()].filter((check) => check.scope === scope);
 }
 
 /** Whether a check's failure makes the target not conformant; when not, why. */

@@ -6,7 +6,14 @@ import { describe, expect, it } from "vitest";
 import { SAMPLE_ORDER_RECORD } from "../../fixtures/index.ts";
 import type { ExchangeResponse } from "../client/index.ts";
 import { buildContract, contract, jsonTextIssues, LENIENT_GAPS, ORDER_STATUSES } from "../schemas/index.ts";
-import { CHECK_REGISTRY, type Check, callbacksSignatureValid, type ObservedCallback } from "./index.ts";
+import { CHECK_SCOPES, defineCheck, pass } from "./check.ts";
+import {
+  CHECK_REGISTRY,
+  type Check,
+  callbacksSignatureValid,
+  checksOfScope,
+  type ObservedCallback,
+} from "./index.ts";
 
 const requestId = (n: number) => `req-${n}`;
 /** What json-text.ts finds in a body. */
@@ -1331,6 +1338,36 @@ describe.each([...CHECK_REGISTRY.values()].map((check) => [check.name, check] as
 
 it("every check has cases, and every case is a check", () => {
   expect(Object.keys(CASES).sort()).toEqual([...CHECK_REGISTRY.keys()].sort());
+});
+
+describe("a check's scope", () => {
+  it("is declared by every check; the run-scope ones, and only they, carry the engine's overRun", () => {
+    for (const check of CHECK_REGISTRY.values()) {
+      expect(CHECK_SCOPES, check.name).toContain(check.scope);
+      expect(check.overRun !== undefined, check.name).toBe(check.scope === "run");
+    }
+    expect(checksOfScope("run").map((c) => c.name)).toEqual(
+      expect.arrayContaining([
+        "envelope.strict-json",
+        "envelope.within-size-limit",
+        "behaviour.no-server-error",
+      ]),
+    );
+  });
+
+  it("refuses a run-scope check without overRun, and overRun on a check the specs run", () => {
+    const judge = () => pass("fine");
+    expect(() =>
+      defineCheck("envelope.scratch-no-pass", "envelope", "A scratch rule (§4).", judge, { scope: "run" }),
+    ).toThrow(/run-scope check needs overRun/);
+    expect(() =>
+      defineCheck("envelope.scratch-spec-run", "envelope", "A scratch rule (§4).", judge, {
+        scope: "exchange",
+        overRun: () => [],
+      }),
+    ).toThrow(/only a run-scope check has one/);
+    expect(CHECK_REGISTRY.has("envelope.scratch-no-pass")).toBe(false);
+  });
 });
 
 it("callbacks.signature-valid shows a retry whose bytes differ with both bodies", () => {

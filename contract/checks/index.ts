@@ -48,11 +48,16 @@ export {
   acceptanceExplained,
   CHECK_REGISTRY,
   type Check,
+  type CheckScope,
+  checksOfScope,
+  defineCheck,
   describeRuleSource,
   effectiveSource,
   type RequirementContext,
   type RuleKind,
   type RuleSource,
+  type RunEvidence,
+  type RunJudgement,
   requirementOf,
   show,
 } from "./check.ts";
@@ -74,7 +79,6 @@ export {
   envelopeFailureMessage,
   envelopeJsonContentType,
   envelopeRequestIdPresent,
-  envelopeRequestIdUnique,
   envelopeShape,
   envelopeSuccessMarkers,
 } from "./envelope.ts";
@@ -122,6 +126,7 @@ export {
   receiverSurvivesMalformed,
   receiverUnknownOrder,
 } from "./receiver.ts";
+export { envelopeRequestIdUnique } from "./request-ids.ts";
 export { answerRootCause } from "./root-cause.ts";
 export {
   dataOf,

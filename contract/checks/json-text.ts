@@ -3,10 +3,27 @@
  * twice, a byte order mark, bytes that are not UTF-8 or a lone surrogate reads one way here and
  * another way in the merchant's parser (first-wins, serde, `JSON.parse(buf.toString())`).
  */
-import type { ExchangeResponse } from "../client/index.ts";
-import type { Finding, JsonTextIssue, JsonTextProblem, JsonTextReport } from "../schemas/index.ts";
+import type { ExchangeResponse, RecordedExchange } from "../client/index.ts";
+import {
+  type Finding,
+  type JsonTextIssue,
+  type JsonTextProblem,
+  type JsonTextReport,
+  matchEndpoint,
+} from "../schemas/index.ts";
 import type { CallbackScenario } from "./callbacks.ts";
-import { defineCheck, fail, pass, type RuleSource } from "./check.ts";
+import {
+  type Check,
+  defineCheck,
+  exchangeWhere,
+  fail,
+  pass,
+  type RuleSource,
+  type RunJudgement,
+} from "./check.ts";
+
+/** Exchanges a record points at: enough to open a few, not a list of every answer of a flood. */
+const MAX_IDS = 20;
 
 /** What each problem breaks, as a finding's `expected`. */
 const EXPECTED: Record<JsonTextProblem, string> = {
@@ -35,7 +52,9 @@ function findingsOf(issues: readonly JsonTextIssue[], where = ""): Finding[] {
 const said = (issues: readonly JsonTextIssue[], more: number) =>
   `${issues.map((i) => `${i.problem} at ${i.path}: ${i.detail}`).join("; ")}${more > 0 ? `; and ${more} more` : ""}`;
 
-export const envelopeStrictJson = defineCheck<Pick<ExchangeResponse, "jsonText">>(
+export const envelopeStrictJson: Check<Pick<ExchangeResponse, "jsonText">> = defineCheck<
+  Pick<ExchangeResponse, "jsonText">
+>(
   "envelope.strict-json",
   "envelope",
   "Every answer's bytes are JSON with one reading: UTF-8 with no byte order mark, no member name twice in an object at any depth, no lone surrogate (RFC 8259, I-JSON).",
@@ -43,7 +62,49 @@ export const envelopeStrictJson = defineCheck<Pick<ExchangeResponse, "jsonText">
     if (!jsonText) return pass("UTF-8, no byte order mark, every member name once, no lone surrogate");
     return fail(said(jsonText.issues, jsonText.more), findingsOf(jsonText.issues));
   },
-  { source: SOURCE },
+  {
+    source: SOURCE,
+    // Every JSON answer of the run: one record per endpoint whose answers break it (the first
+    // one's findings in full); when none does, one passed record says how many were read.
+    overRun: ({ exchanges }) => {
+      // Only JSON answers: a body that is not JSON is envelope.shape's finding (one cause, one failure).
+      const judged = exchanges.filter(
+        (e) => e.response.json !== undefined || e.response.jsonText !== undefined,
+      );
+      const byEndpoint = new Map<string, RecordedExchange[]>();
+      const failing = new Map<string, RecordedExchange[]>();
+      for (const exchange of judged) {
+        const path = new URL(exchange.request.url).pathname;
+        // A probe sent to an endpoint's path without naming it counts under that endpoint.
+        const endpoint = exchange.operation ?? matchEndpoint(path)?.operation ?? path;
+        byEndpoint.set(endpoint, [...(byEndpoint.get(endpoint) ?? []), exchange]);
+        if (!envelopeStrictJson.run(exchange.response).ok)
+          failing.set(endpoint, [...(failing.get(endpoint) ?? []), exchange]);
+      }
+      if (failing.size === 0)
+        return [
+          {
+            outcome: pass(
+              `all ${judged.length} JSON answer(s): UTF-8, no byte order mark, every member name once, no lone surrogate`,
+            ),
+          },
+        ];
+      return [...failing].map(([endpoint, bad]): RunJudgement => {
+        const first = bad[0] as RecordedExchange;
+        const outcome = envelopeStrictJson.run(first.response);
+        const of = byEndpoint.get(endpoint)?.length ?? bad.length;
+        return {
+          outcome: fail(
+            `${bad.length} of ${of} answer(s); first ${exchangeWhere(first)}: ${outcome.detail}`,
+            outcome.findings,
+          ),
+          endpoint,
+          exchanges: bad.slice(0, MAX_IDS).map((e) => e.id),
+          subject: first.id,
+        };
+      });
+    },
+  },
 );
 
 export const callbacksStrictJson = defineCheck<CallbackScenario>(

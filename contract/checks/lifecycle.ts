@@ -182,6 +182,7 @@ export const semanticsTimerFollowsClock = defineCheck<TimerClockInput>(
     );
   },
   {
+    scope: "order",
     source: {
       kind: "advisory",
       reason:
@@ -249,6 +250,7 @@ export const concurrentCreationsOneAccepted = defineCheck<RaceInput>(
   "behaviour",
   "Of N creations sent at once with one merchantOrderID, exactly one is accepted and the others are refused as duplicates (§4.1, §8: unique within the merchant account, also under concurrency).",
   exactlyOneAccepted,
+  { scope: "order" },
 );
 
 export const concurrentConfirmationsOneAccepted = defineCheck<RaceInput>(
@@ -257,6 +259,7 @@ export const concurrentConfirmationsOneAccepted = defineCheck<RaceInput>(
   "Of N confirmations of one order sent at once, exactly one is accepted and the others are refused: an order is confirmed once, as the profile's lifecycle.secondConfirm says.",
   exactlyOneAccepted,
   {
+    scope: "order",
     source: {
       kind: "advisory",
       reason:
@@ -365,6 +368,7 @@ export const refusalChangesNothing = defineCheck<RefusalProofInput>(
     );
   },
   {
+    scope: "order",
     source: {
       kind: "necessary",
       reason:
@@ -427,6 +431,7 @@ export const refusalKeepsTimer = defineCheck<RefusalTimerInput>(
     return pass(`timer ${timer}, ${expected}`);
   },
   {
+    scope: "order",
     source: {
       kind: "advisory",
       reason:

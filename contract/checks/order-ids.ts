@@ -2,7 +2,9 @@
  * Order ids over a whole run: §2.2 gives `id` as the unique order id in the service, so no two
  * orders, of one merchant or two, of one kind or the other, share one.
  */
-import { defineCheck, fail, pass, show } from "./check.ts";
+import { OPERATIONS } from "../schemas/index.ts";
+import { type Check, defineCheck, fail, pass, show } from "./check.ts";
+import { answerRootCause } from "./root-cause.ts";
 
 export interface OrderIdSighting {
   /** `data.id` of an answer that created an order. */
@@ -11,7 +13,7 @@ export interface OrderIdSighting {
   where: string;
 }
 
-export const semanticsOrderIdUnique = defineCheck<OrderIdSighting[]>(
+export const semanticsOrderIdUnique: Check<OrderIdSighting[]> = defineCheck<OrderIdSighting[]>(
   "semantics.order-id-unique",
   "semantics",
   "No two orders created in a run share an id, whichever merchant and order kind made them (§2.2: the unique order ID in the service).",
@@ -28,5 +30,28 @@ export const semanticsOrderIdUnique = defineCheck<OrderIdSighting[]>(
       `${repeated.length} id(s) given to more than one order; ${show(id)} to ${places.length} orders (${places.slice(0, 3).join(", ")}${places.length > 3 ? ", ..." : ""})`,
     );
   },
-  { source: { kind: "stated", sections: ["§2.2"], what: "id: the unique order ID in the service" } },
+  {
+    source: { kind: "stated", sections: ["§2.2"], what: "id: the unique order ID in the service" },
+    // Every order a creation answer names, of both merchants and both kinds.
+    overRun: ({ exchanges }) => {
+      const created = exchanges.filter(
+        (e) =>
+          answerRootCause(e.response) === undefined &&
+          e.operation !== undefined &&
+          OPERATIONS[e.operation].step === "create" &&
+          e.response.status >= 200 &&
+          e.response.status < 300,
+      );
+      const sightings = created.map((e) => {
+        const data = (e.response.json as { data?: Record<string, unknown> } | undefined)?.data;
+        const merchant = typeof data?.merchantID === "string" ? `, merchant ${data.merchantID}` : "";
+        return { orderId: data?.id, where: `${e.id} ${e.operation}${merchant}` };
+      });
+      const outcome = semanticsOrderIdUnique.run(sightings);
+      if (created.length >= 2) return [{ outcome }];
+      // Fewer than two orders (a run limited by --only, a target refusing every creation, whose
+      // refusals fail elsewhere): nothing to compare, and no cause to wait on.
+      return [{ outcome, skipped: `the run created ${created.length} order(s): uniqueness needs two` }];
+    },
+  },
 );

@@ -229,6 +229,7 @@ export const semanticsConfirmationEchoesOrder = defineCheck<ConfirmationEchoInpu
       ? fail(problems.join("; "))
       : pass(`id, amount, currency and merchantOrderID are the order's`);
   },
+  { scope: "order" },
 );
 
 export const semanticsTimerValid = defineCheck<Data>(

@@ -1,10 +1,14 @@
-/** The answer's size (issue: bounded evidence): an answer the client had to cut is a finding of its own. */
+/**
+ * The answer's size: an answer the client had to cut is a finding of its own. The engine judges
+ * every answer of the run, the probes' too: one failed record per cut answer, pointing at it
+ * (kept cut, with its real size); when none was cut, one passed record says how many were read.
+ */
 import type { ExchangeResponse } from "../client/index.ts";
-import { defineCheck, fail, pass } from "./check.ts";
+import { type Check, defineCheck, exchangeWhere, fail, pass, type RunJudgement } from "./check.ts";
 
 const bytes = (n: number) => `${n.toLocaleString("en-US")} bytes`;
 
-export const envelopeWithinSizeLimit = defineCheck<ExchangeResponse>(
+export const envelopeWithinSizeLimit: Check<ExchangeResponse> = defineCheck<ExchangeResponse>(
   "envelope.within-size-limit",
   "envelope",
   "Every answer fits the suite's response size limit (64 KiB unless configured): a larger one is cut, and only its first part is kept as evidence.",
@@ -33,6 +37,27 @@ export const envelopeWithinSizeLimit = defineCheck<ExchangeResponse>(
     );
   },
   {
+    overRun: ({ exchanges, profile }) => {
+      const failures: RunJudgement[] = [];
+      for (const exchange of exchanges) {
+        const outcome = envelopeWithinSizeLimit.run(exchange.response);
+        if (outcome.ok) continue;
+        const where = exchangeWhere(exchange);
+        failures.push({
+          outcome: fail(`${where}: ${outcome.detail}`),
+          case: where,
+          exchanges: [exchange.id],
+        });
+      }
+      if (failures.length > 0) return failures;
+      return [
+        {
+          outcome: pass(
+            `all ${exchanges.length} answer(s) within the limit of ${bytes(profile.limits.maxBodyBytes)}`,
+          ),
+        },
+      ];
+    },
     source: {
       kind: "advisory",
       reason:

@@ -1,5 +1,7 @@
 /** `npm run docs`: rewrites the generated parts of docs/ from the settings table and the commands. */
 import { readFile, writeFile } from "node:fs/promises";
+import { withChecksTable } from "../../certify/index.ts";
+import { REFERENCE_PROFILE } from "../../fixtures/profiles/index.ts";
 import { LOAD_SCENARIOS, withScenariosTable } from "../../load/scenarios/index.ts";
 import { withSettingsTable } from "../../run-setup/index.ts";
 import { defineCommand, EXIT } from "../cli.ts";
@@ -13,13 +15,15 @@ export const GENERATED_DOCS = {
   "docs/environment.md": async (doc: string) => withSettingsTable(doc),
   "docs/commands.md": async (doc: string) => withCommandsReference(doc, await loadCommands()),
   "docs/load.md": async (doc: string) => withScenariosTable(doc, LOAD_SCENARIOS),
+  "docs/checks.md": async (doc: string) => withChecksTable(doc, REFERENCE_PROFILE),
 } as const;
 
 export const docs = defineCommand({
   name: "docs",
   summary:
     "Rewrites the generated parts of docs/: environment.md's table of settings (run-setup/settings-table.ts),\n" +
-    "commands.md's reference of every command (scripts/commands/) and load.md's scenarios (load/scenarios/).",
+    "commands.md's reference of every command (scripts/commands/), load.md's scenarios (load/scenarios/)\n" +
+    "and checks.md's table of every registered check (contract/checks/).",
   options: {
     check: { type: "boolean", description: "write nothing; exit 1 if a generated page is not up to date" },
   },
