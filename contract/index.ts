@@ -43,6 +43,7 @@ export {
   defineCheck,
   describeRuleSource,
   effectiveSource,
+  engineRunChecks,
   envelopeFailureData,
   envelopeFailureMarkers,
   envelopeFailureMessage,

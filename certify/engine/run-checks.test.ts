@@ -103,6 +103,48 @@ describe("the run-scope pass", () => {
     expect(JSON.stringify(records)).not.toContain(SECRET);
   });
 
+  it("runs an exchange check with overExchange on every answer, one record each, and skips what it leaves", () => {
+    const judge = (status: number) =>
+      status === 200 ? { ok: true, detail: "answered 200" } : { ok: false, detail: `HTTP ${status}` };
+    const scratch = defineCheck<number>(
+      "envelope.scratch-per-answer",
+      "envelope",
+      "A scratch rule of one answer the engine has never heard of (§4).",
+      judge,
+      {
+        overExchange: (exchange) =>
+          exchange.request.method === "POST" ? { outcome: judge(exchange.response.status) } : undefined,
+      },
+    );
+    const accepted = answer(CREATE, clean);
+    const refused = { ...accepted, id: "spec-2", response: { ...accepted.response, status: 400 } };
+    let records: ReturnType<typeof runScopeChecks>;
+    try {
+      expect(scratch.scope).toBe("exchange");
+      expect(runScopeCheckNames()).toContain(scratch.name);
+      records = runScopeChecks([accepted, refused], REFERENCE_PROFILE, masker).filter(
+        (r) => r.check === scratch.name,
+      );
+    } finally {
+      CHECK_REGISTRY.delete(scratch.name);
+    }
+    expect(records.map((r) => [r.subject, r.status, r.exchanges])).toEqual([
+      ["spec-1", "passed", ["spec-1"]],
+      ["spec-2", "failed", ["spec-2"]],
+    ]);
+    expect(() =>
+      defineCheck(
+        "callbacks.scratch-wrong-scope",
+        "callbacks",
+        "A scratch (§6).",
+        () => ({ ok: true, detail: "" }),
+        {
+          overExchange: () => undefined,
+        },
+      ),
+    ).toThrow(/only an exchange check has overExchange/);
+  });
+
   it("judges every answer's size: a record per cut answer, else one passed record", () => {
     const cut = answer(CREATE, clean, "createMobileCommerceOrder");
     cut.response = {

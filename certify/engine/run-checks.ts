@@ -1,12 +1,13 @@
 /**
- * The run-scope checks: after the specs, every registered check of scope `run` judges every
- * exchange of the run through its `overRun`. The engine names none of them: a check registers
- * itself (contract/checks defineCheck), and here each judgement becomes a record, masked.
+ * The checks the engine runs: after the specs, every registered check of scope `run` judges the
+ * run's exchanges through its `overRun`, and every exchange check with an `overExchange` judges
+ * each answer. The engine names none of them: a check registers itself (contract/checks
+ * defineCheck), and here each judgement becomes a record, masked.
  */
 import {
   type Check,
-  checksOfScope,
   effectiveSource,
+  engineRunChecks,
   type Profile,
   type RecordedExchange,
   type RunJudgement,
@@ -17,7 +18,7 @@ import type { CheckRecord } from "./run-model.ts";
 
 /** The names of the run-scope checks: `--only` one of them, and every spec still runs to make its exchanges. */
 export function runScopeCheckNames(): string[] {
-  return checksOfScope("run").map((check) => check.name);
+  return engineRunChecks().map((check) => check.name);
 }
 
 /** Every run-scope check's records of the run, in the order the checks were registered. */
@@ -26,11 +27,15 @@ export function runScopeChecks(
   profile: Profile,
   masker: Masker,
 ): CheckRecord[] {
-  return checksOfScope("run").flatMap((check) =>
-    (check.overRun?.({ exchanges, profile }) ?? []).map((judgement) =>
-      recordOf(check, judgement, profile, masker),
-    ),
-  );
+  return engineRunChecks().flatMap((check) => {
+    const judgements = check.overRun
+      ? check.overRun({ exchanges, profile })
+      : exchanges.flatMap((exchange) => {
+          const judgement = check.overExchange?.(exchange, profile);
+          return judgement ? [{ subject: exchange.id, exchanges: [exchange.id], ...judgement }] : [];
+        });
+    return judgements.map((judgement) => recordOf(check, judgement, profile, masker));
+  });
 }
 
 function recordOf(

@@ -126,7 +126,8 @@ export function effectiveSource(source: RuleSource, context: RequirementContext)
  * What one verdict of a check judges, and so who runs it: `exchange` (one answer) and `order` (an
  * order's course: its requests, answers and callbacks) are run by the specs, which make those
  * requests; `run` is run by the engine after the specs, over every exchange of the run at once
- * (its `overRun`), with no spec naming it.
+ * (its `overRun`), with no spec naming it. An `exchange` check with an `overExchange` is run by
+ * the engine too, on every answer of the run, so that a new rule of one answer needs no spec.
  */
 export type CheckScope = "exchange" | "order" | "run";
 
@@ -171,6 +172,8 @@ export interface Check<Input> {
   run(input: Input): CheckOutcome;
   /** A run-scope check's records of a whole run, which the engine asks for after the specs. */
   overRun?: (run: RunEvidence) => RunJudgement[];
+  /** An engine-run exchange check's record of one answer; undefined when the answer is not its kind. */
+  overExchange?: (exchange: RecordedExchange, profile: RunEvidence["profile"]) => RunJudgement | undefined;
 }
 
 export const pass = (detail: string): CheckOutcome => ({ ok: true, detail });
@@ -198,8 +201,13 @@ export interface CheckOptions {
   source?: RuleSource;
   /** Default: `run` with `overRun`, `order` for the callbacks group, else `exchange`. */
   scope?: CheckScope;
-  /** For a run-scope check: its records of a whole run (see `eachExchange` for one answer at a time). */
+  /** For a run-scope check: its records of a whole run. */
   overRun?: (run: RunEvidence) => RunJudgement[];
+  /**
+   * For an exchange check the engine runs: its record of one answer of the run (undefined: not an
+   * answer it judges). No spec names such a check.
+   */
+  overExchange?: (exchange: RecordedExchange, profile: RunEvidence["profile"]) => RunJudgement | undefined;
 }
 
 /**
@@ -224,6 +232,8 @@ export function defineCheck<Input>(
     throw new Error(
       `check "${name}": a run-scope check needs overRun (its records of a whole run), and only a run-scope check has one`,
     );
+  if (options.overExchange !== undefined && scope !== "exchange")
+    throw new Error(`check "${name}": only an exchange check has overExchange (its record of one answer)`);
   const check: Check<Input> = {
     name,
     group,
@@ -233,6 +243,7 @@ export function defineCheck<Input>(
     source: options.source ?? statedSourceOf(rule) ?? missingBasis(name),
     run,
     ...(options.overRun ? { overRun: options.overRun } : {}),
+    ...(options.overExchange ? { overExchange: options.overExchange } : {}),
   };
   CHECK_REGISTRY.set(name, check as Check<never>);
   return check;
@@ -241,6 +252,11 @@ export function defineCheck<Input>(
 /** An exchange as a record names it: `POST /path (spec-3)`. */
 export const exchangeWhere = (exchange: RecordedExchange): string =>
   `${exchange.request.method} ${new URL(exchange.request.url).pathname} (${exchange.id})`;
+
+/** The checks the engine runs after the specs: every run-scope one, and the exchange ones with `overExchange`. */
+export function engineRunChecks(): Check<never>[] {
+  return [...CHECK_REGISTRY.values()].filter((check) => check.overRun ?? check.overExchange);
+}
 
 /** The registered checks of one scope, in the order they were defined. */
 export function checksOfScope(scope: CheckScope): Check<never>[] {

@@ -53,6 +53,7 @@ export {
   defineCheck,
   describeRuleSource,
   effectiveSource,
+  engineRunChecks,
   type RequirementContext,
   type RuleKind,
   type RuleSource,
