@@ -139,3 +139,14 @@ export {
 } from "./semantics.ts";
 export { envelopeWithinSizeLimit } from "./size.ts";
 export { TRANSPORT_FAULT, transportFaultCause } from "./transport-fault.ts";
+export {
+  type BlindResendInput,
+  type MerchantConfirmationInput,
+  type MerchantOrderIdUse,
+  merchantConfirmsConfirmable,
+  merchantConfirmsOwnOrder,
+  merchantNoBlindResend,
+  merchantOrderIdUnique,
+  merchantRequestBodyValid,
+  merchantRequestHeaders,
+} from "./merchant.ts";
