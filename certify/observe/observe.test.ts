@@ -1,0 +1,154 @@
+/**
+ * Observe mode end to end: the example merchant through the proxy against the reference provider.
+ * A clean session gives two conformant verdicts with coverage; each faulty merchant variant fails
+ * the merchant's verdict naming its rule; a provider fault fails the provider's.
+ */
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { readProfile } from "../../contract/index.ts";
+import {
+  type ExampleMerchantResult,
+  type MerchantVariant,
+  runExampleMerchant,
+} from "../../fixtures/merchants/example/index.ts";
+import { REFERENCE_PROFILE_PATH } from "../../fixtures/profiles/index.ts";
+import {
+  REFERENCE_API_KEYS,
+  REFERENCE_CALLBACK_SECRET,
+  startReferenceProvider,
+} from "../../fixtures/providers/reference/index.ts";
+import { type ObserveResult, runObserve } from "./observe.ts";
+
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+async function observed(
+  variant: MerchantVariant,
+  faults: string[] = [],
+): Promise<{ result: ObserveResult; merchant: ExampleMerchantResult; report: string }> {
+  // Quick retries and processing, so that a session takes a second or two.
+  const provider = await startReferenceProvider({
+    port: 0,
+    processingDelayMs: 50,
+    callbackRetryDelaysMs: [100, 100, 100, 100],
+    faults,
+  });
+  const reportDir = await mkdtemp(join(tmpdir(), "h2h-observe-test-"));
+  dirs.push(reportDir);
+  const stop = new AbortController();
+  let merchant: ExampleMerchantResult | undefined;
+  let merchantError: unknown;
+  try {
+    const result = await runObserve({
+      profile: await readProfile(REFERENCE_PROFILE_PATH),
+      settings: {
+        callbackSecret: undefined,
+        sinkPort: 0,
+        sinkPublicUrl: undefined,
+        apiKey: undefined,
+        secondApiKey: undefined,
+      },
+      upstream: provider.url,
+      tls: undefined,
+      port: 0,
+      keepWebhook: false,
+      reportDir,
+      signal: stop.signal,
+      print: () => {},
+      onListening: (url) => {
+        runExampleMerchant({
+          baseUrl: url,
+          apiKey: REFERENCE_API_KEYS.merchant1,
+          callbackSecret: REFERENCE_CALLBACK_SECRET,
+          variant,
+          sandboxClock: true,
+        })
+          .then((done) => {
+            merchant = done;
+          })
+          .catch((error) => {
+            merchantError = error;
+          })
+          .finally(() => stop.abort("the merchant's session ended"));
+      },
+    });
+    if (merchantError) throw merchantError;
+    const report = await readFile(result.paths.json, "utf8");
+    return { result, merchant: merchant as ExampleMerchantResult, report };
+  } finally {
+    await provider.stop({ cutInFlight: true });
+  }
+}
+
+const failedChecks = (result: ObserveResult, side: "provider" | "merchant") => [
+  ...new Set(
+    result.judgement[side].checks.filter((c) => c.status === "failed" && c.required).map((c) => c.check),
+  ),
+];
+
+describe("observe mode", () => {
+  it("judges a clean session conformant on both sides, with coverage, callbacks passed through", async () => {
+    const { result, merchant, report } = await observed("clean");
+    expect(failedChecks(result, "provider")).toEqual([]);
+    expect(
+      result.judgement.merchant.checks
+        .filter((c) => c.status === "failed")
+        .map((c) => `${c.check}: ${c.detail}`),
+    ).toEqual([]);
+    expect(result.judgement.provider.verdict).toBe("conformant");
+    expect(result.judgement.merchant.verdict).toBe("conformant");
+    expect(result.exitCode).toBe(0);
+    // The receiver verified every signature (no 401): the bytes and headers came through as sent.
+    expect(merchant.answers[401]).toBeUndefined();
+    // Its one 503 reached the provider, which delivered the callback again: a duplicate, taken.
+    expect(merchant.answers[503]).toBe(1);
+    expect(merchant.callbacks).toHaveLength(4);
+    const { coverage } = result.judgement;
+    expect(coverage.endpoints.notSeen).toEqual([]);
+    expect(coverage.callbackKinds.seen).toEqual(["expired", "failed_by_terminal", "succeeded"]);
+    expect(Object.keys(coverage.refusals)).toEqual(["HTTP 422 invalid_code"]);
+    expect(result.judgement.lines.provider).toMatch(
+      /^no violation in \d+ exchanges and \d+ callbacks; coverage endpoints 4\/4/,
+    );
+    // Rules nothing exercised are listed, never passed.
+    expect(result.judgement.provider.notObserved.map((r) => r.check)).toContain(
+      "behaviour.rejects-duplicate-merchant-order-id",
+    );
+    expect(result.judgement.merchant.checks.some((c) => c.check === "receiver.acknowledges-duplicates")).toBe(
+      true,
+    );
+    // No key, secret or sink token in the report.
+    expect(report).not.toContain(REFERENCE_API_KEYS.merchant1);
+    expect(report).not.toContain(REFERENCE_CALLBACK_SECRET);
+    expect(report).not.toMatch(/\/callbacks\/[0-9a-f]{64}/);
+    expect(JSON.parse(report).provider.verdict).toBe("CONFORMANT");
+    expect(result.paths.junit).toBeDefined();
+  }, 60_000);
+
+  it.each([
+    ["blind-resend", "merchant.no-blind-resend"],
+    ["text-plain", "merchant.request-headers"],
+    ["duplicate-500", "receiver.acknowledges-duplicates"],
+  ] as const)(
+    "fails the merchant's verdict for the %s variant, naming %s",
+    async (variant, rule) => {
+      const { result } = await observed(variant);
+      expect(result.judgement.merchant.verdict).toBe("not conformant");
+      expect(failedChecks(result, "merchant")).toContain(rule);
+      expect(result.judgement.lines.merchant).toContain(rule);
+      expect(result.exitCode).toBe(1);
+    },
+    60_000,
+  );
+
+  it("fails the provider's verdict for a provider fault, naming its check", async () => {
+    const { result } = await observed("clean", ["usdt-amount-multiplied"]);
+    expect(result.judgement.provider.verdict).toBe("not conformant");
+    expect(failedChecks(result, "provider")).toContain("semantics.usdt-amount");
+    expect(result.judgement.merchant.verdict).toBe("conformant");
+  }, 60_000);
+});
