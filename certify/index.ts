@@ -11,6 +11,8 @@ export { type CheckRecord, EXIT_OF_VERDICT, type RunReport, type Verdict } from 
 export { phasesOf, type RunTimings } from "./engine/run-timings.ts";
 export { type CertifyOptions, type CertifyResult, runCertification } from "./engine/runner.ts";
 export { ReusedSpecRunner } from "./engine/spec-runner.ts";
+// Observe mode: a merchant's own integration through a recording proxy, both sides judged.
+export { type ObserveOptions, type ObserveResult, runObserve } from "./observe/observe.ts";
 // Run-to-run comparison (npm run compare, H2H_BASELINE_REPORT).
 export {
   byStart,

@@ -15,6 +15,7 @@ const COMMAND_MODULES: Readonly<Record<string, string>> = {
   "provider:cleanroom": "cleanroom-provider",
   "provider:everyday": "everyday-provider",
   sink: "sink",
+  observe: "observe",
   load: "load",
   "load:build": "load-build",
   mutants: "mutants",

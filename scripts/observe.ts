@@ -1,0 +1,4 @@
+import { runCli } from "./cli.ts";
+import { observe } from "./commands/observe.ts";
+
+await runCli(observe);
