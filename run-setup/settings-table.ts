@@ -776,12 +776,16 @@ export const SETTINGS = {
     parse: z
       .string()
       .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), {
-        ...refuse('$NAME "$VALUE" is not an http(s) URL (expected e.g. https://sandbox.example-provider.test)'),
+        ...refuse(
+          '$NAME "$VALUE" is not an http(s) URL (expected e.g. https://sandbox.example-provider.test)',
+        ),
         abort: true,
       })
       .refine(
         (value) => !/[?#]/.test(value),
-        refuse('$NAME "$VALUE" has a query or fragment: give the scheme, host, port and an optional path prefix'),
+        refuse(
+          '$NAME "$VALUE" has a query or fragment: give the scheme, host, port and an optional path prefix',
+        ),
       ),
     defaultText: "none: start the bundled reference provider as the upstream",
     help: "the provider the proxy forwards to (its TLS and mTLS: H2H_CA_FILE, H2H_CLIENT_CERT, H2H_CLIENT_KEY)",

@@ -102,6 +102,17 @@ export {
   semanticsTimerFollowsClock,
   type TimerReads,
 } from "./lifecycle.ts";
+export {
+  type BlindResendInput,
+  type MerchantConfirmationInput,
+  type MerchantOrderIdUse,
+  merchantConfirmsConfirmable,
+  merchantConfirmsOwnOrder,
+  merchantNoBlindResend,
+  merchantOrderIdUnique,
+  merchantRequestBodyValid,
+  merchantRequestHeaders,
+} from "./merchant.ts";
 export { semanticsOrderIdUnique } from "./order-ids.ts";
 export { RATE_LIMITED, rateLimitCause } from "./rate-limit.ts";
 export {
@@ -139,14 +150,3 @@ export {
 } from "./semantics.ts";
 export { envelopeWithinSizeLimit } from "./size.ts";
 export { TRANSPORT_FAULT, transportFaultCause } from "./transport-fault.ts";
-export {
-  type BlindResendInput,
-  type MerchantConfirmationInput,
-  type MerchantOrderIdUse,
-  merchantConfirmsConfirmable,
-  merchantConfirmsOwnOrder,
-  merchantNoBlindResend,
-  merchantOrderIdUnique,
-  merchantRequestBodyValid,
-  merchantRequestHeaders,
-} from "./merchant.ts";
