@@ -29,6 +29,7 @@ afterAll(async () => {
 async function observed(
   variant: MerchantVariant,
   faults: string[] = [],
+  keepWebhook = false,
 ): Promise<{ result: ObserveResult; merchant: ExampleMerchantResult; report: string }> {
   // Quick retries and processing, so that a session takes a second or two.
   const provider = await startReferenceProvider({
@@ -55,7 +56,7 @@ async function observed(
       upstream: provider.url,
       tls: undefined,
       port: 0,
-      keepWebhook: false,
+      keepWebhook,
       reportDir,
       signal: stop.signal,
       print: () => {},
@@ -144,6 +145,17 @@ describe("observe mode", () => {
     },
     60_000,
   );
+
+  it("with --keep-webhook leaves webhooks alone and says callbacks went unobserved", async () => {
+    const { result, merchant } = await observed("clean", [], true);
+    // The receiver still took every callback, straight from the provider.
+    expect(merchant.callbacks).toHaveLength(4);
+    expect(result.judgement.callbacks).toBe(0);
+    expect(result.judgement.callbacksObserved).toBe(false);
+    expect(result.judgement.lines.provider).toContain("callbacks unobserved (--keep-webhook)");
+    expect(result.judgement.provider.notObserved.map((r) => r.check)).toContain("callbacks.signature-valid");
+    expect(result.judgement.provider.verdict).toBe("conformant");
+  }, 60_000);
 
   it("fails the provider's verdict for a provider fault, naming its check", async () => {
     const { result } = await observed("clean", ["usdt-amount-multiplied"]);
