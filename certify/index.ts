@@ -13,6 +13,9 @@ export { type CertifyOptions, type CertifyResult, runCertification } from "./eng
 export { ReusedSpecRunner } from "./engine/spec-runner.ts";
 // Observe mode: a merchant's own integration through a recording proxy, both sides judged.
 export { type ObserveOptions, type ObserveResult, runObserve } from "./observe/observe.ts";
+// The proxy alone, for bench:observe.
+export { startObserveProxy } from "./observe/proxy.ts";
+export { ObserveSession } from "./observe/session.ts";
 // Run-to-run comparison (npm run compare, H2H_BASELINE_REPORT).
 export {
   byStart,

@@ -30,6 +30,7 @@ const COMMAND_MODULES: Readonly<Record<string, string>> = {
   "bench:masking": "bench-masking",
   "bench:provider": "bench-provider",
   "bench:sink": "bench-sink",
+  "bench:observe": "bench-observe",
 };
 
 /** Shorter names a command also answers to: `npx h2h-certify receiver`. */

@@ -1,0 +1,4 @@
+import { runCli } from "./cli.ts";
+import { benchObserve } from "./commands/bench-observe.ts";
+
+await runCli(benchObserve);
