@@ -39,7 +39,6 @@ import {
   merchantRequestHeaders,
   OPERATION_NAMES,
   OPERATIONS,
-  type OperationName,
   ORDER_STATUSES,
   orderMethodsOf,
   type Profile,
@@ -236,12 +235,28 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
   const requestIds: { requestId: unknown; where: string }[] = [];
   const creations: { exchangeId: string; order: string; merchantOrderID: string | null; atMs: number }[] = [];
   const unanswered: { exchangeId: string; order: string; merchantOrderID: string | null }[] = [];
-  const moidUses: { merchantOrderID: string; order: string; exchangeId: string }[] = [];
+  const moidUses = new Map<string, { merchantOrderID: string; order: string; exchangeId: string }[]>();
   // What the merchant had been told, by when: callbacks acknowledged, in arrival order.
   const finalCallbacks = session.callbacks.filter(
     (c) => c.orderId !== null && c.status !== null && FINAL_FOR_CONFIRMATION.has(c.status),
   );
   let transportFaults = 0;
+  // Each order's accepted confirmations and when their answers came: what the merchant knew by then.
+  const acceptedConfirmations = new Map<string, { id: string; endMs: number }[]>();
+  for (const e of session.exchanges) {
+    const confirmed = matchEndpoint(pathOf(e));
+    if (
+      !confirmed?.orderId ||
+      OPERATIONS[confirmed.operation].step !== "confirm" ||
+      !is2xx(e.response?.status)
+    )
+      continue;
+    const list = acceptedConfirmations.get(confirmed.orderId) ?? [];
+    list.push({ id: e.id, endMs: e.startedAtMs + e.durationMs });
+    acceptedConfirmations.set(confirmed.orderId, list);
+  }
+  /** The merchant account a request is of: its key, never shown. */
+  const accountOf = (e: ObservedExchange) => e.requestHeaders.authorization ?? "";
 
   for (const exchange of session.exchanges) {
     const pathname = URL.canParse(exchange.path, "http://x")
@@ -276,7 +291,7 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
 
     const orderKey =
       spec.step === "create"
-        ? JSON.stringify({ ...request, merchantOrderID: undefined, metadata: undefined })
+        ? `${accountOf(exchange)}\n${JSON.stringify({ ...request, merchantOrderID: undefined, metadata: undefined })}`
         : "";
     const moid = typeof request.merchantOrderID === "string" ? request.merchantOrderID : null;
     if (spec.step === "create") {
@@ -286,22 +301,19 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
         merchantOrderID: moid,
         atMs: exchange.startedAtMs,
       });
-      if (moid !== null) moidUses.push({ merchantOrderID: moid, order: orderKey, exchangeId: exchange.id });
+      if (moid !== null)
+        moidUses.set(accountOf(exchange), [
+          ...(moidUses.get(accountOf(exchange)) ?? []),
+          { merchantOrderID: moid, order: orderKey, exchangeId: exchange.id },
+        ]);
       if (exchange.merchantGaveUp || exchange.transportFault !== undefined || !exchange.response)
         unanswered.push({ exchangeId: exchange.id, order: orderKey, merchantOrderID: moid });
     }
 
     if (spec.step === "confirm" && match.orderId !== undefined) {
       const known = orders.get(match.orderId);
-      const accepted = session.exchanges.find(
-        (e) =>
-          e !== exchange &&
-          e.startedAtMs < exchange.startedAtMs &&
-          matchEndpoint(pathOf(e))?.orderId === match.orderId &&
-          OPERATIONS[matchEndpoint(pathOf(e))?.operation as OperationName]?.step === "confirm" &&
-          is2xx(e.response?.status) &&
-          e.response !== undefined &&
-          e.startedAtMs + e.durationMs <= exchange.startedAtMs,
+      const accepted = (acceptedConfirmations.get(match.orderId) ?? []).find(
+        (e) => e.id !== exchange.id && e.endMs <= exchange.startedAtMs,
       );
       const toldFinal = finalCallbacks.find(
         (c) =>
@@ -368,10 +380,10 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
     if (spec.step === "confirm" && request.code === profile.confirmation.wrongCode)
       judge(providerChecks, endpoint, rejectsWrongCode, { response }, ids);
     if (spec.step === "create" && moid !== null) {
-      const earlier = seenMerchantOrderIds.get(moid);
+      const earlier = seenMerchantOrderIds.get(`${accountOf(exchange)}\n${moid}`);
       if (earlier !== undefined)
         judge(providerChecks, endpoint, rejectsDuplicateMerchantOrderId, { response }, ids);
-      else if (is2xx(answer.status)) seenMerchantOrderIds.set(moid, exchange.id);
+      else if (is2xx(answer.status)) seenMerchantOrderIds.set(`${accountOf(exchange)}\n${moid}`, exchange.id);
     }
 
     const data = dataOf(json);
@@ -481,7 +493,14 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
   }
   if (requestIds.length >= 2) judge(providerChecks, "(all endpoints)", envelopeRequestIdUnique, requestIds);
   if (creations.length > 0) {
-    judge(merchantChecks, "(all endpoints)", merchantOrderIdUnique, moidUses);
+    // Unique within one merchant account (§4.1): judged per API key the traffic carried.
+    let account = 0;
+    for (const uses of moidUses.values()) {
+      account += 1;
+      judge(merchantChecks, "(all endpoints)", merchantOrderIdUnique, uses, {
+        ...(moidUses.size > 1 ? { case: `merchant account ${account}` } : {}),
+      });
+    }
     judge(merchantChecks, "(all endpoints)", merchantNoBlindResend, { unanswered, creations });
   }
 
