@@ -6,14 +6,26 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { readProfile } from "../../contract/index.ts";
 import {
   type ExampleMerchantResult,
+  type MerchantPlan,
   type MerchantVariant,
   runExampleMerchant,
 } from "../../fixtures/merchants/example/index.ts";
 import { REFERENCE_PROFILE_PATH } from "../../fixtures/profiles/index.ts";
+import {
+  MERCHANTS as CLEANROOM_MERCHANTS,
+  CALLBACK_SECRET as CLEANROOM_SECRET,
+  startCleanroomProvider,
+} from "../../fixtures/providers/cleanroom/index.ts";
+import {
+  MERCHANTS as EVERYDAY_MERCHANTS,
+  CALLBACK_SECRET as EVERYDAY_SECRET,
+  startEverydayProvider,
+} from "../../fixtures/providers/everyday/index.ts";
 import {
   REFERENCE_API_KEYS,
   REFERENCE_CALLBACK_SECRET,
@@ -26,18 +38,39 @@ afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
-async function observed(
-  variant: MerchantVariant,
-  faults: string[] = [],
-  keepWebhook = false,
-): Promise<{ result: ObserveResult; merchant: ExampleMerchantResult; report: string }> {
-  // Quick retries and processing, so that a session takes a second or two.
+interface Target {
+  url: string;
+  stop(): Promise<unknown>;
+  profilePath: string;
+  apiKey: string;
+  secret: string;
+  plan?: MerchantPlan;
+}
+
+/** The reference provider with quick retries and processing, so that a session takes a second or two. */
+async function reference(faults: string[] = []): Promise<Target> {
   const provider = await startReferenceProvider({
     port: 0,
     processingDelayMs: 50,
     callbackRetryDelaysMs: [100, 100, 100, 100],
     faults,
   });
+  return {
+    url: provider.url,
+    stop: () => provider.stop({ cutInFlight: true }),
+    profilePath: REFERENCE_PROFILE_PATH,
+    apiKey: REFERENCE_API_KEYS.merchant1,
+    secret: REFERENCE_CALLBACK_SECRET,
+  };
+}
+
+async function observed(
+  variant: MerchantVariant,
+  faults: string[] = [],
+  keepWebhook = false,
+  target?: Target,
+): Promise<{ result: ObserveResult; merchant: ExampleMerchantResult; report: string }> {
+  const provider = target ?? (await reference(faults));
   const reportDir = await mkdtemp(join(tmpdir(), "h2h-observe-test-"));
   dirs.push(reportDir);
   const stop = new AbortController();
@@ -45,9 +78,9 @@ async function observed(
   let merchantError: unknown;
   try {
     const result = await runObserve({
-      profile: await readProfile(REFERENCE_PROFILE_PATH),
+      profile: await readProfile(provider.profilePath),
       settings: {
-        callbackSecret: undefined,
+        callbackSecret: provider.secret,
         sinkPort: 0,
         sinkPublicUrl: undefined,
         apiKey: undefined,
@@ -63,10 +96,10 @@ async function observed(
       onListening: (url) => {
         runExampleMerchant({
           baseUrl: url,
-          apiKey: REFERENCE_API_KEYS.merchant1,
-          callbackSecret: REFERENCE_CALLBACK_SECRET,
+          apiKey: provider.apiKey,
+          callbackSecret: provider.secret,
           variant,
-          sandboxClock: true,
+          ...(provider.plan ? { plan: provider.plan } : {}),
         })
           .then((done) => {
             merchant = done;
@@ -81,7 +114,7 @@ async function observed(
     const report = await readFile(result.paths.json, "utf8");
     return { result, merchant: merchant as ExampleMerchantResult, report };
   } finally {
-    await provider.stop({ cutInFlight: true });
+    await provider.stop();
   }
 }
 
@@ -163,4 +196,81 @@ describe("observe mode", () => {
     expect(failedChecks(result, "provider")).toContain("semantics.usdt-amount");
     expect(result.judgement.merchant.verdict).toBe("conformant");
   }, 60_000);
+
+  it.each([
+    [
+      "clean-room",
+      async (): Promise<Target> => {
+        const provider = await startCleanroomProvider({ port: 0 });
+        return {
+          url: provider.url,
+          stop: () => provider.close(),
+          profilePath: fileURLToPath(new URL("../../fixtures/profiles/cleanroom.json", import.meta.url)),
+          apiKey: (CLEANROOM_MERCHANTS[0] as { apiKey: string }).apiKey,
+          secret: CLEANROOM_SECRET,
+          plan: {
+            orders: {
+              mobile: { methodID: 3101, amount: 250_000 },
+              mobileOther: {
+                methodID: 3102,
+                amount: 5_000,
+                extra: { clientMetadata: { email: "payer@example.test", operator: "O!" } },
+              },
+              quasi: { methodID: 3201, amount: 85.5, extra: { clientID: "client-42" } },
+              quasiOther: { methodID: 3202, amount: 90_000 },
+            },
+            codes: { success: "246810", failure: "135790", wrong: "999999" },
+            signature: { header: "X-Callback-Signature", prefix: "", encoding: "base64" },
+            expiry: { waitSeconds: 5 },
+          },
+        };
+      },
+    ],
+    [
+      "everyday",
+      async (): Promise<Target> => {
+        const provider = await startEverydayProvider({ port: 0 });
+        return {
+          url: provider.url,
+          stop: () => provider.close(),
+          profilePath: fileURLToPath(new URL("../../fixtures/profiles/everyday.json", import.meta.url)),
+          apiKey: EVERYDAY_MERCHANTS.north.apiKey,
+          secret: EVERYDAY_SECRET,
+          plan: {
+            orders: {
+              mobile: { methodID: 501, amount: 1500 },
+              mobileOther: {
+                methodID: 502,
+                amount: 500,
+                extra: { clientMetadata: { phone: "+919800000000", name: "Asha Rao" } },
+              },
+              quasi: { methodID: 601, amount: 150 },
+              quasiOther: { methodID: 602, amount: 300, extra: { clientID: "client-42" } },
+            },
+            codes: { success: "10101", failure: "20202", wrong: "99999" },
+            signature: { header: "X-Everyday-Signature", prefix: "v1=", encoding: "hex" },
+            expiry: { waitSeconds: 6 },
+          },
+        };
+      },
+    ],
+  ] as const)(
+    "judges the example merchant against the %s provider conformant on both sides",
+    async (_name, start) => {
+      const { result, merchant } = await observed("clean", [], false, await start());
+      expect(
+        [...result.judgement.provider.checks, ...result.judgement.merchant.checks]
+          .filter((c) => c.status === "failed" && c.required)
+          .map((c) => `${c.check}: ${c.detail}`),
+      ).toEqual([]);
+      expect(merchant.answers[401]).toBeUndefined();
+      expect(result.judgement.coverage.callbackKinds.seen).toEqual([
+        "expired",
+        "failed_by_terminal",
+        "succeeded",
+      ]);
+      expect(result.exitCode).toBe(0);
+    },
+    90_000,
+  );
 });

@@ -134,7 +134,12 @@ async function asRunReport(input: ObserveReportInput): Promise<RunReport> {
     source: "observe",
     startedAt: new Date(e.startedAtMs).toISOString(),
     durationMs: e.durationMs,
-    request: { method: e.method, url: `${input.upstream.replace(/\/+$/, "")}${e.path}`, headers: e.requestHeaders, body: e.requestBody.text },
+    request: {
+      method: e.method,
+      url: `${input.upstream.replace(/\/+$/, "")}${e.path}`,
+      headers: e.requestHeaders,
+      body: e.requestBody.text,
+    },
     response: e.response
       ? {
           status: e.response.status,
