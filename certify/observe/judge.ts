@@ -337,10 +337,9 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
     }
 
     // --- the provider's answer ---
-    if (exchange.transportFault !== undefined || !exchange.response) {
-      transportFaults += 1;
-      continue;
-    }
+    // No answer: the provider's transport (counted), or a merchant that went away mid-request.
+    if (exchange.transportFault !== undefined) transportFaults += 1;
+    if (exchange.transportFault !== undefined || !exchange.response) continue;
     const answer = exchange.response;
     const json = jsonOf(answer.body);
     const response: ExchangeResponse = {

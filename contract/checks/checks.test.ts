@@ -441,7 +441,12 @@ const MERCHANT_CASES: Record<string, Case> = {
   },
   "merchant.confirms-confirmable": {
     good: [merchantConfirmation],
-    bad: [[{ ...merchantConfirmation, notConfirmableBecause: "its expired callback" }, /after its expired callback/]],
+    bad: [
+      [
+        { ...merchantConfirmation, notConfirmableBecause: "its expired callback" },
+        /after its expired callback/,
+      ],
+    ],
   },
   "merchant.no-blind-resend": {
     good: [
