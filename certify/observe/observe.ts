@@ -73,6 +73,9 @@ export async function runObserve(options: ObserveOptions): Promise<ObserveResult
       const settings = { ...options.settings, callbackSecret: secretOf(options, provider) } as Settings;
       sink = await startRunSink(settings, profile, sinkDir, {
         forward: (callback) => forwarder.forward(callback),
+        // A long session's callbacks outnumber the sink's memory bound: the oldest leave memory for
+        // its disk, never refused (a refusal would change what the provider does).
+        spill: true,
       });
     }
     const running = sink;
