@@ -28,6 +28,8 @@ export interface ObserveBenchResult {
   bare: Latency & { throughput: Throughput };
   observe: Latency & { throughput: Throughput };
   addedP50Ms: number;
+  /** The session's exchanges at the end, and this process's RSS before and after (MiB): what it costs to keep them. */
+  memory: { exchanges: number; rssBeforeMiB: number; rssAfterMiB: number };
   addedP99Ms: number;
   ratio: number;
 }
@@ -120,6 +122,8 @@ export async function runObserveBench(options: ObserveBenchOptions): Promise<Obs
     sinkUrlFor: undefined,
     port: 0,
   });
+  const rssMiB = () => Math.round(process.memoryUsage().rss / 1024 / 1024);
+  const rssBeforeMiB = rssMiB();
   try {
     const direct = await latency(upstream, options.requests);
     // Interleaved: a machine that slows down part way slows both alike.
@@ -144,6 +148,7 @@ export async function runObserveBench(options: ObserveBenchOptions): Promise<Obs
       addedP50Ms: round(observeLatency.p50Ms - bareLatency.p50Ms),
       addedP99Ms: round(observeLatency.p99Ms - bareLatency.p99Ms),
       ratio: round(observeThroughput.requestsPerSecond / bareThroughput.requestsPerSecond),
+      memory: { exchanges: session.exchanges.length, rssBeforeMiB, rssAfterMiB: rssMiB() },
     };
   } finally {
     await proxy.stop();

@@ -39,6 +39,9 @@ export const benchObserve = defineCommand({
     console.log(
       `throughput proxy / forwarder: ${result.ratio} (target ≥ ${TARGET_RATIO}: ${ratioMet ? "met" : "NOT met"})`,
     );
+    console.log(
+      `memory: ${result.memory.exchanges} exchanges kept by the session; RSS ${result.memory.rssBeforeMiB} MiB before, ${result.memory.rssAfterMiB} MiB after`,
+    );
     return latencyMet && ratioMet ? EXIT.ok : EXIT.failed;
   },
 });
