@@ -8,7 +8,9 @@ import {
   buildContract,
   CALLBACK_STATUSES,
   type CallbackScenario,
+  type CallbackStatus,
   type Check,
+  callbacksArrives,
   callbacksBodyParses,
   callbacksExactlyOnce,
   callbacksMatchesOrder,
@@ -138,6 +140,7 @@ const PROVIDER_RULES: Check<never>[] = [
   semanticsTimerValid,
   rejectsWrongCode,
   rejectsDuplicateMerchantOrderId,
+  callbacksArrives,
   callbacksBodyParses,
   callbacksNamesOrder,
   callbacksNamesStatus,
@@ -168,6 +171,8 @@ interface KnownOrder {
   currency: unknown;
   merchantOrderID: string | null;
   createdBy: string;
+  /** Whether its webhook went through the sink: its callbacks are observed. */
+  webhookRewritten: boolean;
   /** Why it can no longer be confirmed, from the merchant's view, with when it learnt so. */
   finalAtMs?: { atMs: number; why: string };
 }
@@ -177,6 +182,8 @@ export interface JudgeOptions {
   /** Whether callback signatures could be verified (a secret was known). */
   signed: boolean;
   callbacksObserved: boolean;
+  /** When the session stopped (ms since the epoch): a callback not yet due by then is not judged. */
+  endedAtMs?: number;
 }
 
 export function judgeSession(session: ObserveSession, options: JudgeOptions): ObserveJudgement {
@@ -241,6 +248,19 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
     (c) => c.orderId !== null && c.status !== null && FINAL_FOR_CONFIRMATION.has(c.status),
   );
   let transportFaults = 0;
+  // Accepted confirmations whose code the profile says leads to a callback status: the callback is due.
+  const codeTriggers = new Map<string, CallbackStatus>();
+  for (const status of CALLBACK_STATUSES) {
+    const trigger = profile.callbackTriggers[status];
+    if ("code" in trigger) codeTriggers.set(trigger.code, status);
+  }
+  const triggered: {
+    orderId: string;
+    status: CallbackStatus;
+    sentAtMs: number;
+    answeredAtMs: number;
+    exchangeId: string;
+  }[] = [];
   // Each order's accepted confirmations and when their answers came: what the merchant knew by then.
   const acceptedConfirmations = new Map<string, { id: string; endMs: number }[]>();
   for (const e of session.exchanges) {
@@ -465,6 +485,15 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
       judge(providerChecks, endpoint, fieldsConfirmationResult, { data, contract }, ids);
       judge(providerChecks, endpoint, semanticsTimerValid, data, ids);
       const known = match.orderId !== undefined ? orders.get(match.orderId) : undefined;
+      const due = typeof request.code === "string" ? codeTriggers.get(request.code) : undefined;
+      if (known?.webhookRewritten && due && match.orderId !== undefined)
+        triggered.push({
+          orderId: match.orderId,
+          status: due,
+          sentAtMs: exchange.startedAtMs,
+          answeredAtMs: exchange.startedAtMs + exchange.durationMs,
+          exchangeId: exchange.id,
+        });
       if (known && match.orderId !== undefined)
         judge(
           providerChecks,
@@ -486,6 +515,7 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
         currency: data.currency ?? method?.currency,
         merchantOrderID: moid,
         createdBy: exchange.id,
+        webhookRewritten: exchange.webhookRewritten !== undefined,
       });
       if (exchange.webhookRewritten) orderOfKey.set(exchange.webhookRewritten.key, data.id);
     }
@@ -593,6 +623,49 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
           ids,
         );
     }
+  }
+
+  // Each callback a confirmation made due, once the session outlasted its timeout: it arrived and says so.
+  const endedAtMs = options.endedAtMs ?? Date.now();
+  for (const trigger of triggered) {
+    if (!options.callbacksObserved || endedAtMs < trigger.answeredAtMs + timeoutMs) continue;
+    const known = orders.get(trigger.orderId) as KnownOrder;
+    const ofOrder = byOrder.get(trigger.orderId) ?? [];
+    const toCallback = (d: ObservedCallbackDelivery): ObservedCallback => ({
+      json: d.json,
+      receivedAtMs: d.receivedAtMs,
+      signature: d.signature,
+      answeredWith: d.answer?.status ?? 0,
+      body: d.body.text,
+    });
+    const scenario = (callbacks: ObservedCallback[]): CallbackScenario => ({
+      orderId: trigger.orderId,
+      statusEntered: trigger.status,
+      callbacks,
+      triggeredAtMs: trigger.sentAtMs,
+      triggeredByMs: trigger.answeredAtMs,
+      timeoutMs,
+      paths: { id: profile.callbacks.idPath, status: profile.callbacks.statusPath },
+      order: {
+        amount: Number(known.amount),
+        currency: String(known.currency),
+        merchantOrderID: known.merchantOrderID,
+      },
+      signed: options.signed,
+    });
+    const ids = {
+      exchanges: [trigger.exchangeId],
+      callbacks: ofOrder.map((d) => d.id),
+      case: `${trigger.orderId} ${trigger.status}`,
+    };
+    judge(
+      providerChecks,
+      "(callbacks)",
+      callbacksArrives,
+      scenario(ofOrder.filter((d) => d.status === trigger.status).map(toCallback)),
+      ids,
+    );
+    judge(providerChecks, "(callbacks)", callbacksNamesStatus, scenario(ofOrder.map(toCallback)), ids);
   }
 
   coverage.endpoints.notSeen = OPERATION_NAMES.filter((name) => coverage.endpoints.seen[name] === undefined);

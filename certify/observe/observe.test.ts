@@ -99,6 +99,8 @@ async function observed(
           apiKey: provider.apiKey,
           callbackSecret: provider.secret,
           variant,
+          // Past the profile's callback timeout (5 s): a callback that never came is then judged.
+          callbackWaitMs: 7_000,
           ...(provider.plan ? { plan: provider.plan } : {}),
         })
           .then((done) => {
@@ -178,6 +180,14 @@ describe("observe mode", () => {
     },
     60_000,
   );
+
+  it("fails the provider's verdict when a due callback never says its status", async () => {
+    const { result } = await observed("clean", ["callback-wrong-status-word"]);
+    expect(result.judgement.provider.verdict).toBe("not conformant");
+    expect(failedChecks(result, "provider")).toEqual(
+      expect.arrayContaining(["callbacks.arrives", "callbacks.names-status"]),
+    );
+  }, 60_000);
 
   it("with --keep-webhook leaves webhooks alone and says callbacks went unobserved", async () => {
     const { result, merchant } = await observed("clean", [], true);
