@@ -189,6 +189,30 @@ describe("observe mode", () => {
     );
   }, 60_000);
 
+  it("refuses a signing profile's session without the callback secret", async () => {
+    const options = {
+      profile: await readProfile(
+        fileURLToPath(new URL("../../fixtures/profiles/everyday.json", import.meta.url)),
+      ),
+      settings: {
+        callbackSecret: undefined,
+        sinkPort: 0,
+        sinkPublicUrl: undefined,
+        apiKey: undefined,
+        secondApiKey: undefined,
+      },
+      upstream: "http://127.0.0.1:9",
+      tls: undefined,
+      port: 0,
+      keepWebhook: false,
+      reportDir: tmpdir(),
+      print: () => {},
+    };
+    await expect(runObserve(options)).rejects.toThrow(
+      /H2H_CALLBACK_SECRET is not set: the profile "everyday"/,
+    );
+  });
+
   it("with --keep-webhook leaves webhooks alone and says callbacks went unobserved", async () => {
     const { result, merchant } = await observed("clean", [], true);
     // The receiver still took every callback, straight from the provider.

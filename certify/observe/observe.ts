@@ -14,7 +14,7 @@ import {
   type RunningReferenceProvider,
   startReferenceProvider,
 } from "../../fixtures/providers/reference/index.ts";
-import { runMasker, type Settings, startRunSink } from "../../run-setup/index.ts";
+import { runMasker, type Settings, SettingsError, startRunSink } from "../../run-setup/index.ts";
 import type { RunningSink } from "../../webhook-sink/index.ts";
 import { judgeSession, type ObserveJudgement } from "./judge.ts";
 import { callbackForwarder, type RunningObserveProxy, startObserveProxy } from "./proxy.ts";
@@ -52,6 +52,16 @@ export interface ObserveResult {
 
 export async function runObserve(options: ObserveOptions): Promise<ObserveResult> {
   const { profile } = options;
+  // As certify: never judge every signature failed for a secret the session was not given.
+  if (
+    !options.keepWebhook &&
+    options.upstream !== undefined &&
+    profile.callbacks.signature.scheme !== "none" &&
+    secretOf(options, undefined) === undefined
+  )
+    throw new SettingsError(
+      `H2H_CALLBACK_SECRET is not set: the profile "${profile.name}" says callbacks are signed (${profile.callbacks.signature.scheme}); give the secret, or use --keep-webhook to leave callbacks unobserved`,
+    );
   const startedAt = new Date();
   const session = new ObserveSession(profile.limits.maxBodyBytes);
   let provider: RunningReferenceProvider | undefined;
