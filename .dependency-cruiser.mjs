@@ -57,7 +57,7 @@ const PACKAGES = [
     folder: "fixtures",
     layer: 8,
     entries: ["fixtures/index.ts"],
-    except: ["profiles", "testing", "providers", "receivers", "junit"],
+    except: ["profiles", "testing", "providers", "receivers", "merchants", "junit"],
   },
   { folder: "fixtures/profiles", layer: 8, entries: ["fixtures/profiles/index.ts"] },
   { folder: "fixtures/providers/reference", layer: 8, entries: ["fixtures/providers/reference/index.ts"] },
@@ -65,6 +65,8 @@ const PACKAGES = [
   { folder: "fixtures/receivers/reference", layer: 8, entries: ["fixtures/receivers/reference/index.ts"] },
   // A merchant's receiver written from docs/receiver.md alone: it may use no sibling at all.
   { folder: "fixtures/receivers/cleanroom", layer: 8, entries: ["fixtures/receivers/cleanroom/index.ts"] },
+  // A merchant's integration (client and receiver), observe mode's example: it uses no sibling at all.
+  { folder: "fixtures/merchants/example", layer: 8, entries: ["fixtures/merchants/example/index.ts"] },
   // Providers written apart from the suite: they may use no sibling at all.
   { folder: "fixtures/providers/cleanroom", layer: 8, entries: ["fixtures/providers/cleanroom/index.ts"] },
   { folder: "fixtures/providers/everyday", layer: 8, entries: ["fixtures/providers/everyday/index.ts"] },

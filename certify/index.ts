@@ -4,8 +4,6 @@
  * the report kinds). Opening a target (settings, container, sink, masker) is run-setup/'s. The contract specs (`specs/`) are not imported by anyone: Vitest runs them, and they
  * read their settings through the typed run context (`run-context.ts`).
  */
-// A signed verdict: the attestation of a run's reports (certify --attest, attest, verify).
-
 // Run-to-run comparison (npm run compare, H2H_BASELINE_REPORT).
 export {
   byStart,
@@ -18,6 +16,7 @@ export {
   renderComparisonMarkdown,
   renderComparisonText,
 } from "./analysis/compare.ts";
+// A signed verdict: the attestation of a run's reports (certify --attest, attest, verify).
 export {
   ATTESTATION_FILE,
   AttestationInputError,
@@ -36,6 +35,11 @@ export { type CheckRecord, EXIT_OF_VERDICT, type RunReport, type Verdict } from 
 export { phasesOf, type RunTimings } from "./engine/run-timings.ts";
 export { type CertifyOptions, type CertifyResult, runCertification } from "./engine/runner.ts";
 export { ReusedSpecRunner } from "./engine/spec-runner.ts";
+// Observe mode: a merchant's own integration through a recording proxy, both sides judged.
+export { type ObserveOptions, type ObserveResult, runObserve } from "./observe/observe.ts";
+// The proxy alone, for bench:observe.
+export { startObserveProxy } from "./observe/proxy.ts";
+export { ObserveSession } from "./observe/session.ts";
 export { REPORT_FILES, REPORT_KINDS, type ReportKind, TARGET_LOG_FILE } from "./reports/index.ts";
 export {
   checksMarkdown,

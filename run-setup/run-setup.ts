@@ -101,7 +101,7 @@ export async function startRunSink(
   settings: Settings,
   profile: Profile,
   dataDir: string,
-  mode: Pick<SinkOptions, "tally"> = {},
+  mode: Pick<SinkOptions, "tally" | "forward" | "spill"> = {},
 ): Promise<RunningSink> {
   try {
     return await startSink(settings, profile, dataDir, mode);
@@ -119,7 +119,7 @@ function startSink(
   settings: Settings,
   profile: Profile,
   dataDir: string,
-  mode: Pick<SinkOptions, "tally">,
+  mode: Pick<SinkOptions, "tally" | "forward" | "spill">,
 ): Promise<RunningSink> {
   return startWebhookSink({
     ...mode,

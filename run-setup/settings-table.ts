@@ -34,6 +34,7 @@ export function blankVariableError(name: string): SettingsError {
 export type SettingReader =
   | "certify"
   | "receiver"
+  | "observe"
   | "load"
   | "load:build"
   | "sink"
@@ -265,7 +266,7 @@ export const SETTINGS = {
   apiKey: setting({
     variable: "H2H_API_KEY",
     secret: true,
-    readBy: TARGET,
+    readBy: [...TARGET, "observe"],
     parse: fieldSafeSecret("the key is sent in the Authorization header"),
     defaultText: "reference: `sandbox-key-merchant-1`; required for any other target",
     help: "the merchant's API key",
@@ -282,7 +283,7 @@ export const SETTINGS = {
   callbackSecret: setting({
     variable: "H2H_CALLBACK_SECRET",
     secret: true,
-    readBy: ["certify", "load", "sink", "receiver"],
+    readBy: ["certify", "load", "sink", "receiver", "observe"],
     parse: fieldSafeSecret("a provider configures the secret as text"),
     defaultText:
       "reference: `sandbox-callback-secret`; required for any other target whose profile signs callbacks",
@@ -291,7 +292,7 @@ export const SETTINGS = {
   }),
   profile: setting({
     variable: "H2H_PROFILE",
-    readBy: ["certify", "load", "load:build", "sink", "openapi", "receiver"],
+    readBy: ["certify", "load", "load:build", "sink", "openapi", "receiver", "observe"],
     parse: text(),
     fallback: REFERENCE_PROFILE_PATH,
     path: true,
@@ -300,7 +301,7 @@ export const SETTINGS = {
   }),
   reportDir: setting({
     variable: "H2H_REPORT_DIR",
-    readBy: ["certify", "load", "mutants", "receiver"],
+    readBy: ["certify", "load", "mutants", "receiver", "observe"],
     parse: text(),
     fallback: "reports",
     path: true,
@@ -311,7 +312,7 @@ export const SETTINGS = {
     variable: "H2H_SINK_PORT",
     flag: "port",
     flagIn: ["sink"],
-    readBy: ["certify", "load", "sink"],
+    readBy: ["certify", "load", "sink", "observe"],
     parse: wholeNumber(0, 65_535, '$NAME "$VALUE" is not a port number (0-65535)'),
     fallback: 0,
     defaultText: "a free port",
@@ -321,7 +322,7 @@ export const SETTINGS = {
     variable: "H2H_SINK_PUBLIC_URL",
     flag: "public-url",
     flagIn: ["sink"],
-    readBy: ["certify", "load", "sink"],
+    readBy: ["certify", "load", "sink", "observe"],
     parse: z
       .string()
       .refine((value) => isHttpUrl(value) && URL.canParse(value), {
@@ -493,7 +494,7 @@ export const SETTINGS = {
   }),
   caFile: setting({
     variable: "H2H_CA_FILE",
-    readBy: TARGET,
+    readBy: [...TARGET, "observe"],
     parse: text(),
     path: true,
     defaultText: "none: the system's CAs only",
@@ -502,7 +503,7 @@ export const SETTINGS = {
   }),
   clientCert: setting({
     variable: "H2H_CLIENT_CERT",
-    readBy: TARGET,
+    readBy: [...TARGET, "observe"],
     parse: text(),
     path: true,
     defaultText: "none: no client certificate",
@@ -510,7 +511,7 @@ export const SETTINGS = {
   }),
   clientKey: setting({
     variable: "H2H_CLIENT_KEY",
-    readBy: TARGET,
+    readBy: [...TARGET, "observe"],
     parse: text(),
     path: true,
     defaultText: "none",
@@ -519,7 +520,7 @@ export const SETTINGS = {
   clientKeyPassphrase: setting({
     variable: "H2H_CLIENT_KEY_PASSPHRASE",
     secret: true,
-    readBy: TARGET,
+    readBy: [...TARGET, "observe"],
     parse: text(),
     untrimmed: true,
     defaultText: "none",
@@ -784,6 +785,54 @@ export const SETTINGS = {
     path: true,
     defaultText: "none: order ids the receiver has never seen, and the report says so",
     help: 'a JSON file of the orders the receiver\'s system knows: `[{"id", "amount", "kind"}]`',
+  }),
+
+  // Observe mode: `npm run observe`, a recording proxy between a merchant's integration and the provider.
+  observeUpstream: setting({
+    variable: "H2H_OBSERVE_UPSTREAM",
+    flag: "upstream",
+    readBy: ["observe"],
+    parse: z
+      .string()
+      .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), {
+        ...refuse(
+          '$NAME "$VALUE" is not an http(s) URL (expected e.g. https://sandbox.example-provider.test)',
+        ),
+        abort: true,
+      })
+      .refine(
+        (value) => !/[?#]/.test(value),
+        refuse(
+          '$NAME "$VALUE" has a query or fragment: give the scheme, host, port and an optional path prefix',
+        ),
+      ),
+    defaultText: "none: start the bundled reference provider as the upstream",
+    help: "the provider the proxy forwards to (its TLS and mTLS: H2H_CA_FILE, H2H_CLIENT_CERT, H2H_CLIENT_KEY)",
+  }),
+  observePort: setting({
+    variable: "H2H_OBSERVE_PORT",
+    flag: "port",
+    readBy: ["observe"],
+    parse: wholeNumber(0, 65_535, '$NAME "$VALUE" is not a port number (0-65535)'),
+    fallback: 0,
+    defaultText: "a free port",
+    help: "the loopback port the proxy listens on",
+  }),
+  observeDurationS: setting({
+    variable: "H2H_OBSERVE_DURATION_S",
+    flag: "duration",
+    readBy: ["observe"],
+    parse: wholeNumber(1, 86_400, '$NAME "$VALUE" is not a number of seconds (1-86400)'),
+    defaultText: "none: until Ctrl-C (or --until-idle)",
+    help: "stop observing after this many seconds, then judge and write the reports",
+  }),
+  observeUntilIdleS: setting({
+    variable: "H2H_OBSERVE_UNTIL_IDLE_S",
+    flag: "until-idle",
+    readBy: ["observe"],
+    parse: wholeNumber(1, 86_400, '$NAME "$VALUE" is not a number of seconds (1-86400)'),
+    defaultText: "none: until Ctrl-C (or --duration)",
+    help: "stop once no request or callback passed for this many seconds (after the first request)",
   }),
 } as const;
 

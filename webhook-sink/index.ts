@@ -4,6 +4,8 @@ export {
   DEFAULT_SINK_MAX_CALLBACKS,
   DEFAULT_SINK_MAX_DELIVERIES_PER_ORDER,
   DEFAULT_SINK_MAX_STORED_BYTES,
+  type ForwardAnswer,
+  type ForwardedCallback,
   RUN_FAULT_REFUSALS,
   type RunningSink,
   type SinkExcess,

@@ -94,6 +94,34 @@ export interface SinkOptions {
    * no per-order delivery count, so no /refuse or /stall); the query API then lists none. See tally.ts.
    */
   tally?: CallbackTally;
+  /**
+   * Observe mode: each callback is handed on (to the merchant's own receiver) and that answer is
+   * the sink's, so that the provider's retries follow the receiver as they would without the sink.
+   * The URL's refuse/stall/ack variants do not apply then.
+   */
+  forward?: (callback: ForwardedCallback) => Promise<ForwardAnswer>;
+}
+
+/** A callback as the sink hands it on: the bytes and headers as the provider sent them. */
+export interface ForwardedCallback {
+  /** The callback URL's run segment: whom the callback is for. */
+  runId: string | null;
+  method: string;
+  headers: Record<string, string>;
+  raw: Buffer;
+  json: unknown;
+  orderId: string | null;
+  status: string | null;
+  signature: StoredCallback["signature"];
+  receivedAtMs: number;
+  deliveryOfOrder: number;
+}
+
+/** The answer the sink gives the provider in place of its own. */
+export interface ForwardAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
 }
 
 /** Callbacks refused for the sink's bounds: counted, never stored. */
@@ -178,6 +206,27 @@ function answerUnreadable(res: ServerResponse, unreadable: Unreadable, stored?: 
     ...(stored !== undefined ? { stored } : {}),
   });
 }
+
+/** The receiver's answer, as it gave it (hop-by-hop headers aside: this is another connection). */
+function answerForwarded(res: ServerResponse, answer: ForwardAnswer): void {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(answer.headers))
+    if (!HOP_BY_HOP.has(name.toLowerCase())) headers[name] = value;
+  headers["content-length"] = String(answer.body.length);
+  res.writeHead(answer.status, headers);
+  res.end(answer.body);
+}
+
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "content-length",
+  "upgrade",
+  "proxy-connection",
+  "te",
+  "trailer",
+]);
 
 const TOKEN_FORMAT = /^[A-Za-z0-9_-]{16,128}$/;
 const MAX_WAIT_MS = 120_000;
@@ -385,9 +434,24 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
     }
     const deliveryOfOrder = orderId === null || options.tally ? 1 : (deliveriesByOrder.get(orderId) ?? 0) + 1;
     if (orderId !== null && !options.tally) deliveriesByOrder.set(orderId, deliveryOfOrder);
-    const refused = !unreadable && deliveryOfOrder <= variant.refuse;
-    const stall = !unreadable && !refused && deliveryOfOrder <= variant.stall;
     const now = Date.now();
+    const signatureVerdict = checkSignature(raw, headers);
+    const forwarded = options.forward
+      ? await options.forward({
+          runId: variant.runId,
+          method: req.method ?? "POST",
+          headers,
+          raw,
+          json: parsed,
+          orderId,
+          status: typeof statusValue === "string" ? statusValue : null,
+          signature: signatureVerdict,
+          receivedAtMs: now,
+          deliveryOfOrder,
+        })
+      : undefined;
+    const refused = !forwarded && !unreadable && deliveryOfOrder <= variant.refuse;
+    const stall = !forwarded && !unreadable && !refused && deliveryOfOrder <= variant.stall;
     const record: StoredCallback = {
       seq: store.allocateSeq(),
       receivedAt: new Date(now).toISOString(),
@@ -406,8 +470,14 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       orderId,
       status: typeof statusValue === "string" ? statusValue : null,
       deliveryOfOrder,
-      signature: checkSignature(raw, headers),
-      answeredWith: unreadable ? unreadable.status : refused || stall ? 503 : variant.ack,
+      signature: signatureVerdict,
+      answeredWith: forwarded
+        ? forwarded.status
+        : unreadable
+          ? unreadable.status
+          : refused || stall
+            ? 503
+            : variant.ack,
     };
     // A refusal is answered before the disk: the provider retries it whatever happens to the
     // record, and its retry timer starts from this answer. Waiting for the group commit here put
@@ -432,6 +502,8 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
         // the error's code only: the store's path is for the console, not for whoever called.
         rejected["not-stored"] = (rejected["not-stored"] ?? 0) + 1;
         const code = (error as { code?: unknown }).code;
+        // The receiver has it already: its answer stands, as it would without the sink between.
+        if (forwarded) return answerForwarded(res, forwarded);
         if (!refused)
           json(res, 500, { error: "not-stored", detail: typeof code === "string" ? code : "write failed" });
         return;
@@ -443,6 +515,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
         }
       }
     }
+    if (forwarded) return answerForwarded(res, forwarded);
     if (stall) {
       const timer = setTimeout(() => {
         stalled.delete(timer);

@@ -47,7 +47,7 @@ const LISTING_CALLBACK_URL = "http://127.0.0.1/callbacks/list-checks";
 /** The provider's checks and constraints (certify), or a merchant's receiver's (certify:receiver). */
 export function listChecks(profile: Profile, subject: "provider" | "receiver" = "provider"): ListedRule[] {
   const ofSubject = [...CHECK_REGISTRY.values()].filter(
-    (check) => (check.group === "receiver") === (subject === "receiver"),
+    (check) => check.group !== "merchant" && (check.group === "receiver") === (subject === "receiver"),
   );
   const checks = ofSubject.map((check): ListedRule => {
     const source = effectiveSource(check.source, profile);

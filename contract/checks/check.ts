@@ -9,7 +9,14 @@ import { NORMALISATIONS, type Normalisation } from "../schemas/index.ts";
 
 export type { Finding } from "../schemas/index.ts";
 
-export type CheckGroup = "envelope" | "fields" | "semantics" | "behaviour" | "callbacks" | "receiver";
+export type CheckGroup =
+  | "envelope"
+  | "fields"
+  | "semantics"
+  | "behaviour"
+  | "callbacks"
+  | "receiver"
+  | "merchant";
 
 export interface CheckOutcome {
   ok: boolean;

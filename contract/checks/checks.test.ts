@@ -5,7 +5,14 @@
 import { describe, expect, it } from "vitest";
 import { SAMPLE_ORDER_RECORD } from "../../fixtures/index.ts";
 import type { ExchangeResponse } from "../client/index.ts";
-import { buildContract, contract, jsonTextIssues, LENIENT_GAPS, ORDER_STATUSES } from "../schemas/index.ts";
+import {
+  buildContract,
+  ConfirmOrderRequest,
+  contract,
+  jsonTextIssues,
+  LENIENT_GAPS,
+  ORDER_STATUSES,
+} from "../schemas/index.ts";
 import { CHECK_SCOPES, defineCheck, pass } from "./check.ts";
 import {
   CHECK_REGISTRY,
@@ -400,6 +407,79 @@ const CONVENTION_CASES: Record<string, Case> = {
 const tiny = { sent: 0.004, rounded: 0, decimals: 2, expect: "refused-or-exact" as const };
 const over = { sent: 1_000_000.004, rounded: 1_000_000, decimals: 2, expect: "refused" as const };
 
+const merchantConfirmation = {
+  orderId: "o1",
+  created: { kind: "quasi_ecom" },
+  pathKind: "quasi_ecom",
+  answerStatus: 200,
+  notConfirmableBecause: undefined,
+};
+const lostCreation = { exchangeId: "x1", order: "A", merchantOrderID: "m1" };
+const MERCHANT_CASES: Record<string, Case> = {
+  "merchant.request-headers": {
+    good: [{ headers: { "content-type": "application/json; charset=utf-8", authorization: "Bearer k1" } }],
+    bad: [
+      [
+        { headers: { "content-type": "text/plain", authorization: "Bearer k1" } },
+        /text\/plain", expected application\/json/,
+      ],
+      [{ headers: { "content-type": "application/json" } }, /no Authorization header/],
+    ],
+  },
+  "merchant.request-body-valid": {
+    good: [{ text: '{"code":"1111"}', schema: ConfirmOrderRequest, requiredFields: [] }],
+    bad: [
+      [{ text: "code=1111", schema: ConfirmOrderRequest, requiredFields: [] }, /the body is not JSON/],
+      [{ text: '{"code":1111}', schema: ConfirmOrderRequest, requiredFields: [] }, /code/],
+    ],
+  },
+  "merchant.order-id-unique": {
+    good: [[lostCreation, { ...lostCreation, exchangeId: "x2" }].map((c) => ({ ...c }))],
+    bad: [
+      [[lostCreation, { ...lostCreation, order: "B", exchangeId: "x2" }], /"m1" for another order in x2/],
+    ],
+  },
+  "merchant.confirms-own-order": {
+    good: [merchantConfirmation, { ...merchantConfirmation, created: undefined }],
+    bad: [
+      [{ ...merchantConfirmation, created: undefined, answerStatus: 404 }, /an order it did not create/],
+      [{ ...merchantConfirmation, pathKind: "mobile_commerce" }, /through the mobile_commerce confirm path/],
+    ],
+  },
+  "merchant.confirms-confirmable": {
+    good: [merchantConfirmation],
+    bad: [
+      [
+        { ...merchantConfirmation, notConfirmableBecause: "its expired callback" },
+        /after its expired callback/,
+      ],
+    ],
+  },
+  "merchant.no-blind-resend": {
+    good: [
+      {
+        unanswered: [lostCreation],
+        creations: [
+          { ...lostCreation, atMs: 1 },
+          { ...lostCreation, exchangeId: "x2", atMs: 2 },
+        ],
+      },
+    ],
+    bad: [
+      [
+        {
+          unanswered: [lostCreation],
+          creations: [
+            { ...lostCreation, atMs: 1 },
+            { exchangeId: "x2", order: "A", merchantOrderID: "m2", atMs: 2 },
+          ],
+        },
+        /x2 sends x1's order again with merchantOrderID "m2"/,
+      ],
+    ],
+  },
+};
+
 const CASES: Record<string, Case> = {
   ...PROBE_CASES,
   "behaviour.amount-not-rounded-past-limit": {
@@ -422,6 +502,7 @@ const CASES: Record<string, Case> = {
     ],
   },
   ...RECEIVER_CASES,
+  ...MERCHANT_CASES,
   ...CONVENTION_CASES,
   "callbacks.arrives": {
     good: [succeeded],

@@ -110,6 +110,17 @@ export {
   type TimerReads,
   timerCountsDownLifetime,
 } from "./lifecycle.ts";
+export {
+  type BlindResendInput,
+  type MerchantConfirmationInput,
+  type MerchantOrderIdUse,
+  merchantConfirmsConfirmable,
+  merchantConfirmsOwnOrder,
+  merchantNoBlindResend,
+  merchantOrderIdUnique,
+  merchantRequestBodyValid,
+  merchantRequestHeaders,
+} from "./merchant.ts";
 export { semanticsOrderIdUnique } from "./order-ids.ts";
 export { RATE_LIMITED, rateLimitCause } from "./rate-limit.ts";
 export {

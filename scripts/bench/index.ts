@@ -9,5 +9,6 @@ export {
   TARGET,
 } from "./load-overhead-bench.ts";
 export { type MaskingBenchResult, type MaskingTiming, runMaskingBench } from "./masking-bench.ts";
+export { type ObserveBenchResult, runObserveBench } from "./observe-bench.ts";
 export { runProviderBench, runProviderSoak } from "./provider-bench.ts";
 export { runSinkBench } from "./sink-bench.ts";

@@ -1,0 +1,732 @@
+/**
+ * Two verdicts from one observed session: the provider's (every answer and callback through the
+ * named checks that apply to traffic the suite did not choose) and the merchant's (every request
+ * against the contract and the profile, every callback answer of its receiver). A rule nothing
+ * observed is "not observed", never passed.
+ */
+import {
+  buildContract,
+  CALLBACK_STATUSES,
+  type CallbackScenario,
+  type CallbackStatus,
+  type Check,
+  callbacksArrives,
+  callbacksBodyParses,
+  callbacksExactlyOnce,
+  callbacksMatchesOrder,
+  callbacksNamesOrder,
+  callbacksNamesStatus,
+  callbacksSignatureValid,
+  callbacksStopsAfterAcknowledgement,
+  dataOf,
+  ENDPOINTS,
+  envelopeFailureData,
+  envelopeFailureMarkers,
+  envelopeFailureMessage,
+  envelopeJsonContentType,
+  envelopeRequestIdPresent,
+  envelopeRequestIdUnique,
+  envelopeShape,
+  envelopeSuccessMarkers,
+  fieldsConfirmationResult,
+  fieldsOrderRecord,
+  fieldsQuasiEcomCreationResult,
+  fieldsStatusKnown,
+  matchEndpoint,
+  merchantConfirmsConfirmable,
+  merchantConfirmsOwnOrder,
+  merchantNoBlindResend,
+  merchantOrderIdUnique,
+  merchantRequestBodyValid,
+  merchantRequestHeaders,
+  OPERATION_NAMES,
+  OPERATIONS,
+  ORDER_STATUSES,
+  orderMethodsOf,
+  type Profile,
+  type RequirementContext,
+  receiverAcknowledgesDuplicates,
+  receiverAcknowledgesValid,
+  rejectsDuplicateMerchantOrderId,
+  rejectsWrongCode,
+  requirementOf,
+  semanticsAmountEchoed,
+  semanticsCommissionNonNegative,
+  semanticsConfirmationEchoesOrder,
+  semanticsCurrencyOfMethod,
+  semanticsDatesOrdered,
+  semanticsExchangeRatePositive,
+  semanticsMerchantOrderIdEchoed,
+  semanticsMethodEchoed,
+  semanticsRoutingAttemptsEmpty,
+  semanticsStatusAfterOperation,
+  semanticsTimerValid,
+  semanticsUsdtAmount,
+  semanticsUsdtCommission,
+} from "../../contract/index.ts";
+import type { CheckRecord } from "../engine/run-model.ts";
+import {
+  jsonOf,
+  type ObservedCallbackDelivery,
+  type ObservedExchange,
+  type ObserveSession,
+} from "./session.ts";
+
+type ExchangeResponse = Parameters<typeof envelopeShape.run>[0];
+type ObservedCallback = CallbackScenario["callbacks"][number];
+
+export type Side = "provider" | "merchant";
+export type SideVerdict = "conformant" | "not conformant" | "nothing observed";
+
+export interface SideJudgement {
+  verdict: SideVerdict;
+  checks: CheckRecord[];
+  /** Rules that apply to observed traffic and that nothing observed exercised. */
+  notObserved: { check: string; rule: string }[];
+  failed: number;
+}
+
+export interface Coverage {
+  endpoints: { seen: Record<string, number>; notSeen: string[] };
+  /** Order statuses seen in answers. */
+  statuses: string[];
+  callbackKinds: { seen: string[]; notSeen: string[] };
+  /** Refusals seen: `HTTP 422 invalid_code` and how often. */
+  refusals: Record<string, number>;
+}
+
+export interface ObserveJudgement {
+  provider: SideJudgement;
+  merchant: SideJudgement;
+  coverage: Coverage;
+  exchanges: number;
+  callbacks: number;
+  /** Exchanges the provider did not answer (unreachable, reset): transport, not a violation. */
+  transportFaults: number;
+  /** Whether callbacks went through the proxy (not with --keep-webhook). */
+  callbacksObserved: boolean;
+  /** Callbacks to a URL the session never gave out: refused, counted. */
+  unknownCallbacks: number;
+  /** The one line each verdict ends with. */
+  lines: { provider: string; merchant: string };
+}
+
+/** The rules of each side that observed traffic can exercise: listed as not observed when none did. */
+const PROVIDER_RULES: Check<never>[] = [
+  envelopeJsonContentType,
+  envelopeShape,
+  envelopeRequestIdPresent,
+  envelopeRequestIdUnique,
+  envelopeSuccessMarkers,
+  envelopeFailureMarkers,
+  envelopeFailureData,
+  envelopeFailureMessage,
+  fieldsOrderRecord,
+  fieldsQuasiEcomCreationResult,
+  fieldsConfirmationResult,
+  fieldsStatusKnown,
+  semanticsUsdtAmount,
+  semanticsUsdtCommission,
+  semanticsCommissionNonNegative,
+  semanticsExchangeRatePositive,
+  semanticsAmountEchoed,
+  semanticsMethodEchoed,
+  semanticsCurrencyOfMethod,
+  semanticsMerchantOrderIdEchoed,
+  semanticsDatesOrdered,
+  semanticsRoutingAttemptsEmpty,
+  semanticsStatusAfterOperation,
+  semanticsConfirmationEchoesOrder,
+  semanticsTimerValid,
+  rejectsWrongCode,
+  rejectsDuplicateMerchantOrderId,
+  callbacksArrives,
+  callbacksBodyParses,
+  callbacksNamesOrder,
+  callbacksNamesStatus,
+  callbacksSignatureValid,
+  callbacksMatchesOrder,
+  callbacksExactlyOnce,
+  callbacksStopsAfterAcknowledgement,
+] as Check<never>[];
+
+const MERCHANT_RULES: Check<never>[] = [
+  merchantRequestHeaders,
+  merchantRequestBodyValid,
+  merchantOrderIdUnique,
+  merchantConfirmsOwnOrder,
+  merchantConfirmsConfirmable,
+  merchantNoBlindResend,
+  receiverAcknowledgesValid,
+  receiverAcknowledgesDuplicates,
+] as Check<never>[];
+
+const is2xx = (status: number | undefined) => status !== undefined && status >= 200 && status < 300;
+
+/** What the session learnt of one order created through it. */
+interface KnownOrder {
+  orderId: string;
+  kind: string;
+  amount: unknown;
+  currency: unknown;
+  merchantOrderID: string | null;
+  createdBy: string;
+  /** Whether its webhook went through the sink: its callbacks are observed. */
+  webhookRewritten: boolean;
+  /** Why it can no longer be confirmed, from the merchant's view, with when it learnt so. */
+  finalAtMs?: { atMs: number; why: string };
+}
+
+export interface JudgeOptions {
+  profile: Profile;
+  /** Whether callback signatures could be verified (a secret was known). */
+  signed: boolean;
+  callbacksObserved: boolean;
+  /** When the session stopped (ms since the epoch): a callback not yet due by then is not judged. */
+  endedAtMs?: number;
+}
+
+export function judgeSession(session: ObserveSession, options: JudgeOptions): ObserveJudgement {
+  const { profile } = options;
+  const context: RequirementContext = {
+    informationalChecks: profile.informationalChecks,
+    declaredKeys: profile.declaredKeys,
+    strictInput: profile.strictInput,
+  };
+  const contract = buildContract(profile.gaps);
+  const knownStatuses = [...ORDER_STATUSES, ...(profile.gaps.extraStatuses ?? [])];
+  const methods = orderMethodsOf(profile);
+  const providerChecks: CheckRecord[] = [];
+  const merchantChecks: CheckRecord[] = [];
+
+  const judge = <Input>(
+    into: CheckRecord[],
+    endpoint: string,
+    check: Check<Input>,
+    input: Input,
+    evidence: { exchanges?: string[]; callbacks?: string[]; case?: string } = {},
+  ) => {
+    const began = performance.now();
+    const outcome = check.run(input);
+    const requirement = requirementOf(check as Check<never>, context);
+    into.push({
+      endpoint,
+      check: check.name,
+      ...(evidence.case !== undefined ? { case: evidence.case } : {}),
+      rule: check.rule,
+      status: outcome.notEvaluated ? "not evaluated" : outcome.ok ? "passed" : "failed",
+      required: requirement.required,
+      ...(requirement.required ? {} : { reason: requirement.reason }),
+      detail: outcome.detail,
+      durationMs: performance.now() - began,
+      exchanges: evidence.exchanges ?? [],
+      ...(evidence.callbacks ? { callbacks: evidence.callbacks } : {}),
+      source: "observe",
+      ruleSource: check.source,
+      ...(outcome.findings ? { findings: outcome.findings } : {}),
+      ...(evidence.exchanges?.[0] ? { subject: evidence.exchanges[0] } : {}),
+    });
+  };
+
+  const orders = new Map<string, KnownOrder>();
+  /** The webhook key of each creation, to the order id its answer gave. */
+  const orderOfKey = new Map<string, string>();
+  const seenMerchantOrderIds = new Map<string, string>();
+  const coverage: Coverage = {
+    endpoints: { seen: {}, notSeen: [] },
+    statuses: [],
+    callbackKinds: { seen: [], notSeen: [] },
+    refusals: {},
+  };
+  const statuses = new Set<string>();
+  const requestIds: { requestId: unknown; where: string }[] = [];
+  const creations: { exchangeId: string; order: string; merchantOrderID: string | null; atMs: number }[] = [];
+  const unanswered: { exchangeId: string; order: string; merchantOrderID: string | null }[] = [];
+  const moidUses = new Map<string, { merchantOrderID: string; order: string; exchangeId: string }[]>();
+  // What the merchant had been told, by when: callbacks acknowledged, in arrival order.
+  const finalCallbacks = session.callbacks.filter(
+    (c) => c.orderId !== null && c.status !== null && FINAL_FOR_CONFIRMATION.has(c.status),
+  );
+  let transportFaults = 0;
+  // Accepted confirmations whose code the profile says leads to a callback status: the callback is due.
+  const codeTriggers = new Map<string, CallbackStatus>();
+  for (const status of CALLBACK_STATUSES) {
+    const trigger = profile.callbackTriggers[status];
+    if ("code" in trigger) codeTriggers.set(trigger.code, status);
+  }
+  const triggered: {
+    orderId: string;
+    status: CallbackStatus;
+    sentAtMs: number;
+    answeredAtMs: number;
+    exchangeId: string;
+  }[] = [];
+  // Each order's accepted confirmations and when their answers came: what the merchant knew by then.
+  const acceptedConfirmations = new Map<string, { id: string; endMs: number }[]>();
+  for (const e of session.exchanges) {
+    const confirmed = matchEndpoint(pathOf(e));
+    if (
+      !confirmed?.orderId ||
+      OPERATIONS[confirmed.operation].step !== "confirm" ||
+      !is2xx(e.response?.status)
+    )
+      continue;
+    const list = acceptedConfirmations.get(confirmed.orderId) ?? [];
+    list.push({ id: e.id, endMs: e.startedAtMs + e.durationMs });
+    acceptedConfirmations.set(confirmed.orderId, list);
+  }
+  /** The merchant account a request is of: its key, never shown. */
+  const accountOf = (e: ObservedExchange) => e.requestHeaders.authorization ?? "";
+
+  for (const exchange of session.exchanges) {
+    const pathname = URL.canParse(exchange.path, "http://x")
+      ? new URL(exchange.path, "http://x").pathname
+      : "";
+    const match = matchEndpoint(pathname);
+    if (!match) continue;
+    const operation = match.operation;
+    const spec = OPERATIONS[operation];
+    const endpoint = operation;
+    coverage.endpoints.seen[operation] = (coverage.endpoints.seen[operation] ?? 0) + 1;
+    const ids = { exchanges: [exchange.id] };
+    const requestJson = jsonOf(exchange.requestBody);
+    const request = (requestJson ?? {}) as Record<string, unknown>;
+
+    // --- the merchant's request ---
+    judge(merchantChecks, endpoint, merchantRequestHeaders, { headers: exchange.requestHeaders }, ids);
+    const sentMethod = spec.step === "create" ? request.methodID : undefined;
+    const method = methods.find((m) => m.kind === spec.kind && m.methodID === sentMethod);
+    judge(
+      merchantChecks,
+      endpoint,
+      merchantRequestBodyValid,
+      {
+        text: exchange.requestBody.text,
+        schema: ENDPOINTS[operation].request,
+        requiredFields: method?.requiredFields ?? [],
+        ...(spec.step === "create" ? { method: { methodID: sentMethod, known: method !== undefined } } : {}),
+      },
+      ids,
+    );
+
+    const orderKey =
+      spec.step === "create"
+        ? `${accountOf(exchange)}\n${JSON.stringify({ ...request, merchantOrderID: undefined, metadata: undefined })}`
+        : "";
+    const moid = typeof request.merchantOrderID === "string" ? request.merchantOrderID : null;
+    if (spec.step === "create") {
+      creations.push({
+        exchangeId: exchange.id,
+        order: orderKey,
+        merchantOrderID: moid,
+        atMs: exchange.startedAtMs,
+      });
+      if (moid !== null)
+        moidUses.set(accountOf(exchange), [
+          ...(moidUses.get(accountOf(exchange)) ?? []),
+          { merchantOrderID: moid, order: orderKey, exchangeId: exchange.id },
+        ]);
+      if (exchange.merchantGaveUp || exchange.transportFault !== undefined || !exchange.response)
+        unanswered.push({ exchangeId: exchange.id, order: orderKey, merchantOrderID: moid });
+    }
+
+    if (spec.step === "confirm" && match.orderId !== undefined) {
+      const known = orders.get(match.orderId);
+      const accepted = (acceptedConfirmations.get(match.orderId) ?? []).find(
+        (e) => e.id !== exchange.id && e.endMs <= exchange.startedAtMs,
+      );
+      const toldFinal = finalCallbacks.find(
+        (c) =>
+          c.orderId === match.orderId &&
+          is2xx(c.answer?.status) &&
+          c.receivedAtMs + (c.answer?.durationMs ?? 0) < exchange.startedAtMs,
+      );
+      const input = {
+        orderId: match.orderId,
+        created: known ? { kind: known.kind } : undefined,
+        pathKind: spec.kind,
+        answerStatus: exchange.response?.status,
+        notConfirmableBecause: accepted
+          ? `its confirmation was accepted in ${accepted.id}`
+          : toldFinal
+            ? `its ${toldFinal.status} callback (${toldFinal.id}) was acknowledged`
+            : undefined,
+      };
+      judge(merchantChecks, endpoint, merchantConfirmsOwnOrder, input, ids);
+      judge(merchantChecks, endpoint, merchantConfirmsConfirmable, input, ids);
+    }
+
+    // --- the provider's answer ---
+    // No answer: the provider's transport (counted), or a merchant that went away mid-request.
+    if (exchange.transportFault !== undefined) transportFaults += 1;
+    if (exchange.transportFault !== undefined || !exchange.response) continue;
+    const answer = exchange.response;
+    const json = jsonOf(answer.body);
+    const response: ExchangeResponse = {
+      status: answer.status,
+      headers: answer.headers,
+      body: answer.body.text,
+      json,
+    };
+    if (answer.body.cut) continue;
+    judge(providerChecks, endpoint, envelopeJsonContentType, response, ids);
+    judge(providerChecks, endpoint, envelopeShape, response, ids);
+    judge(providerChecks, endpoint, envelopeRequestIdPresent, response, ids);
+    const result = (json as { result?: Record<string, unknown> } | undefined)?.result;
+    if (result && typeof result === "object")
+      requestIds.push({ requestId: result["x-request-id"], where: exchange.id });
+    if (!is2xx(answer.status)) {
+      const refusal = `HTTP ${answer.status} ${typeof result?.codeError === "string" ? result.codeError : "(no codeError)"}`;
+      coverage.refusals[refusal] = (coverage.refusals[refusal] ?? 0) + 1;
+      judge(providerChecks, endpoint, envelopeFailureMarkers, response, ids);
+      judge(
+        providerChecks,
+        endpoint,
+        envelopeFailureData,
+        { response, failureData: profile.gaps.failureData, failureMessage: profile.gaps.failureMessage },
+        ids,
+      );
+      judge(
+        providerChecks,
+        endpoint,
+        envelopeFailureMessage,
+        { response, failureData: profile.gaps.failureData, failureMessage: profile.gaps.failureMessage },
+        ids,
+      );
+    } else judge(providerChecks, endpoint, envelopeSuccessMarkers, response, ids);
+
+    // Refusals the merchant's own traffic asked for: a wrong code, a merchantOrderID used before.
+    if (spec.step === "confirm" && request.code === profile.confirmation.wrongCode)
+      judge(providerChecks, endpoint, rejectsWrongCode, { response }, ids);
+    if (spec.step === "create" && moid !== null) {
+      const earlier = seenMerchantOrderIds.get(`${accountOf(exchange)}\n${moid}`);
+      if (earlier !== undefined)
+        judge(providerChecks, endpoint, rejectsDuplicateMerchantOrderId, { response }, ids);
+      else if (is2xx(answer.status)) seenMerchantOrderIds.set(`${accountOf(exchange)}\n${moid}`, exchange.id);
+    }
+
+    const data = dataOf(json);
+    if (!is2xx(answer.status) || !data) continue;
+    if (typeof data.status === "string") statuses.add(data.status);
+    judge(providerChecks, endpoint, fieldsStatusKnown, { status: data.status, known: knownStatuses }, ids);
+    judge(
+      providerChecks,
+      endpoint,
+      semanticsStatusAfterOperation,
+      { operation, expected: profile.expectedStatus[operation], received: data.status },
+      ids,
+    );
+    if (operation === "createMobileCommerceOrder") {
+      judge(providerChecks, endpoint, fieldsOrderRecord, { data, contract }, ids);
+      judge(
+        providerChecks,
+        endpoint,
+        semanticsUsdtAmount,
+        { record: data, tolerance: profile.usdtTolerance },
+        ids,
+      );
+      judge(
+        providerChecks,
+        endpoint,
+        semanticsUsdtCommission,
+        { record: data, tolerance: profile.usdtTolerance },
+        ids,
+      );
+      judge(providerChecks, endpoint, semanticsCommissionNonNegative, data, ids);
+      judge(providerChecks, endpoint, semanticsExchangeRatePositive, data, ids);
+      judge(
+        providerChecks,
+        endpoint,
+        semanticsAmountEchoed,
+        { field: "amount", expected: request.amount, received: data.amount },
+        ids,
+      );
+      const details = (data.paymentDetailsData ?? {}) as Record<string, unknown>;
+      judge(
+        providerChecks,
+        endpoint,
+        semanticsMethodEchoed,
+        { field: "paymentDetailsData.methodID", expected: request.methodID, received: details.methodID },
+        ids,
+      );
+      if (method)
+        judge(
+          providerChecks,
+          endpoint,
+          semanticsCurrencyOfMethod,
+          { field: "currency", expected: method.currency, received: data.currency },
+          ids,
+        );
+      judge(
+        providerChecks,
+        endpoint,
+        semanticsMerchantOrderIdEchoed,
+        { field: "idTransactionMerchant", expected: moid, received: data.idTransactionMerchant },
+        ids,
+      );
+      judge(
+        providerChecks,
+        endpoint,
+        semanticsDatesOrdered,
+        { record: data, rfc3339: profile.gaps.dateFormat === "rfc3339" },
+        ids,
+      );
+      judge(providerChecks, endpoint, semanticsRoutingAttemptsEmpty, data, ids);
+    } else if (operation === "createQuasiEcomOrder") {
+      judge(providerChecks, endpoint, fieldsQuasiEcomCreationResult, { data, contract }, ids);
+      judge(
+        providerChecks,
+        endpoint,
+        semanticsMerchantOrderIdEchoed,
+        { field: "merchantOrderID", expected: moid, received: data.merchantOrderID },
+        ids,
+      );
+    } else {
+      judge(providerChecks, endpoint, fieldsConfirmationResult, { data, contract }, ids);
+      judge(providerChecks, endpoint, semanticsTimerValid, data, ids);
+      const known = match.orderId !== undefined ? orders.get(match.orderId) : undefined;
+      const due = typeof request.code === "string" ? codeTriggers.get(request.code) : undefined;
+      if (known?.webhookRewritten && due && match.orderId !== undefined)
+        triggered.push({
+          orderId: match.orderId,
+          status: due,
+          sentAtMs: exchange.startedAtMs,
+          answeredAtMs: exchange.startedAtMs + exchange.durationMs,
+          exchangeId: exchange.id,
+        });
+      if (known && match.orderId !== undefined)
+        judge(
+          providerChecks,
+          endpoint,
+          semanticsConfirmationEchoesOrder,
+          {
+            pathId: match.orderId,
+            order: { amount: known.amount, currency: known.currency, merchantOrderID: known.merchantOrderID },
+            result: data,
+          },
+          ids,
+        );
+    }
+    if (spec.step === "create" && typeof data.id === "string") {
+      orders.set(data.id, {
+        orderId: data.id,
+        kind: spec.kind,
+        amount: request.amount,
+        currency: data.currency ?? method?.currency,
+        merchantOrderID: moid,
+        createdBy: exchange.id,
+        webhookRewritten: exchange.webhookRewritten !== undefined,
+      });
+      if (exchange.webhookRewritten) orderOfKey.set(exchange.webhookRewritten.key, data.id);
+    }
+  }
+  if (requestIds.length >= 2) judge(providerChecks, "(all endpoints)", envelopeRequestIdUnique, requestIds);
+  if (creations.length > 0) {
+    // Unique within one merchant account (§4.1): judged per API key the traffic carried.
+    let account = 0;
+    for (const uses of moidUses.values()) {
+      account += 1;
+      judge(merchantChecks, "(all endpoints)", merchantOrderIdUnique, uses, {
+        ...(moidUses.size > 1 ? { case: `merchant account ${account}` } : {}),
+      });
+    }
+    judge(merchantChecks, "(all endpoints)", merchantNoBlindResend, { unanswered, creations });
+  }
+
+  // --- callbacks: per order and status entered, what arrived, and the receiver's answers ---
+  const timeoutMs = profile.timeouts.callbackMs;
+  const byOrder = new Map<string, ObservedCallbackDelivery[]>();
+  for (const delivery of session.callbacks) {
+    const key = delivery.orderId ?? `(no order id, ${delivery.key})`;
+    byOrder.set(key, [...(byOrder.get(key) ?? []), delivery]);
+  }
+  const callbackKinds = new Set<string>();
+  for (const [orderId, deliveries] of byOrder) {
+    const known = orders.get(orderId);
+    const expectedOrder = deliveries[0]?.key ? orderOfKey.get(deliveries[0].key) : undefined;
+    const observed: ObservedCallback[] = deliveries.map((d) => ({
+      json: d.json,
+      receivedAtMs: d.receivedAtMs,
+      signature: d.signature,
+      answeredWith: d.answer?.status ?? 0,
+      body: d.body.text,
+    }));
+    const statusesOfOrder = [...new Set(deliveries.map((d) => d.status ?? "(none)"))];
+    for (const status of statusesOfOrder) {
+      callbackKinds.add(status);
+      const ofStatus = deliveries.filter((d) => (d.status ?? "(none)") === status);
+      const ids = { callbacks: ofStatus.map((d) => d.id), case: `${orderId} ${status}` };
+      const scenario: CallbackScenario = {
+        orderId: expectedOrder ?? orderId,
+        statusEntered: status,
+        callbacks: observed,
+        triggeredAtMs: 0,
+        timeoutMs,
+        paths: {
+          id: profile.callbacks.idPath,
+          status: profile.callbacks.statusPath,
+          ...(profile.callbacks.amountPath ? { amount: profile.callbacks.amountPath } : {}),
+          ...(profile.callbacks.currencyPath ? { currency: profile.callbacks.currencyPath } : {}),
+          ...(profile.callbacks.merchantOrderIdPath
+            ? { merchantOrderId: profile.callbacks.merchantOrderIdPath }
+            : {}),
+        },
+        order: {
+          amount: Number(known?.amount),
+          currency: String(known?.currency),
+          merchantOrderID: known?.merchantOrderID ?? null,
+        },
+        signed: options.signed,
+      };
+      const endpoint = "(callbacks)";
+      judge(providerChecks, endpoint, callbacksBodyParses, scenario, ids);
+      judge(providerChecks, endpoint, callbacksNamesOrder, scenario, ids);
+      judge(providerChecks, endpoint, callbacksNamesStatus, scenario, ids);
+      judge(
+        providerChecks,
+        endpoint,
+        fieldsStatusKnown,
+        { status, known: [...CALLBACK_STATUSES, ...(profile.gaps.extraStatuses ?? [])] },
+        ids,
+      );
+      judge(providerChecks, endpoint, callbacksSignatureValid, scenario, ids);
+      if (known) judge(providerChecks, endpoint, callbacksMatchesOrder, scenario, ids);
+      judge(providerChecks, endpoint, callbacksExactlyOnce, scenario, ids);
+      judge(providerChecks, endpoint, callbacksStopsAfterAcknowledgement, scenario, ids);
+
+      // The receiver: a genuine callback is taken (2xx) within the profile's timeout; its first
+      // answer may be a refusal the provider's retry then settles, as the profile's retries allow.
+      const genuine = ofStatus.filter((d) => d.signature === "valid" || d.signature === "not-checked");
+      if (genuine.length === 0) continue;
+      const answerOf = (d: ObservedCallbackDelivery) => ({
+        case: `${status}, order ${orderId}, delivery ${d.id}`,
+        status: d.answer?.status,
+        durationMs: d.answer?.durationMs ?? timeoutMs + 1,
+        error: d.error,
+      });
+      const taken = genuine.find((d) => is2xx(d.answer?.status)) ?? genuine[genuine.length - 1];
+      judge(
+        merchantChecks,
+        endpoint,
+        receiverAcknowledgesValid,
+        { answer: answerOf(taken as ObservedCallbackDelivery), timeoutMs },
+        ids,
+      );
+      const firstSettled = genuine.findIndex((d) => d.answer !== undefined);
+      const again = genuine.slice(firstSettled + 1);
+      if (firstSettled >= 0 && again.length > 0)
+        judge(
+          merchantChecks,
+          endpoint,
+          receiverAcknowledgesDuplicates,
+          { answers: again.map(answerOf), timeoutMs },
+          ids,
+        );
+    }
+  }
+
+  // Each callback a confirmation made due, once the session outlasted its timeout: it arrived and says so.
+  const endedAtMs = options.endedAtMs ?? Date.now();
+  for (const trigger of triggered) {
+    if (!options.callbacksObserved || endedAtMs < trigger.answeredAtMs + timeoutMs) continue;
+    const known = orders.get(trigger.orderId) as KnownOrder;
+    const ofOrder = byOrder.get(trigger.orderId) ?? [];
+    const toCallback = (d: ObservedCallbackDelivery): ObservedCallback => ({
+      json: d.json,
+      receivedAtMs: d.receivedAtMs,
+      signature: d.signature,
+      answeredWith: d.answer?.status ?? 0,
+      body: d.body.text,
+    });
+    const scenario = (callbacks: ObservedCallback[]): CallbackScenario => ({
+      orderId: trigger.orderId,
+      statusEntered: trigger.status,
+      callbacks,
+      triggeredAtMs: trigger.sentAtMs,
+      triggeredByMs: trigger.answeredAtMs,
+      timeoutMs,
+      paths: { id: profile.callbacks.idPath, status: profile.callbacks.statusPath },
+      order: {
+        amount: Number(known.amount),
+        currency: String(known.currency),
+        merchantOrderID: known.merchantOrderID,
+      },
+      signed: options.signed,
+    });
+    const ids = {
+      exchanges: [trigger.exchangeId],
+      callbacks: ofOrder.map((d) => d.id),
+      case: `${trigger.orderId} ${trigger.status}`,
+    };
+    judge(
+      providerChecks,
+      "(callbacks)",
+      callbacksArrives,
+      scenario(ofOrder.filter((d) => d.status === trigger.status).map(toCallback)),
+      ids,
+    );
+    judge(providerChecks, "(callbacks)", callbacksNamesStatus, scenario(ofOrder.map(toCallback)), ids);
+  }
+
+  coverage.endpoints.notSeen = OPERATION_NAMES.filter((name) => coverage.endpoints.seen[name] === undefined);
+  coverage.statuses = [...statuses].sort();
+  coverage.callbackKinds.seen = [...callbackKinds].sort();
+  coverage.callbackKinds.notSeen = CALLBACK_STATUSES.filter((status) => !callbackKinds.has(status));
+
+  const exchanges = session.exchanges.length;
+  const callbacks = session.callbacks.length;
+  const side = (checks: CheckRecord[], rules: Check<never>[], nothing: boolean): SideJudgement => {
+    const ran = new Set(checks.map((c) => c.check));
+    const failed = checks.filter((c) => c.status === "failed" && c.required).length;
+    return {
+      verdict: nothing ? "nothing observed" : failed > 0 ? "not conformant" : "conformant",
+      checks,
+      notObserved: rules.filter((r) => !ran.has(r.name)).map((r) => ({ check: r.name, rule: r.rule })),
+      failed,
+    };
+  };
+  const provider = side(providerChecks, PROVIDER_RULES, exchanges === 0);
+  const merchant = side(merchantChecks, MERCHANT_RULES, exchanges === 0);
+  const coverageText = coverageLine(coverage, options.callbacksObserved);
+  const line = (s: SideJudgement) =>
+    s.verdict === "nothing observed"
+      ? "nothing observed: no exchange passed the proxy"
+      : s.verdict === "conformant"
+        ? `no violation in ${exchanges} exchanges and ${callbacks} callbacks; coverage ${coverageText}`
+        : `${s.failed} violation(s) of ${[...new Set(s.checks.filter((c) => c.status === "failed" && c.required).map((c) => c.check))].join(", ")} in ${exchanges} exchanges and ${callbacks} callbacks; coverage ${coverageText}`;
+  return {
+    provider,
+    merchant,
+    coverage,
+    exchanges,
+    callbacks,
+    transportFaults,
+    callbacksObserved: options.callbacksObserved,
+    unknownCallbacks: session.unknownKeyCallbacks,
+    lines: { provider: line(provider), merchant: line(merchant) },
+  };
+}
+
+/** The statuses whose callback tells the merchant the order is past confirmation. */
+const FINAL_FOR_CONFIRMATION: ReadonlySet<string> = new Set(CALLBACK_STATUSES);
+
+function pathOf(exchange: ObservedExchange): string {
+  return URL.canParse(exchange.path, "http://x") ? new URL(exchange.path, "http://x").pathname : "";
+}
+
+export function coverageLine(coverage: Coverage, callbacksObserved: boolean): string {
+  const seen = Object.keys(coverage.endpoints.seen);
+  const parts = [
+    `endpoints ${seen.length}/${OPERATION_NAMES.length}${coverage.endpoints.notSeen.length > 0 ? ` (not seen: ${coverage.endpoints.notSeen.join(", ")})` : ""}`,
+    `statuses ${coverage.statuses.join(", ") || "none"}`,
+    callbacksObserved
+      ? `callback kinds ${coverage.callbackKinds.seen.join(", ") || "none"}${coverage.callbackKinds.notSeen.length > 0 ? ` (not seen: ${coverage.callbackKinds.notSeen.join(", ")})` : ""}`
+      : "callbacks unobserved (--keep-webhook)",
+    `refusals ${
+      Object.entries(coverage.refusals)
+        .map(([what, n]) => `${what} ×${n}`)
+        .join(", ") || "none"
+    }`,
+  ];
+  return parts.join("; ");
+}
