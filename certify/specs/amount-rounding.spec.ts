@@ -8,28 +8,14 @@
 import { beforeAll, describe, it } from "vitest";
 import {
   type AmountRoundingProbe,
-  amountRoundingProbes,
   behaviourAmountNotRoundedPastLimit,
   dataOf,
   describeRuleSource,
-  type Exchange,
-  generateOrders,
   OPERATIONS_BY_KIND,
   ORDER_KINDS,
 } from "../../contract/index.ts";
-import { confirm } from "./support/orders.ts";
-import {
-  cardExpiryBase,
-  curlOf,
-  Limiter,
-  mapLimit,
-  PROBE_CONCURRENCY,
-  probedMethods,
-  reproductionOf,
-  sendRaw,
-  uniquePartOf,
-  withFreshMerchantOrderId,
-} from "./support/probes.ts";
+import { roundingRun, type Sent, sendEveryProbe } from "./amount-rounding.driver.ts";
+import { curlOf, reproductionOf } from "./support/probes.ts";
 import { type Settled, settle, settledValue } from "./support/settled.ts";
 import { titled } from "./support/shared-specs.ts";
 import { loadSpecTarget } from "./support/target.ts";
@@ -37,81 +23,13 @@ import { verify } from "./support/verify.ts";
 
 const target = loadSpecTarget(import.meta.url);
 const { profile } = target;
-const { seed, merchantOrderIdPrefix } = target.probes;
 const check = behaviourAmountNotRoundedPastLimit;
-
-/** Each method's base: a valid order of the generated plan, its amount replaced by the probe's. */
-const bases = new Map(
-  generateOrders({
-    seed,
-    methods: probedMethods(target),
-    merchantOrderIdPrefix,
-    testCards: profile.testCards,
-    maxLengths: profile.maxLengths,
-    requestRules: profile.requestRules,
-    now: cardExpiryBase(),
-    callbackUrl: target.sink().callbackUrl(`${target.runId}.rounding`),
-  })
-    .filter((order) => order.index === 0)
-    .map((order) => [order.method.methodID, order]),
-);
-
-interface Sent {
-  creation: Exchange;
-  /** The confirmation that read an accepted quasi-ecom order's amount. */
-  confirmation?: Exchange;
-}
-
-const probes = probedMethods(target).flatMap((method) =>
-  bases.has(method.methodID) ? amountRoundingProbes(method, profile.conventions.money) : [],
-);
+const rounding = roundingRun(target);
+const { probes } = rounding;
 let sent: Settled<Map<AmountRoundingProbe, Sent>> | undefined;
-let serial = 0;
-
-/** The body of a probe: the base with the probe's amount, a fresh merchantOrderID and no callback URL. */
-function bodyOf(probe: AmountRoundingProbe): string {
-  const base = bases.get(probe.method.methodID);
-  if (!base) throw new Error(`no base request for method ${probe.method.methodID}`);
-  const body = withFreshMerchantOrderId(
-    { ...structuredClone(base.body), amount: probe.amount },
-    uniquePartOf(base, merchantOrderIdPrefix),
-    merchantOrderIdPrefix,
-    "r",
-    ++serial,
-  );
-  // An order a faulty target accepts is confirmed to read its amount: it calls back no one.
-  const metadata = body.metadata;
-  if (typeof metadata === "object" && metadata !== null) delete (metadata as Record<string, unknown>).webHook;
-  return JSON.stringify(body);
-}
-
-async function send(probe: AmountRoundingProbe): Promise<Sent> {
-  const { kind } = probe.method;
-  const client = target.client();
-  const creation = await sendRaw(
-    client,
-    OPERATIONS_BY_KIND[kind].create,
-    bodyOf(probe),
-    undefined,
-    check.name,
-  );
-  const accepted = creation.response.status >= 200 && creation.response.status < 300;
-  const id = dataOf(creation.response.json)?.id;
-  if (!accepted || kind !== "quasi_ecom" || probe.expect !== "refused-or-exact" || typeof id !== "string")
-    return { creation };
-  return {
-    creation,
-    confirmation: await confirm(client, kind, id, profile.confirmation.successCode, check.name),
-  };
-}
 
 beforeAll(async () => {
-  const inFlight = new Limiter(PROBE_CONCURRENCY);
-  sent = await settle(
-    mapLimit(probes, inFlight, async (probe) => [probe, await send(probe)] as const).then(
-      (pairs) => new Map(pairs),
-    ),
-  );
+  sent = await settle(sendEveryProbe(rounding));
 });
 
 for (const kind of ORDER_KINDS) {

@@ -11,27 +11,20 @@ import {
   checkOfConstraint,
   derivedNegativesOf,
   describeRuleSource,
-  type Exchange,
   envelopeFailureMarkers,
-  type GeneratedOrder,
   type NegativeCase,
   OPERATIONS_BY_KIND,
   ORDER_KINDS,
-  type OrderKind,
-  type OrderMethod,
 } from "../../contract/index.ts";
-import { createOrder, orderIdOf } from "./support/orders.ts";
 import {
-  cardExpiryBase,
-  curlOf,
-  Limiter,
-  mapLimit,
-  PROBE_CONCURRENCY,
-  reproductionOf,
-  sendRaw,
-  verifyEach,
-  withFreshMerchantOrderId,
-} from "./support/probes.ts";
+  advisoryReason,
+  negativesRun,
+  type Sent,
+  sendConfirmations,
+  sendCreations,
+  waivedReason,
+} from "./derived-negatives.driver.ts";
+import { cardExpiryBase, curlOf, reproductionOf, verifyEach } from "./support/probes.ts";
 import { type Settled, settle, settledValue } from "./support/settled.ts";
 import { titled } from "./support/shared-specs.ts";
 import { loadSpecTarget } from "./support/target.ts";
@@ -53,72 +46,9 @@ const derivedNegatives = derivedNegativesOf(profile, {
   callbackUrl: target.sink().callbackUrl(`${target.runId}.negatives`),
 });
 
-interface Sent {
-  testCase: NegativeCase;
-  exchange: Exchange;
-}
-
-let serial = 0;
+const negatives = negativesRun(target);
 /** Every group's sending; all run side by side, before any test of the file. */
 const sends: (() => Promise<void>)[] = [];
-/** Requests in flight, all groups together: a burst the target (and the callback timing checks) can take. */
-const inFlight = new Limiter(PROBE_CONCURRENCY);
-
-/** Sends each case as it is; the base's merchantOrderID is made unique again for each, so a case is never refused as a duplicate. */
-async function sendCreations(
-  method: OrderMethod,
-  base: GeneratedOrder | undefined,
-  cases: readonly NegativeCase[],
-): Promise<Sent[]> {
-  const unique = `${merchantOrderIdPrefix}-${method.methodID}-0`;
-  return mapLimit(cases, inFlight, async (testCase) => {
-    const body =
-      testCase.path !== "merchantOrderID" && typeof testCase.body === "object" && testCase.body !== null
-        ? withFreshMerchantOrderId(
-            testCase.body as Record<string, unknown>,
-            unique,
-            merchantOrderIdPrefix,
-            "n",
-            ++serial,
-          )
-        : testCase.body;
-    const json = body === testCase.body ? testCase.json : JSON.stringify(body);
-    if (!base) throw new Error(`no base request for method ${method.methodID}`);
-    const probeOf = checkOfConstraint(testCase.constraint).name;
-    return { testCase, exchange: await sendRaw(target.client(), base.operation, json, undefined, probeOf) };
-  });
-}
-
-/** Confirm cases: each on an order of its own that awaits confirmation, so one accepted case spoils no other. */
-async function sendConfirmations(kind: OrderKind, cases: readonly NegativeCase[]): Promise<Sent[]> {
-  return mapLimit(cases, inFlight, async (testCase) => {
-    // An order that could not be created leaves these checks not evaluated, pointing at why.
-    const id = orderIdOf(await createOrder(target, kind));
-    return {
-      testCase,
-      exchange: await sendRaw(
-        target.client(),
-        OPERATIONS_BY_KIND[kind].confirm,
-        testCase.json,
-        id,
-        checkOfConstraint(testCase.constraint).name,
-      ),
-    };
-  });
-}
-
-/** Why a case cannot fail the run: its constraint is the suite's advisory (contract/generation/request-rules.ts). */
-function advisoryReason(testCase: NegativeCase): string | undefined {
-  const { basis } = testCase.constraint;
-  return basis.kind === "advisory" ? describeRuleSource(basis) : undefined;
-}
-
-/** Why a case feeds no required check: it is advisory, or the profile waives the check that judges it. */
-function waivedReason(testCase: NegativeCase): string | undefined {
-  const check = checkOfConstraint(testCase.constraint).name;
-  const waived = profile.informationalChecks[check];
-  return advisoryReason(testCase) ?? (waived ? `the profile waives ${check}: ${waived}` : undefined);
-}
 
 /** envelope.failure-markers over the answers to `cases`; with `informationalReason`, reported only. */
 function failureMarkersTest(
@@ -192,8 +122,8 @@ function negativeTests(
     });
   }
   // One cause, one verdict: a case whose own rule cannot fail the run feeds no required check.
-  const required = derived.cases.filter((testCase) => !waivedReason(testCase));
-  const waived = derived.cases.filter((testCase) => waivedReason(testCase));
+  const required = derived.cases.filter((testCase) => !waivedReason(profile, testCase));
+  const waived = derived.cases.filter((testCase) => waivedReason(profile, testCase));
   failureMarkersTest(scope, `${required.length} derived negative cases`, required, () =>
     settledValue(sent, `the negative cases of ${scope}`),
   );
@@ -231,7 +161,7 @@ for (const kind of ORDER_KINDS) {
       negativeTests(
         (testCase) => `method ${method.methodID}, ${testCase.name}`,
         derived,
-        () => sendCreations(method, base, derived.cases),
+        () => sendCreations(negatives, method, base, derived.cases),
         `method ${method.methodID}`,
       );
     }
@@ -241,7 +171,7 @@ for (const kind of ORDER_KINDS) {
       negativeTests(
         (testCase) => testCase.name,
         derived,
-        () => sendConfirmations(kind, derived.cases),
+        () => sendConfirmations(negatives, kind, derived.cases),
         operations.confirm,
       );
     }

@@ -9,18 +9,13 @@
  */
 import { beforeAll, describe, it } from "vitest";
 import {
-  type CallbackScenario,
-  type Check,
   callbacksArrives,
   callbacksExactUrl,
   callbacksMatchesOrder,
   callbacksNamesOrder,
   callbacksNamesStatus,
   callbacksSignatureValid,
-  callbackValues,
-  createRequestSchema,
   dataOf,
-  type Exchange,
   envelopeJsonContentType,
   envelopeRequestIdPresent,
   envelopeShape,
@@ -33,13 +28,9 @@ import {
   fieldsOrderRecord,
   fieldsQuasiEcomCreationResult,
   fieldsStatusKnown,
-  type GeneratedOrder,
-  generateOrders,
-  lifecycleConventionsOf,
   moneyValues,
   OPERATIONS_BY_KIND,
   ORDER_KIND,
-  type OrderMethod,
   recordDates,
   semanticsAmountEchoed,
   semanticsCommissionNonNegative,
@@ -54,125 +45,35 @@ import {
   semanticsTimerValid,
   semanticsUsdtAmount,
   semanticsUsdtCommission,
-  shrinkRequest,
 } from "../../contract/index.ts";
-import type { StoredCallback } from "../../webhook-sink/index.ts";
 import { PrerequisiteError } from "../engine/run-context.ts";
-import { callbackId } from "../reports/callback-evidence.ts";
 import {
-  callbacksOf,
-  cardExpiryBase,
-  curlOf,
-  type JudgedCase,
-  Limiter,
-  mapLimit,
-  neutralToken,
-  PROBE_CONCURRENCY,
-  probedMethods,
-  reproductionOf,
-  requestTargetOf,
-  sendRaw,
-  uniquePartOf,
-  verifyEach,
-  withFreshMerchantOrderId,
-} from "./support/probes.ts";
-import { type Settled, settle, settledValue } from "./support/settled.ts";
+  callbackConventions,
+  data,
+  echoField,
+  generatedRun,
+  type Judged,
+  judged,
+  probeEveryMethod,
+  probesOf,
+  scenarioOf,
+  sent,
+} from "./generated-orders.driver.ts";
+import { caseOf } from "./generated-orders-shrink.driver.ts";
+import { neutralToken, requestTargetOf, verifyEach } from "./support/probes.ts";
 import { titled } from "./support/shared-specs.ts";
 import { loadSpecTarget } from "./support/target.ts";
 
 const target = loadSpecTarget(import.meta.url);
 const { profile } = target;
-const { seed, depth, merchantOrderIdPrefix } = target.probes;
-const methods = probedMethods(target);
-/** The statuses a confirmation with the success code leads to: its callbacks. */
-const successOutcome =
-  lifecycleConventionsOf(profile).outcomes.find((o) => o.code === profile.confirmation.successCode)
-    ?.statuses ?? [];
-/** Orders in flight, every method together. */
-const inFlight = new Limiter(PROBE_CONCURRENCY);
-/** Most resends one shrink may make, per depth. */
-const SHRINK_ATTEMPTS = { quick: 25, thorough: 120 } as const;
-
-/** What one generated order met: its creation, confirmation and callbacks. */
-interface Probe {
-  order: GeneratedOrder;
-  body: Record<string, unknown>;
-  created: Exchange;
-  confirmed: Exchange | undefined;
-  /** The tag of its callback URL, when it names one. */
-  tag: string | undefined;
-  callbacks: StoredCallback[];
-}
-
-/** The run id tag of a generated order's callback URL. */
-const tagFor = (methodID: number, index: number) => `${target.runId}.gen.${methodID}.${index}`;
-
-const orders = generateOrders({
-  seed,
-  depth,
-  methods,
-  merchantOrderIdPrefix,
-  testCards: profile.testCards,
-  maxLengths: profile.maxLengths,
-  requestRules: profile.requestRules,
-  nullOptionals: profile.gaps.nullOptionals === "accept",
-  now: cardExpiryBase(),
-  callbackUrl: ({ methodID, index }) => target.sink().callbackUrl(tagFor(methodID, index)),
-});
-
-/** Creates an order from exactly these bytes and confirms it with the success code. */
-async function createAndConfirm(order: GeneratedOrder, json: string) {
-  const client = target.client();
-  const created = await sendRaw(client, order.operation, json);
-  const id = dataOf(created.response.json)?.id;
-  const confirmed =
-    typeof id === "string"
-      ? await client.confirmOrder(order.kind, id, profile.confirmation.successCode)
-      : undefined;
-  return { created, confirmed };
-}
-
-async function probe(order: GeneratedOrder): Promise<Probe> {
-  const { created, confirmed } = await createAndConfirm(order, order.json);
-  const tag = order.webHook !== null ? tagFor(order.method.methodID, order.index) : undefined;
-  const accepted = confirmed !== undefined && confirmed.response.status === 200;
-  const callbacks =
-    tag !== undefined && accepted ? await callbacksOf(target, tag, successOutcome.length, 0) : [];
-  return { order, body: order.body, created, confirmed, tag, callbacks };
-}
-
-// --- what is judged, and on what --------------------------------------------------------------------
-
-type Stage = "create" | "confirm" | "callback";
-
-interface Judged<Input> {
-  check: Check<Input>;
-  stage: Stage;
-  /** Only for orders of this kind (the answer of its creation differs). */
-  kind?: typeof ORDER_KIND.mobile_commerce | typeof ORDER_KIND.quasi_ecom;
-  input(p: Probe): Input;
-}
-
-const data = (e: Exchange | undefined) => dataOf(e?.response.json) ?? {};
-const sent = (p: Probe, field: string) => p.body[field];
-const echoField = (p: Probe) =>
-  p.order.kind === ORDER_KIND.mobile_commerce ? "idTransactionMerchant" : "merchantOrderID";
+const { seed } = target.probes;
+const generated = generatedRun(target);
+const { methods, orders } = generated;
 const tolerance = profile.usdtTolerance;
-
-function judged<Input>(entry: Judged<Input>): Judged<unknown> {
-  return entry as unknown as Judged<unknown>;
-}
 
 // The profile's declared conventions, judged on every date and money value an order shows.
 const conventions = profile.conventions;
 const DATE_CHECKS = [fieldsDateOffset, fieldsDateFraction];
-/** The dates and the amount of a probe's callbacks, at the profile's paths. */
-const callbackConventions = (p: Probe) =>
-  callbackValues(
-    p.callbacks.map((c) => c.json),
-    { dateUpdated: profile.callbacks.dateUpdatedPath, amount: profile.callbacks.amountPath },
-    conventions.money,
-  );
 
 const CREATION: Judged<unknown>[] = [
   ...[envelopeJsonContentType, envelopeShape, envelopeRequestIdPresent, envelopeSuccessMarkers].map((check) =>
@@ -314,37 +215,6 @@ const CONFIRMATION: Judged<unknown>[] = [
   }),
 ];
 
-/** The callback scenario of a generated order: it entered the success outcome's last status. */
-function scenarioOf(p: Probe): CallbackScenario {
-  const { callbacks: paths } = profile;
-  return {
-    orderId: String(data(p.created).id),
-    statusEntered: successOutcome[successOutcome.length - 1] ?? "succeeded",
-    callbacks: p.callbacks.map((c) => target.observed(c)),
-    triggeredAtMs: Date.parse(p.confirmed?.startedAt ?? p.created.startedAt),
-    // Its answer received, at the latest (startedAt keeps whole ms).
-    triggeredByMs:
-      Date.parse(p.confirmed?.startedAt ?? p.created.startedAt) +
-      (p.confirmed?.durationMs ?? p.created.durationMs) +
-      1,
-    timeoutMs: profile.timeouts.callbackMs,
-    paths: {
-      id: paths.idPath,
-      status: paths.statusPath,
-      ...(paths.amountPath ? { amount: paths.amountPath } : {}),
-      ...(paths.currencyPath ? { currency: paths.currencyPath } : {}),
-      ...(paths.merchantOrderIdPath ? { merchantOrderId: paths.merchantOrderIdPath } : {}),
-    },
-    order: {
-      amount: Number(sent(p, "amount")),
-      currency: p.order.method.currency,
-      merchantOrderID:
-        typeof sent(p, "merchantOrderID") === "string" ? (sent(p, "merchantOrderID") as string) : null,
-    },
-    signed: paths.signature.scheme !== "none",
-  };
-}
-
 const CALLBACKS: Judged<unknown>[] = [
   ...[
     callbacksArrives,
@@ -352,7 +222,7 @@ const CALLBACKS: Judged<unknown>[] = [
     callbacksNamesStatus,
     callbacksSignatureValid,
     callbacksMatchesOrder,
-  ].map((check) => judged({ check, stage: "callback", input: scenarioOf })),
+  ].map((check) => judged({ check, stage: "callback", input: (p) => scenarioOf(generated, p) })),
   judged({
     check: callbacksExactUrl,
     stage: "callback",
@@ -365,7 +235,7 @@ const CALLBACKS: Judged<unknown>[] = [
     judged({
       check,
       stage: "callback",
-      input: (p) => ({ dates: callbackConventions(p).dates, convention: conventions.dates }),
+      input: (p) => ({ dates: callbackConventions(profile, p).dates, convention: conventions.dates }),
     }),
   ),
   // A callback's date is compared with the order record's, where the creation answers one.
@@ -373,111 +243,22 @@ const CALLBACKS: Judged<unknown>[] = [
     check: fieldsOneDateFormat,
     stage: "callback",
     input: (p) => ({
-      dates: [...recordDates(data(p.created)), ...callbackConventions(p).dates],
+      dates: [...recordDates(data(p.created)), ...callbackConventions(profile, p).dates],
       convention: conventions.dates,
     }),
   }),
   judged({
     check: fieldsMoneyPrecision,
     stage: "callback",
-    input: (p) => ({ values: callbackConventions(p).money }),
+    input: (p) => ({ values: callbackConventions(profile, p).money }),
   }),
 ];
 
-// --- reproducing a failure --------------------------------------------------------------------------
-
-let resends = 0;
-
-/** Shrinks a failing order to the smallest request that still fails the check, by resending it. */
-async function shrunk(p: Probe, entry: Judged<unknown>): Promise<ReturnType<typeof reproductionOf>> {
-  const check = entry.check;
-  const unique = uniquePartOf(p.order, merchantOrderIdPrefix);
-  let lastFailing: Exchange = p.created;
-  const stillFails = async (candidate: Record<string, unknown>) => {
-    const body = withFreshMerchantOrderId(candidate, unique, merchantOrderIdPrefix, "s", ++resends);
-    const json = JSON.stringify(body);
-    const client = target.client();
-    const created = await sendRaw(client, p.order.operation, json);
-    const id = dataOf(created.response.json)?.id;
-    // A candidate the target refuses fails for another reason: it does not stand for this failure.
-    if (entry.check.group !== "envelope" && created.response.status !== 200) return false;
-    const confirmed =
-      entry.stage === "confirm" && typeof id === "string"
-        ? await client.confirmOrder(p.order.kind, id, profile.confirmation.successCode)
-        : undefined;
-    const fails = !check.run(entry.input({ ...p, body, created, confirmed, callbacks: [] })).ok;
-    if (fails) lastFailing = created;
-    return fails;
-  };
-  const result = await shrinkRequest(p.body, stillFails, {
-    schema: createRequestSchema(p.order.kind),
-    method: p.order.method,
-    maxLengths: profile.maxLengths,
-    requestRules: profile.requestRules,
-    maxAttempts: SHRINK_ATTEMPTS[depth],
-  });
-  return reproductionOf(target, check.name, {
-    request: lastFailing.request.body,
-    shrunk: [`generated order ${p.order.name}`, ...result.steps, `${result.attempts} resend(s)`],
-    curl: curlOf(target, lastFailing),
-    ...(entry.stage === "confirm"
-      ? {
-          steps: [
-            `create the order (curl below), then confirm it with code ${profile.confirmation.successCode}`,
-          ],
-        }
-      : {}),
-  });
-}
-
-function caseOf(p: Probe, entry: Judged<unknown>): JudgedCase<unknown> {
-  const evidence =
-    entry.stage === "create"
-      ? [p.created]
-      : entry.stage === "confirm"
-        ? [p.created, p.confirmed]
-        : [p.created, p.confirmed];
-  return {
-    label: p.order.name,
-    input: entry.input(p),
-    evidence,
-    ...(entry.stage === "callback"
-      ? { subject: null, callbacks: p.callbacks.map((c) => callbackId(c.seq)) }
-      : {}),
-    reproduce:
-      entry.stage === "callback"
-        ? async () =>
-            reproductionOf(target, entry.check.name, {
-              request: p.created.request.body,
-              steps: [
-                `create generated order ${p.order.name} with metadata.webHook ${p.order.webHook}`,
-                `confirm it with ${profile.confirmation.successCode}`,
-                `callbacks received: ${p.callbacks.map((c) => `${c.status ?? "?"} at ${neutralToken(c.path)}`).join(", ") || "none"}`,
-              ],
-              curl: curlOf(target, p.created),
-            })
-        : () => shrunk(p, entry),
-  };
-}
-
 // --- the tests ------------------------------------------------------------------------------------------
-
-const probes = new Map<number, Settled<Probe[]>>();
-
-/** The probes of one method, made once for every block that judges them. */
-async function probesOf(method: OrderMethod): Promise<Probe[]> {
-  const known = probes.get(method.methodID);
-  if (known) return settledValue(known, `the generated orders of method ${method.methodID}`);
-  const mine = orders.filter((o) => o.method.methodID === method.methodID);
-  const settled = await settle(mapLimit(mine, inFlight, probe));
-  probes.set(method.methodID, settled);
-  return settledValue(settled, `the generated orders of method ${method.methodID}`);
-}
 
 beforeAll(
   async () => {
-    // Every method side by side: the run takes as long as the slowest method, not their sum.
-    await Promise.all(methods.map((method) => settle(probesOf(method))));
+    await probeEveryMethod(generated);
   },
   profile.timeouts.callbackMs + profile.timeouts.requestMs * 4 + 30_000,
 );
@@ -491,7 +272,7 @@ function blockFor(title: string, entries: readonly Judged<unknown>[]) {
         if (entry.stage !== "callback" && title !== OPERATIONS_BY_KIND[method.kind][entry.stage]) continue;
         const label = `method ${method.methodID}, ${count} generated orders (seed ${seed})`;
         it(titled(entry.check, label), async (ctx) => {
-          const all = await probesOf(method);
+          const all = await probesOf(generated, method);
           const judgedOnes =
             entry.stage === "confirm"
               ? all.filter((p) => p.confirmed !== undefined)
@@ -514,7 +295,7 @@ function blockFor(title: string, entries: readonly Judged<unknown>[]) {
             ctx,
             target,
             entry.check,
-            judgedOnes.map((p) => caseOf(p, entry)),
+            judgedOnes.map((p) => caseOf(generated, p, entry)),
           );
         });
       }

@@ -71,7 +71,7 @@ export function lifetimeSecondsOf(profile: Profile): number | undefined {
   return "unconfirmedForSeconds" in trigger ? trigger.unconfirmedForSeconds : undefined;
 }
 
-/** The rule each refused creation of the lifecycle breaks; the lifecycle spec builds its body. */
+/** The rule each refused creation of the lifecycle breaks; the lifecycle spec's driver builds its body. */
 export const REFUSED_CREATION = {
   nonPositiveAmount: "an amount of zero",
   trafficType: "a trafficType outside ftd, td and mixed",
