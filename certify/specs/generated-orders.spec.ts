@@ -28,6 +28,7 @@ import {
   fieldsOrderRecord,
   fieldsQuasiEcomCreationResult,
   fieldsStatusKnown,
+  lifetimeSecondsOf,
   moneyValues,
   OPERATIONS_BY_KIND,
   ORDER_KIND,
@@ -60,6 +61,7 @@ import {
   sent,
 } from "./generated-orders.driver.ts";
 import { caseOf } from "./generated-orders-shrink.driver.ts";
+import { refusedAfterLifetime } from "./support/order-lifetime.ts";
 import { neutralToken, requestTargetOf, verifyEach } from "./support/probes.ts";
 import { titled } from "./support/shared-specs.ts";
 import { loadSpecTarget } from "./support/target.ts";
@@ -70,6 +72,7 @@ const { seed } = target.probes;
 const generated = generatedRun(target);
 const { methods, orders } = generated;
 const tolerance = profile.usdtTolerance;
+const lifetimeSeconds = lifetimeSecondsOf(profile);
 
 // The profile's declared conventions, judged on every date and money value an order shows.
 const conventions = profile.conventions;
@@ -295,7 +298,20 @@ function blockFor(title: string, entries: readonly Judged<unknown>[]) {
             ctx,
             target,
             entry.check,
-            judgedOnes.map((p) => caseOf(generated, p, entry)),
+            judgedOnes.map((p) => {
+              // A slow machine may confirm after the order's declared lifetime: a refusal then may be the expiry.
+              const blockedBy =
+                entry.stage === "confirm" && p.confirmed
+                  ? refusedAfterLifetime({
+                      lifetimeSeconds,
+                      creation: p.created,
+                      step: p.confirmed,
+                      what: "the success code was sent",
+                      expiredAnswer: profile.errors.invalidOrderState,
+                    })
+                  : undefined;
+              return { ...caseOf(generated, p, entry), ...(blockedBy ? { blockedBy } : {}) };
+            }),
           );
         });
       }

@@ -14,7 +14,7 @@ import {
 } from "../../../contract/index.ts";
 import type { StoredCallback } from "../../../webhook-sink/index.ts";
 import { rerunCommand } from "../../engine/probe-settings.ts";
-import type { Reproduction } from "../../engine/run-context.ts";
+import type { BlockedBy, Reproduction } from "../../engine/run-context.ts";
 import type { SpecTarget } from "./target.ts";
 import { verify } from "./verify.ts";
 
@@ -207,6 +207,8 @@ export interface JudgedCase<Input> {
   callbacks?: string[];
   /** Called for the first failing case only (it may send requests to shrink it). */
   reproduce?: () => Promise<Reproduction>;
+  /** Why this case cannot be judged (its order's lifetime passed before its step): left out. */
+  blockedBy?: BlockedBy;
 }
 
 /** The minimum of Vitest's test context that verify needs. */
@@ -225,13 +227,27 @@ export async function verifyEach<Input>(
   informationalReason?: string,
 ): Promise<void> {
   if (cases.length === 0) throw new Error(`${check.name}: no case to judge`);
-  const failing = cases.filter((c) => !check.run(c.input).ok);
-  const shown = (failing[0] ?? cases[cases.length - 1]) as JudgedCase<Input>;
+  const blocked = cases.filter((c) => c.blockedBy !== undefined);
+  if (blocked.length === cases.length) {
+    const first = blocked[0] as JudgedCase<Input>;
+    verify(ctx, target, check, first.input, first.evidence, {
+      blockedBy: first.blockedBy as BlockedBy,
+      ...(first.subject !== undefined ? { subject: first.subject } : {}),
+    });
+    return;
+  }
+  const unblocked = blocked.length > 0 ? cases.filter((c) => c.blockedBy === undefined) : cases;
+  const notJudged =
+    blocked.length > 0
+      ? `; ${blocked.length} not judged (${blocked[0]?.label}: ${blocked[0]?.blockedBy?.reason})`
+      : "";
+  const failing = unblocked.filter((c) => !check.run(c.input).ok);
+  const shown = (failing[0] ?? unblocked[unblocked.length - 1]) as JudgedCase<Input>;
   const reproduction = failing.length > 0 && shown.reproduce ? await shown.reproduce() : undefined;
   const summary =
     failing.length === 0
-      ? `all ${cases.length} passed; e.g. ${shown.label}`
-      : `${failing.length} of ${cases.length} failed (${failing
+      ? `all ${unblocked.length} passed${notJudged}; e.g. ${shown.label}`
+      : `${failing.length} of ${unblocked.length} failed${notJudged} (${failing
           .slice(0, 4)
           .map((c) => c.label)
           .join("; ")}${failing.length > 4 ? "; …" : ""}); first, ${shown.label}`;
