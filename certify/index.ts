@@ -7,11 +7,8 @@
 // Run-to-run comparison (npm run compare, H2H_BASELINE_REPORT).
 export {
   byStart,
-  type CheckChange,
   compareRuns,
   ReportReadError,
-  type RunComparison,
-  type RunResults,
   readRunResults,
   renderComparisonMarkdown,
   renderComparisonText,
@@ -20,7 +17,6 @@ export {
 export {
   ATTESTATION_FILE,
   AttestationInputError,
-  AttestationKeyError,
   attestReports,
   exitOfVerification,
   readSigningKey,
@@ -30,21 +26,15 @@ export {
 } from "./attestation/index.ts";
 export { checkProfile } from "./engine/check-profile.ts";
 // The receiver battery: a merchant's webhook receiver, on the same engine.
-export { receiverCheckNames, runReceiverCertification } from "./engine/receiver-run.ts";
-export { type CheckRecord, EXIT_OF_VERDICT, type RunReport, type Verdict } from "./engine/run-model.ts";
+export { runReceiverCertification } from "./engine/receiver-run.ts";
+export { type CheckRecord, EXIT_OF_VERDICT, type RunReport } from "./engine/run-model.ts";
 export { phasesOf, type RunTimings } from "./engine/run-timings.ts";
-export { type CertifyOptions, type CertifyResult, runCertification } from "./engine/runner.ts";
+export { runCertification } from "./engine/runner.ts";
 export { ReusedSpecRunner } from "./engine/spec-runner.ts";
 // Observe mode: a merchant's own integration through a recording proxy, both sides judged.
-export { type ObserveOptions, type ObserveResult, runObserve } from "./observe/observe.ts";
+export { runObserve } from "./observe/observe.ts";
 // The proxy alone, for bench:observe.
 export { startObserveProxy } from "./observe/proxy.ts";
 export { ObserveSession } from "./observe/session.ts";
-export { REPORT_FILES, REPORT_KINDS, type ReportKind, TARGET_LOG_FILE } from "./reports/index.ts";
-export {
-  checksMarkdown,
-  type ListedRule,
-  listChecks,
-  printListedChecks,
-  withChecksTable,
-} from "./reports/list-checks.ts";
+export { REPORT_FILES, REPORT_KINDS, type ReportKind } from "./reports/index.ts";
+export { printListedChecks, withChecksTable } from "./reports/list-checks.ts";

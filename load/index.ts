@@ -3,9 +3,8 @@
  * whole load run with its reports. The k6 code itself (`lib/`, `scripts/`) is bundled, never
  * imported from outside.
  */
-export { type BuiltBundle, buildLoadBundles } from "./harness/build.ts";
-export { DEFAULT_K6_IMAGE } from "./harness/k6-container.ts";
+export { buildLoadBundles } from "./harness/build.ts";
 export { findLocalK6, HOW_TO_GET_K6 } from "./harness/k6-runner.ts";
-export { LOAD_SCRIPTS, type LoadOptions, NoK6Error, runLoad, runSinkDelivery } from "./harness/run.ts";
-export { LoadConfigError, SCENARIOS, type ScenarioName } from "./lib/config.ts";
+export { LOAD_SCRIPTS, NoK6Error, runLoad, runSinkDelivery } from "./harness/run.ts";
+export { LoadConfigError, SCENARIOS } from "./lib/config.ts";
 export { defaultPreAllocatedVUs, durationSeconds } from "./lib/scenarios.ts";

@@ -16,7 +16,7 @@ export {
   watchedContainer,
 } from "./container-engine.ts";
 // Opening a run's target: the bundled provider or a container, the sink, the masker.
-export { type OpenedTarget, type OpenTargetOptions, openTarget } from "./open-target.ts";
+export { type OpenedTarget, openTarget } from "./open-target.ts";
 export {
   type RunSecrets,
   rateLimitRetryOf,
@@ -33,10 +33,8 @@ export {
 } from "./settings.ts";
 // Every setting in one table, parsed once per command.
 export {
-  blankVariableError,
   DEFAULT_K6_IMAGE,
   environmentHelp,
-  GENERATION_DEPTHS,
   MAX_SEED,
   MAX_WORKERS,
   type ParseSettingsOptions,
@@ -48,20 +46,15 @@ export {
   type SettingReader,
   type SettingSpec,
   SettingsError,
-  settingsMarkdown,
   sourceName,
   TIMELINE_POINTS,
   userDirectory,
-  wholeNumberOf,
   withSettingsTable,
 } from "./settings-table.ts";
 // A provider image as the target (H2H_TARGET_IMAGE).
 export {
-  type RunningTargetContainer,
   readTargetContainerSettings,
   secretEnvValues,
-  startTargetContainer,
-  TargetContainerError,
   type TargetContainerRecord,
   type TargetContainerSettings,
 } from "./target-container.ts";

@@ -1,4 +1,4 @@
-export { SinkClient, type SinkClientOptions, type SinkStallReport, type WaitResult } from "./client.ts";
+export { SinkClient } from "./client.ts";
 export {
   type CallbackFilter,
   DEFAULT_SINK_MAX_CALLBACKS,
@@ -13,18 +13,5 @@ export {
   type SinkStats,
   startWebhookSink,
 } from "./server.ts";
-export {
-  LOG_FILE,
-  type StoredCallback,
-  type StoreFile,
-  type StoreProblem,
-  type StoreRecovery,
-} from "./store.ts";
-export {
-  CallbackTally,
-  percentile,
-  type RunTally,
-  type SinkIntake,
-  TALLIED_STATUSES,
-  type TimelineSeries,
-} from "./tally.ts";
+export type { StoredCallback } from "./store.ts";
+export { CallbackTally, type RunTally, type SinkIntake, type TimelineSeries } from "./tally.ts";

@@ -12,22 +12,19 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { CheckRecord } from "../engine/run-model.ts";
 import { REPORT_FILES } from "../reports/index.ts";
 import { runReportOf } from "../testing/run-report.ts";
+import { type DsseEnvelope, IN_TOTO_PAYLOAD_TYPE, preAuthEncoding } from "./dsse.ts";
 import {
   ATTESTATION_FILE,
   AttestationKeyError,
   attestReports,
   attestRunReports,
-  type DsseEnvelope,
   exitOfVerification,
-  IN_TOTO_PAYLOAD_TYPE,
-  preAuthEncoding,
   readSigningKey,
   readVerifyKey,
-  type Statement,
-  TEST_RESULT_PREDICATE,
   verificationLines,
   verifyAttestation,
 } from "./index.ts";
+import { type Statement, TEST_RESULT_PREDICATE } from "./statement.ts";
 
 const work = mkdtempSync(join(tmpdir(), "h2h-attest-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -13,14 +13,9 @@ import {
   LENIENT_GAPS,
   ORDER_STATUSES,
 } from "../schemas/index.ts";
+import type { ObservedCallback } from "./callbacks.ts";
 import { CHECK_SCOPES, defineCheck, pass } from "./check.ts";
-import {
-  CHECK_REGISTRY,
-  type Check,
-  callbacksSignatureValid,
-  checksOfScope,
-  type ObservedCallback,
-} from "./index.ts";
+import { CHECK_REGISTRY, type Check, callbacksSignatureValid, checksOfScope } from "./index.ts";
 
 const requestId = (n: number) => `req-${n}`;
 /** What json-text.ts finds in a body. */

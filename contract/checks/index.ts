@@ -41,7 +41,6 @@ export {
   callbacksSignatureValid,
   callbacksStopsAfterAcknowledgement,
   type DateBound,
-  type ObservedCallback,
   type SandboxClockAnswer,
 } from "./callbacks.ts";
 export {
@@ -57,7 +56,6 @@ export {
   type RequirementContext,
   type RuleKind,
   type RuleSource,
-  type RunEvidence,
   type RunJudgement,
   requirementOf,
   show,
@@ -90,7 +88,7 @@ export {
   fieldsQuasiEcomCreationResult,
   fieldsStatusKnown,
 } from "./fields.ts";
-export { callbacksStrictJson, envelopeStrictJson } from "./json-text.ts";
+export { callbacksStrictJson } from "./json-text.ts";
 export {
   callbacksExactUrl,
   callbacksFollowLifecycle,
@@ -121,7 +119,6 @@ export {
   merchantRequestBodyValid,
   merchantRequestHeaders,
 } from "./merchant.ts";
-export { semanticsOrderIdUnique } from "./order-ids.ts";
 export { RATE_LIMITED, rateLimitCause } from "./rate-limit.ts";
 export {
   FORGERY_ACKNOWLEDGED,
@@ -157,5 +154,4 @@ export {
   semanticsUsdtAmount,
   semanticsUsdtCommission,
 } from "./semantics.ts";
-export { envelopeWithinSizeLimit } from "./size.ts";
 export { TRANSPORT_FAULT, transportFaultCause } from "./transport-fault.ts";

@@ -1,17 +1,7 @@
 /** The kit: what any part of the suite needs and nothing of the contract: loopback, markup, masking, run folders, terminal, TLS. */
 
 // What the contract's HTTP client builds on: keep-alive bookkeeping and the TLS connector.
-export {
-  answerHeadTaken,
-  type CloseCircumstances,
-  type ClosedConnection,
-  closedConnectionOf,
-  judgeClose,
-  lostKeepAliveRace,
-  type RequestTraffic,
-  trackingSockets,
-  trafficOf,
-} from "./connection-reuse.ts";
+export { answerHeadTaken, closedConnectionOf, trackingSockets, trafficOf } from "./connection-reuse.ts";
 export { isLoopbackUrl } from "./loopback.ts";
 // How long this process and the machine were held up, so that lateness is never blamed on a target.
 export { MachineStallSampler, type MachineStallSource } from "./machine-stall.ts";
@@ -21,30 +11,24 @@ export {
   createMasker,
   credentialsOfUrl,
   type Masker,
-  type MaskerSecrets,
-  maskCardNumber,
-  maskUrlCredentials,
   SAFE_SECRET_LENGTH,
   secretSpellings,
 } from "./masking.ts";
 // A run's temporary folder, and the removal of those that runs now gone left behind.
-export { isProcessGone, makeRunFolder, type RunFolderKind, removeGoneRunFolders } from "./run-folders.ts";
-export { type Stall, StallMonitor } from "./stall-monitor.ts";
+export { isProcessGone, makeRunFolder, removeGoneRunFolders } from "./run-folders.ts";
+export { StallMonitor } from "./stall-monitor.ts";
 // A target's text on the terminal: control characters escaped, colours only on a TTY.
-export { type Colours, colours, terminalSafe } from "./terminal.ts";
+export { terminalSafe } from "./terminal.ts";
 // TLS: extra CAs and mTLS client certificates, checked before use; TLS failures named.
 export {
-  type CertificateSummary,
   describeTlsFailure,
   readTlsFiles,
   summarizeTlsFiles,
   type TlsAwareConnector,
   TlsConfigError,
   type TlsFailure,
-  type TlsFileLabels,
   type TlsFiles,
   type TlsMaterial,
-  type TlsProblem,
   type TlsSummary,
   tlsAwareConnector,
   tlsConnectOptions,

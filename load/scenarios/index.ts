@@ -31,13 +31,6 @@ export function scenarioNamed(name: ScenarioName): LoadScenario {
   return LOAD_SCENARIOS.find((scenario) => scenario.name === name) as LoadScenario;
 }
 
-export { REGENERATE_SCENARIO_DOCS, scenariosMarkdown, withScenariosTable } from "./docs-table.ts";
-export {
-  type Arrival,
-  durationSeconds,
-  type LoadScenario,
-  type ShapeInput,
-  type Stage,
-  type StressStep,
-} from "./scenario.ts";
-export { STRESS_FACTOR, STRESS_STEP_S, stressSteps } from "./stress.ts";
+export { REGENERATE_SCENARIO_DOCS, withScenariosTable } from "./docs-table.ts";
+export { durationSeconds, type LoadScenario, type ShapeInput, type StressStep } from "./scenario.ts";
+export { stressSteps } from "./stress.ts";

@@ -1,6 +1,6 @@
 /** The benchmarks behind `npm run bench:*`: each measures against a baseline in the same run. */
 
-export { type CertifyBenchResult, type CertifyRunTiming, runCertifyBench } from "./certify-bench.ts";
+export { type CertifyRunTiming, runCertifyBench } from "./certify-bench.ts";
 export { runGenerateBench, type Timing } from "./generate-bench.ts";
 export {
   MAX_ACHIEVED_SPREAD,
@@ -8,7 +8,7 @@ export {
   runLoadOverheadBench,
   TARGET,
 } from "./load-overhead-bench.ts";
-export { type MaskingBenchResult, type MaskingTiming, runMaskingBench } from "./masking-bench.ts";
-export { type ObserveBenchResult, runObserveBench } from "./observe-bench.ts";
+export { runMaskingBench } from "./masking-bench.ts";
+export { runObserveBench } from "./observe-bench.ts";
 export { runProviderBench, runProviderSoak } from "./provider-bench.ts";
 export { runSinkBench } from "./sink-bench.ts";
