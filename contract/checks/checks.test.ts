@@ -2,6 +2,7 @@
  * Every check in the registry has a good input that passes and at least one bad input that
  * fails with a detail naming what is wrong. The last test makes sure no check is left out.
  */
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { SAMPLE_ORDER_RECORD } from "../../fixtures/index.ts";
 import type { ExchangeResponse } from "../client/index.ts";
@@ -1414,6 +1415,17 @@ describe.each([...CHECK_REGISTRY.values()].map((check) => [check.name, check] as
 
 it("every check has cases, and every case is a check", () => {
   expect(Object.keys(CASES).sort()).toEqual([...CHECK_REGISTRY.keys()].sort());
+});
+
+describe("the checks' index", () => {
+  it("imports every module of contract/checks, so that every check registers", () => {
+    const dir = new URL(".", import.meta.url);
+    const index = readFileSync(new URL("index.ts", dir), "utf8");
+    const modules = readdirSync(dir).filter(
+      (f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && f !== "index.ts",
+    );
+    expect(modules.filter((f) => !index.includes(`"./${f}"`))).toEqual([]);
+  });
 });
 
 describe("a check's scope", () => {

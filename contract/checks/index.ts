@@ -2,6 +2,11 @@
  * The named checks: every rule, by name (the registry), and the helpers specs feed them with.
  * Other jobs of contract/ and contract/index.ts use this surface; everything else here is internal.
  */
+// A check registers itself when its module is evaluated: these modules' checks the engine runs,
+// and nothing outside names them, so they are imported for that alone.
+import "./order-ids.ts";
+import "./size.ts";
+
 export { behaviourAmountNotRoundedPastLimit } from "./amount-rounding.ts";
 export {
   acceptsMerchantOrderIdDifferingInCase,
