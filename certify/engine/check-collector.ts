@@ -8,6 +8,7 @@ import type { UserConsoleLog } from "vitest";
 import type { Reporter, TestCase, TestModule, TestSuite } from "vitest/node";
 import {
   CHECK_REGISTRY,
+  effectiveSource,
   type RequirementContext,
   requirementOf,
   TRANSPORT_FAULT,
@@ -73,6 +74,15 @@ function prerequisiteOf(error: ReportedError | undefined): BlockedBy | undefined
   };
 }
 
+/**
+ * What a collector needs of the run's profile: its informational checks, and the keys its file
+ * declares, so that a record without a verdict of its own (a test that threw) is judged on the
+ * rule's basis for this profile (a declared advisory rule is required), not the basis as written.
+ */
+export function collectorRequirementsOf(profile: RequirementContext): RequirementContext {
+  return { informationalChecks: profile.informationalChecks, declaredKeys: profile.declaredKeys };
+}
+
 export class CheckCollector implements Reporter {
   readonly records: CheckRecord[] = [];
   private readonly byTest = new Map<string, CheckRecord>();
@@ -82,7 +92,7 @@ export class CheckCollector implements Reporter {
   constructor(
     private readonly masker: Masker,
     private readonly print: (line: string) => void,
-    /** The profile's informational checks, for a check that could not record its own verdict. */
+    /** The profile's informational checks and declared keys, for a check that could not record its own verdict. */
     private readonly requirements: RequirementContext = { informationalChecks: {} },
   ) {}
 
@@ -209,7 +219,9 @@ export class CheckCollector implements Reporter {
     meta: CheckMeta | undefined,
     prerequisite: BlockedBy | undefined,
   ): Partial<CheckRecord> {
-    const source = meta?.ruleSource ?? CHECK_REGISTRY.get(check)?.source;
+    const written = CHECK_REGISTRY.get(check)?.source;
+    // The basis as it stands for this profile (a declared advisory rule is declared), as verify gives it.
+    const source = meta?.ruleSource ?? (written ? effectiveSource(written, this.requirements) : undefined);
     const blockedBy = prerequisite ?? meta?.blockedBy;
     return {
       ...(source ? { ruleSource: source } : {}),

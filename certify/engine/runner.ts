@@ -23,6 +23,7 @@ import { consoleLine } from "../reports/console.ts";
 import { printSummary } from "../reports/console-summary.ts";
 import { evidenceBoundsOf } from "../reports/evidence-bounds.ts";
 import { type ReportKind, type ReportPaths, writeReportSet } from "../reports/index.ts";
+import { collectorRequirementsOf } from "./check-collector.ts";
 import { deadlineOf, watchRunStop } from "./deadline.ts";
 // Checks before the first request, and the invalid-key diagnosis.
 import {
@@ -207,7 +208,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
           // The records are made where Vitest runs: from the same secrets, with the same masker.
           reporting: {
             secrets,
-            requirements: { informationalChecks: profile.informationalChecks },
+            requirements: collectorRequirementsOf(profile),
           },
           print,
           runStop,

@@ -176,6 +176,16 @@ export function latePlan(lc: LifecycleContext): BlockedBy | undefined {
   return undefined;
 }
 
+/**
+ * How long to wait, at `nowMs`, before an order is surely `seconds` old: counted from its
+ * creation's answer, the latest it can have been made. Counted from the request, a creation
+ * answered late (a busy target) left the order younger than the lifetime's late part, and one
+ * that expires early passed.
+ */
+export function lateWaitMs(creation: Exchange, seconds: number, nowMs: number): number {
+  return measured(creation).receivedMs + seconds * 1000 - nowMs;
+}
+
 /** One order, made `lateSeconds` old on its clock (moved, or waited out), then confirmed with the success code. */
 export async function lateRun(lc: LifecycleContext, kind: OrderKind, seconds: number): Promise<LateRun> {
   const { target, profile, lifetimeSeconds, conventions } = lc;
@@ -205,8 +215,7 @@ export async function lateRun(lc: LifecycleContext, kind: OrderKind, seconds: nu
       );
     movedSeconds = seconds;
   } else {
-    // Counted from the creation's request: the order is at least this old when the code is sent.
-    const waitMs = Date.parse(creation.startedAt) + seconds * 1000 - Date.now();
+    const waitMs = lateWaitMs(creation, seconds, Date.now());
     waitedSeconds = Math.max(0, waitMs) / 1000;
     if (waitMs > 0) await sleep(waitMs);
   }
