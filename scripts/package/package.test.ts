@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { REPORT_FILES } from "../../certify/index.ts";
 import { PROJECT_ROOT } from "../../run-setup/index.ts";
 
 const work = mkdtempSync(join(tmpdir(), "h2h-package-"));
@@ -70,7 +71,18 @@ describe("the installed package", () => {
     const certified = run("npx", ["h2h-certify", "certify"], app, { H2H_REPORT_DIR: "my-reports" });
     expect(certified.status, certified.out).toBe(0);
     expect(certified.out).toMatch(/CONFORMANT/);
-    expect(existsSync(join(app, "my-reports", "report.json"))).toBe(true);
+    expect(existsSync(join(app, "my-reports", REPORT_FILES.json))).toBe(true);
+  });
+
+  test("certify(settings) from the package's API returns the run, paths read from the user's folder", () => {
+    const script = [
+      'import { certify } from "h2h-certify";',
+      'const { report, paths } = await certify({ reportDir: "api-reports" });',
+      "console.log(`verdict ${report.verdict} ${paths.json}`);",
+    ].join("\n");
+    const called = run("node", ["--input-type=module", "-e", script], app);
+    expect(called.status, called.out).toBe(0);
+    expect(called.out).toContain(`verdict conformant ${join(app, "api-reports", REPORT_FILES.json)}`);
   });
 
   test("the Vitest entry runs the contract specs against a running provider", async () => {
@@ -108,7 +120,8 @@ describe("the installed package", () => {
         child.once("exit", (status) => resolve({ status, out }));
       });
       expect(tested.status, tested.out).toBe(0);
-      expect(tested.out).toMatch(/Test Files\s+\d+ passed/);
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: Vitest's colours
+      expect(tested.out.replace(/\x1b\[[\d;]*m/g, "")).toMatch(/Test Files\s+\d+ passed \(\d+\)\n/);
     } finally {
       provider.kill("SIGTERM");
     }
@@ -125,6 +138,10 @@ describe("the installed package", () => {
     expect(types.status, types.out).toBe(0);
     const dry = run("npm", ["publish", "--dry-run", tarball], work);
     expect(dry.status, dry.out).toBe(0);
-    expect(dry.out).not.toMatch(/npm warn/i);
+    // No account is logged in here, which a dry run only mentions: any other warning is the package's.
+    const warnings = dry.out
+      .split("\n")
+      .filter((line) => /npm warn/i.test(line) && !/requires you to be logged in/.test(line));
+    expect(warnings).toEqual([]);
   });
 });
