@@ -78,7 +78,7 @@ describe("the installed package", () => {
     const script = [
       'import { certify } from "h2h-certify";',
       'const { report, paths } = await certify({ reportDir: "api-reports" });',
-      "console.log(`verdict ${report.verdict} ${paths.json}`);",
+      'console.log("verdict", report.verdict, paths.json);',
     ].join("\n");
     const called = run("node", ["--input-type=module", "-e", script], app);
     expect(called.status, called.out).toBe(0);
