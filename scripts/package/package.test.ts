@@ -67,6 +67,19 @@ describe("the installed package", () => {
     expect(existsSync(join(app, "node_modules", "tsx"))).toBe(false);
   });
 
+  test("every command it lists loads there: its --help", () => {
+    const bin = join(app, "node_modules", ".bin", "h2h-certify");
+    const list = run(bin, ["--help"], app);
+    expect(list.status, list.out).toBe(0);
+    const names = [...list.out.matchAll(/^ {2}(\S+)\s{2,}/gm)].map((match) => match[1] as string);
+    expect(names).toContain("certify");
+    const failing = names
+      .map((name) => ({ name, ...run(bin, [name, "--help"], app) }))
+      .filter((help) => help.status !== 0)
+      .map((help) => `${help.name}: ${help.out.trim().split("\n")[0]}`);
+    expect(failing).toEqual([]);
+  });
+
   test("npx h2h-certify certify certifies the bundled provider, reports in the user's folder", () => {
     const certified = run("npx", ["h2h-certify", "certify"], app, { H2H_REPORT_DIR: "my-reports" });
     expect(certified.status, certified.out).toBe(0);
@@ -86,10 +99,13 @@ describe("the installed package", () => {
   });
 
   test("the Vitest entry runs the contract specs against a running provider", async () => {
-    const provider: ChildProcess = spawn("npx", ["h2h-certify", "provider", "--port", "0"], {
+    // The installed bin itself, not through npx: npx would leave it running when stopped.
+    const bin = join(app, "node_modules", ".bin", "h2h-certify");
+    const provider: ChildProcess = spawn(process.execPath, [bin, "provider", "--port", "0"], {
       cwd: app,
       stdio: ["ignore", "pipe", "inherit"],
     });
+    const exited = new Promise((resolve) => provider.once("exit", resolve));
     try {
       const baseUrl = await new Promise<string>((resolve, reject) => {
         let text = "";
@@ -124,6 +140,7 @@ describe("the installed package", () => {
       expect(tested.out.replace(/\x1b\[[\d;]*m/g, "")).toMatch(/Test Files\s+\d+ passed \(\d+\)\n/);
     } finally {
       provider.kill("SIGTERM");
+      await exited;
     }
   });
 
