@@ -4,6 +4,8 @@
  * test helpers, benchmarks or self-test), and beside it the files the code reads at run time
  * (the worker threads' plain-JavaScript entries, the bundled profiles and their JSON Schema).
  * The k6 scripts ship compiled too: load:build bundles their JavaScript with esbuild.
+ * One tsc for both: the declarations need the whole type check (21.4 s of CPU measured), and the
+ * JavaScript added 0.7 s to it, less than a second tool (esbuild per file) would save.
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, readdirSync, rmSync } from "node:fs";
