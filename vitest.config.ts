@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
-import { contractProjectWorkers, SPEC_GLOB, SPEC_POOL } from "./certify/engine/spec-pool.ts";
+import { contractProject } from "./certify/vitest.ts";
 import { scaledMs } from "./fixtures/testing/load-allowance.ts";
 
 export default defineConfig({
@@ -18,7 +18,8 @@ export default defineConfig({
           // The project's own tests (npm test runs this project alone: `--project suite`).
           name: "suite",
           include: ["**/*.test.ts"],
-          exclude: ["node_modules/**", "load/dist/**"],
+          // The package's test packs and installs it: `npm run test:package`, after npm test in CI.
+          exclude: ["node_modules/**", "load/dist/**", "dist/**", "scripts/package/**"],
           // The certifications the tests start run their spec files in one worker thread
           // (H2H_WORKERS, inherited by the child processes): with every core already busy with
           // other test files, a second thread per run only adds the CPU of its start-up.
@@ -41,20 +42,17 @@ export default defineConfig({
       },
       {
         test: {
-          // The contract specs, the product, as a provider's own Vitest CI runs them:
-          // `npx vitest run --project contract` with the H2H_* settings (docs/commands.md).
-          name: "contract",
-          include: [SPEC_GLOB],
-          ...SPEC_POOL,
-          maxWorkers: contractProjectWorkers(process.env),
-          // After the suite's files when both projects run: their worker counts differ.
-          sequence: { groupOrder: 1 },
-          // Opens the target, starts the sink and provides the run context, as certify does.
-          globalSetup: ["./certify/engine/contract-project-setup.ts"],
-          // The profile's test and hook timeouts, as certify gives them.
-          setupFiles: ["./certify/engine/contract-project-timeouts.ts"],
+          // The packed tarball installed in an empty folder and run there (npm run test:package).
+          name: "package",
+          include: ["scripts/package/**/*.test.ts"],
+          testTimeout: scaledMs(600_000),
+          hookTimeout: scaledMs(600_000),
         },
       },
+      // The contract specs, the product, as a provider's own Vitest CI runs them:
+      // `npx vitest run --project contract` with the H2H_* settings (docs/commands.md); the
+      // installed package gives the same project as `h2h-certify/vitest`.
+      contractProject(),
     ],
   },
 });

@@ -8,8 +8,8 @@
  */
 import { spawn } from "node:child_process";
 import type { Socket } from "node:net";
-import { fileURLToPath } from "node:url";
 import type { ContainerRuntimeClient, GenericContainer } from "testcontainers";
+import { COMPILED, moduleBeside } from "../contract/kit/index.ts";
 import { PROJECT_ROOT } from "./settings.ts";
 
 /** How long an engine has to answer before the suite says there is none. */
@@ -104,7 +104,7 @@ export async function ensureImage(
   return "pulled";
 }
 
-const WATCHDOG = fileURLToPath(new URL("./container-watchdog.ts", import.meta.url));
+const WATCHDOG = moduleBeside("./container-watchdog.ts", import.meta.url);
 
 export interface ContainerWatch {
   /** The container was stopped by its owner: the watchdog leaves without touching it. */
@@ -118,9 +118,10 @@ export interface ContainerWatch {
  * terminal's Ctrl-C.
  */
 export function watchContainer(containerId: string): ContainerWatch {
-  // Run as `npm run` runs the project's TypeScript (tsx, registered by scripts/tsx.mjs).
+  // Run as `npm run` runs the project's TypeScript (tsx, registered by scripts/tsx.mjs); the
+  // installed package's is compiled.
   const tsx = new URL("../scripts/tsx.mjs", import.meta.url).href;
-  const child = spawn(process.execPath, ["--import", tsx, WATCHDOG, containerId], {
+  const child = spawn(process.execPath, [...(COMPILED ? [] : ["--import", tsx]), WATCHDOG, containerId], {
     cwd: PROJECT_ROOT,
     detached: true,
     stdio: ["pipe", "ignore", "ignore"],

@@ -25,6 +25,7 @@ export {
   startRunSink,
 } from "./run-setup.ts";
 export {
+  CODE_ROOT,
   PROJECT_ROOT,
   readTlsSettings,
   type Settings,

@@ -2,14 +2,24 @@
  * The target's view of a run's settings (parsed once by settings-table.ts): where the target is,
  * its keys, the profile, the reports, the sink and the TLS files.
  */
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { readTlsFiles, TlsConfigError, type TlsFiles, type TlsMaterial } from "../contract/kit/index.ts";
+import {
+  COMPILED,
+  readTlsFiles,
+  TlsConfigError,
+  type TlsFiles,
+  type TlsMaterial,
+} from "../contract/kit/index.ts";
 import { REFERENCE_API_KEYS, REFERENCE_CALLBACK_SECRET } from "../fixtures/providers/reference/index.ts";
 import { type RunSettings, SettingsError } from "./settings-table.ts";
 
 export { blankVariableError, SettingsError, userDirectory, wholeNumberOf } from "./settings-table.ts";
 
-export const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
+/** Where the compiled code is (dist/ in the installed package) or the TypeScript (a checkout). */
+export const CODE_ROOT = fileURLToPath(new URL("..", import.meta.url));
+/** The package's root (package.json, docs/): a checkout, or the folder dist/ is in. */
+export const PROJECT_ROOT = COMPILED ? `${dirname(CODE_ROOT)}/` : CODE_ROOT;
 
 export interface Settings {
   /** undefined: start the bundled reference provider (or the target image, when one is set). */

@@ -5,7 +5,8 @@
  * each; `<command> --help` is that command's own help; an unknown command is a usage error naming
  * the nearest known one. bin/h2h-certify.mjs registers tsx and runs {@link main}.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 // Types only: cli.ts loads the settings table and the contract, which `--help` need not pay for.
 import type { CliOutput, Command } from "./cli.ts";
 import { EXIT } from "./exit-codes.ts";
@@ -82,7 +83,8 @@ export function lineOf(prefix: string, whole: boolean): string | undefined {
 export function commandEntries(): readonly CommandEntry[] {
   const entries: CommandEntry[] = [];
   const files = readdirSync(COMMANDS_DIR)
-    .filter((file) => file.endsWith(".ts") && !file.endsWith(".test.ts"))
+    // TypeScript in a checkout; in the installed package, the compiled .js (not its .d.ts).
+    .filter((file) => /\.[jt]s$/.test(file) && !/\.(test|d)\.ts$/.test(file))
     .sort();
   for (const file of files) {
     const text = readFileSync(new URL(file, COMMANDS_DIR), "utf8");
@@ -209,3 +211,14 @@ export async function main(
   process.exitCode = code;
   return code;
 }
+
+// Run itself (`node dist/scripts/h2h-certify.js <command>`, the compiled dispatcher in a checkout,
+// which bench:certify times); the bin imports it and calls main.
+function runsItself(): boolean {
+  try {
+    return realpathSync(process.argv[1] ?? "") === fileURLToPath(import.meta.url);
+  } catch {
+    return false;
+  }
+}
+if (runsItself()) await main();

@@ -3,7 +3,6 @@
  * progress on the console while the run goes on: a line per failed check as it fails, and a
  * line per spec file when it ends.
  */
-import { basename } from "node:path";
 import type { UserConsoleLog } from "vitest";
 import type { Reporter, TestCase, TestModule, TestSuite } from "vitest/node";
 import {
@@ -16,6 +15,7 @@ import {
 import type { Masker } from "../../contract/kit/index.ts";
 import type { BlockedBy, CheckMeta } from "./run-context.ts";
 import { type CheckRecord, isAdvisory, isFailure } from "./run-model.ts";
+import { specFileName } from "./spec-pool.ts";
 
 const CASE_SEPARATOR = " › ";
 
@@ -115,7 +115,7 @@ export class CheckCollector implements Reporter {
   }
 
   onTestModuleEnd(module: TestModule): void {
-    const file = basename(module.moduleId);
+    const file = specFileName(module.moduleId);
     for (const error of module.errors())
       this.runErrors.push(this.masker.text(`${file}: ${firstLine(error.message)}`));
     this.blockTestsOfFailedSetups(module, file);
@@ -206,7 +206,7 @@ export class CheckCollector implements Reporter {
       ...(reason ? { reason } : {}),
       durationMs: Math.round(test.diagnostic()?.duration ?? 0),
       exchanges: meta?.exchanges ?? [],
-      source: basename(test.module.moduleId),
+      source: specFileName(test.module.moduleId),
       ...(meta?.timeline ? { timeline: meta.timeline } : {}),
       ...(meta?.reproduction ? { reproduction: meta.reproduction } : {}),
       ...this.evidenceOf(check, meta, prerequisite),

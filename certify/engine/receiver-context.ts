@@ -7,7 +7,7 @@ import type { Profile, ReceiverOrder } from "../../contract/index.ts";
 export const RECEIVER_CONTEXT_KEY = "h2hReceiver";
 
 /** Where the receiver battery's specs are: apart from the contract specs (SPEC_GLOB). */
-export const RECEIVER_SPEC_GLOB = "certify/receiver-specs/**/*.spec.ts";
+export { RECEIVER_SPEC_GLOB } from "./spec-pool.ts";
 
 /** The burst the speed check times: bounded, and sent a few at a time. */
 export const RECEIVER_BURST = { deliveries: 200, concurrency: 20 } as const;

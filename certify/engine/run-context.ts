@@ -154,6 +154,11 @@ declare module "vitest" {
   interface ProvidedContext {
     [RUN_CONTEXT_KEY]: RunContext;
   }
+}
+
+// TaskMeta is declared in Vitest's runner package and only re-exported by "vitest": augmented
+// there, it is the same interface wherever the specs' tasks are typed.
+declare module "@vitest/runner" {
   interface TaskMeta {
     h2h?: CheckMeta;
   }

@@ -5,8 +5,8 @@
  * file), specs (first spec file to the last one's end), callbacks (the callback spec file, which
  * runs beside the others), reports (the specs' end to the process's exit).
  */
-import { basename } from "node:path";
 import type { Reporter, TestModule } from "vitest/node";
+import { specFileName } from "./spec-pool.ts";
 
 export interface SpecFileTiming {
   file: string;
@@ -46,7 +46,7 @@ export class SpecFileClock implements Reporter {
     const durationMs = module.diagnostic().duration;
     const startedAtMs = Math.round(result?.startTime ?? reportedAtMs - durationMs);
     this.files.push({
-      file: basename(module.moduleId),
+      file: specFileName(module.moduleId),
       loadMs: Math.round(module.diagnostic().collectDuration),
       startedAtMs,
       endedAtMs: Math.round(startedAtMs + durationMs),

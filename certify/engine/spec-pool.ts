@@ -4,8 +4,21 @@
  * it on every Vitest start, npm test's too.
  */
 import { availableParallelism } from "node:os";
+import { basename } from "node:path";
 
-export const SPEC_GLOB = "certify/specs/**/*.spec.ts";
+/**
+ * The spec files' extension: TypeScript in a checkout, JavaScript compiled into dist/ in the
+ * installed package (globs are read from the code's root, dist/ there).
+ */
+const SPEC_EXTENSION = import.meta.url.endsWith(".js") ? "js" : "ts";
+
+export const SPEC_GLOB = `certify/specs/**/*.spec.${SPEC_EXTENSION}`;
+export const RECEIVER_SPEC_GLOB = `certify/receiver-specs/**/*.spec.${SPEC_EXTENSION}`;
+
+/** A spec file as reports name it, by its source (`callbacks.spec.ts`), compiled or not. */
+export function specFileName(path: string): string {
+  return basename(path).replace(/\.spec\.js$/, ".spec.ts");
+}
 
 /**
  * The spec files run side by side (they mostly wait on the target and the sink), in worker

@@ -7,12 +7,13 @@
 
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, rmSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMainThread, Worker } from "node:worker_threads";
 import type { Reporter, Vitest } from "vitest/node";
 import type { RequirementContext } from "../../contract/index.ts";
-import { PROJECT_ROOT, type RunSecrets, runMasker } from "../../run-setup/index.ts";
+import { moduleBeside } from "../../contract/kit/index.ts";
+import { CODE_ROOT, PROJECT_ROOT, type RunSecrets, runMasker } from "../../run-setup/index.ts";
 import { CheckCollector } from "./check-collector.ts";
 import { CLOSE_GRACE_MS, type RunStop } from "./deadline.ts";
 import { type KeptThreadPool, keptThreadPool } from "./kept-thread-pool.ts";
@@ -69,14 +70,23 @@ export { MAX_WORKERS } from "../../run-setup/index.ts";
  * Where Vitest keeps the transformed spec modules: one folder per lock file. Vitest empties its
  * folder when the lock file changes, and a run's threads emptying and filling one folder at once
  * failed every spec of the first run after an install; a new lock file gets a new folder instead.
+ * An installed package has no lock file: its package.json (its version) keys the folder, which is
+ * in the node_modules it is installed in, not one of its own.
  */
-const MODULE_CACHE_PARENT = join(PROJECT_ROOT, "node_modules", ".cache", "h2h-certify", "vitest");
+const NODE_MODULES =
+  basename(dirname(PROJECT_ROOT)) === "node_modules"
+    ? dirname(PROJECT_ROOT)
+    : join(PROJECT_ROOT, "node_modules");
+const MODULE_CACHE_PARENT = join(NODE_MODULES, ".cache", "h2h-certify", "vitest");
 const MODULE_CACHE = (() => {
   let lock = "";
-  try {
-    lock = readFileSync(join(PROJECT_ROOT, "package-lock.json"), "utf8");
-  } catch {
-    // No lock file (an installed package): one folder serves.
+  for (const file of ["package-lock.json", "package.json"]) {
+    try {
+      lock = readFileSync(join(PROJECT_ROOT, file), "utf8");
+      break;
+    } catch {
+      // Not there: the next one.
+    }
   }
   const folder = `lock-${createHash("sha256").update(lock).digest("hex").slice(0, 12)}`;
   // The folders of earlier lock files are never read again; the main thread removes them.
@@ -94,7 +104,8 @@ const MODULE_CACHE = (() => {
 function baseOptions(run: Pick<SpecRun, "testTimeout" | "hookTimeout">, maxWorkers: number) {
   return {
     config: false as const,
-    root: PROJECT_ROOT,
+    // The spec globs are read from the code's root: the checkout, or the package's dist/.
+    root: CODE_ROOT,
     watch: false,
     ...SPEC_POOL,
     maxWorkers,
@@ -121,7 +132,7 @@ function providedOf(run: SpecRun): Record<string, unknown> {
 const loadVitest = () => import("vitest/node");
 
 const SPEC_THREAD = fileURLToPath(new URL("./spec-thread.mjs", import.meta.url));
-const SPEC_THREAD_REPORTER = fileURLToPath(new URL("./spec-thread-reporter.ts", import.meta.url));
+const SPEC_THREAD_REPORTER = moduleBeside("./spec-thread-reporter.ts", import.meta.url);
 
 /**
  * One Vitest for one run, in a thread of its own (spec-thread.mjs): there Vitest's handlers of
@@ -248,7 +259,7 @@ export class ReusedSpecRunner {
       // Its own globs: every file they find (the files passed are filters of those).
       const files = (run.specFiles ?? [])
         .filter((file) => !this.include.includes(file))
-        .map((file) => (isAbsolute(file) ? file : resolve(PROJECT_ROOT, file)));
+        .map((file) => (isAbsolute(file) ? file : resolve(CODE_ROOT, file)));
       const running =
         files.length > 0
           ? vitest.runTestFiles(files)

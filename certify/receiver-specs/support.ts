@@ -84,7 +84,7 @@ export function loadReceiverTarget(file: string): ReceiverTarget {
   const context = receiverContext();
   const { profile } = context;
   const masker = runMasker({ callbackSecret: context.callbackSecret, baseUrl: context.receiverUrl });
-  const recorder = new ExchangeRecorder(basename(file, ".spec.ts"), masker, context.runDir);
+  const recorder = new ExchangeRecorder(basename(file).replace(/\.spec\.[jt]s$/, ""), masker, context.runDir);
   const timeoutMs = profile.timeouts.callbackMs;
   const made = (kind: OrderKind, label: string): ReceiverOrder => ({
     id: `h2h-${label}-${context.runId}-${kind}`,

@@ -14,6 +14,8 @@ export {
   SAFE_SECRET_LENGTH,
   secretSpellings,
 } from "./masking.ts";
+// The code as it runs: TypeScript in a checkout, compiled JavaScript in the installed package.
+export { COMPILED, moduleBeside } from "./module-file.ts";
 // A run's temporary folder, and the removal of those that runs now gone left behind.
 export { isProcessGone, makeRunFolder, removeGoneRunFolders } from "./run-folders.ts";
 export { StallMonitor } from "./stall-monitor.ts";

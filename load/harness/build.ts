@@ -16,6 +16,7 @@ import {
   type Profile,
   STATUS,
 } from "../../contract/index.ts";
+import { COMPILED } from "../../contract/kit/index.ts";
 import type { BundledProfile } from "../lib/config.ts";
 import { buildContractDigest } from "./digest.ts";
 
@@ -54,17 +55,22 @@ export interface BuiltBundle {
   bytes: number;
 }
 
+/** The k6 scripts' extension: their TypeScript in a checkout, compiled in the installed package. */
+const SCRIPT_EXTENSION = COMPILED ? ".js" : ".ts";
+
 export function scriptNames(): string[] {
   return readdirSync(SCRIPTS_DIR)
-    .filter((name) => name.endsWith(".ts") && !name.endsWith(".test.ts"))
-    .map((name) => basename(name, ".ts"))
+    .filter((name) => name.endsWith(SCRIPT_EXTENSION) && !name.endsWith(`.test${SCRIPT_EXTENSION}`))
+    .map((name) => basename(name, SCRIPT_EXTENSION))
     .sort();
 }
 
 export async function buildLoadBundles(profile: Profile, outDir = DIST_DIR): Promise<BuiltBundle[]> {
   const names = scriptNames();
   await build({
-    entryPoints: Object.fromEntries(names.map((name) => [name, join(SCRIPTS_DIR, `${name}.ts`)])),
+    entryPoints: Object.fromEntries(
+      names.map((name) => [name, join(SCRIPTS_DIR, `${name}${SCRIPT_EXTENSION}`)]),
+    ),
     outdir: resolve(outDir),
     bundle: true,
     format: "esm",

@@ -19,10 +19,20 @@ export interface CertifyBenchOptions {
   command?: readonly string[];
 }
 
+/** The checkout's entry: npm, then the TypeScript through tsx. */
+export const CHECKOUT_COMMAND = ["npm", "run", "--silent", "certify"] as const;
+/**
+ * The installed package's code: the JavaScript `npm run build` compiles into dist/, run as the
+ * package's bin runs it (no npm, no tsx).
+ */
+export const COMPILED_COMMAND = ["node", "dist/scripts/h2h-certify.js", "certify"] as const;
+
 export interface CertifyRunTiming {
   exitCode: number | null;
   verdict: string;
   wallMs: number;
+  /** CPU time (user + system) of the command and every process it waited for. */
+  cpuMs: number;
   /** Launch to the certify process's own start (npm, the TypeScript loader's launcher). */
   launchMs: number;
   /** The certify process's start to the run's start (loading modules). */
@@ -40,15 +50,37 @@ export interface CertifyBenchResult {
   median: Omit<CertifyRunTiming, "exitCode" | "verdict">;
 }
 
-const DEFAULT_COMMAND = ["npm", "run", "--silent", "certify"] as const;
-
-function run(command: readonly string[], env: NodeJS.ProcessEnv): Promise<number | null> {
+/**
+ * Runs the command under bash, whose `times` then prints the CPU its children used (Node.js has no
+ * getrusage of children): its second line, "user sys", as `0m1.234s 0m0.567s`.
+ */
+function run(
+  command: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; cpuMs: number }> {
   return new Promise((resolve, reject) => {
-    const [file, ...args] = command as [string, ...string[]];
-    const child = spawn(file, args, { cwd: PROJECT_ROOT, env, stdio: ["ignore", "ignore", "inherit"] });
+    const wrapper = '"$@" >/dev/null; code=$?; times; exit $code';
+    const child = spawn("bash", ["-c", wrapper, "bash", ...command], {
+      cwd: PROJECT_ROOT,
+      env,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+    });
     child.once("error", reject);
-    child.once("exit", (code) => resolve(code));
+    child.once("close", (code) => resolve({ code, cpuMs: childrenCpuMs(out) }));
   });
+}
+
+/** The children's user + system time from bash's `times` (its second line). */
+export function childrenCpuMs(times: string): number {
+  const line = times.trim().split("\n")[1] ?? "";
+  const spans = [...line.matchAll(/(\d+)m([\d.]+)s/g)];
+  if (spans.length !== 2)
+    throw new Error(`bash's times printed no children's line: ${JSON.stringify(times)}`);
+  return Math.round(spans.reduce((sum, [, min, sec]) => sum + (Number(min) * 60 + Number(sec)) * 1000, 0));
 }
 
 async function timeOneRun(command: readonly string[]): Promise<CertifyRunTiming> {
@@ -58,7 +90,7 @@ async function timeOneRun(command: readonly string[]): Promise<CertifyRunTiming>
     for (const name of ["H2H_BASE_URL", "H2H_PROFILE", "H2H_API_KEY", "H2H_API_KEY_2", "H2H_WORKERS"])
       delete env[name];
     const launchedAtMs = Date.now();
-    const exitCode = await run(command, env);
+    const { code: exitCode, cpuMs } = await run(command, env);
     const exitedAtMs = Date.now();
     const report = JSON.parse(await readFile(join(reportDir, REPORT_FILES.json), "utf8")) as RunReport;
     if (!report.timings) throw new Error("the run's JSON report has no timings");
@@ -68,6 +100,7 @@ async function timeOneRun(command: readonly string[]): Promise<CertifyRunTiming>
       exitCode,
       verdict: report.verdict,
       wallMs: phases.wallMs,
+      cpuMs,
       launchMs: processStartedAtMs - launchedAtMs,
       importMs: runStartedAtMs - processStartedAtMs,
       setupMs: (specsStartedAtMs ?? runStartedAtMs) - runStartedAtMs,
@@ -81,30 +114,49 @@ async function timeOneRun(command: readonly string[]): Promise<CertifyRunTiming>
   }
 }
 
+/** The medians of runs. */
+function mediansOf(runs: readonly CertifyRunTiming[]): CertifyBenchResult["median"] {
+  const of = (key: keyof CertifyBenchResult["median"]) => Math.round(median(runs.map((r) => r[key])));
+  return {
+    wallMs: of("wallMs"),
+    cpuMs: of("cpuMs"),
+    launchMs: of("launchMs"),
+    importMs: of("importMs"),
+    setupMs: of("setupMs"),
+    startupMs: of("startupMs"),
+    specsMs: of("specsMs"),
+    callbacksMs: of("callbacksMs"),
+    reportsMs: of("reportsMs"),
+  };
+}
+
 /** Runs the default certification `runs` times, one after another. */
 export async function runCertifyBench(
   options: CertifyBenchOptions,
   onRun?: (timing: CertifyRunTiming, index: number) => void,
 ): Promise<CertifyBenchResult> {
-  const command = options.command ?? DEFAULT_COMMAND;
-  const runs: CertifyRunTiming[] = [];
+  const [result] = await compareCertifyEntries(
+    { runs: options.runs, entries: [options.command ?? CHECKOUT_COMMAND] },
+    (timing, index) => onRun?.(timing, index),
+  );
+  return result as CertifyBenchResult;
+}
+
+/**
+ * Times several entries of the same certification (the checkout's and the compiled one) in turns,
+ * run 1 of each, then run 2 of each…, so that a change of the machine's load falls on all alike.
+ */
+export async function compareCertifyEntries(
+  options: { runs: number; entries: readonly (readonly string[])[] },
+  onRun?: (timing: CertifyRunTiming, index: number, entry: number) => void,
+): Promise<CertifyBenchResult[]> {
+  const runs: CertifyRunTiming[][] = options.entries.map(() => []);
   for (let i = 0; i < options.runs; i++) {
-    const timing = await timeOneRun(command);
-    runs.push(timing);
-    onRun?.(timing, i);
+    for (const [entry, command] of options.entries.entries()) {
+      const timing = await timeOneRun(command);
+      runs[entry]?.push(timing);
+      onRun?.(timing, i, entry);
+    }
   }
-  const of = (key: keyof CertifyBenchResult["median"]) => Math.round(median(runs.map((r) => r[key])));
-  return {
-    runs,
-    median: {
-      wallMs: of("wallMs"),
-      launchMs: of("launchMs"),
-      importMs: of("importMs"),
-      setupMs: of("setupMs"),
-      startupMs: of("startupMs"),
-      specsMs: of("specsMs"),
-      callbacksMs: of("callbacksMs"),
-      reportsMs: of("reportsMs"),
-    },
-  };
+  return runs.map((of) => ({ runs: of, median: mediansOf(of) }));
 }

@@ -1,6 +1,13 @@
 /** The benchmarks behind `npm run bench:*`: each measures against a baseline in the same run. */
 
-export { type CertifyRunTiming, runCertifyBench } from "./certify-bench.ts";
+export {
+  type CertifyBenchResult,
+  type CertifyRunTiming,
+  CHECKOUT_COMMAND,
+  COMPILED_COMMAND,
+  compareCertifyEntries,
+  runCertifyBench,
+} from "./certify-bench.ts";
 export { runGenerateBench, type Timing } from "./generate-bench.ts";
 export {
   MAX_ACHIEVED_SPREAD,

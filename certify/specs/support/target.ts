@@ -120,7 +120,7 @@ export function loadSpecTarget(specFile: string): SpecTarget {
     tlsPassphrase: context.tls?.passphrase,
     cardNumbers: profile.testCards,
   });
-  const source = basename(new URL(specFile).pathname).replace(/\.spec\.ts$/, "");
+  const source = basename(new URL(specFile).pathname).replace(/\.spec\.[jt]s$/, "");
   const recorder = new ExchangeRecorder(source, masker, context.runDir, profile.limits.maxBodyBytes);
   const stopped = runStopSignal(context.deadlineAt);
   const onThisHost = context.targetSharesSinkProcess || isLoopbackUrl(baseUrl);
