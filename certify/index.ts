@@ -37,4 +37,4 @@ export { runObserve } from "./observe/observe.ts";
 export { startObserveProxy } from "./observe/proxy.ts";
 export { ObserveSession } from "./observe/session.ts";
 export { REPORT_FILES, REPORT_KINDS, type ReportKind } from "./reports/index.ts";
-export { printListedChecks, withChecksTable } from "./reports/list-checks.ts";
+export { checksMarkdown, listChecks, printListedChecks, withChecksTable } from "./reports/list-checks.ts";

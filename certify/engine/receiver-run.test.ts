@@ -143,10 +143,9 @@ describe("npm run certify:receiver", () => {
     );
     const doc = readFileSync(new URL("../../docs/receiver.md", import.meta.url), "utf8");
     const table = doc.match(/<!-- receiver-checks:start -->\n([\s\S]*?)\n<!-- receiver-checks:end -->/)?.[1];
-    expect(
-      table,
-      "docs/receiver.md's table is stale: paste npm run certify:receiver -- --list-checks --format markdown between its receiver-checks marks",
-    ).toBe(checksMarkdown(listChecks(profile, "receiver")));
+    expect(table, "docs/receiver.md's table is stale: run npm run docs").toBe(
+      checksMarkdown(listChecks(profile, "receiver")),
+    );
   });
 
   it("reads H2H_RECEIVER_ORDERS, refusing a bad file with the fix", async () => {

@@ -1,6 +1,6 @@
 /** `npm run docs`: rewrites the generated parts of docs/ from the settings table and the commands. */
 import { readFile, writeFile } from "node:fs/promises";
-import { withChecksTable } from "../../certify/index.ts";
+import { checksMarkdown, listChecks, withChecksTable } from "../../certify/index.ts";
 import { REFERENCE_PROFILE } from "../../fixtures/profiles/index.ts";
 import { LOAD_SCENARIOS, withScenariosTable } from "../../load/scenarios/index.ts";
 import { withSettingsTable } from "../../run-setup/index.ts";
@@ -16,14 +16,26 @@ export const GENERATED_DOCS = {
   "docs/commands.md": async (doc: string) => withCommandsReference(doc, await loadCommands()),
   "docs/load.md": async (doc: string) => withScenariosTable(doc, LOAD_SCENARIOS),
   "docs/checks.md": async (doc: string) => withChecksTable(doc, REFERENCE_PROFILE),
+  "docs/receiver.md": async (doc: string) => withReceiverChecksTable(doc),
 } as const;
+
+/** docs/receiver.md with its table of the receiver battery's checks, between its receiver-checks marks. */
+function withReceiverChecksTable(doc: string): string {
+  const start = "<!-- receiver-checks:start -->";
+  const end = "<!-- receiver-checks:end -->";
+  const from = doc.indexOf(start);
+  const to = doc.indexOf(end);
+  if (from === -1 || to < from) throw new Error(`docs/receiver.md has no ${start} … ${end} block`);
+  const table = checksMarkdown(listChecks(REFERENCE_PROFILE, "receiver"));
+  return `${doc.slice(0, from + start.length)}\n${table}\n${doc.slice(to)}`;
+}
 
 export const docs = defineCommand({
   name: "docs",
   summary:
     "Rewrites the generated parts of docs/: environment.md's table of settings (run-setup/settings-table.ts),\n" +
     "commands.md's reference of every command (scripts/commands/), load.md's scenarios (load/scenarios/)\n" +
-    "and checks.md's table of every registered check (contract/checks/).",
+    "and the tables of checks of checks.md and receiver.md (contract/checks/).",
   options: {
     check: { type: "boolean", description: "write nothing; exit 1 if a generated page is not up to date" },
   },
