@@ -6,8 +6,6 @@
  * the lifetime and the time measured; the other generated orders are judged as always.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer, request as httpRequest } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,7 +16,7 @@ import {
   type RunningCleanroomProvider,
   startCleanroomProvider,
 } from "../fixtures/providers/cleanroom/index.ts";
-import { fileTimeout } from "../fixtures/testing/index.ts";
+import { fileTimeout, startForwarder } from "../fixtures/testing/index.ts";
 import type { RunReport } from "./engine/run-model.ts";
 import { certifyInProcess } from "./testing/certify-in-process.ts";
 
@@ -44,50 +42,20 @@ function slowProfile(): string {
   return path;
 }
 
-/** A loopback proxy that holds the answer to the first generated order's creation for HOLD_MS. */
+/**
+ * A forwarder that holds the answer to the first generated order's creation for HOLD_MS: the run's
+ * first creation is its reachability probe, the second the first generated order.
+ */
 async function startSlowFirstCreation(upstream: string) {
-  const up = new URL(upstream);
-  let held = 0;
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      // The first generated order's creation (the run's reachability probe sends an empty body first).
-      const hold =
-        held === 0 &&
-        /^\/api\/v1\/payin\/[a-z-]+\/h2h$/.test(req.url ?? "") &&
-        Buffer.concat(chunks).includes('"methodID"');
-      if (hold) held++;
-      const forward = httpRequest(
-        { host: up.hostname, port: up.port, method: req.method, path: req.url, headers: req.headers },
-        (answer) => {
-          const answerChunks: Buffer[] = [];
-          answer.on("data", (chunk: Buffer) => answerChunks.push(chunk));
-          answer.on("end", () =>
-            setTimeout(
-              () => {
-                res.writeHead(answer.statusCode ?? 502, answer.headers);
-                res.end(Buffer.concat(answerChunks));
-              },
-              hold ? HOLD_MS : 0,
-            ),
-          );
-        },
-      );
-      forward.on("error", () => res.destroy());
-      forward.end(Buffer.concat(chunks));
-    });
+  let creations = 0;
+  return startForwarder({
+    upstreamOf: () => upstream,
+    holdOf: (req) => {
+      const creation = req.method === "POST" && /^\/api\/v1\/payin\/[a-z-]+\/h2h$/.test(req.url ?? "");
+      if (creation) creations++;
+      return { requestMs: 0, answerMs: creation && creations === 2 ? HOLD_MS : 0 };
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    held: () => held,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
 }
 
 let provider: RunningCleanroomProvider;
@@ -122,7 +90,7 @@ afterAll(async () => {
 
 describe("a generated order confirmed after its declared lifetime, behind a slow answer to its creation", () => {
   it("fails nothing: the refusal of its confirmation may be the expiry", () => {
-    expect(proxy.held(), "creations held").toBe(1);
+    expect(proxy.delays().count, "creations held").toBe(1);
     expect(
       report.checks
         .filter((c) => c.status === "failed")
