@@ -111,6 +111,7 @@ describe("an observe session with a spill folder", () => {
     // A folder where the spill file should be: every append fails (EISDIR), as on a broken disk.
     mkdirSync(join(dir, `observed-${process.pid}.jsonl`));
     record(session, 0, 3);
+    session.flush();
     expect(session.spillFailure).toEqual({
       file: join(dir, `observed-${process.pid}.jsonl`),
       code: "EISDIR",
@@ -128,7 +129,7 @@ describe("an observe session with a spill folder", () => {
   });
 });
 
-const tmpfs = mountTmpfs("256k", "h2h-observe-tmpfs-");
+const tmpfs = mountTmpfs("1m", "h2h-observe-tmpfs-");
 const skip = "skip" in tmpfs ? tmpfs.skip : undefined;
 
 describe.skipIf(skip !== undefined)(
@@ -138,15 +139,15 @@ describe.skipIf(skip !== undefined)(
       const dir = "dir" in tmpfs ? tmpfs.dir : "";
       try {
         const session = new ObserveSession(65_536, dir);
-        // 100 exchanges of some 5 KB: 500 KB, into 256 KB.
-        expect(() => record(session, 0, 100)).not.toThrow();
+        // 400 exchanges of some 5 KB: 2 MB, into 1 MB.
+        expect(() => record(session, 0, 400)).not.toThrow();
         expect(session.spillFailure).toEqual({
           file: join(dir, `observed-${process.pid}.jsonl`),
           code: "ENOSPC",
         });
         const read = [...session.eachExchange()];
         expect(read.length).toBeGreaterThan(0);
-        expect(read.length).toBeLessThan(100);
+        expect(read.length).toBeLessThan(400);
         expect(read.map((e) => e.id)).toEqual(read.map((_, i) => `x${i + 1}`));
         const judgement = judgeSession(session, {
           profile: await readProfile(REFERENCE_PROFILE_PATH),

@@ -102,6 +102,9 @@ export interface SpillFailure {
   code: string;
 }
 
+/** Spill lines are written once this many (UTF-16 units, near enough bytes) wait: memory stays small. */
+const SPILL_BATCH_BYTES = 256 * 1024;
+
 const seqOf = (id: string): number => Number(id.slice(1));
 
 /**
@@ -123,6 +126,9 @@ export class ObserveSession {
   private nextKey = 1;
   /** The spill file; undefined without a spill folder, or once the disk refused a line. */
   private spillFile: string | undefined;
+  /** Lines not yet written: written in batches, a write per exchange costing the proxy throughput. */
+  private pending: string[] = [];
+  private pendingBytes = 0;
   /** Set once a record could not be spilled: the evidence is incomplete, judging would mislead. */
   spillFailure: SpillFailure | undefined;
   lastActivityMs = Date.now();
@@ -173,9 +179,20 @@ export class ObserveSession {
 
   private spill(record: { x: ObservedExchange } | { c: ObservedCallbackDelivery }): void {
     if (this.spillFailure) return;
+    const line = `${JSON.stringify(record)}\n`;
+    this.pending.push(line);
+    this.pendingBytes += line.length;
+    if (this.pendingBytes >= SPILL_BATCH_BYTES) this.flush();
+  }
+
+  /** Writes the lines not yet written; after a refused write, none is (the file stays whole lines). */
+  flush(): void {
+    if (this.pending.length === 0 || this.spillFailure) return;
     const file = this.spillFile as string;
-    if (!appendRecord(file, `${JSON.stringify(record)}\n`)) {
-      // After a refused line none is written: the file holds what came before, whole.
+    const lines = this.pending.join("");
+    this.pending = [];
+    this.pendingBytes = 0;
+    if (!appendRecord(file, lines)) {
       const marked = readWriteFailures(this.spillDir as string).find((f) => f.file === file);
       this.spillFailure = { file, code: marked?.code ?? "EIO" };
     }
@@ -232,6 +249,7 @@ export class ObserveSession {
   }
 
   private *spilled(): Generator<{ x: ObservedExchange } | { c: ObservedCallbackDelivery }> {
+    this.flush();
     const file = this.spillFile ?? (this.spillFailure?.file as string | undefined);
     if (file === undefined || !existsSync(file)) return;
     try {
