@@ -12,10 +12,11 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
 import { readProfile } from "../../contract/index.ts";
+import { SAMPLE_ORDER_RECORD, sampleSuccessEnvelope } from "../../fixtures/index.ts";
 import { REFERENCE_PROFILE_PATH } from "../../fixtures/profiles/index.ts";
 import { mountTmpfs } from "../../fixtures/testing/index.ts";
 import { judgeSession } from "./judge.ts";
-import { type ObservedExchange, ObserveSession } from "./session.ts";
+import { type ObservedCallbackDelivery, type ObservedExchange, ObserveSession } from "./session.ts";
 
 // A forced collection makes the heap figures what is held, not what is garbage not yet collected.
 setFlagsFromString("--expose-gc");
@@ -103,6 +104,61 @@ describe("an observe session with a spill folder", () => {
     session.finishExchange(a as ObservedExchange);
     expect([...session.eachExchange()].map((e) => e.id)).toEqual(["x1", "x2", "x3"]);
     expect(session.exchangeCount).toBe(3);
+  });
+
+  it("judges a session alike spilled or held in memory, whatever order exchanges complete in", async () => {
+    const profile = await readProfile(REFERENCE_PROFILE_PATH);
+    const judged = (session: ObserveSession) => {
+      const orderId = SAMPLE_ORDER_RECORD.id;
+      const text = (value: unknown) => {
+        const t = JSON.stringify(value);
+        return { text: t, bytes: Buffer.byteLength(t) };
+      };
+      const exchanges: ObservedExchange[] = [0, 1, 2].map((i) => ({
+        id: session.exchangeId(),
+        startedAtMs: 1_700_000_000_000 + i * 1000,
+        durationMs: 5,
+        method: "POST",
+        path:
+          i === 2
+            ? `/api/v1/orders/${orderId}/mobile-commerce-confirm/h2h`
+            : "/api/v1/payin/mobile-commerce/h2h",
+        requestHeaders: { "content-type": "application/json", authorization: "Bearer k" },
+        requestBody: text({ amount: 100, currency: "RUB", methodID: 101, merchantOrderID: `m-${i}` }),
+        response: {
+          status: 200,
+          headers: { "content-type": "application/json" },
+          body: text(sampleSuccessEnvelope({ ...SAMPLE_ORDER_RECORD, idTransactionMerchant: `m-${i}` })),
+        },
+      }));
+      for (const e of exchanges) session.beginExchange(e);
+      for (const e of [...exchanges].reverse()) session.finishExchange(e);
+      const deliveries: ObservedCallbackDelivery[] = ["success", "success"].map((status, i) => ({
+        id: session.callbackId(),
+        receivedAtMs: 1_700_000_005_000 + i,
+        orderId,
+        status,
+        json: { id: orderId, status },
+        headers: {},
+        body: text({ id: orderId, status }),
+        signature: "not-checked",
+        key: null,
+        answer: { status: i === 0 ? 500 : 200, body: text("ok"), durationMs: 2 },
+      }));
+      for (const d of deliveries) session.beginCallback(d);
+      for (const d of [...deliveries].reverse()) session.finishCallback(d);
+      const judgement = judgeSession(session, {
+        profile,
+        signed: false,
+        callbacksObserved: true,
+        endedAtMs: 1_700_000_010_000,
+      });
+      return JSON.parse(JSON.stringify(judgement, (key, value) => (key === "durationMs" ? 0 : value)));
+    };
+    const inMemory = judged(new ObserveSession(65_536));
+    expect(inMemory.exchanges).toBe(3);
+    expect(inMemory.callbacks).toBe(2);
+    expect(judged(new ObserveSession(65_536, runDir()))).toEqual(inMemory);
   });
 
   it("is not judged, saying why, when the spill file cannot be written", async () => {
