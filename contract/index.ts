@@ -145,6 +145,8 @@ export {
   type Exchange,
   ExchangeRecorder,
   H2hClient,
+  linesOf,
+  MAX_RUN_BODY_BYTES,
   type RateLimitRetry,
   type RecordedEvidence,
   type RecordedExchange,

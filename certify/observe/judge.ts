@@ -76,7 +76,7 @@ type ExchangeResponse = Parameters<typeof envelopeShape.run>[0];
 type ObservedCallback = CallbackScenario["callbacks"][number];
 
 export type Side = "provider" | "merchant";
-export type SideVerdict = "conformant" | "not conformant" | "nothing observed";
+export type SideVerdict = "conformant" | "not conformant" | "nothing observed" | "not judged";
 
 export interface SideJudgement {
   verdict: SideVerdict;
@@ -244,7 +244,9 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
   const unanswered: { exchangeId: string; order: string; merchantOrderID: string | null }[] = [];
   const moidUses = new Map<string, { merchantOrderID: string; order: string; exchangeId: string }[]>();
   // What the merchant had been told, by when: callbacks acknowledged, in arrival order.
-  const finalCallbacks = session.callbacks.filter(
+  // Deliveries are read back from the spill file once; exchanges are streamed, twice.
+  const allCallbacks = [...session.eachCallback()];
+  const finalCallbacks = allCallbacks.filter(
     (c) => c.orderId !== null && c.status !== null && FINAL_FOR_CONFIRMATION.has(c.status),
   );
   let transportFaults = 0;
@@ -263,7 +265,7 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
   }[] = [];
   // Each order's accepted confirmations and when their answers came: what the merchant knew by then.
   const acceptedConfirmations = new Map<string, { id: string; endMs: number }[]>();
-  for (const e of session.exchanges) {
+  for (const e of session.eachExchange()) {
     const confirmed = matchEndpoint(pathOf(e));
     if (
       !confirmed?.orderId ||
@@ -278,7 +280,7 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
   /** The merchant account a request is of: its key, never shown. */
   const accountOf = (e: ObservedExchange) => e.requestHeaders.authorization ?? "";
 
-  for (const exchange of session.exchanges) {
+  for (const exchange of session.eachExchange()) {
     const pathname = URL.canParse(exchange.path, "http://x")
       ? new URL(exchange.path, "http://x").pathname
       : "";
@@ -536,7 +538,7 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
   // --- callbacks: per order and status entered, what arrived, and the receiver's answers ---
   const timeoutMs = profile.timeouts.callbackMs;
   const byOrder = new Map<string, ObservedCallbackDelivery[]>();
-  for (const delivery of session.callbacks) {
+  for (const delivery of allCallbacks) {
     const key = delivery.orderId ?? `(no order id, ${delivery.key})`;
     byOrder.set(key, [...(byOrder.get(key) ?? []), delivery]);
   }
@@ -673,13 +675,21 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
   coverage.callbackKinds.seen = [...callbackKinds].sort();
   coverage.callbackKinds.notSeen = CALLBACK_STATUSES.filter((status) => !callbackKinds.has(status));
 
-  const exchanges = session.exchanges.length;
-  const callbacks = session.callbacks.length;
+  const exchanges = session.exchangeCount;
+  const callbacks = session.callbackCount;
+  const lost = session.spillFailure;
   const side = (checks: CheckRecord[], rules: Check<never>[], nothing: boolean): SideJudgement => {
     const ran = new Set(checks.map((c) => c.check));
     const failed = checks.filter((c) => c.status === "failed" && c.required).length;
     return {
-      verdict: nothing ? "nothing observed" : failed > 0 ? "not conformant" : "conformant",
+      // Evidence the disk refused would make any verdict rest on part of the traffic.
+      verdict: lost
+        ? "not judged"
+        : nothing
+          ? "nothing observed"
+          : failed > 0
+            ? "not conformant"
+            : "conformant",
       checks,
       notObserved: rules.filter((r) => !ran.has(r.name)).map((r) => ({ check: r.name, rule: r.rule })),
       failed,
@@ -689,11 +699,13 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
   const merchant = side(merchantChecks, MERCHANT_RULES, exchanges === 0);
   const coverageText = coverageLine(coverage, options.callbacksObserved);
   const line = (s: SideJudgement) =>
-    s.verdict === "nothing observed"
-      ? "nothing observed: no exchange passed the proxy"
-      : s.verdict === "conformant"
-        ? `no violation in ${exchanges} exchanges and ${callbacks} callbacks; coverage ${coverageText}`
-        : `${s.failed} violation(s) of ${[...new Set(s.checks.filter((c) => c.status === "failed" && c.required).map((c) => c.check))].join(", ")} in ${exchanges} exchanges and ${callbacks} callbacks; coverage ${coverageText}`;
+    lost
+      ? `not judged: the session's evidence could not be written to ${lost.file} (${lost.code}: the temporary folder's disk is full or failing); free space in TMPDIR or point TMPDIR at a larger disk, and observe again`
+      : s.verdict === "nothing observed"
+        ? "nothing observed: no exchange passed the proxy"
+        : s.verdict === "conformant"
+          ? `no violation in ${exchanges} exchanges and ${callbacks} callbacks; coverage ${coverageText}`
+          : `${s.failed} violation(s) of ${[...new Set(s.checks.filter((c) => c.status === "failed" && c.required).map((c) => c.check))].join(", ")} in ${exchanges} exchanges and ${callbacks} callbacks; coverage ${coverageText}`;
   return {
     provider,
     merchant,

@@ -3,6 +3,8 @@
  * A clean session gives two conformant verdicts with coverage; each faulty merchant variant fails
  * the merchant's verdict naming its rule; a provider fault fails the provider's.
  */
+import { execFileSync } from "node:child_process";
+import { readdirSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,6 +33,7 @@ import {
   REFERENCE_CALLBACK_SECRET,
   startReferenceProvider,
 } from "../../fixtures/providers/reference/index.ts";
+import { mountTmpfs } from "../../fixtures/testing/index.ts";
 import { type ObserveResult, runObserve } from "./observe.ts";
 
 const dirs: string[] = [];
@@ -69,6 +72,8 @@ async function observed(
   faults: string[] = [],
   keepWebhook = false,
   target?: Target,
+  /** The session's temporary folder goes here (TMPDIR), the reports elsewhere. */
+  tempDir?: string,
 ): Promise<{ result: ObserveResult; merchant: ExampleMerchantResult; report: string }> {
   const provider = target ?? (await reference(faults));
   const reportDir = await mkdtemp(join(tmpdir(), "h2h-observe-test-"));
@@ -76,6 +81,8 @@ async function observed(
   const stop = new AbortController();
   let merchant: ExampleMerchantResult | undefined;
   let merchantError: unknown;
+  const savedTmp = process.env.TMPDIR;
+  if (tempDir !== undefined) process.env.TMPDIR = tempDir;
   try {
     const result = await runObserve({
       profile: await readProfile(provider.profilePath),
@@ -116,6 +123,9 @@ async function observed(
     const report = await readFile(result.paths.json, "utf8");
     return { result, merchant: merchant as ExampleMerchantResult, report };
   } finally {
+    if (tempDir !== undefined)
+      if (savedTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = savedTmp;
     await provider.stop();
   }
 }
@@ -308,3 +318,33 @@ describe("observe mode", () => {
     90_000,
   );
 });
+
+const tmpfs = mountTmpfs("4k", "h2h-observe-full-");
+const skip = "skip" in tmpfs ? tmpfs.skip : undefined;
+
+describe.skipIf(skip !== undefined)(
+  `observe mode with its temporary folder on a full disk${skip ? ` (skipped: ${skip})` : ""}`,
+  () => {
+    it("judges neither side, says why, exits 2, and leaves no folder behind", async () => {
+      const dir = "dir" in tmpfs ? tmpfs.dir : "";
+      try {
+        const { result, report } = await observed("clean", [], true, undefined, dir);
+        expect(result.judgement.provider.verdict).toBe("not judged");
+        expect(result.judgement.merchant.verdict).toBe("not judged");
+        expect(result.judgement.lines.provider).toMatch(
+          /^not judged: the session's evidence could not be written to .*\(ENOSPC: .*free space in TMPDIR/,
+        );
+        expect(result.exitCode).toBe(2);
+        expect(JSON.parse(report).provider.verdict).toBe("NOT JUDGED");
+        expect(readdirSync(dir)).toEqual([]);
+      } finally {
+        try {
+          execFileSync("umount", [dir]);
+        } catch {
+          // Left mounted: the folder is in TMPDIR and small.
+        }
+        await rm(dir, { recursive: true, force: true });
+      }
+    }, 60_000);
+  },
+);

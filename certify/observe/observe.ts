@@ -63,13 +63,15 @@ export async function runObserve(options: ObserveOptions): Promise<ObserveResult
       `H2H_CALLBACK_SECRET is not set: the profile "${profile.name}" says callbacks are signed (${profile.callbacks.signature.scheme}); give the secret, or use --keep-webhook to leave callbacks unobserved`,
     );
   const startedAt = new Date();
-  const session = new ObserveSession(profile.limits.maxBodyBytes);
   let provider: RunningReferenceProvider | undefined;
   let sink: RunningSink | undefined;
   let proxy: RunningObserveProxy | undefined;
   const upstreamAgent = new Agent({ connect: tlsConnectOptions(options.tls) });
   const receiverAgent = new Agent();
   const sinkDir = await mkdtemp(join(tmpdir(), `h2h-observe-${process.pid}-`));
+  // What the session saw is spilled to the run's temporary folder as it completes: memory stays
+  // bounded however long the session runs, and the folder goes at the end.
+  const session = new ObserveSession(profile.limits.maxBodyBytes, sinkDir);
   try {
     if (options.upstream === undefined) provider = await startReferenceProvider({ port: 0 });
     const upstream = options.upstream ?? (provider as RunningReferenceProvider).url;
@@ -134,7 +136,7 @@ export async function runObserve(options: ObserveOptions): Promise<ObserveResult
     for (const line of observeConsoleLines(judgement)) options.print(masker.text(line));
     options.print(`observe: reports in ${paths.json}${paths.junit ? `, ${paths.junit}` : ""}`);
     const exitCode =
-      judgement.exchanges === 0
+      judgement.exchanges === 0 || judgement.provider.verdict === "not judged"
         ? 2
         : judgement.provider.verdict === "conformant" && judgement.merchant.verdict === "conformant"
           ? 0
@@ -177,7 +179,7 @@ function untilStopped(
       timers.push(setTimeout(() => done(`--duration ${options.durationS} s`), options.durationS * 1000));
     const idleMs = options.untilIdleS === undefined ? undefined : options.untilIdleS * 1000;
     const idle = setInterval(() => {
-      if (idleMs === undefined || session.exchanges.length === 0 || proxy.inFlight() > 0) return;
+      if (idleMs === undefined || session.exchangeCount === 0 || proxy.inFlight() > 0) return;
       if (Date.now() - session.lastActivityMs >= idleMs) done(`--until-idle ${options.untilIdleS} s`);
     }, 100);
   });
@@ -204,7 +206,7 @@ function sessionMasker(
   provider: RunningReferenceProvider | undefined,
 ): Masker {
   const keys = new Set<string>();
-  for (const exchange of session.exchanges) {
+  for (const exchange of session.eachExchange()) {
     const auth = exchange.requestHeaders.authorization;
     const key = auth === undefined ? undefined : /^\s*Bearer\s+(.+?)\s*$/i.exec(auth)?.[1];
     if (key) keys.add(key);

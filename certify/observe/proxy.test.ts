@@ -77,8 +77,8 @@ describe("the observe proxy", () => {
     expect(target.seen[0]?.url).toBe("/tenant/api/v1/orders/o-1/ecom-confirm/h2h?q=1");
     expect(target.seen[0]?.body.toString()).toBe(body);
     expect(target.seen[0]?.headers["x-mine"]).toBe("yes");
-    expect(session.exchanges[0]?.requestBody.text).toBe(body);
-    expect(session.exchanges[0]?.response?.body.text).toBe(ANSWER);
+    expect([...session.eachExchange()][0]?.requestBody.text).toBe(body);
+    expect([...session.eachExchange()][0]?.response?.body.text).toBe(ANSWER);
   });
 
   it("rewrites metadata.webHook only, every other byte kept, with the new Content-Length", async () => {
@@ -105,7 +105,7 @@ describe("the observe proxy", () => {
     expect(Number(sent.headers["content-length"])).toBe(sent.body.length);
     expect(session.webhooks.get("w1")).toBe("https://shop.test/hook");
     // The merchant's own body is what is judged.
-    expect(session.exchanges[0]?.requestBody.text).toBe(body);
+    expect([...session.eachExchange()][0]?.requestBody.text).toBe(body);
   });
 
   it("leaves a body that is not JSON alone", () => {
@@ -125,7 +125,7 @@ describe("the observe proxy", () => {
     expect(answer.statusCode).toBe(502);
     expect(answer.headers["content-type"]).toMatch(/^text\/plain/);
     expect(await answer.body.text()).toMatch(/no answer from the provider.*ECONNREFUSED/);
-    expect(session.exchanges[0]?.transportFault).toMatch(/ECONNREFUSED/);
+    expect([...session.eachExchange()][0]?.transportFault).toMatch(/ECONNREFUSED/);
   });
 
   it("hands a callback to the merchant's webhook as sent, and refuses one for a URL never given out", async () => {
@@ -157,7 +157,7 @@ describe("the observe proxy", () => {
     expect(receiver.seen[0]?.body.equals(raw)).toBe(true);
     expect(receiver.seen[0]?.headers["x-signature"]).toBe("sha256=ab");
     expect(receiver.seen[0]?.url).toBe("/hook");
-    expect(session.callbacks[0]?.answer?.status).toBe(202);
+    expect([...session.eachCallback()][0]?.answer?.status).toBe(202);
     const unknown = await forwarder.forward({ ...callback, runId: "w999" });
     expect(unknown.status).toBe(404);
     expect(session.unknownKeyCallbacks).toBe(1);

@@ -126,10 +126,15 @@ export async function startObserveProxy(options: ObserveProxyOptions): Promise<R
       requestHeaders: headerRecord(req.headers),
       requestBody: { text: "", bytes: 0 },
     };
-    session.exchanges.push(exchange);
+    session.beginExchange(exchange);
     let answered = false;
+    // Complete once both the answer is done and the merchant's side closed (it may give up last).
+    let closed = false;
+    let done = false;
     res.on("close", () => {
       if (!res.writableFinished) exchange.merchantGaveUp = true;
+      closed = true;
+      if (done) session.finishExchange(exchange);
     });
     const headers = passedHeaders(req.headers);
     let body: Buffer | Transform | undefined;
@@ -217,6 +222,8 @@ export async function startObserveProxy(options: ObserveProxyOptions): Promise<R
       inFlight -= 1;
       exchange.durationMs = performance.now() - began;
       session.touch();
+      done = true;
+      if (closed) session.finishExchange(exchange);
     }
   }
 
@@ -295,7 +302,7 @@ export function callbackForwarder(
         session.unknownKeyCallbacks += 1;
         return plain(404, "h2h-certify observe: this callback URL was never given to the provider\n");
       }
-      session.callbacks.push(delivery);
+      session.beginCallback(delivery);
       const began = performance.now();
       try {
         const answer = await request(original, {
@@ -317,6 +324,7 @@ export function callbackForwarder(
         delivery.error = describeTransportError(error);
         return plain(502, `h2h-certify observe: the merchant's receiver did not answer: ${delivery.error}\n`);
       } finally {
+        session.finishCallback(delivery);
         session.touch();
       }
     },

@@ -5,13 +5,13 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import type { Profile, RecordedExchange } from "../../contract/index.ts";
+import { MAX_RUN_BODY_BYTES, type Profile, type RecordedExchange } from "../../contract/index.ts";
 import type { Masker } from "../../contract/kit/index.ts";
 import { type CheckRecord, type RunReport, summarize, toolVersion } from "../engine/run-model.ts";
 import type { CallbackEvidence } from "../reports/callback-evidence.ts";
 import { writeReportSet } from "../reports/index.ts";
 import type { ObserveJudgement, SideJudgement } from "./judge.ts";
-import type { ObserveSession } from "./session.ts";
+import type { KeptBody, ObservedCallbackDelivery, ObservedExchange, ObserveSession } from "./session.ts";
 
 /** Observe's reports go in a folder of their own, beside certify's. */
 export const OBSERVE_REPORT_SUBDIR = "observe";
@@ -42,6 +42,7 @@ const VERDICT_WORDS = {
   conformant: "CONFORMANT",
   "not conformant": "NOT CONFORMANT",
   "nothing observed": "NOTHING OBSERVED",
+  "not judged": "NOT JUDGED",
 } as const;
 
 /** The console's closing lines: each side's verdict, its failures, what was not observed. */
@@ -78,6 +79,7 @@ export async function writeObserveReports(
   const dir = resolve(reportDir, OBSERVE_REPORT_SUBDIR);
   await mkdir(dir, { recursive: true });
   const { judgement, session } = input;
+  const evidence = boundedEvidence(session);
   const json = join(dir, OBSERVE_REPORT_FILE);
   const own = {
     tool: { name: "h2h-certify", version: await toolVersion() },
@@ -95,14 +97,16 @@ export async function writeObserveReports(
       transportFaults: judgement.transportFaults,
       unknownCallbacks: judgement.unknownCallbacks,
       sinkRefusals: input.sinkRefusals,
+      bodiesDropped: evidence.bodiesDropped,
     },
     callbacksObserved: judgement.callbacksObserved,
     evidenceCapBytes: session.capBytes,
-    exchanges: session.exchanges,
-    callbacks: session.callbacks,
+    evidenceRunBoundBytes: MAX_RUN_BODY_BYTES,
+    exchanges: evidence.exchanges,
+    callbacks: evidence.callbacks,
   };
   await writeFile(json, masker.text(`${JSON.stringify(own, null, 2)}\n`));
-  const set = await writeReportSet(await asRunReport(input), dir, masker);
+  const set = await writeReportSet(await asRunReport(input, evidence), dir, masker);
   return set.paths
     ? { json, junit: set.paths.junit, html: set.paths.html, har: set.paths.har }
     : { json, setError: set.error };
@@ -119,8 +123,8 @@ function sideReport(side: SideJudgement, line: string) {
 }
 
 /** The session as certify's reports read a run: each check under `provider ·` or `merchant ·`. */
-async function asRunReport(input: ObserveReportInput): Promise<RunReport> {
-  const { judgement, session } = input;
+async function asRunReport(input: ObserveReportInput, evidence: BoundedEvidence): Promise<RunReport> {
+  const { judgement } = input;
   const named = (side: string, checks: CheckRecord[]) =>
     checks.map((check) => ({ ...check, endpoint: `${side} · ${check.endpoint}` }));
   const checks = [
@@ -129,7 +133,7 @@ async function asRunReport(input: ObserveReportInput): Promise<RunReport> {
   ];
   const { summary, totals } = summarize(checks);
   const failed = judgement.provider.failed + judgement.merchant.failed;
-  const exchanges: RecordedExchange[] = session.exchanges.map((e) => ({
+  const exchanges: RecordedExchange[] = evidence.exchanges.map((e) => ({
     id: e.id,
     source: "observe",
     startedAt: new Date(e.startedAtMs).toISOString(),
@@ -150,7 +154,7 @@ async function asRunReport(input: ObserveReportInput): Promise<RunReport> {
       : { status: 0, headers: {}, body: e.transportFault ?? "", json: undefined },
   }));
   const deliveries = new Map<string, number>();
-  const callbacks: CallbackEvidence[] = session.callbacks.map((c) => {
+  const callbacks: CallbackEvidence[] = evidence.callbacks.map((c) => {
     const key = c.orderId ?? "";
     deliveries.set(key, (deliveries.get(key) ?? 0) + 1);
     return {
@@ -181,8 +185,20 @@ async function asRunReport(input: ObserveReportInput): Promise<RunReport> {
       profileName: input.profile.name,
       profilePath: "",
     },
-    verdict: judgement.exchanges === 0 ? "not run" : failed > 0 ? "not conformant" : "conformant",
-    errors: judgement.exchanges === 0 ? ["nothing observed: no exchange passed the proxy"] : [],
+    verdict:
+      judgement.provider.verdict === "not judged"
+        ? "incomplete"
+        : judgement.exchanges === 0
+          ? "not run"
+          : failed > 0
+            ? "not conformant"
+            : "conformant",
+    errors:
+      judgement.provider.verdict === "not judged"
+        ? [judgement.lines.provider]
+        : judgement.exchanges === 0
+          ? ["nothing observed: no exchange passed the proxy"]
+          : [],
     warnings: [
       `observe: provider ${VERDICT_WORDS[judgement.provider.verdict]}: ${judgement.lines.provider}`,
       `observe: merchant ${VERDICT_WORDS[judgement.merchant.verdict]}: ${judgement.lines.merchant}`,
@@ -193,4 +209,42 @@ async function asRunReport(input: ObserveReportInput): Promise<RunReport> {
     exchanges,
     callbacks,
   };
+}
+
+interface BoundedEvidence {
+  exchanges: ObservedExchange[];
+  callbacks: ObservedCallbackDelivery[];
+  /** Bodies left out of the reports: the session's bodies had reached the run's bound. */
+  bodiesDropped: number;
+}
+
+/**
+ * The session's evidence for the reports, read back once, with bodies kept up to certify's bound
+ * for a whole run ({@link MAX_RUN_BODY_BYTES}); past it each body is kept as its size only.
+ */
+function boundedEvidence(session: ObserveSession): BoundedEvidence {
+  let kept = 0;
+  let bodiesDropped = 0;
+  const bound = (body: KeptBody): KeptBody => {
+    const bytes = Buffer.byteLength(body.text);
+    if (kept + bytes <= MAX_RUN_BODY_BYTES) {
+      kept += bytes;
+      return body;
+    }
+    bodiesDropped += 1;
+    return { text: "", bytes: body.bytes, cut: true };
+  };
+  const exchanges: ObservedExchange[] = [];
+  for (const e of session.eachExchange())
+    exchanges.push({
+      ...e,
+      requestBody: bound(e.requestBody),
+      ...(e.response ? { response: { ...e.response, body: bound(e.response.body) } } : {}),
+    });
+  const callbacks = [...session.eachCallback()].map((c) => ({
+    ...c,
+    body: bound(c.body),
+    ...(c.answer ? { answer: { ...c.answer, body: bound(c.answer.body) } } : {}),
+  }));
+  return { exchanges, callbacks, bodiesDropped };
 }

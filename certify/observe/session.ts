@@ -3,6 +3,9 @@
  * callback between the provider and the merchant's receiver, with the bodies kept within the
  * evidence cap (the profile's limits.maxBodyBytes, as certify keeps them).
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { appendRecord, linesOf, readWriteFailures } from "../../contract/index.ts";
 
 /** A body as kept: its first `cap` bytes, and its real size. */
 export interface KeptBody {
@@ -93,10 +96,27 @@ export class Capture {
   }
 }
 
-/** What the session holds, with bounds: past `maxExchanges` exchanges, the oldest bodies are dropped. */
+/** A spill record that could not be written: the file, and the disk's error (ENOSPC, ...). */
+export interface SpillFailure {
+  file: string;
+  code: string;
+}
+
+/** Spill lines are written once this many (UTF-16 units, near enough bytes) wait: memory stays small. */
+const SPILL_BATCH_BYTES = 256 * 1024;
+
+const seqOf = (id: string): number => Number(id.slice(1));
+
+/**
+ * What the session holds. With a spill folder (the run's temporary folder), each exchange and
+ * callback delivery is appended to a JSONL file there once it is complete, and leaves memory:
+ * only those in flight stay, so an hour-long session holds no more than a short one. Without
+ * one (unit tests), everything stays in memory.
+ */
 export class ObserveSession {
-  readonly exchanges: ObservedExchange[] = [];
-  readonly callbacks: ObservedCallbackDelivery[] = [];
+  /** In memory only: every exchange (without a spill folder), or those in flight. */
+  private readonly held: ObservedExchange[] = [];
+  private readonly heldCallbacks: ObservedCallbackDelivery[] = [];
   /** The merchant's webhook URL by the key put in the rewritten URL. */
   readonly webhooks = new Map<string, string>();
   /** Callbacks to a key the session never gave out: refused, counted. */
@@ -104,8 +124,20 @@ export class ObserveSession {
   private nextExchange = 1;
   private nextCallback = 1;
   private nextKey = 1;
+  /** The spill file; undefined without a spill folder, or once the disk refused a line. */
+  private spillFile: string | undefined;
+  /** Lines not yet written: written in batches, a write per exchange costing the proxy throughput. */
+  private pending: string[] = [];
+  private pendingBytes = 0;
+  /** Set once a record could not be spilled: the evidence is incomplete, judging would mislead. */
+  spillFailure: SpillFailure | undefined;
   lastActivityMs = Date.now();
-  constructor(readonly capBytes: number) {}
+  constructor(
+    readonly capBytes: number,
+    readonly spillDir?: string,
+  ) {
+    this.spillFile = spillDir ? join(spillDir, `observed-${process.pid}.jsonl`) : undefined;
+  }
 
   exchangeId(): string {
     return `x${this.nextExchange++}`;
@@ -120,5 +152,122 @@ export class ObserveSession {
   }
   touch(): void {
     this.lastActivityMs = Date.now();
+  }
+
+  /** An exchange has begun: held until {@link finishExchange}. */
+  beginExchange(exchange: ObservedExchange): void {
+    this.held.push(exchange);
+  }
+  /** An exchange is complete: spilled, and out of memory. */
+  finishExchange(exchange: ObservedExchange): void {
+    if (this.spillDir === undefined) return;
+    const at = this.held.indexOf(exchange);
+    if (at !== -1) this.held.splice(at, 1);
+    this.spill({ x: exchange });
+  }
+  /** A callback delivery has begun (handed on to the merchant's receiver). */
+  beginCallback(delivery: ObservedCallbackDelivery): void {
+    this.heldCallbacks.push(delivery);
+  }
+  /** A callback delivery is complete (the receiver answered, or did not): spilled. */
+  finishCallback(delivery: ObservedCallbackDelivery): void {
+    if (this.spillDir === undefined) return;
+    const at = this.heldCallbacks.indexOf(delivery);
+    if (at !== -1) this.heldCallbacks.splice(at, 1);
+    this.spill({ c: delivery });
+  }
+
+  private spill(record: { x: ObservedExchange } | { c: ObservedCallbackDelivery }): void {
+    if (this.spillFailure) return;
+    const line = `${JSON.stringify(record)}\n`;
+    this.pending.push(line);
+    this.pendingBytes += line.length;
+    if (this.pendingBytes >= SPILL_BATCH_BYTES) this.flush();
+  }
+
+  /** Writes the lines not yet written; after a refused write, none is (the file stays whole lines). */
+  flush(): void {
+    if (this.pending.length === 0 || this.spillFailure) return;
+    const file = this.spillFile as string;
+    const lines = this.pending.join("");
+    this.pending = [];
+    this.pendingBytes = 0;
+    if (!appendRecord(file, lines)) {
+      const marked = readWriteFailures(this.spillDir as string).find((f) => f.file === file);
+      this.spillFailure = { file, code: marked?.code ?? "EIO" };
+    }
+  }
+
+  /** Exchanges begun (complete or in flight). */
+  get exchangeCount(): number {
+    return this.nextExchange - 1;
+  }
+  /** Callback deliveries handed on (those to an unknown key are refused, not recorded). */
+  get callbackCount(): number {
+    return this.nextCallback - 1 - this.unknownKeyCallbacks;
+  }
+
+  /**
+   * Every exchange, in the order they began: read back from the spill file a line at a time,
+   * with those still in flight. Out-of-order completions wait in a small buffer only until the
+   * ones begun before them are read.
+   */
+  *eachExchange(): Generator<ObservedExchange> {
+    if (this.spillDir === undefined) {
+      yield* this.held;
+      return;
+    }
+    const waiting = new Map<number, ObservedExchange>();
+    for (const e of this.held) waiting.set(seqOf(e.id), e);
+    let next = 1;
+    for (const record of this.spilled()) {
+      if (!("x" in record)) continue;
+      waiting.set(seqOf(record.x.id), record.x);
+      for (let e = waiting.get(next); e !== undefined; e = waiting.get(next)) {
+        waiting.delete(next);
+        next += 1;
+        yield e;
+      }
+    }
+    // What is left: in flight at the end, or after a gap (a record the disk refused).
+    yield* [...waiting.entries()].sort((a, b) => a[0] - b[0]).map(([, e]) => e);
+  }
+
+  /**
+   * Every callback delivery, in the order they came. All are read at once: judging groups them by
+   * order anyway, and a session has a few per order.
+   */
+  *eachCallback(): Generator<ObservedCallbackDelivery> {
+    if (this.spillDir === undefined) {
+      yield* this.heldCallbacks;
+      return;
+    }
+    const all: ObservedCallbackDelivery[] = [];
+    for (const record of this.spilled()) if ("c" in record) all.push(record.c);
+    all.push(...this.heldCallbacks);
+    yield* all.sort((a, b) => seqOf(a.id) - seqOf(b.id));
+  }
+
+  private *spilled(): Generator<{ x: ObservedExchange } | { c: ObservedCallbackDelivery }> {
+    this.flush();
+    const file = this.spillFile ?? (this.spillFailure?.file as string | undefined);
+    if (file === undefined || !existsSync(file)) return;
+    try {
+      for (const line of linesOf(file)) {
+        if (line.trim() === "") continue;
+        let record: { x: ObservedExchange } | { c: ObservedCallbackDelivery };
+        try {
+          record = JSON.parse(line);
+        } catch {
+          // A line torn by a full disk: the spill failure already makes the session not judged.
+          continue;
+        }
+        yield record;
+      }
+    } catch (error) {
+      // A spill the disk refused may not read back either: what was read is all there is, and
+      // the session is not judged. Any other failure to read is the run's to report.
+      if (this.spillFailure === undefined) throw error;
+    }
   }
 }

@@ -17,6 +17,8 @@ export {
 export {
   appendRecord,
   ExchangeRecorder,
+  linesOf,
+  MAX_RUN_BODY_BYTES,
   type RecordedEvidence,
   type RecordedExchange,
   readRecordedEvidence,

@@ -214,7 +214,7 @@ export interface RecordedEvidence {
 }
 
 /** Each line of a file, read a chunk at a time (the file is never one string). */
-function* linesOf(path: string): Generator<string> {
+export function* linesOf(path: string): Generator<string> {
   const fd = openSync(path, "r");
   try {
     const chunk = Buffer.alloc(1024 * 1024);

@@ -3,8 +3,11 @@
  * (concurrent keep-alive requests), against a bare undici forwarder in the same run, both in front
  * of the same upstream, a node:http server answering a fixed envelope.
  */
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Agent, request } from "undici";
 import { ObserveSession, startObserveProxy } from "../../certify/index.ts";
 import { SAMPLE_ORDER_RECORD, sampleSuccessEnvelope } from "../../fixtures/index.ts";
@@ -113,8 +116,9 @@ export async function runObserveBench(options: ObserveBenchOptions): Promise<Obs
   const bareServer = bareForwarder(upstream, bareAgent);
   const bareUrl = await listen(bareServer);
   const observeAgent = new Agent();
-  // Unbounded by design: the bench keeps every exchange, as a session would.
-  const session = new ObserveSession(65_536);
+  // Spilling as `observe` does: the figures include writing each exchange to the run folder.
+  const spillDir = mkdtempSync(join(tmpdir(), "h2h-observe-bench-"));
+  const session = new ObserveSession(65_536, spillDir);
   const proxy = await startObserveProxy({
     upstream,
     dispatcher: observeAgent,
@@ -148,7 +152,7 @@ export async function runObserveBench(options: ObserveBenchOptions): Promise<Obs
       addedP50Ms: round(observeLatency.p50Ms - bareLatency.p50Ms),
       addedP99Ms: round(observeLatency.p99Ms - bareLatency.p99Ms),
       ratio: round(observeThroughput.requestsPerSecond / bareThroughput.requestsPerSecond),
-      memory: { exchanges: session.exchanges.length, rssBeforeMiB, rssAfterMiB: rssMiB() },
+      memory: { exchanges: session.exchangeCount, rssBeforeMiB, rssAfterMiB: rssMiB() },
     };
   } finally {
     await proxy.stop();
@@ -156,5 +160,6 @@ export async function runObserveBench(options: ObserveBenchOptions): Promise<Obs
     await close(upstreamServer);
     await bareAgent.close();
     await observeAgent.close();
+    rmSync(spillDir, { recursive: true, force: true });
   }
 }

@@ -40,7 +40,7 @@ export const benchObserve = defineCommand({
       `throughput proxy / forwarder: ${result.ratio} (target ≥ ${TARGET_RATIO}: ${ratioMet ? "met" : "NOT met"})`,
     );
     console.log(
-      `memory: ${result.memory.exchanges} exchanges kept by the session; RSS ${result.memory.rssBeforeMiB} MiB before, ${result.memory.rssAfterMiB} MiB after`,
+      `memory: ${result.memory.exchanges} exchanges recorded (spilled to a temporary folder); RSS ${result.memory.rssBeforeMiB} MiB before, ${result.memory.rssAfterMiB} MiB after`,
     );
     return latencyMet && ratioMet ? EXIT.ok : EXIT.failed;
   },
