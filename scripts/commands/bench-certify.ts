@@ -36,7 +36,7 @@ export const benchCertify = defineCommand({
   exitCodes: {
     [EXIT.ok]: "the median wall times (and the compiled entry's CPU) met their targets, every run conformant",
     [EXIT.failed]: "a target was not met, or a run was not conformant",
-    [EXIT.usage]: "no dist/ to time: run npm run build first (or give --checkout-only)",
+    [EXIT.usage]: "bad usage, or no dist/ to time: run npm run build first (or give --checkout-only)",
   },
   async run(options) {
     const runs = Math.max(1, options.runs ?? 3);
