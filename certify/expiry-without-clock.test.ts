@@ -176,6 +176,27 @@ describe.concurrent("a declared sandbox clock that answers 404, at quick depth",
     );
   });
 
+  it("a provider that fails a required check is not conformant, though its expiry could not be waited out", async ({
+    expect,
+  }) => {
+    // As below, with a fault a check of the lifecycle proves: its failure stands beside what was not judged.
+    const only = ["behaviour.rejects-confirm-after-expiry", "behaviour.rejects-wrong-code"];
+    const lifetime = Math.ceil(30 * LOAD);
+    const { exitCode, output, report } = await certify(
+      await providerWithoutClock(["wrong-code-accepted"], lifetime),
+      lifetime,
+      { deadlineSeconds: Math.ceil(20 * LOAD), only },
+    );
+    expect(exitCode, output).toBe(1);
+    expect(report.verdict).toBe("not conformant");
+    expect(
+      report.checks.some((c) => c.check === "behaviour.rejects-wrong-code" && c.status === "failed"),
+    ).toBe(true);
+    expect(report.checks.some((c) => c.status === "not evaluated")).toBe(true);
+    expect(report.errors).toEqual([]);
+    expect(report.warnings.some((w) => /could not be evaluated/.test(w))).toBe(true);
+  });
+
   it("expiry that cannot be waited out before the deadline is not evaluated, never skipped: not run", async ({
     expect,
   }) => {

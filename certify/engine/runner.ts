@@ -294,12 +294,14 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
         `rate limited: ${rateLimited.length} check(s) could not be evaluated, first ${first?.endpoint} › ${first?.check}: ${first?.detail}`,
       );
     }
-    if (unexplained.length > 0 && errors.length === 0 && runStop.reason === undefined) {
-      const [first] = unexplained;
-      errors.push(
-        `${unexplained.length} check(s) could not be evaluated, first ${first?.endpoint} › ${first?.check}: ${first?.detail}`,
-      );
-    }
+    // Checks that could not be judged leave the run unjudged, unless required checks failed on their
+    // own: those failures stand, and the unjudged ones are said beside the verdict.
+    const notEvaluatedNote =
+      unexplained.length > 0 && errors.length === 0 && runStop.reason === undefined
+        ? `${unexplained.length} check(s) could not be evaluated, first ${unexplained[0]?.endpoint} › ${unexplained[0]?.check}: ${unexplained[0]?.detail}`
+        : undefined;
+    const failedOnTheirOwn = checks.some((c) => c.status === "failed" && c.required);
+    if (notEvaluatedNote !== undefined && !failedOnTheirOwn) errors.push(notEvaluatedNote);
     const callbacks = await collectCallbacks(sink, checks, masker, errors, profile.limits.maxBodyBytes, {
       scheme: profile.callbacks.signature,
       secret: secrets.callbackSecret,
@@ -316,6 +318,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
     if (refusals.error && runStop.reason === undefined) errors.push(refusals.error);
     if (refusals.warning) warnings.push(refusals.warning);
     warnings.push(...callbackReadingNotes(callbacks));
+    if (notEvaluatedNote !== undefined && failedOnTheirOwn) warnings.push(notEvaluatedNote);
     // A stopped run is "incomplete", its reason first; its reports hold what ran.
     const judged = judgeRun({ checks, errors, stoppedBecause, only: probes.only, leftOutByOnly });
     const rateLimitWaits = rateLimitWaitsOf(exchanges);
