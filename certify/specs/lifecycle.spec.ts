@@ -203,6 +203,15 @@ describe("lifecycle (timer)", () => {
         },
         run.evidence,
         {
+          // A refused confirmation carries no timer: the refusal is judged by the checks of confirming.
+          ...(run.refused.length > 0
+            ? {
+                blockedBy: {
+                  check: "(setup)",
+                  reason: `the timer probe's confirmations were not all accepted (${run.refused.join("; ")}): no timers to compare`,
+                },
+              }
+            : {}),
           reproduction: reproductionOf(target, semanticsTimerFollowsClock.name, {
             steps: timerSteps(lc, kind, run),
           }),
