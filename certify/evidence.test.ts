@@ -275,8 +275,11 @@ describe("callbacks as evidence", () => {
         expect(clock).toMatchObject({ status: "failed", required: false });
         expect(record(`callbacks (${kind})`, "callbacks.arrives", "expired")?.status).toBe("passed");
       }
-      // Both the callback scenarios and the lifecycle's expiry probes say they wait instead.
-      expect([...report.warnings].sort()).toEqual([
+      // Both the callback scenarios and the lifecycle's expiry probes say they wait instead. On a
+      // loaded machine the late confirmation may come too near the lifetime to be judged: said too.
+      const unjudged =
+        /^\d+ check\(s\) could not be evaluated, first lifecycle \(late in the declared lifetime\)/;
+      expect([...report.warnings].filter((w) => !unjudged.test(w)).sort()).toEqual([
         expect.stringMatching(
           /sandbox clock, but POST \/sandbox\/v1\/clock\/advance answered HTTP 404: .* wait out/,
         ),
