@@ -107,7 +107,7 @@ describe("a generated order confirmed after its declared lifetime, behind a slow
     expect(confirmation[0]?.status).toBe("passed");
     expect(confirmation[0]?.detail).toMatch(
       new RegExp(
-        `all \\d+ passed; 1 not judged \\([^:]+: the order's declared lifetime \\(${LIFETIME_SECONDS} s\\) had passed when the success code was sent \\((\\d+\\.\\d) s after its creation\\)`,
+        `all \\d+ passed; 1 not judged \\([^:]+: the order's declared lifetime \\(${LIFETIME_SECONDS} s\\) had passed when the success code was sent \\(answered (\\d+\\.\\d) s after its creation\\)`,
       ),
     );
   });

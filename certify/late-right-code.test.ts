@@ -133,7 +133,7 @@ afterAll(async () => {
 
 /** The reason a late refusal is not judged, the time measured captured. */
 const LATE = new RegExp(
-  `^not evaluated, because the order's declared lifetime \\(${LIFETIME_SECONDS} s\\) had passed when the right code was sent( after the wrong one)? \\((\\d+\\.\\d) s after its creation\\): its refusal may be the expiry$`,
+  `^not evaluated, because the order's declared lifetime \\(${LIFETIME_SECONDS} s\\) had passed when the right code was sent( after the wrong one)? \\(answered (\\d+\\.\\d) s after its creation\\): its refusal may be the expiry$`,
 );
 const RIGHT_CODE = `after-wrong-code: confirm with code ${profile.confirmation.successCode}`;
 

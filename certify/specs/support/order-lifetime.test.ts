@@ -51,18 +51,31 @@ describe("a step expected to be accepted, refused once its order's lifetime may 
     expect(late(5_800, "expired", 5)).toEqual({
       check: "lifecycle.order-lifetime",
       reason:
-        "the order's declared lifetime (5 s) had passed when the right code was sent (5.8 s after its creation): its refusal may be the expiry",
+        "the order's declared lifetime (5 s) had passed when the right code was sent (answered 5.8 s after its creation): its refusal may be the expiry",
     });
     // Within the margin for the clocks' skew: the lifetime may have passed on the target's clock.
     expect(late(4_000, "expired", 5)?.reason).toMatch(
-      /^the order's declared lifetime \(5 s\) had all but passed \(within the 1 s allowed for the clocks' skew\) when the right code was sent \(4\.0 s after its creation\)/,
+      /^the order's declared lifetime \(5 s\) had all but passed \(within the 1 s allowed for the clocks' skew\) when the right code was sent \(answered 4\.0 s after its creation\)/,
     );
   });
 
   it("is judged when sent well within the lifetime: a refusal of the right code then fails", () => {
     // wrong-code-locks-order refuses at once: the lifetime is far off.
     expect(late(50, "expired", 5)).toBeUndefined();
-    expect(late(5_000 - LIFETIME_SKEW_MARGIN_MS - 1, "expired", 5)).toBeUndefined();
+    // Answered (20 ms after it was sent) just before the margin.
+    expect(late(5_000 - LIFETIME_SKEW_MARGIN_MS - 21, "expired", 5)).toBeUndefined();
+  });
+
+  it("is not judged when sent in time but answered after the lifetime: the target may have acted on it then", () => {
+    const sentInTime = { ...exchange(1_000, "expired"), durationMs: 6_000 };
+    expect(
+      refusedAfterLifetime({
+        lifetimeSeconds: 5,
+        creation,
+        step: sentInTime,
+        what: "the right code was sent",
+      })?.reason,
+    ).toMatch(/had passed when the right code was sent \(answered 7\.0 s after its creation\)/);
   });
 
   it("is judged when no lifetime is declared, however late", () => {
@@ -87,7 +100,7 @@ describe("a step expected to be accepted, refused once its order's lifetime may 
   });
 
   it("counts what the sandbox clock moved the order ahead as lifetime spent", () => {
-    expect(late(1_999, "expired", 5, 2)).toBeUndefined();
+    expect(late(1_979, "expired", 5, 2)).toBeUndefined();
     expect(late(2_000, "expired", 5, 2)?.reason).toMatch(
       /lifetime \(5 s, 2 s of it moved ahead by the sandbox clock\) had all but passed/,
     );

@@ -65,7 +65,9 @@ export function refusedAfterLifetime(late: LateStep): BlockedBy | undefined {
   // unreadable or rate-limited answer, or another refusal is judged as always.
   if (answerRootCause(response) || !evaluateRejection({ response, pinned: late.expiredAnswer }).ok)
     return undefined;
-  const elapsedMs = Date.parse(step.startedAt) - Date.parse(creation.startedAt);
+  // The target may have acted on the step as late as its answer came: a loaded machine can hold a
+  // request sent in time until after the lifetime.
+  const elapsedMs = Date.parse(step.startedAt) + step.durationMs - Date.parse(creation.startedAt);
   const movedAheadS = late.movedAheadS ?? 0;
   if (!mayHaveOutlived(elapsedMs, lifetimeSeconds, movedAheadS)) return undefined;
   const declared = `${lifetimeSeconds} s${movedAheadS > 0 ? `, ${movedAheadS} s of it moved ahead by the sandbox clock` : ""}`;
@@ -76,6 +78,6 @@ export function refusedAfterLifetime(late: LateStep): BlockedBy | undefined {
   return {
     check: ORDER_LIFETIME_PASSED,
     ...(late.case !== undefined ? { case: late.case } : {}),
-    reason: `the order's declared lifetime (${declared}) ${passed} when ${late.what} (${(elapsedMs / 1000).toFixed(1)} s after its creation): its refusal may be the expiry`,
+    reason: `the order's declared lifetime (${declared}) ${passed} when ${late.what} (answered ${(elapsedMs / 1000).toFixed(1)} s after its creation): its refusal may be the expiry`,
   };
 }
