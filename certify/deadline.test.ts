@@ -7,13 +7,13 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import type { Reporter, TestCase } from "vitest/node";
 import { startReferenceProvider } from "../fixtures/providers/reference/index.ts";
 import { fileTimeout } from "../fixtures/testing/index.ts";
 import { silencedOnStop, watchRunStop } from "./engine/deadline.ts";
 import type { RunContext } from "./engine/run-context.ts";
 import type { RunReport } from "./engine/run-model.ts";
 import { runSpecsOnce } from "./engine/spec-runner.ts";
+import type { SpecListener, SpecTest } from "./engine/spec-tasks.ts";
 import { REPORT_FILES, REPORT_KINDS } from "./reports/index.ts";
 import { certifyInProcess } from "./testing/certify-in-process.ts";
 import { spawnCertify } from "./testing/spawn-certify.ts";
@@ -147,7 +147,7 @@ describe.concurrent("a run that is stopped", () => {
   });
 });
 
-describe("runSpecsOnce (Vitest in a thread of its own)", () => {
+describe("runSpecsOnce (the spec host)", () => {
   const run = (runStop: ReturnType<typeof watchRunStop>, specFiles: string[]) =>
     runSpecsOnce({
       runContext: {} as RunContext,
@@ -172,13 +172,14 @@ describe("runSpecsOnce (Vitest in a thread of its own)", () => {
     }
   });
 
-  it("runs nothing when stopped before Vitest is up, and keeps this process's signal handlers alone", async () => {
+  it("runs nothing when stopped before the specs start, and adds no signal handler of its own", async () => {
     const before = process.listenerCount("SIGINT");
     const runStop = watchRunStop(1);
     try {
+      await new Promise((resolve) => setTimeout(resolve, 20));
       const result = await run(runStop, ["certify/specs/quasi-ecom.spec.ts"]);
       expect(result.records).toEqual([]);
-      // Vitest's own handler lives in its thread, where no signal is delivered.
+      // watchRunStop's own handler, and no other.
       expect(process.listenerCount("SIGINT")).toBe(before + 1);
     } finally {
       runStop.dispose();
@@ -215,55 +216,45 @@ describe("watchRunStop (signals)", () => {
   });
 });
 
-describe("silencedOnStop (the run's reporters once it is stopped)", () => {
+describe("silencedOnStop (the run's listeners once it is stopped)", () => {
   const STOP_AT = 1_000_000;
+  const STATES = { passed: "pass", failed: "fail", skipped: "skip" } as const;
   /** A test that started at `startTime` and took `duration`, with this state. */
-  const testCase = (state: string, startTime = STOP_AT - 500, duration = 100) =>
-    ({ result: () => ({ state }), diagnostic: () => ({ startTime, duration }) }) as unknown as TestCase;
-  function recorded(stopped: boolean, over: boolean, tests: TestCase[]) {
+  const testCase = (state: keyof typeof STATES, startTime = STOP_AT - 500, duration = 100) =>
+    ({ mode: "run", result: { state: STATES[state], startTime, duration } }) as unknown as SpecTest;
+  function recorded(stopped: boolean, over: boolean, tests: SpecTest[]) {
     const heard: string[] = [];
-    const reporter: Reporter = {
-      onTestCaseResult: (test) => {
-        heard.push(`result ${test.result().state}`);
+    const listener: SpecListener = {
+      onTest: (test) => {
+        heard.push(`result ${test.result?.state}`);
       },
-      onTestModuleEnd: () => {
-        heard.push("module end");
-      },
-      onTestRunEnd: () => {
-        heard.push("run end");
+      onFileEnd: () => {
+        heard.push("file end");
       },
     };
     const silenced = silencedOnStop(
-      reporter,
+      listener,
       () => (stopped ? STOP_AT : undefined),
       () => over,
     );
-    for (const test of tests) silenced.onTestCaseResult?.(test);
-    silenced.onTestModuleEnd?.({} as never);
-    silenced.onTestRunEnd?.([], [], "interrupted");
+    for (const test of tests) silenced.onTest?.(test);
+    silenced.onFileEnd?.({} as never);
     return heard;
   }
-  const ended = ["passed", "failed", "skipped"].map((state) => testCase(state));
+  const ended = (["passed", "failed", "skipped"] as const).map((state) => testCase(state));
 
   it("passes everything on while the run goes on", () => {
-    expect(recorded(false, false, ended)).toEqual([
-      "result passed",
-      "result failed",
-      "result skipped",
-      "module end",
-      "run end",
-    ]);
+    expect(recorded(false, false, ended)).toEqual(["result pass", "result fail", "result skip", "file end"]);
   });
 
-  it("keeps the results of tests that ended before the stop, and drops Vitest's winding down", () => {
-    // A test that ended just before the stop can be sent after it (batches 100 ms apart); what the
-    // cancel marks skipped, the files it ends, and the run's "interrupted" are not the run's.
-    expect(recorded(true, false, ended)).toEqual(["result passed", "result failed"]);
+  it("keeps the results of tests that ended before the stop, and drops the winding down", () => {
+    // What the cancel marks skipped, and the files it ends, are not the run's.
+    expect(recorded(true, false, ended)).toEqual(["result pass", "result fail"]);
   });
 
   it("drops a failure that ended after the stop (it may be the stop's doing), keeps a pass", () => {
     const afterStop = [testCase("failed", STOP_AT - 50, 200), testCase("passed", STOP_AT - 50, 200)];
-    expect(recorded(true, false, afterStop)).toEqual(["result passed"]);
+    expect(recorded(true, false, afterStop)).toEqual(["result pass"]);
   });
 
   it("drops everything once the run is over and its reports are being written", () => {

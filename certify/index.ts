@@ -30,7 +30,6 @@ export { runReceiverCertification } from "./engine/receiver-run.ts";
 export { type CheckRecord, EXIT_OF_VERDICT, type RunReport } from "./engine/run-model.ts";
 export { phasesOf, type RunTimings } from "./engine/run-timings.ts";
 export { runCertification } from "./engine/runner.ts";
-export { ReusedSpecRunner } from "./engine/spec-runner.ts";
 // Observe mode: a merchant's own integration through a recording proxy, both sides judged.
 export { runObserve } from "./observe/observe.ts";
 // The proxy alone, for bench:observe.

@@ -203,7 +203,7 @@ export function parseReadiness(text: string | undefined): Readiness {
 
 /** The largest seed: what json-schema-faker and the generators take whole. */
 export const MAX_SEED = 2 ** 31 - 1;
-/** The most worker threads H2H_WORKERS may ask for. */
+/** The most spec files H2H_WORKERS may run side by side. */
 export const MAX_WORKERS = 64;
 export const DEFAULT_STARTUP_S = 60;
 export const DEFAULT_K6_IMAGE = "grafana/k6:1.3.0";
@@ -433,11 +433,11 @@ export const SETTINGS = {
     parse: wholeNumber(
       1,
       MAX_WORKERS,
-      `$NAME "$VALUE" is not a number of worker threads (1-${MAX_WORKERS}): give one, or unset it for one per core`,
+      `$NAME "$VALUE" is not a number of spec files to run side by side (1-${MAX_WORKERS}): give one, or unset it for one per core`,
     ),
     defaultText: "one per core, at least 2",
-    help: `how many worker threads the spec files run in, side by side (1-${MAX_WORKERS})`,
-    more: "Each thread imports the contract once, about half a second of CPU: where other work already keeps every core busy (a CI job running several things, the project's own tests), `1` costs less CPU for the same verdict.",
+    help: `how many spec files run side by side (1-${MAX_WORKERS})`,
+    more: "certify runs them in its own process, each file's tests one after another; the `contract` Vitest project runs them in as many worker threads, each of which imports the contract once (about half a second of CPU).",
   }),
   targetImage: setting({
     variable: "H2H_TARGET_IMAGE",

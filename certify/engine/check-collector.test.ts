@@ -1,28 +1,40 @@
 import { describe, expect, it } from "vitest";
-import type { TestCase } from "vitest/node";
 import { CHECK_REGISTRY, confirmsLateInLifetime } from "../../contract/index.ts";
 import { REFERENCE_PROFILE } from "../../fixtures/profiles/index.ts";
 import { runMasker } from "../../run-setup/index.ts";
 import { CheckCollector, collectorRequirementsOf } from "./check-collector.ts";
+import type { SpecTest } from "./spec-tasks.ts";
 
 /** A test of the lifecycle spec that threw before it recorded a verdict (no meta). */
-function thrownTest(check: string): TestCase {
-  const file = { type: "module", moduleId: "/x/lifecycle.spec.ts" };
-  const suite = { type: "suite", name: "lifecycle (late in the declared lifetime)", parent: file };
+function thrownTest(check: string): SpecTest {
+  const file = {
+    type: "suite",
+    name: "certify/specs/lifecycle.spec.ts",
+    filepath: "/x/lifecycle.spec.ts",
+    tasks: [],
+  };
+  const suite = {
+    type: "suite",
+    name: "lifecycle (late in the declared lifetime)",
+    suite: file,
+    file,
+    tasks: [],
+  };
   return {
+    type: "test",
     id: "t-1",
     name: `${check} › mobile commerce`,
-    parent: suite,
-    module: file,
-    meta: () => ({}),
-    result: () => ({ state: "failed", errors: [{ name: "Error", message: "the sink did not answer" }] }),
-    diagnostic: () => ({ duration: 5 }),
-  } as unknown as TestCase;
+    mode: "run",
+    suite,
+    file,
+    meta: {},
+    result: { state: "fail", errors: [{ name: "Error", message: "the sink did not answer" }], duration: 5 },
+  } as unknown as SpecTest;
 }
 
 function recordOf(profile: typeof REFERENCE_PROFILE) {
   const collector = new CheckCollector(runMasker({}), () => {}, collectorRequirementsOf(profile));
-  collector.onTestCaseResult(thrownTest(confirmsLateInLifetime.name));
+  collector.onTest(thrownTest(confirmsLateInLifetime.name));
   const [record] = collector.records;
   if (!record) throw new Error("no record");
   return record;

@@ -1,10 +1,8 @@
 /**
- * A Vitest reporter that turns the contract specs' test cases into check records, and shows
+ * Turns the contract specs' tests, as the spec host runs them, into check records, and shows
  * progress on the console while the run goes on: a line per failed check as it fails, and a
  * line per spec file when it ends.
  */
-import type { UserConsoleLog } from "vitest";
-import type { Reporter, TestCase, TestModule, TestSuite } from "vitest/node";
 import {
   CHECK_REGISTRY,
   effectiveSource,
@@ -16,6 +14,15 @@ import type { Masker } from "../../contract/kit/index.ts";
 import type { BlockedBy, CheckMeta } from "./run-context.ts";
 import { type CheckRecord, isAdvisory, isFailure } from "./run-model.ts";
 import { specFileName } from "./spec-pool.ts";
+import {
+  allSuitesOf,
+  allTestsOf,
+  type SpecFile,
+  type SpecListener,
+  type SpecSuite,
+  type SpecTest,
+  testResultOf,
+} from "./spec-tasks.ts";
 
 const CASE_SEPARATOR = " › ";
 
@@ -25,17 +32,14 @@ function firstLine(text: string): string {
 }
 
 /** The top-level describe of a test: the endpoint (operation name) it checks. */
-function endpointOf(test: TestCase): string {
-  let parent: TestCase["parent"] = test.parent;
-  let top: TestSuite | undefined;
-  while (parent.type === "suite") {
-    top = parent;
-    parent = parent.parent;
-  }
+function endpointOf(test: SpecTest): string {
+  let top: SpecSuite | undefined;
+  for (let suite: SpecSuite | undefined = test.suite; suite && suite !== test.file; suite = suite.suite)
+    top = suite;
   return top?.name ?? "(all endpoints)";
 }
 
-/** An error as Vitest hands it to a reporter (serialised: own properties survive). */
+/** An error as the runner records it (serialised: own properties survive). */
 interface ReportedError {
   name?: string;
   message?: string;
@@ -83,7 +87,7 @@ export function collectorRequirementsOf(profile: RequirementContext): Requiremen
   return { informationalChecks: profile.informationalChecks, declaredKeys: profile.declaredKeys };
 }
 
-export class CheckCollector implements Reporter {
+export class CheckCollector implements SpecListener {
   readonly records: CheckRecord[] = [];
   private readonly byTest = new Map<string, CheckRecord>();
   /** Errors outside any test (a spec file that did not load, a failing hook). */
@@ -96,7 +100,7 @@ export class CheckCollector implements Reporter {
     private readonly requirements: RequirementContext = { informationalChecks: {} },
   ) {}
 
-  onTestCaseResult(test: TestCase): void {
+  onTest(test: SpecTest): void {
     const record = this.toRecord(test);
     this.records.push(record);
     this.byTest.set(test.id, record);
@@ -109,22 +113,21 @@ export class CheckCollector implements Reporter {
     }
   }
 
-  /** Specs speak to the user only when a person must act (a manual callback trigger). */
-  onUserConsoleLog(log: UserConsoleLog): void {
-    for (const line of log.content.trimEnd().split("\n")) this.print(`  ${line}`);
+  onRunError(message: string): void {
+    this.runErrors.push(this.masker.text(firstLine(message)));
   }
 
-  onTestModuleEnd(module: TestModule): void {
-    const file = specFileName(module.moduleId);
-    for (const error of module.errors())
-      this.runErrors.push(this.masker.text(`${file}: ${firstLine(error.message)}`));
+  onFileEnd(module: SpecFile): void {
+    const file = specFileName(module.filepath);
+    const errors = module.result?.errors ?? [];
+    for (const error of errors) this.runErrors.push(this.masker.text(`${file}: ${firstLine(error.message)}`));
     this.blockTestsOfFailedSetups(module, file);
     const counts = { passed: 0, failed: 0, advisories: 0, skipped: 0, "not evaluated": 0 };
-    for (const test of module.children.allTests()) {
+    for (const test of allTestsOf(module)) {
       const record = this.byTest.get(test.id);
       if (record) counts[isAdvisory(record) ? "advisories" : record.status] += 1;
     }
-    const mark = counts.failed > 0 || module.errors().length > 0 ? "✗" : "✓";
+    const mark = counts.failed > 0 || errors.length > 0 ? "✗" : "✓";
     this.print(
       `${mark} ${file}: ${counts.passed} passed, ${counts.failed} failed, ${counts["not evaluated"]} not evaluated, ${counts.skipped} skipped${
         counts.advisories > 0 ? `, ${counts.advisories} advisories` : ""
@@ -138,9 +141,9 @@ export class CheckCollector implements Reporter {
    * PrerequisiteError names the exchange, whose answer the runner then reports as the cause.
    * Any other setup error means the run could not judge the target.
    */
-  private blockTestsOfFailedSetups(module: TestModule, file: string): void {
-    for (const suite of module.children.allSuites()) {
-      const [error] = suite.errors() as ReportedError[];
+  private blockTestsOfFailedSetups(module: SpecFile, file: string): void {
+    for (const suite of allSuitesOf(module)) {
+      const [error] = (suite.result?.errors ?? []) as ReportedError[];
       if (!error) continue;
       const blockedBy = prerequisiteOf(error) ?? {
         check: "(setup)",
@@ -150,7 +153,7 @@ export class CheckCollector implements Reporter {
       // A transport fault is said once for the run by the runner, with the checks it blocked.
       if (!blockedBy.exchange && blockedBy.check !== TRANSPORT_FAULT)
         this.runErrors.push(`${file} › ${suite.name}: the setup failed: ${blockedBy.reason}`);
-      for (const test of suite.children.allTests()) {
+      for (const test of allTestsOf(suite)) {
         const record = this.byTest.get(test.id);
         if (record?.status !== "skipped" || record.reason) continue;
         record.status = "not evaluated";
@@ -160,9 +163,9 @@ export class CheckCollector implements Reporter {
     }
   }
 
-  private toRecord(test: TestCase): CheckRecord {
-    const meta = test.meta().h2h;
-    const result = test.result();
+  private toRecord(test: SpecTest): CheckRecord {
+    const meta = test.meta.h2h;
+    const result = testResultOf(test);
     const [titleCheck, ...caseParts] = test.name.split(CASE_SEPARATOR);
     const check = meta?.check ?? titleCheck ?? test.name;
     const caseLabel = caseParts.join(CASE_SEPARATOR);
@@ -204,9 +207,9 @@ export class CheckCollector implements Reporter {
       required: requirement.required,
       detail: this.masker.text(detail),
       ...(reason ? { reason } : {}),
-      durationMs: Math.round(test.diagnostic()?.duration ?? 0),
+      durationMs: Math.round(test.result?.duration ?? 0),
       exchanges: meta?.exchanges ?? [],
-      source: specFileName(test.module.moduleId),
+      source: specFileName(test.file.filepath),
       ...(meta?.timeline ? { timeline: meta.timeline } : {}),
       ...(meta?.reproduction ? { reproduction: meta.reproduction } : {}),
       ...this.evidenceOf(check, meta, prerequisite),

@@ -6,8 +6,8 @@
  * its temp folders removed first. The same signal twice within SAME_SIGNAL_WINDOW_MS counts once.
  */
 import { rmSync } from "node:fs";
-import type { Reporter, TestCase } from "vitest/node";
 import type { Profile } from "../../contract/index.ts";
+import { type SpecListener, type SpecTest, testResultOf } from "./spec-tasks.ts";
 
 /**
  * The default deadline, from the profile's timeouts: room for about 60 requests and 10 callback
@@ -100,46 +100,43 @@ export function watchRunStop(deadlineMs: number): RunStop {
   };
 }
 
-/** How long Vitest may take to wind down (its workers, its teardown) once the run was stopped. */
+/** How long a stopped run's specs may take to wind down (their requests, their hooks). */
 export const CLOSE_GRACE_MS = 10_000;
 
 /**
- * Whether a reporter call made after the run was stopped still belongs to it: a test that ended
- * before the stop (Vitest sends results in batches, 100 ms apart, so the last ones may come after
- * it), or that passed after it. A failure that ended after the stop may be the stop's doing (a
- * rate limit no longer waited out past the deadline), so it is not kept. Nor is what Vitest reports
- * while it winds down: tests it marks skipped as cancelled, files ended unrun, a run "interrupted".
+ * Whether a test that ended after the run was stopped still belongs to it: one that passed, or
+ * failed before the stop. A failure that ended after the stop may be the stop's doing (a rate
+ * limit no longer waited out past the deadline), so it is not kept, nor are the tests the stop
+ * marks skipped as cancelled.
  */
-function belongsToStoppedRun(property: string | symbol, args: unknown[], stoppedAtMs: number): boolean {
-  if (property !== "onTestCaseResult") return false;
-  const test = args[0] as TestCase | undefined;
-  const state = test?.result().state;
+function belongsToStoppedRun(test: SpecTest, stoppedAtMs: number): boolean {
+  const { state } = testResultOf(test);
   if (state === "passed") return true;
   if (state !== "failed") return false;
-  const diagnostic = test?.diagnostic();
-  return diagnostic !== undefined && diagnostic.startTime + diagnostic.duration <= stoppedAtMs;
+  const { startTime, duration } = test.result ?? {};
+  return startTime !== undefined && duration !== undefined && startTime + duration <= stoppedAtMs;
 }
 
 /**
- * The run's reporters: once the run is stopped (at `stoppedAtMs()`), they hear only results that
- * belong to it (see belongsToStoppedRun), and once `isOver()` (the caller has the run back and
- * writes its reports), nothing at all.
+ * The run's listeners: once the run is stopped (at `stoppedAtMs()`), they hear only tests that
+ * belong to it (see belongsToStoppedRun) and no file's end (files ended unrun), and once
+ * `isOver()` (the caller has the run back and writes its reports), nothing at all.
  */
 export function silencedOnStop(
-  reporter: Reporter,
+  listener: SpecListener,
   stoppedAtMs: () => number | undefined,
   isOver: () => boolean,
-): Reporter {
-  return new Proxy(reporter, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if (typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        if (isOver()) return undefined;
-        const stoppedAt = stoppedAtMs();
-        if (stoppedAt !== undefined && !belongsToStoppedRun(property, args, stoppedAt)) return undefined;
-        return value.apply(target, args);
-      };
+): SpecListener {
+  return {
+    onTest(test) {
+      if (isOver()) return;
+      const stoppedAt = stoppedAtMs();
+      if (stoppedAt !== undefined && !belongsToStoppedRun(test, stoppedAt)) return;
+      listener.onTest?.(test);
     },
-  });
+    onFileEnd(file) {
+      if (isOver() || stoppedAtMs() !== undefined) return;
+      listener.onFileEnd?.(file);
+    },
+  };
 }

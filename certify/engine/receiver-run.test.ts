@@ -26,11 +26,10 @@ import { fileTimeout, scaledMs } from "../../fixtures/testing/index.ts";
 import { parseSettings } from "../../run-setup/index.ts";
 import { REPORT_FILES } from "../reports/index.ts";
 import { checksMarkdown, listChecks } from "../reports/list-checks.ts";
+import { sharedSpecRunner } from "../testing/certify-in-process.ts";
 import { spawnCertify } from "../testing/spawn-certify.ts";
-import { RECEIVER_SPEC_GLOB } from "./receiver-context.ts";
 import { readReceiverOrders, runReceiverCertification } from "./receiver-run.ts";
 import { EXIT_OF_VERDICT, type RunReport } from "./run-model.ts";
-import { ReusedSpecRunner } from "./spec-runner.ts";
 
 fileTimeout(120_000);
 
@@ -65,7 +64,7 @@ async function certifyReceiver(
     fault?: ReceiverFault;
     callbackMs?: number;
     only?: readonly string[];
-    inProcess?: ReusedSpecRunner;
+    inProcess?: ReturnType<typeof sharedSpecRunner>;
   } = {},
 ): Promise<{ exitCode: number | null; output: string; report: RunReport; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), "h2h-receiver-test-"));
@@ -111,7 +110,7 @@ async function certifyReceiver(
  */
 async function certifyInProcess(
   env: Record<string, string>,
-  specRunner: ReusedSpecRunner | undefined,
+  specRunner: ReturnType<typeof sharedSpecRunner> | undefined,
   only: readonly string[] = [],
 ): Promise<{ exitCode: number; report: RunReport; output: string }> {
   const lines: string[] = [];
@@ -205,7 +204,7 @@ describe("npm run certify:receiver", () => {
   // fault names are run alone (--only), with a short callback timeout (a hang costs that long):
   // the same for every run, as a kept Vitest serves one timeout.
   describe.concurrent("against each fault of its catalogue, through the engine in this process", () => {
-    const specRunner = new ReusedSpecRunner([RECEIVER_SPEC_GLOB]);
+    const specRunner = sharedSpecRunner();
     afterAll(() => specRunner.close());
     // Long enough for the forged run to see every forgery answered on a loaded machine.
     const FAULT_CALLBACK_MS = 2_000;
@@ -265,7 +264,7 @@ describe("npm run certify:receiver", () => {
     const SECRET = "merchant-whsec-4f1c";
     // The whole battery, twice, in this process: one Vitest for both (the profile's timeouts
     // differ from the faults' runs).
-    const specRunner = new ReusedSpecRunner([RECEIVER_SPEC_GLOB]);
+    const specRunner = sharedSpecRunner();
     afterAll(() => specRunner.close());
     const certifyCleanroom = async (verifySignature: boolean) => {
       const receiver = await startCleanroomReceiver({ secret: SECRET, verifySignature });

@@ -1,11 +1,12 @@
 /**
  * What certify and its contract specs say to each other, typed at both ends:
  *
- * - down, the run context: certify hands it to the spec workers through Vitest's `provide`, and
- *   each spec file reads it with `inject` (no environment variables). It crosses a process
- *   boundary, so it holds only structured-clone data: strings, numbers, plain objects.
+ * - down, the run context: certify hands it to the specs it runs (spec-host.ts), a Vitest of the
+ *   `contract` project through `provide`; each spec file reads it with `provided` (spec-context.ts;
+ *   no environment variables). Under Vitest it crosses a thread boundary,
+ *   so it holds only structured-clone data: strings, numbers, plain objects.
  * - up, the check meta: each test records the check it ran on its task meta, which certify's
- *   reporter reads back.
+ *   check collector reads back.
  */
 import type { Finding, GenerationDepth, Profile, RuleSource } from "../../contract/index.ts";
 import type { TlsMaterial } from "../../contract/kit/index.ts";

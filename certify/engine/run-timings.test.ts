@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { TestModule } from "vitest/node";
 import { phasesOf, type RunTimings, SpecFileClock } from "./run-timings.ts";
+import type { SpecFile } from "./spec-tasks.ts";
 
 const T0 = 1_800_000_000_000;
 
@@ -38,16 +38,16 @@ describe("run timings", () => {
     });
   });
 
-  it("places each spec file by the worker's start time and the file's duration", () => {
+  it("places each spec file by its start time and duration", () => {
     const clock = new SpecFileClock();
-    const module = (moduleId: string, startTime: number | undefined) =>
+    const file = (filepath: string, startTime: number) =>
       ({
-        moduleId,
-        task: { result: startTime === undefined ? undefined : { startTime } },
-        diagnostic: () => ({ duration: 800.4, collectDuration: 120.2 }),
-      }) as unknown as TestModule;
-    clock.onTestModuleEnd(module("/x/certify/specs/callbacks.spec.ts", T0 + 100));
-    clock.onTestModuleEnd(module("/x/certify/specs/races.spec.ts", T0 + 50));
+        filepath,
+        result: { state: "pass", startTime, duration: 800.4 },
+        collectDuration: 120.2,
+      }) as SpecFile;
+    clock.onFileEnd(file("/x/certify/specs/callbacks.spec.ts", T0 + 100));
+    clock.onFileEnd(file("/x/certify/specs/races.spec.ts", T0 + 50));
     const timings = clock.timings(T0);
     expect(timings.specFiles.map((f) => [f.file, f.startedAtMs - T0, f.endedAtMs - T0, f.loadMs])).toEqual([
       ["races.spec.ts", 50, 850, 120],

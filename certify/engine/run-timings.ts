@@ -5,8 +5,8 @@
  * file), specs (first spec file to the last one's end), callbacks (the callback spec file, which
  * runs beside the others), reports (the specs' end to the process's exit).
  */
-import type { Reporter, TestModule } from "vitest/node";
 import { specFileName } from "./spec-pool.ts";
+import type { SpecFile, SpecListener } from "./spec-tasks.ts";
 
 export interface SpecFileTiming {
   file: string;
@@ -30,24 +30,17 @@ export interface RunTimings {
 /** The callback spec file: its span is the "callbacks" phase. */
 export const CALLBACK_SPEC_FILE = "callbacks.spec.ts";
 
-/**
- * A Vitest reporter that notes when each spec file ran: the worker's own start time and
- * duration of the file (events reach reporters in batches, so their arrival says little), and
- * how long loading it took before that.
- */
-export class SpecFileClock implements Reporter {
+/** Notes when each spec file ran (its start and duration), and how long loading it took before. */
+export class SpecFileClock implements SpecListener {
   readonly files: SpecFileTiming[] = [];
 
-  onTestModuleEnd(module: TestModule): void {
-    const reportedAtMs = Date.now();
-    // The runner task's start time is the worker's own clock reading (Vitest does not expose it
-    // on TestModule); without it, the file is placed back from when its end was reported.
-    const { result } = (module as unknown as { task?: { result?: { startTime?: number } } }).task ?? {};
-    const durationMs = module.diagnostic().duration;
-    const startedAtMs = Math.round(result?.startTime ?? reportedAtMs - durationMs);
+  onFileEnd(file: SpecFile): void {
+    const durationMs = file.result?.duration ?? 0;
+    // A file that never started (a stopped run) is placed back from now.
+    const startedAtMs = Math.round(file.result?.startTime ?? Date.now() - durationMs);
     this.files.push({
-      file: specFileName(module.moduleId),
-      loadMs: Math.round(module.diagnostic().collectDuration),
+      file: specFileName(file.filepath),
+      loadMs: Math.round(file.collectDuration ?? 0),
       startedAtMs,
       endedAtMs: Math.round(startedAtMs + durationMs),
     });

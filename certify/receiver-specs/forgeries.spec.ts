@@ -3,7 +3,7 @@
  * fixes one), a replay older than the profile's window (where it declares one). None may be
  * acknowledged: that is the most serious failure the battery can find.
  */
-import { describe, it } from "vitest";
+
 import {
   type Check,
   type Delivery,
@@ -14,6 +14,7 @@ import {
   receiverRefusesReplay,
   receiverRefusesWrongPrefix,
 } from "../../contract/index.ts";
+import { describe, it } from "../engine/spec-api.ts";
 import { verify } from "../specs/support/verify.ts";
 import { loadReceiverTarget } from "./support.ts";
 

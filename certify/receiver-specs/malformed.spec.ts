@@ -2,7 +2,7 @@
  * Malformed deliveries, each validly signed so that only its content is wrong: answered in time
  * and never with a 5xx, and refused with a 4xx.
  */
-import { beforeAll, describe, it } from "vitest";
+
 import {
   ADVISORY_MALFORMED_CASES,
   malformedDeliveries,
@@ -10,6 +10,7 @@ import {
   receiverRefusesMalformed,
   receiverSurvivesMalformed,
 } from "../../contract/index.ts";
+import { beforeAll, describe, it } from "../engine/spec-api.ts";
 import { verify } from "../specs/support/verify.ts";
 import { type Delivered, loadReceiverTarget } from "./support.ts";
 

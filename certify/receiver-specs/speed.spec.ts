@@ -3,7 +3,7 @@
  * a 2xx against the profile's callback timeout. The burst stops once more than 5% are over it:
  * the percentile is then over whatever the rest would show.
  */
-import { describe, it } from "vitest";
+
 import {
   CALLBACK_STATUSES,
   type Exchange,
@@ -11,6 +11,7 @@ import {
   receiverAckP95,
   validDelivery,
 } from "../../contract/index.ts";
+import { describe, it } from "../engine/spec-api.ts";
 import { verify } from "../specs/support/verify.ts";
 import { loadReceiverTarget } from "./support.ts";
 

@@ -3,7 +3,6 @@
  * the exchange recorder, and one way to deliver a callback and time the receiver's answer.
  */
 import { basename } from "node:path";
-import { inject } from "vitest";
 import {
   type Delivery,
   type Exchange,
@@ -16,6 +15,7 @@ import {
 import type { Masker } from "../../contract/kit/index.ts";
 import { runMasker } from "../../run-setup/index.ts";
 import { RECEIVER_CONTEXT_KEY, type ReceiverRunContext } from "../engine/receiver-context.ts";
+import { provided } from "../engine/spec-context.ts";
 
 /** The most of an answer read and kept: a receiver's acknowledgement is short. */
 const ANSWER_LIMIT_BYTES = 64 * 1024;
@@ -42,7 +42,7 @@ export interface ReceiverTarget {
 }
 
 function receiverContext(): ReceiverRunContext {
-  const context = inject(RECEIVER_CONTEXT_KEY);
+  const context = provided<ReceiverRunContext>(RECEIVER_CONTEXT_KEY);
   if (context === undefined)
     throw new Error("no receiver run context: the receiver specs are run by `npm run certify:receiver`");
   return context;

@@ -3,7 +3,7 @@
  * says, acknowledged in time; then the same callback three times, as a provider that retries
  * sends it.
  */
-import { describe, it } from "vitest";
+
 import {
   ORDER_KINDS,
   receiverAcknowledgesDuplicates,
@@ -11,6 +11,7 @@ import {
   validDeliveries,
   validDelivery,
 } from "../../contract/index.ts";
+import { describe, it } from "../engine/spec-api.ts";
 import { verify } from "../specs/support/verify.ts";
 import { loadReceiverTarget } from "./support.ts";
 

@@ -3,7 +3,7 @@
  * status followed by another, orders the merchant never made, other amounts. Each is taken or
  * refused, never a 5xx or no answer; an unknown order's answer is judged as the profile says.
  */
-import { describe, it, type TestContext } from "vitest";
+
 import {
   type Delivery,
   ORDER_KINDS,
@@ -12,6 +12,7 @@ import {
   receiverUnknownOrder,
   validDelivery,
 } from "../../contract/index.ts";
+import { describe, it, type SpecTestContext } from "../engine/spec-api.ts";
 import { verify } from "../specs/support/verify.ts";
 import { loadReceiverTarget } from "./support.ts";
 
@@ -37,7 +38,7 @@ const sequences: { kind: OrderKind; n: number; statuses: string[]; label: string
   ],
 );
 
-const judge = (delivery: Delivery) => async (context: TestContext) => {
+const judge = (delivery: Delivery) => async (context: SpecTestContext) => {
   const { answer, exchange } = await target.deliver(delivery);
   verify(context, target, receiverAnswersVariation, { answer }, [exchange], { subject: null });
 };

@@ -5,7 +5,7 @@
  * made an order of 0; the second is refused. A quasi-ecom creation answers no amount (§2.4): an
  * accepted one is confirmed, and its confirmation result (§2.3) says the order's amount.
  */
-import { beforeAll, describe, it } from "vitest";
+
 import {
   type AmountRoundingProbe,
   behaviourAmountNotRoundedPastLimit,
@@ -14,6 +14,7 @@ import {
   OPERATIONS_BY_KIND,
   ORDER_KINDS,
 } from "../../contract/index.ts";
+import { beforeAll, describe, it } from "../engine/spec-api.ts";
 import { roundingRun, type Sent, sendEveryProbe } from "./amount-rounding.driver.ts";
 import { curlOf, reproductionOf } from "./support/probes.ts";
 import { type Settled, settle, settledValue } from "./support/settled.ts";

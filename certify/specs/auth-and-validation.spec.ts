@@ -4,7 +4,7 @@
  * lengths, ranges, each method's conditional fields) is probed by derived-negatives.spec.ts, one
  * case per constraint; the few hand-picked cases here stay as the plainest examples.
  */
-import { beforeAll, describe, it } from "vitest";
+
 import type { Exchange } from "../../contract/index.ts";
 import {
   ENDPOINTS,
@@ -19,6 +19,7 @@ import {
   rejectsTrafficTypeOutsideEnum,
   rejectsWrongApiKey,
 } from "../../contract/index.ts";
+import { beforeAll, describe, it } from "../engine/spec-api.ts";
 import { createOrder, orderIdOf, orderRequest } from "./support/orders.ts";
 import { failureEnvelopeTests, titled } from "./support/shared-specs.ts";
 import { loadSpecTarget } from "./support/target.ts";

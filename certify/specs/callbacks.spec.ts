@@ -5,7 +5,7 @@
  * own callback URL on the webhook sink is checked. Then one callback the sink keeps refusing
  * shows the target's retry behaviour.
  */
-import { beforeAll, describe, it } from "vitest";
+
 import type { Check, OrderKind } from "../../contract/index.ts";
 import {
   CALLBACK_STATUSES,
@@ -32,6 +32,7 @@ import {
   ORDER_KINDS,
   STATUS,
 } from "../../contract/index.ts";
+import { beforeAll, describe, it } from "../engine/spec-api.ts";
 import { callbacksBudgetMs, observeCallbacks } from "./callbacks.driver.ts";
 import type { Observed } from "./callbacks-observe.driver.ts";
 import type { RetryObserved } from "./callbacks-retries.driver.ts";

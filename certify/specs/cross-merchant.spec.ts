@@ -3,7 +3,7 @@
  * merchant account only (§8), and one merchant cannot act on another's order. Without the
  * second key they are skipped by name, with the reason.
  */
-import { beforeAll, describe, it } from "vitest";
+
 import type { Exchange } from "../../contract/index.ts";
 import {
   acceptsMerchantOrderIdOfOtherMerchant,
@@ -11,6 +11,7 @@ import {
   type OrderKind,
   rejectsOtherMerchantsOrder,
 } from "../../contract/index.ts";
+import { beforeAll, describe, it } from "../engine/spec-api.ts";
 import { type CreatedOrder, confirm, createOrder, orderIdOf } from "./support/orders.ts";
 import { type Settled, settle, settledValue } from "./support/settled.ts";
 import { loadSpecTarget } from "./support/target.ts";

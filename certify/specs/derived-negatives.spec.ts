@@ -6,7 +6,7 @@
  * must be refused with a 4xx and the error envelope, with the profile's pinned validation error.
  * Adding a constraint to a schema adds its case here with no other change.
  */
-import { beforeAll, describe, it } from "vitest";
+
 import {
   checkOfConstraint,
   derivedNegativesOf,
@@ -16,6 +16,7 @@ import {
   OPERATIONS_BY_KIND,
   ORDER_KINDS,
 } from "../../contract/index.ts";
+import { beforeAll, describe, it } from "../engine/spec-api.ts";
 import {
   advisoryReason,
   negativesRun,

@@ -7,7 +7,7 @@
  * the order's amount, currency and merchantOrderID. A failure is shrunk to a minimal request, with
  * the seed, the command that re-runs the check, and a copy-paste curl.
  */
-import { beforeAll, describe, it } from "vitest";
+
 import {
   callbacksArrives,
   callbacksExactUrl,
@@ -48,6 +48,7 @@ import {
   semanticsUsdtCommission,
 } from "../../contract/index.ts";
 import { PrerequisiteError } from "../engine/run-context.ts";
+import { beforeAll, describe, it } from "../engine/spec-api.ts";
 import {
   callbackConventions,
   data,

@@ -11,7 +11,7 @@
  * hold in the state they settle to as well; a move is made on a state only once the callbacks of
  * the moves before it arrived; the sandbox clock is never moved in a state that is still settling.
  */
-import { beforeAll, describe, it } from "vitest";
+
 import {
   acceptanceExplained,
   type Check,
@@ -28,6 +28,7 @@ import {
   timerCountsDownLifetime,
 } from "../../contract/index.ts";
 import type { BlockedBy } from "../engine/run-context.ts";
+import { beforeAll, describe, it } from "../engine/spec-api.ts";
 import { callbackId } from "../reports/callback-evidence.ts";
 import { lifecycleBudgetMs, runLifecycleProbes, type TimerResults } from "./lifecycle.driver.ts";
 import { KIND_TITLES, lifecycleContext, type OrderRun, type ProofRun } from "./lifecycle-context.driver.ts";

@@ -2,7 +2,7 @@
  * Mobile-commerce orders (api §4.1, §4.2): the order record a creation answers, field by field
  * and value by value, then the confirmation flow.
  */
-import { it } from "vitest";
+
 import {
   fieldsOrderRecord,
   semanticsAmountEchoed,
@@ -16,6 +16,7 @@ import {
   semanticsUsdtAmount,
   semanticsUsdtCommission,
 } from "../../contract/index.ts";
+import { it } from "../engine/spec-api.ts";
 import { confirmationTests, creationTests } from "./support/shared-specs.ts";
 import { loadSpecTarget } from "./support/target.ts";
 import { verify } from "./support/verify.ts";

@@ -4,7 +4,7 @@
  * callback arrives. N is the profile's `races.concurrency` (default 5), kept within the target's
  * rate limit by whoever writes the profile.
  */
-import { beforeAll, describe, it } from "vitest";
+
 import {
   callbacksOneFinalAfterConcurrentConfirmations,
   concurrentConfirmationsOneAccepted,
@@ -20,6 +20,7 @@ import {
 import { ORDER_KIND_TAGS } from "../../fixtures/index.ts";
 import type { StoredCallback } from "../../webhook-sink/index.ts";
 import { PrerequisiteError } from "../engine/run-context.ts";
+import { beforeAll, describe, it } from "../engine/spec-api.ts";
 import { callbackId } from "../reports/callback-evidence.ts";
 import { hookTimeoutFor, withinMeasuredBudget } from "./support/measured-budget.ts";
 import { orderRequest } from "./support/orders.ts";

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { type ParseSettingsOptions, parseSettings } from "../../run-setup/index.ts";
 import { EXIT_OF_VERDICT, type RunReport } from "../engine/run-model.ts";
 import { runCertification } from "../engine/runner.ts";
-import { ReusedSpecRunner, type SpecRunner } from "../engine/spec-runner.ts";
+import { runSpecsOnce, type SpecRunner } from "../engine/spec-runner.ts";
 import { REPORT_FILES, type ReportKind } from "../reports/index.ts";
 
 export interface InProcessRun {
@@ -30,7 +30,7 @@ export interface InProcessOptions {
   only?: readonly string[];
   /** `--deadline`, in seconds. */
   deadlineSeconds?: number;
-  /** How the specs run (e.g. a ReusedSpecRunner's, for runs one after another); default: a Vitest of its own. */
+  /** How the specs run (e.g. sharedSpecRunner's, for runs one after another); default: runSpecsOnce. */
   specRunner?: SpecRunner;
   /** Settings given as the CLI's flags (e.g. `{ seed: 11 }`: `--seed 11`, "from --seed"). */
   flags?: ParseSettingsOptions["flags"];
@@ -79,18 +79,17 @@ export async function certifyInProcess(
 }
 
 /**
- * One Vitest for a test file's runs, their specs run one after another (what else they do, side
- * by side): its start-up is most of a short run's CPU. `close` it after the file.
+ * A test file's runs, their specs run one after another (what else they do, side by side), so
+ * that one run's load never delays another's timing checks. `close` waits for the last one.
  */
 export function sharedSpecRunner(): { run: SpecRunner; close(): Promise<void> } {
-  const reused = new ReusedSpecRunner();
   let queue: Promise<unknown> = Promise.resolve();
   return {
     run: (run) => {
-      const next = queue.then(() => reused.run(run));
+      const next = queue.then(() => runSpecsOnce(run));
       queue = next.catch(() => undefined);
       return next;
     },
-    close: () => reused.close(),
+    close: () => queue.then(() => undefined),
   };
 }

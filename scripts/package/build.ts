@@ -2,7 +2,7 @@
  * `npm run build`: the installed package's code, compiled into dist/ (gitignored, never
  * committed): JavaScript with declarations by tsc (tsconfig.build.json: the product, no tests,
  * test helpers, benchmarks or self-test), and beside it the files the code reads at run time
- * (the worker threads' plain-JavaScript entries, the bundled profiles and their JSON Schema).
+ * (the bundled profiles and their JSON Schema).
  * The k6 scripts ship compiled too: load:build bundles their JavaScript with esbuild.
  * One tsc for both: the declarations need the whole type check (21.4 s of CPU measured), and the
  * JavaScript added 0.7 s to it, less than a second tool (esbuild per file) would save.
@@ -16,10 +16,7 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const DIST = join(ROOT, "dist");
 
 /** What the compiled code reads beside itself: the files of a folder with an extension. */
-const ASSETS = [
-  { folder: "certify/engine", extension: ".mjs" },
-  { folder: "fixtures/profiles", extension: ".json" },
-];
+const ASSETS = [{ folder: "fixtures/profiles", extension: ".json" }];
 
 export function buildPackage(): void {
   rmSync(DIST, { recursive: true, force: true });

@@ -55,7 +55,7 @@ describe("the installed package", () => {
   test("ships compiled JavaScript and what it reads, and no tests, benchmarks or TypeScript sources", () => {
     const listed = run("tar", ["-tzf", tarball], work).out.split("\n").filter(Boolean);
     expect(listed).toContain("package/dist/certify/specs/callbacks.spec.js");
-    expect(listed).toContain("package/dist/certify/engine/spec-thread.mjs");
+    expect(listed).toContain("package/dist/certify/engine/spec-host.js");
     expect(listed).toContain("package/dist/fixtures/profiles/profile.schema.json");
     expect(listed).toContain("package/docs/api.md");
     const unwanted = listed.filter(

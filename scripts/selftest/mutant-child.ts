@@ -8,7 +8,7 @@
  * targeted run itself). Prints nothing of its own: the parent reads each run's JSON report.
  */
 
-import { type ReportKind, ReusedSpecRunner, runCertification } from "../../certify/index.ts";
+import { type ReportKind, runCertification } from "../../certify/index.ts";
 import { startReferenceProvider } from "../../fixtures/providers/reference/index.ts";
 import { parseSettings } from "../../run-setup/index.ts";
 
@@ -33,8 +33,6 @@ if (!process.send) {
   process.exit(2);
 }
 
-const specRunner = new ReusedSpecRunner();
-
 async function certify(job: MutantJob): Promise<MutantReply> {
   const before = process.cpuUsage();
   const cpuMs = () => {
@@ -50,7 +48,6 @@ async function certify(job: MutantJob): Promise<MutantReply> {
         { command: "certify" },
       ),
       print: () => {},
-      specRunner: specRunner.run,
       reports: job.reports,
       targetInThisProcess: true,
       ...(job.only.length > 0 ? { probes: { only: job.only } } : {}),
@@ -82,7 +79,6 @@ process.on("message", (job: MutantJob) => {
 // The parent closing the channel is the signal to end.
 process.on("disconnect", () => {
   void queue.then(async () => {
-    await specRunner.close();
     process.exit(0);
   });
 });

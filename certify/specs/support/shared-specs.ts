@@ -3,7 +3,7 @@
  * (confirm, wrong code, twice, unknown order, the other kind's path). Each `it` is one check,
  * titled by the check's name (with a case label after "›" where one check runs on several cases).
  */
-import { beforeAll, describe, it } from "vitest";
+
 import type { Check, Exchange, FieldsInput } from "../../../contract/index.ts";
 import {
   acceptsMerchantOrderIdDifferingInCase,
@@ -34,6 +34,7 @@ import {
   semanticsTimerValid,
 } from "../../../contract/index.ts";
 import type { BlockedBy } from "../../engine/run-context.ts";
+import { beforeAll, describe, it } from "../../engine/spec-api.ts";
 import { refusedAfterLifetime } from "./order-lifetime.ts";
 import { type CreatedOrder, confirm, createOrder, orderIdOf, orderRequest } from "./orders.ts";
 import type { SpecTarget } from "./target.ts";

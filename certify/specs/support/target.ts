@@ -4,7 +4,6 @@
  * and exchange recording built on it.
  */
 import { basename } from "node:path";
-import { beforeEach, inject } from "vitest";
 import {
   buildContract,
   type Contract,
@@ -23,6 +22,8 @@ import { SinkClient, type StoredCallback } from "../../../webhook-sink/index.ts"
 import { heldUpMeasure } from "../../engine/held-up.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "../../engine/run-context.ts";
 import { recordWarning } from "../../engine/run-warnings.ts";
+import { beforeEach } from "../../engine/spec-api.ts";
+import { provided, say } from "../../engine/spec-context.ts";
 import { explainStoredSignature } from "../../reports/signature-evidence.ts";
 
 export interface SpecTarget {
@@ -80,7 +81,7 @@ export interface SpecSink {
 
 /** The run context certify provided, or an error that says how specs are meant to be run. */
 function runContext(): RunContext {
-  const context = inject(RUN_CONTEXT_KEY);
+  const context = provided<RunContext>(RUN_CONTEXT_KEY);
   if (context === undefined) {
     throw new Error(
       "no run context: contract specs are run by `npm run certify` or `npx vitest run --project contract`, which provide it (see docs/commands.md)",
@@ -184,7 +185,7 @@ export function loadSpecTarget(specFile: string): SpecTarget {
     },
     warn: (text) => {
       const masked = masker.text(text);
-      console.log(`warning: ${masked}`);
+      say(`warning: ${masked}`);
       recordWarning(context.runDir, masked);
     },
     sink: () => {
