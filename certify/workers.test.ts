@@ -26,7 +26,7 @@ describe("H2H_WORKERS", () => {
     (value) => {
       expect(() => settingsWith(value)).toThrow(SettingsError);
       expect(() => settingsWith(value)).toThrow(
-        `H2H_WORKERS "${value}" is not a number of worker threads (1-${MAX_WORKERS}): give one, or unset it for one per core`,
+        `H2H_WORKERS "${value}" is not a number of spec files to run side by side (1-${MAX_WORKERS}): give one, or unset it for one per core`,
       );
     },
   );
