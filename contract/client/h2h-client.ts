@@ -407,6 +407,33 @@ interface BodyRead {
 }
 
 /**
+ * The common answer, its size declared and no coding: read from the body itself, with no counting
+ * stream and pipeline, which cost more CPU than the rest of the read. Past the limit the size is
+ * the declared one and the connection is cut at once, as {@link readBoundedBody} does.
+ */
+async function readDeclaredBody(body: Readable, declared: number, limit: number): Promise<BodyRead> {
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let truncated = false;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    if (keptBytes + chunk.length <= limit) {
+      kept.push(chunk);
+      keptBytes += chunk.length;
+      continue;
+    }
+    kept.push(chunk.subarray(0, limit - keptBytes));
+    keptBytes = limit;
+    truncated = true;
+    break;
+  }
+  return {
+    bytes: Buffer.concat(kept, keptBytes),
+    truncated,
+    size: { bytes: declared, from: "content-length" },
+  };
+}
+
+/**
  * Reads an answer's body up to `limit` decoded bytes. Past the limit: with a Content-Length the
  * size is known and the connection is cut at once; without one, up to `probe` more bytes are read
  * and dropped to count them, then the connection is cut.
@@ -424,6 +451,7 @@ async function readBoundedBody(
     .split(",")
     .map((c) => c.trim().toLowerCase())
     .filter((c) => c !== "" && c !== "identity");
+  if (codings.length === 0 && declared !== undefined) return readDeclaredBody(body, declared, limit);
   const unsupported = codings.filter((c) => DECODERS[c] === undefined);
   const decoding = codings.length > 0 && unsupported.length === 0;
 
