@@ -454,4 +454,23 @@ describe("H2hClient: a request's timeout, and a machine that held it up", () => 
       vi.useRealTimers();
     }
   });
+
+  it("requestTimeout: aborts with the reason of a signal given, aborted before or after; not once cleared", () => {
+    const before = new AbortController();
+    before.abort(new Error("stopped before"));
+    const later = new AbortController();
+    const first = requestTimeout(60_000, undefined, [undefined, later.signal, before.signal]);
+    expect(first.signal.aborted).toBe(true);
+    expect((first.signal.reason as Error).message).toBe("stopped before");
+    first.clear();
+
+    const running = requestTimeout(60_000, undefined, [undefined, later.signal]);
+    const done = requestTimeout(60_000, undefined, [later.signal]);
+    done.clear();
+    expect(running.signal.aborted).toBe(false);
+    later.abort(new Error("the test's signal"));
+    expect((running.signal.reason as Error).message).toBe("the test's signal");
+    expect(done.signal.aborted).toBe(false);
+    running.clear();
+  });
 });
