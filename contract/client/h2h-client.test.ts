@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
@@ -472,5 +473,19 @@ describe("H2hClient: a request's timeout, and a machine that held it up", () => 
     expect((running.signal.reason as Error).message).toBe("the test's signal");
     expect(done.signal.aborted).toBe(false);
     running.clear();
+  });
+
+  it("requestTimeout: one listener on a signal shared by many requests (Node warns past 10)", () => {
+    const client = new AbortController();
+    const requests = Array.from({ length: 20 }, () => requestTimeout(60_000, undefined, [client.signal]));
+    expect(getEventListeners(client.signal, "abort")).toHaveLength(1);
+    const cleared = requests.pop();
+    cleared?.clear();
+    client.abort(new Error("run stopped"));
+    expect(requests.every((r) => (r.signal.reason as Error | undefined)?.message === "run stopped")).toBe(
+      true,
+    );
+    expect(cleared?.signal.aborted).toBe(false);
+    for (const r of requests) r.clear();
   });
 });

@@ -294,6 +294,34 @@ export interface SendOptions {
 }
 
 /**
+ * For each signal given to requests, the controllers of its requests under way: the signal has one
+ * listener that aborts them all, however many requests share it (one each would pass Node's
+ * warning bound of 10 on the client's signal).
+ */
+const underWayBySignal = new WeakMap<AbortSignal, Set<AbortController>>();
+
+/** Aborts `controller` with `signal`'s reason when `signal` aborts; the function returned undoes it. */
+function abortAlong(signal: AbortSignal, controller: AbortController): () => void {
+  let underWay = underWayBySignal.get(signal);
+  if (underWay === undefined) {
+    const controllers = new Set<AbortController>();
+    underWay = controllers;
+    underWayBySignal.set(signal, controllers);
+    signal.addEventListener(
+      "abort",
+      () => {
+        for (const each of controllers) each.abort(signal.reason);
+        controllers.clear();
+      },
+      { once: true },
+    );
+  }
+  const controllers = underWay;
+  controllers.add(controller);
+  return () => controllers.delete(controller);
+}
+
+/**
  * A request's timeout: `timeoutMs`, then once more as long as `heldUpMs` says the machine held the
  * request up in that time (never more than `timeoutMs`: no more than the delay it excuses). Its
  * signal also aborts, with their reason, when one of `signals` (the client's, the call's) does.
@@ -304,17 +332,14 @@ export function requestTimeout(
   signals: readonly (AbortSignal | undefined)[] = [],
 ): { signal: AbortSignal; clear(): void } {
   const controller = new AbortController();
-  // Listeners rather than AbortSignal.any, which costs more than the rest of a request's set-up
-  // and keeps each request's signal in the long-lived client signal until a GC.
+  // Not AbortSignal.any, which costs more than the rest of a request's set-up and keeps each
+  // request's signal in the long-lived client signal until a GC.
   const given = signals.filter((signal): signal is AbortSignal => signal !== undefined);
   const aborted = given.find((signal) => signal.aborted);
   if (aborted) controller.abort(aborted.reason);
-  const onAbort = function (this: AbortSignal) {
-    controller.abort(this.reason);
-  };
-  if (!aborted) for (const signal of given) signal.addEventListener("abort", onAbort, { once: true });
+  const releases = aborted ? [] : given.map((signal) => abortAlong(signal, controller));
   const release = () => {
-    for (const signal of given) signal.removeEventListener("abort", onAbort);
+    for (const undo of releases) undo();
   };
   const startedAt = Date.now();
   const expire = (extraMs: number) =>
