@@ -16,6 +16,17 @@ describe("run setup", () => {
     expect(masked).toContain("error from a target that echoed");
   });
 
+  it("gives the masker of a set of secrets again, and another set its own, which masks its secrets", () => {
+    const secrets = { apiKey: "sandbox-key-merchant-1", sinkToken: "token-of-the-first-sink-0123456789" };
+    const first = runMasker(secrets);
+    // Another object of the same secrets (a spec file's context, null for absent) gets the same masker.
+    expect(runMasker({ ...secrets, callbackSecret: null, cardNumbers: undefined })).toBe(first);
+    const other = runMasker({ ...secrets, sinkToken: "token-of-the-second-sink-9876543210" });
+    expect(other).not.toBe(first);
+    expect(other.text("/callbacks/x token-of-the-second-sink-9876543210")).not.toContain("second-sink");
+    expect(first.text("token-of-the-first-sink-0123456789 sandbox-key-merchant-1")).toBe("*** ***");
+  });
+
   it("waits out a 429 as the profile bounds it, never past the deadline", () => {
     const profile = parseProfile(JSON.parse(readFileSync(REFERENCE_PROFILE_PATH, "utf8")), "reference.json");
     expect(rateLimitRetryOf(profile, 1_000)).toEqual({ maxWaitMs: 5_000, maxRetries: 2, deadlineAt: 1_000 });

@@ -37,6 +37,31 @@ export interface RunSecrets {
  * secrets, and every test card it may order with.
  */
 export function runMasker(secrets: RunSecrets): Masker {
+  // One masker per set of secrets in a thread: each spec file asks for the run's, and a masker
+  // compiles its patterns and learns its texts when first used, which each new one did again.
+  const key = JSON.stringify([
+    secrets.apiKey,
+    secrets.secondApiKey,
+    secrets.callbackSecret,
+    secrets.sinkToken,
+    secrets.targetEnvSecrets,
+    secrets.baseUrl,
+    secrets.tlsPassphrase,
+    secrets.cardNumbers,
+  ]);
+  const known = maskersBySecrets.get(key);
+  if (known) return known;
+  const masker = newRunMasker(secrets);
+  if (maskersBySecrets.size >= MAX_KEPT_MASKERS) maskersBySecrets.clear();
+  maskersBySecrets.set(key, masker);
+  return masker;
+}
+
+/** Enough for a run's few sets of secrets (the receiver run's, a self-test's targets), bounded. */
+const MAX_KEPT_MASKERS = 8;
+const maskersBySecrets = new Map<string, Masker>();
+
+function newRunMasker(secrets: RunSecrets): Masker {
   // The near misses certify sends in place of a key give the key away all but one character.
   const nearMisses = (
     secrets.apiKey ? nearMissApiKeys(secrets.apiKey, secrets.secondApiKey ?? undefined) : []

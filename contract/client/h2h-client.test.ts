@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
@@ -453,5 +454,38 @@ describe("H2hClient: a request's timeout, and a machine that held it up", () => 
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it("requestTimeout: aborts with the reason of a signal given, aborted before or after; not once cleared", () => {
+    const before = new AbortController();
+    before.abort(new Error("stopped before"));
+    const later = new AbortController();
+    const first = requestTimeout(60_000, undefined, [undefined, later.signal, before.signal]);
+    expect(first.signal.aborted).toBe(true);
+    expect((first.signal.reason as Error).message).toBe("stopped before");
+    first.clear();
+
+    const running = requestTimeout(60_000, undefined, [undefined, later.signal]);
+    const done = requestTimeout(60_000, undefined, [later.signal]);
+    done.clear();
+    expect(running.signal.aborted).toBe(false);
+    later.abort(new Error("the test's signal"));
+    expect((running.signal.reason as Error).message).toBe("the test's signal");
+    expect(done.signal.aborted).toBe(false);
+    running.clear();
+  });
+
+  it("requestTimeout: one listener on a signal shared by many requests (Node warns past 10)", () => {
+    const client = new AbortController();
+    const requests = Array.from({ length: 20 }, () => requestTimeout(60_000, undefined, [client.signal]));
+    expect(getEventListeners(client.signal, "abort")).toHaveLength(1);
+    const cleared = requests.pop();
+    cleared?.clear();
+    client.abort(new Error("run stopped"));
+    expect(requests.every((r) => (r.signal.reason as Error | undefined)?.message === "run stopped")).toBe(
+      true,
+    );
+    expect(cleared?.signal.aborted).toBe(false);
+    for (const r of requests) r.clear();
   });
 });

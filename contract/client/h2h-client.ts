@@ -294,14 +294,53 @@ export interface SendOptions {
 }
 
 /**
+ * For each signal given to requests, the controllers of its requests under way: the signal has one
+ * listener that aborts them all, however many requests share it (one each would pass Node's
+ * warning bound of 10 on the client's signal).
+ */
+const underWayBySignal = new WeakMap<AbortSignal, Set<AbortController>>();
+
+/** Aborts `controller` with `signal`'s reason when `signal` aborts; the function returned undoes it. */
+function abortAlong(signal: AbortSignal, controller: AbortController): () => void {
+  let underWay = underWayBySignal.get(signal);
+  if (underWay === undefined) {
+    const controllers = new Set<AbortController>();
+    underWay = controllers;
+    underWayBySignal.set(signal, controllers);
+    signal.addEventListener(
+      "abort",
+      () => {
+        for (const each of controllers) each.abort(signal.reason);
+        controllers.clear();
+      },
+      { once: true },
+    );
+  }
+  const controllers = underWay;
+  controllers.add(controller);
+  return () => controllers.delete(controller);
+}
+
+/**
  * A request's timeout: `timeoutMs`, then once more as long as `heldUpMs` says the machine held the
- * request up in that time (never more than `timeoutMs`: no more than the delay it excuses).
+ * request up in that time (never more than `timeoutMs`: no more than the delay it excuses). Its
+ * signal also aborts, with their reason, when one of `signals` (the client's, the call's) does.
  */
 export function requestTimeout(
   timeoutMs: number,
   heldUpMs?: (sinceMs: number, untilMs: number) => number,
+  signals: readonly (AbortSignal | undefined)[] = [],
 ): { signal: AbortSignal; clear(): void } {
   const controller = new AbortController();
+  // Not AbortSignal.any, which costs more than the rest of a request's set-up and keeps each
+  // request's signal in the long-lived client signal until a GC.
+  const given = signals.filter((signal): signal is AbortSignal => signal !== undefined);
+  const aborted = given.find((signal) => signal.aborted);
+  if (aborted) controller.abort(aborted.reason);
+  const releases = aborted ? [] : given.map((signal) => abortAlong(signal, controller));
+  const release = () => {
+    for (const undo of releases) undo();
+  };
   const startedAt = Date.now();
   const expire = (extraMs: number) =>
     controller.abort(
@@ -323,13 +362,13 @@ export function requestTimeout(
     timer.unref();
   }, timeoutMs);
   timer.unref();
-  return { signal: controller.signal, clear: () => clearTimeout(timer) };
-}
-
-/** The client's signal, the call's and the request's timeout, as one. */
-function signalOf(timeout: AbortSignal, ...signals: (AbortSignal | undefined)[]): AbortSignal {
-  const given = signals.filter((signal): signal is AbortSignal => signal !== undefined);
-  return given.length === 0 ? timeout : AbortSignal.any([...given, timeout]);
+  return {
+    signal: controller.signal,
+    clear: () => {
+      clearTimeout(timer);
+      release();
+    },
+  };
 }
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
@@ -407,6 +446,33 @@ interface BodyRead {
 }
 
 /**
+ * The common answer, its size declared and no coding: read from the body itself, with no counting
+ * stream and pipeline, which cost more CPU than the rest of the read. Past the limit the size is
+ * the declared one and the connection is cut at once, as {@link readBoundedBody} does.
+ */
+async function readDeclaredBody(body: Readable, declared: number, limit: number): Promise<BodyRead> {
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let truncated = false;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    if (keptBytes + chunk.length <= limit) {
+      kept.push(chunk);
+      keptBytes += chunk.length;
+      continue;
+    }
+    kept.push(chunk.subarray(0, limit - keptBytes));
+    keptBytes = limit;
+    truncated = true;
+    break;
+  }
+  return {
+    bytes: Buffer.concat(kept, keptBytes),
+    truncated,
+    size: { bytes: declared, from: "content-length" },
+  };
+}
+
+/**
  * Reads an answer's body up to `limit` decoded bytes. Past the limit: with a Content-Length the
  * size is known and the connection is cut at once; without one, up to `probe` more bytes are read
  * and dropped to count them, then the connection is cut.
@@ -424,6 +490,7 @@ async function readBoundedBody(
     .split(",")
     .map((c) => c.trim().toLowerCase())
     .filter((c) => c !== "" && c !== "identity");
+  if (codings.length === 0 && declared !== undefined) return readDeclaredBody(body, declared, limit);
   const unsupported = codings.filter((c) => DECODERS[c] === undefined);
   const decoding = codings.length > 0 && unsupported.length === 0;
 
@@ -690,7 +757,10 @@ export class H2hClient {
     const startedAt = new Date();
     const started = performance.now();
     let answered = false;
-    const timeout = requestTimeout(this.options.timeoutMs, this.options.heldUpMs);
+    const timeout = requestTimeout(this.options.timeoutMs, this.options.heldUpMs, [
+      this.options.signal,
+      send.signal,
+    ]);
     // undici's own timers only as a backstop: the request's timeout, extended or not, ends it.
     const backstopMs = this.options.timeoutMs * (this.options.heldUpMs ? 2 : 1) + 1_000;
     try {
@@ -701,7 +771,7 @@ export class H2hClient {
         body: wireBody,
         headersTimeout: backstopMs,
         bodyTimeout: backstopMs,
-        signal: signalOf(timeout.signal, this.options.signal, send.signal),
+        signal: timeout.signal,
       });
       answered = true;
       const responseHeaders = flattenHeaders(response.headers);

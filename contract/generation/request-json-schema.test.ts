@@ -40,6 +40,17 @@ const ownPaths = (body: unknown) =>
     .sort();
 
 describe("request schemas as JSON Schema", () => {
+  it("gives each caller a copy of its own: one narrowed in place leaves the next as zod converts it", () => {
+    const fresh = z.toJSONSchema(CreateQuasiEcomOrderRequest, { io: "input", unrepresentable: "throw" });
+    const first = requestJsonSchema(CreateQuasiEcomOrderRequest);
+    expect(first).toEqual(fresh);
+    (first.properties as Record<string, unknown>).amount = { type: "string" };
+    first.required?.push("narrowed");
+    const second = requestJsonSchema(CreateQuasiEcomOrderRequest);
+    expect(second).toEqual(fresh);
+    expect(second).not.toBe(first);
+  });
+
   it("lists each field with its required and nullable flags, unwrapping zod's nullable unions", () => {
     const flags = Object.fromEntries(schemaFields(quasiEcom).map((f) => [f.path, [f.required, f.nullable]]));
     expect(flags).toMatchObject({

@@ -81,9 +81,20 @@ export class UnsupportedSchemaError extends Error {
   override name = "UnsupportedSchemaError";
 }
 
-/** A request schema as JSON Schema, the input side of the contract. */
+/**
+ * Each schema converted once per thread: every spec file and the profile's parse convert the same
+ * few, and zod's conversion costs far more than a copy.
+ */
+const converted = new WeakMap<z.ZodType, JsonSchemaNode>();
+
+/** A request schema as JSON Schema, the input side of the contract: a copy of its own, to narrow in place. */
 export function requestJsonSchema(schema: z.ZodType): JsonSchemaNode {
-  return z.toJSONSchema(schema, { io: "input", unrepresentable: "throw" }) as JsonSchemaNode;
+  let node = converted.get(schema);
+  if (node === undefined) {
+    node = z.toJSONSchema(schema, { io: "input", unrepresentable: "throw" }) as JsonSchemaNode;
+    converted.set(schema, node);
+  }
+  return structuredClone(node);
 }
 
 /** A zod schema or an already converted JSON Schema. */

@@ -515,6 +515,16 @@ describe("masking: spellings of several secrets, as one regex of them all would"
     expect(near.text("a key-merchant-1%2F b")).toBe("a ***%2F b");
   });
 
+  it("looks for each secret whose first characters are spelled in the text, secrets sharing them alike", () => {
+    // The key and the callback secret share "san" (one test of it for both); the third starts otherwise.
+    const shared = createMasker({ secrets: [API_KEY, CALLBACK_SECRET, "other-secret-value"] });
+    expect(shared.text("a sandbox-callback%2Dsecret b &amp; other-secret-value")).toBe("a *** b &amp; ***");
+    expect(shared.text("a &#115;andbox-key-merchant-1%20 and sandbox-callback-secret")).toBe(
+      "a ***%20 and ***",
+    );
+    expect(shared.text("a %73andbox-other & sandbox")).toBe("a %73andbox-other & sandbox");
+  });
+
   it("masks the leftmost of two overlapping spellings, and what is left of the other stays", () => {
     expect(near.text("a key-%6Derchant-12-x b")).toBe("a ***-x b");
     expect(near.text("a &#107;ey-merchant-1 and merchant-12-x%20")).toBe("a *** and ***%20");

@@ -592,7 +592,11 @@ export function createMasker({
    * spelling of its first characters, which every spelling of it starts with.
    */
   const secretSpellingRegexes: (RegExp | undefined)[] = [];
-  const secretStarts = known.map((secret) => new RegExp(secretPattern([...secret].slice(0, 3).join(""))));
+  const startSources = known.map((secret) => secretPattern([...secret].slice(0, 3).join("")));
+  /** The distinct tests of a start: a key and its near misses share their first characters. */
+  const distinctStarts = [...new Set(startSources)];
+  const startTests = distinctStarts.map((source) => new RegExp(source));
+  const startOfSecret = startSources.map((source) => distinctStarts.indexOf(source));
 
   /**
    * Every spelling of a known secret masked, as one regex of every secret (longest first) would:
@@ -600,8 +604,12 @@ export function createMasker({
    */
   function maskSecretSpellings(text: string): string {
     const found = new Map<number, number>();
+    /** Whether a start's spelling is in the text, by start: each is looked for once. */
+    const started: (boolean | undefined)[] = [];
     known.forEach((secret, index) => {
-      if (!(secretStarts[index] as RegExp).test(text)) return;
+      const start = startOfSecret[index] as number;
+      started[start] ??= (startTests[start] as RegExp).test(text);
+      if (!started[start]) return;
       secretSpellingRegexes[index] ??= new RegExp(secretPattern(secret), "g");
       const regex = secretSpellingRegexes[index] as RegExp;
       regex.lastIndex = 0;
