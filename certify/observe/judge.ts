@@ -20,6 +20,7 @@ import {
   callbacksStopsAfterAcknowledgement,
   dataOf,
   ENDPOINTS,
+  envelopeContentCodingAccepted,
   envelopeFailureData,
   envelopeFailureMarkers,
   envelopeFailureMessage,
@@ -65,6 +66,7 @@ import {
   semanticsUsdtCommission,
 } from "../../contract/index.ts";
 import type { CheckRecord } from "../engine/run-model.ts";
+import { acceptsCoding } from "./decoding.ts";
 import {
   jsonOf,
   type ObservedCallbackDelivery,
@@ -113,6 +115,7 @@ export interface ObserveJudgement {
 
 /** The rules of each side that observed traffic can exercise: listed as not observed when none did. */
 const PROVIDER_RULES: Check<never>[] = [
+  envelopeContentCodingAccepted,
   envelopeJsonContentType,
   envelopeShape,
   envelopeRequestIdPresent,
@@ -298,10 +301,14 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
     judge(merchantChecks, endpoint, merchantRequestHeaders, { headers: exchange.requestHeaders }, ids);
     const sentMethod = spec.step === "create" ? request.methodID : undefined;
     const method = methods.find((m) => m.kind === spec.kind && m.methodID === sentMethod);
+    // A compressed request is judged decoded; one that does not decode is not judged, by name.
+    const undecoded = exchange.requestEncoding?.decoded === false ? exchange.requestEncoding : undefined;
     judge(
       merchantChecks,
       endpoint,
-      merchantRequestBodyValid,
+      undecoded
+        ? notJudgedAs(merchantRequestBodyValid, `its body is not decoded: ${undecoded.problem}`)
+        : merchantRequestBodyValid,
       {
         text: exchange.requestBody.text,
         schema: ENDPOINTS[operation].request,
@@ -363,6 +370,24 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
     if (exchange.transportFault !== undefined) transportFaults += 1;
     if (exchange.transportFault !== undefined || !exchange.response) continue;
     const answer = exchange.response;
+    // A compressed answer: its coding judged, its body judged decoded (or not at all, when it does not decode).
+    if (answer.encoding) {
+      const acceptEncoding = exchange.requestHeaders["accept-encoding"];
+      judge(
+        providerChecks,
+        endpoint,
+        envelopeContentCodingAccepted,
+        {
+          codings: answer.encoding.codings,
+          acceptEncoding,
+          refused: answer.encoding.codings.filter((coding) => !acceptsCoding(acceptEncoding, coding)),
+          decoded: answer.encoding.decoded,
+          problem: answer.encoding.problem,
+        },
+        ids,
+      );
+      if (!answer.encoding.decoded) continue;
+    }
     const json = jsonOf(answer.body);
     const response: ExchangeResponse = {
       status: answer.status,
@@ -716,6 +741,18 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
     callbacksObserved: options.callbacksObserved,
     unknownCallbacks: session.unknownKeyCallbacks,
     lines: { provider: line(provider), merchant: line(merchant) },
+  };
+}
+
+/** `check`, run as not evaluated for `reason`: named in the report, never passed or failed. */
+function notJudgedAs<Input>(check: Check<Input>, reason: string): Check<Input> {
+  return {
+    ...check,
+    run: () => ({
+      ok: false,
+      detail: `not evaluated, because ${reason}`,
+      notEvaluated: { check: check.name, signature: `${check.name} not judged`, reason },
+    }),
   };
 }
 

@@ -6,6 +6,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { appendRecord, linesOf, readWriteFailures } from "../../contract/index.ts";
+import type { BodyEncoding } from "./decoding.ts";
 
 /** A body as kept: its first `cap` bytes, and its real size. */
 export interface KeptBody {
@@ -26,12 +27,16 @@ export interface ObservedExchange {
   path: string;
   requestHeaders: Record<string, string>;
   requestBody: KeptBody;
+  /** Set when the request named a Content-Encoding: `requestBody` is then the decoded body, if it decoded. */
+  requestEncoding?: BodyEncoding;
   /** Set when the proxy rewrote metadata.webHook: the merchant's own URL (the body kept is the merchant's). */
   webhookRewritten?: { original: string; key: string };
   response?: {
     status: number;
     headers: Record<string, string>;
     body: KeptBody;
+    /** Set when the answer named a Content-Encoding: `body` is then the decoded body, if it decoded. */
+    encoding?: BodyEncoding;
   };
   /** Why no answer came from the provider (unreachable, reset): the provider's transport, not its contract. */
   transportFault?: string;
@@ -48,6 +53,8 @@ export interface ObservedCallbackDelivery {
   json: unknown;
   headers: Record<string, string>;
   body: KeptBody;
+  /** Set when the callback named a Content-Encoding: `body` is then the decoded body, if it decoded. */
+  encoding?: BodyEncoding;
   signature: "valid" | "invalid" | "missing" | "malformed" | "not-checked";
   /** The webhook URL's key: which creation the callback is for. */
   key: string | null;
@@ -87,6 +94,10 @@ export class Capture {
     const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
     this.chunks.push(part);
     this.kept += part.length;
+  }
+  /** The bytes kept, as they came: a compressed body is decoded from them. */
+  raw(): Buffer {
+    return Buffer.concat(this.chunks);
   }
   body(): KeptBody {
     const bytes = Buffer.concat(this.chunks);

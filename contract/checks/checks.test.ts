@@ -750,6 +750,29 @@ const CASES: Record<string, Case> = {
       ],
     ],
   },
+  "envelope.content-coding-accepted": {
+    good: [
+      { codings: ["gzip"], acceptEncoding: "gzip, br", refused: [], decoded: true },
+      { codings: ["br"], acceptEncoding: undefined, refused: [], decoded: true },
+    ],
+    bad: [
+      [
+        { codings: ["br"], acceptEncoding: "gzip", refused: ["br"], decoded: true },
+        /Content-Encoding br, which the request's Accept-Encoding "gzip" does not accept \(br\)/,
+      ],
+      // Not decoded: not evaluated (ok false), never passed, with the reason.
+      [
+        {
+          codings: ["gzip"],
+          acceptEncoding: undefined,
+          refused: [],
+          decoded: false,
+          problem: "the body does not decode as gzip",
+        },
+        /not evaluated, because the answer's body could not be decoded.*does not decode as gzip/,
+      ],
+    ],
+  },
   "envelope.strict-json": {
     good: [successResponse, errorResponse],
     bad: [
