@@ -33,6 +33,7 @@ import {
   fieldsOrderRecord,
   fieldsQuasiEcomCreationResult,
   fieldsStatusKnown,
+  lifetimeSecondsOf,
   matchEndpoint,
   merchantConfirmsConfirmable,
   merchantConfirmsOwnOrder,
@@ -51,6 +52,7 @@ import {
   rejectsDuplicateMerchantOrderId,
   rejectsWrongCode,
   requirementOf,
+  SANDBOX_CLOCK_ADVANCE_PATH,
   semanticsAmountEchoed,
   semanticsCommissionNonNegative,
   semanticsConfirmationEchoesOrder,
@@ -174,6 +176,9 @@ interface KnownOrder {
   currency: unknown;
   merchantOrderID: string | null;
   createdBy: string;
+  /** When its creation was sent and answered: its lifetime counts from then. */
+  createdSentAtMs: number;
+  createdAnsweredAtMs: number;
   /** Whether its webhook went through the sink: its callbacks are observed. */
   webhookRewritten: boolean;
   /** Why it can no longer be confirmed, from the merchant's view, with when it learnt so. */
@@ -259,6 +264,29 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
     const trigger = profile.callbackTriggers[status];
     if ("code" in trigger) codeTriggers.set(trigger.code, status);
   }
+  // A code the profile's lifecycle says ends in another callback status (failed_by_terminal, then
+  // succeeded_by_appeal) makes that last callback due too.
+  const outcomeTriggers = new Map<string, CallbackStatus>();
+  for (const outcome of profile.lifecycle.outcomes ?? []) {
+    const last = outcome.statuses.at(-1) as string;
+    if ((CALLBACK_STATUSES as readonly string[]).includes(last))
+      outcomeTriggers.set(outcome.code, last as CallbackStatus);
+  }
+  const dueFor = (code: unknown): CallbackStatus[] =>
+    typeof code !== "string"
+      ? []
+      : [...new Set([codeTriggers.get(code), outcomeTriggers.get(code)])].filter(
+          (status): status is CallbackStatus => status !== undefined,
+        );
+  // What may have moved each order's clock, and what its confirmations were answered: an expiry's due time.
+  const clockAdvances: {
+    orderId: string | undefined;
+    ms: number;
+    sentAtMs: number;
+    answeredAtMs: number;
+    id: string;
+  }[] = [];
+  const confirmationsOf = new Map<string, ("accepted" | "refused" | "unknown")[]>();
   const triggered: {
     orderId: string;
     status: CallbackStatus;
@@ -288,6 +316,18 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
       ? new URL(exchange.path, "http://x").pathname
       : "";
     const match = matchEndpoint(pathname);
+    if (pathname === SANDBOX_CLOCK_ADVANCE_PATH) {
+      const advance = (jsonOf(exchange.requestBody) ?? {}) as { seconds?: unknown; orderId?: unknown };
+      // An advance the provider may have taken (an answer lost counts) moves the clock as asked.
+      if (typeof advance.seconds === "number" && (!exchange.response || is2xx(exchange.response.status)))
+        clockAdvances.push({
+          orderId: typeof advance.orderId === "string" ? advance.orderId : undefined,
+          ms: advance.seconds * 1000,
+          sentAtMs: exchange.startedAtMs,
+          answeredAtMs: exchange.startedAtMs + exchange.durationMs,
+          id: exchange.id,
+        });
+    }
     if (!match) continue;
     const operation = match.operation;
     const spec = OPERATIONS[operation];
@@ -340,6 +380,14 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
     }
 
     if (spec.step === "confirm" && match.orderId !== undefined) {
+      confirmationsOf.set(match.orderId, [
+        ...(confirmationsOf.get(match.orderId) ?? []),
+        !exchange.response || exchange.response.body.cut
+          ? "unknown"
+          : is2xx(exchange.response.status)
+            ? "accepted"
+            : "refused",
+      ]);
       const known = orders.get(match.orderId);
       const accepted = (acceptedConfirmations.get(match.orderId) ?? []).find(
         (e) => e.id !== exchange.id && e.endMs <= exchange.startedAtMs,
@@ -512,15 +560,15 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
       judge(providerChecks, endpoint, fieldsConfirmationResult, { data, contract }, ids);
       judge(providerChecks, endpoint, semanticsTimerValid, data, ids);
       const known = match.orderId !== undefined ? orders.get(match.orderId) : undefined;
-      const due = typeof request.code === "string" ? codeTriggers.get(request.code) : undefined;
-      if (known?.webhookRewritten && due && match.orderId !== undefined)
-        triggered.push({
-          orderId: match.orderId,
-          status: due,
-          sentAtMs: exchange.startedAtMs,
-          answeredAtMs: exchange.startedAtMs + exchange.durationMs,
-          exchangeId: exchange.id,
-        });
+      for (const due of dueFor(request.code))
+        if (known?.webhookRewritten && match.orderId !== undefined)
+          triggered.push({
+            orderId: match.orderId,
+            status: due,
+            sentAtMs: exchange.startedAtMs,
+            answeredAtMs: exchange.startedAtMs + exchange.durationMs,
+            exchangeId: exchange.id,
+          });
       if (known && match.orderId !== undefined)
         judge(
           providerChecks,
@@ -542,6 +590,8 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
         currency: data.currency ?? method?.currency,
         merchantOrderID: moid,
         createdBy: exchange.id,
+        createdSentAtMs: exchange.startedAtMs,
+        createdAnsweredAtMs: exchange.startedAtMs + exchange.durationMs,
         webhookRewritten: exchange.webhookRewritten !== undefined,
       });
       if (exchange.webhookRewritten) orderOfKey.set(exchange.webhookRewritten.key, data.id);
@@ -652,7 +702,50 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
     }
   }
 
-  // Each callback a confirmation made due, once the session outlasted its timeout: it arrived and says so.
+  // An order left unconfirmed (or refused every confirmation) expires once its declared lifetime ran
+  // out, sooner by what the sandbox clock the profile declares moved it: its expired callback is due.
+  const lifetimeS = lifetimeSecondsOf(profile);
+  if (lifetimeS !== undefined)
+    for (const order of orders.values()) {
+      if (!order.webhookRewritten) continue;
+      if ((confirmationsOf.get(order.orderId) ?? []).some((c) => c !== "refused")) continue;
+      const advances = clockAdvances
+        .filter((a) => a.orderId === undefined || a.orderId === order.orderId)
+        .filter((a) => a.answeredAtMs > order.createdSentAtMs);
+      // A clock the profile does not declare, or one moved while the order was being created: its
+      // expiry cannot be timed from what the profile says.
+      if (
+        advances.length > 0 &&
+        (profile.sandboxClock === false || advances.some((a) => a.sentAtMs < order.createdAnsweredAtMs))
+      )
+        continue;
+      // The latest moment it can have expired: its age since the creation's answer plus every
+      // advance answered by then reaches the lifetime.
+      let advancedMs = 0;
+      let byMs = order.createdAnsweredAtMs + lifetimeS * 1000;
+      let by: (typeof advances)[number] | undefined;
+      for (const advance of advances) {
+        if (advance.answeredAtMs >= byMs) break;
+        advancedMs += advance.ms;
+        const after = Math.max(
+          advance.answeredAtMs,
+          order.createdAnsweredAtMs + lifetimeS * 1000 - advancedMs,
+        );
+        if (after < byMs) {
+          byMs = after;
+          by = advance;
+        }
+      }
+      triggered.push({
+        orderId: order.orderId,
+        status: "expired",
+        sentAtMs: by ? by.sentAtMs : order.createdSentAtMs + lifetimeS * 1000 - advancedMs,
+        answeredAtMs: byMs,
+        exchangeId: by ? by.id : order.createdBy,
+      });
+    }
+
+  // Each callback a confirmation, a lifetime or the sandbox clock made due, once the session outlasted its timeout: it arrived and says so.
   const endedAtMs = options.endedAtMs ?? Date.now();
   for (const trigger of triggered) {
     if (!options.callbacksObserved || endedAtMs < trigger.answeredAtMs + timeoutMs) continue;
