@@ -95,6 +95,7 @@ async function scripted(options: {
       reportDir,
       signal: stop.signal,
       print: () => {},
+      providerInProcess: true,
       onListening: (url) => {
         const post: Merchant["post"] = async (path, body) => {
           const answer = await request(`${url}${path}`, {
@@ -263,5 +264,75 @@ describe("observe: the appeal the profile's lifecycle says follows a failure", (
     });
     expect(recordsOf(result, "callbacks.arrives")).toEqual([]);
     expect(result.judgement.provider.verdict).toBe("conformant");
+  }, 60_000);
+});
+
+describe("observe: retry intervals, as the profile's retryPolicy declares", () => {
+  // The reference profile: 5 attempts, 0.1, 0.2, 0.3, 0.4 s apart, ± 0.25 s.
+  const confirmed = async (m: Merchant) => {
+    const order = await m.create();
+    expect((await m.post(confirmPath(order), { code: "1111" })).status).toBe(200);
+  };
+  const retried = { script: confirmed, lingerMs: 1_500 + CALLBACK_MS, answer: () => 503 };
+  const retryRecords = (result: ObserveResult) =>
+    recordsOf(result, "callbacks.retry-policy").map((c) => `${c.status}: ${c.detail}`);
+
+  it("passes the reference provider's retries of a refused callback, and a retry the receiver took", async () => {
+    const refusedAll = await scripted(retried);
+    expect(refusedAll.answered).toEqual([503, 503, 503, 503, 503]);
+    expect(retryRecords(refusedAll.result)).toEqual([expect.stringMatching(/^passed: 5 attempt\(s\)/)]);
+    const takenSecond = await scripted({ ...retried, answer: (delivery) => (delivery === 1 ? 503 : 200) });
+    expect(takenSecond.answered).toEqual([503, 200]);
+    expect(retryRecords(takenSecond.result)).toEqual([expect.stringMatching(/^passed: 2 attempt\(s\)/)]);
+    // Taken at once: no retry to judge.
+    const taken = await scripted({ ...retried, answer: () => 200 });
+    expect(recordsOf(taken.result, "callbacks.retry-policy")).toEqual([]);
+    expect(taken.result.judgement.provider.notObserved.map((r) => r.check)).toContain(
+      "callbacks.retry-policy",
+    );
+  }, 60_000);
+
+  it("fails a provider that stops retrying early, retries too soon, or changes the body on a retry", async () => {
+    const cutShort = await scripted({ ...retried, faults: ["callback-retries-cut-short"] });
+    expect(retryRecords(cutShort.result)).toEqual([
+      expect.stringMatching(/^failed: 3 attempt\(s\).*3 attempts, the policy says 5/),
+    ]);
+    // The profile says a second between retries; this provider retries after 10 ms.
+    const secondApart = (profile: Profile): Profile => ({
+      ...profile,
+      callbacks: {
+        ...profile.callbacks,
+        retryPolicy: { attempts: 5, delaysMs: [1_000, 1_000, 1_000, 1_000], toleranceMs: 250 },
+      },
+    });
+    const tooSoon = await scripted({
+      ...retried,
+      profile: secondApart,
+      provider: { callbackRetryDelaysMs: [10, 10, 10, 10] },
+    });
+    expect(retryRecords(tooSoon.result)).toEqual([
+      expect.stringMatching(
+        /^failed: 5 attempt\(s\).*retry 1 after 0\.\d\d s, the policy says 1\.00 s ± 0\.25 s/,
+      ),
+    ]);
+    const reserialised = await scripted({ ...retried, faults: ["retry-reserialised"] });
+    expect(retryRecords(reserialised.result)).toEqual([
+      expect.stringMatching(/^failed: .*retry 1 carries other bytes than the first attempt/),
+    ]);
+    expect(reserialised.result.judgement.provider.verdict).toBe("not conformant");
+  }, 90_000);
+
+  it("leaves retries not observed, never failed, when the profile declares no policy", async () => {
+    const undeclared = (profile: Profile): Profile => {
+      const { retryPolicy: _policy, ...callbacks } = profile.callbacks;
+      return { ...profile, callbacks };
+    };
+    const { result } = await scripted({
+      ...retried,
+      profile: undeclared,
+      faults: ["callback-retries-cut-short"],
+    });
+    expect(recordsOf(result, "callbacks.retry-policy")).toEqual([]);
+    expect(result.judgement.provider.notObserved.map((r) => r.check)).toContain("callbacks.retry-policy");
   }, 60_000);
 });

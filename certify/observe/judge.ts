@@ -16,6 +16,7 @@ import {
   callbacksMatchesOrder,
   callbacksNamesOrder,
   callbacksNamesStatus,
+  callbacksRetryPolicy,
   callbacksSignatureValid,
   callbacksStopsAfterAcknowledgement,
   dataOf,
@@ -153,6 +154,7 @@ const PROVIDER_RULES: Check<never>[] = [
   callbacksMatchesOrder,
   callbacksExactlyOnce,
   callbacksStopsAfterAcknowledgement,
+  callbacksRetryPolicy,
 ] as Check<never>[];
 
 const MERCHANT_RULES: Check<never>[] = [
@@ -192,6 +194,14 @@ export interface JudgeOptions {
   callbacksObserved: boolean;
   /** When the session stopped (ms since the epoch): a callback not yet due by then is not judged. */
   endedAtMs?: number;
+  /**
+   * How late the sink may have stamped each retried callback's deliveries (its own stalls) and how
+   * long the machine's CPU was contended meanwhile, by the first delivery's id: room for a retry
+   * to be late, as certify gives it.
+   */
+  retryStalls?: ReadonlyMap<string, { observerStallMs: number; machineStallMs: number }>;
+  /** Whether the provider runs on this machine, so that its CPU contention can make a retry late. Default true. */
+  targetOnThisHost?: boolean;
 }
 
 export function judgeSession(session: ObserveSession, options: JudgeOptions): ObserveJudgement {
@@ -618,6 +628,8 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
     byOrder.set(key, [...(byOrder.get(key) ?? []), delivery]);
   }
   const callbackKinds = new Set<string>();
+  const watchedUntilMs = options.endedAtMs ?? Date.now();
+  const retryPolicy = profile.callbacks.retryPolicy;
   for (const [orderId, deliveries] of byOrder) {
     const known = orders.get(orderId);
     const expectedOrder = deliveries[0]?.key ? orderOfKey.get(deliveries[0].key) : undefined;
@@ -670,6 +682,34 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
       if (known) judge(providerChecks, endpoint, callbacksMatchesOrder, scenario, ids);
       judge(providerChecks, endpoint, callbacksExactlyOnce, scenario, ids);
       judge(providerChecks, endpoint, callbacksStopsAfterAcknowledgement, scenario, ids);
+
+      // A delivery the receiver refused (not a 2xx, or none within the timeout) is retried as the
+      // profile's policy declares, up to the attempt it acknowledged; no policy declared: not observed.
+      const refused = (d: ObservedCallbackDelivery) =>
+        !is2xx(d.answer?.status) || (d.answer?.durationMs ?? Number.POSITIVE_INFINITY) > timeoutMs;
+      const settledAt = ofStatus.findIndex((d) => !refused(d));
+      if (retryPolicy && settledAt !== 0) {
+        const attempts = settledAt === -1 ? ofStatus : ofStatus.slice(0, settledAt + 1);
+        const stalls = options.retryStalls?.get((attempts[0] as ObservedCallbackDelivery).id);
+        judge(
+          providerChecks,
+          endpoint,
+          callbacksRetryPolicy,
+          {
+            attemptsAtMs: attempts.map((d) => d.receivedAtMs),
+            policy: retryPolicy,
+            observerStallMs: stalls?.observerStallMs ?? 0,
+            machineStallMs: attempts.slice(1).map(() => stalls?.machineStallMs ?? 0),
+            targetOnThisHost: options.targetOnThisHost ?? true,
+            settled: settledAt !== -1,
+            observedUntilMs: watchedUntilMs,
+            // An answer refuses when it comes; no answer, at the timeout at the latest.
+            refusedAfterMs: attempts.map((d) => d.answer?.durationMs ?? timeoutMs),
+            bodies: attempts.map((d) => (d.body.cut ? undefined : d.body.text)),
+          },
+          { ...ids, callbacks: attempts.map((d) => d.id) },
+        );
+      }
 
       // The receiver: a genuine callback is taken (2xx) within the profile's timeout; its first
       // answer may be a refusal the provider's retry then settles, as the profile's retries allow.

@@ -50,14 +50,12 @@ interface Target {
   plan?: MerchantPlan;
 }
 
-/** The reference provider with quick retries and processing, so that a session takes a second or two. */
+/**
+ * The reference provider with quick processing, so that a session takes a second or two; its
+ * retries are its profile's (0.1 to 0.4 s), which observe judges.
+ */
 async function reference(faults: string[] = []): Promise<Target> {
-  const provider = await startReferenceProvider({
-    port: 0,
-    processingDelayMs: 50,
-    callbackRetryDelaysMs: [100, 100, 100, 100],
-    faults,
-  });
+  const provider = await startReferenceProvider({ port: 0, processingDelayMs: 50, faults });
   return {
     url: provider.url,
     stop: () => provider.stop({ cutInFlight: true }),
@@ -100,6 +98,7 @@ async function observed(
       reportDir,
       signal: stop.signal,
       print: () => {},
+      providerInProcess: true,
       onListening: (url) => {
         runExampleMerchant({
           baseUrl: url,
