@@ -152,6 +152,12 @@ describe("observe mode", () => {
     // Its one 503 reached the provider, which delivered the callback again: a duplicate, taken.
     expect(merchant.answers[503]).toBe(1);
     expect(merchant.callbacks).toHaveLength(4);
+    // That refusal and its retry are judged against the profile's retryPolicy.
+    expect(
+      result.judgement.provider.checks
+        .filter((c) => c.check === "callbacks.retry-policy")
+        .map((c) => c.status),
+    ).toEqual(["passed"]);
     const { coverage } = result.judgement;
     expect(coverage.endpoints.notSeen).toEqual([]);
     expect(coverage.callbackKinds.seen).toEqual(["expired", "failed_by_terminal", "succeeded"]);
