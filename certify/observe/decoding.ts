@@ -7,21 +7,7 @@
 import { Readable, type Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import * as zlib from "node:zlib";
-import type { KeptBody } from "./session.ts";
-
-/** How a body that named a Content-Encoding was read. */
-export interface BodyEncoding {
-  /** The codings named by Content-Encoding, in the order they were applied (identity dropped). */
-  codings: string[];
-  /** Whether the body kept is the decoded one. */
-  decoded: boolean;
-  /** The body's size as sent (compressed). */
-  wireBytes: number;
-  /** Why it was not decoded, or where decoding stopped. */
-  problem?: string;
-  /** `unsupported`: a coding this Node cannot decode; `corrupt`: the bytes do not decode as named. */
-  failure?: "unsupported" | "corrupt";
-}
+import type { BodyEncoding, KeptBody } from "./session.ts";
 
 /** "deflate" is zlib-wrapped by RFC 9110, but some senders send it raw: the first bytes tell. */
 const isZlibWrapped = (bytes: Buffer) =>

@@ -6,7 +6,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { appendRecord, linesOf, readWriteFailures } from "../../contract/index.ts";
-import type { BodyEncoding } from "./decoding.ts";
 
 /** A body as kept: its first `cap` bytes, and its real size. */
 export interface KeptBody {
@@ -15,6 +14,20 @@ export interface KeptBody {
   bytes: number;
   /** Set when only the first bytes were kept. */
   cut?: true;
+}
+
+/** How a body that named a Content-Encoding was read. */
+export interface BodyEncoding {
+  /** The codings named by Content-Encoding, in the order they were applied (identity dropped). */
+  codings: string[];
+  /** Whether the body kept is the decoded one. */
+  decoded: boolean;
+  /** The body's size as sent (compressed). */
+  wireBytes: number;
+  /** Why it was not decoded, or where decoding stopped. */
+  problem?: string;
+  /** `unsupported`: a coding this Node cannot decode; `corrupt`: the bytes do not decode as named. */
+  failure?: "unsupported" | "corrupt";
 }
 
 /** One request of the merchant's and the provider's answer, as they passed the proxy. */
