@@ -3,8 +3,11 @@
  * coding the merchant did not accept fails the provider; one that cannot be decoded leaves that
  * answer not judged, by name; a decompression bomb is decoded no further than the evidence cap.
  */
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { brotliCompressSync, gzipSync } from "node:zlib";
 import { Agent, request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
@@ -13,6 +16,7 @@ import { REFERENCE_PROFILE_PATH } from "../../fixtures/profiles/index.ts";
 import { REFERENCE_API_KEYS, startReferenceProvider } from "../../fixtures/providers/reference/index.ts";
 import { acceptsCoding } from "./decoding.ts";
 import { judgeSession } from "./judge.ts";
+import { runObserve } from "./observe.ts";
 import { callbackForwarder, startObserveProxy } from "./proxy.ts";
 import { ObserveSession } from "./session.ts";
 
@@ -269,6 +273,57 @@ describe("observe: compressed answers", () => {
     });
     const bodyValid = judgement.merchant.checks.find((c) => c.check === "merchant.request-body-valid");
     expect(bodyValid?.status, bodyValid?.detail).toBe("passed");
+  }, 30_000);
+
+  it("shows the decoded answer in the reports, and says it was decoded", async () => {
+    const upstream = await compressingProvider(gzip);
+    const reportDir = await mkdtemp(join(tmpdir(), "h2h-observe-gzip-"));
+    closers.push(() => rm(reportDir, { recursive: true, force: true }));
+    const stop = new AbortController();
+    const result = await runObserve({
+      profile: await readProfile(REFERENCE_PROFILE_PATH),
+      settings: {
+        callbackSecret: undefined,
+        sinkPort: 0,
+        sinkPublicUrl: undefined,
+        apiKey: undefined,
+        secondApiKey: undefined,
+      },
+      upstream,
+      tls: undefined,
+      port: 0,
+      keepWebhook: true,
+      reportDir,
+      signal: stop.signal,
+      print: () => {},
+      onListening: (url) => {
+        request(`${url}/api/v1/payin/mobile-commerce/h2h`, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "accept-encoding": "gzip",
+            authorization: `Bearer ${REFERENCE_API_KEYS.merchant1}`,
+          },
+          body: JSON.stringify({ methodID: 101, amount: 1500 }),
+        })
+          .then((answer) => answer.body.arrayBuffer())
+          .finally(() => stop.abort("done"));
+      },
+    });
+    expect(result.judgement.provider.verdict).toBe("conformant");
+    const report = JSON.parse(await readFile(result.paths.json, "utf8")) as {
+      exchanges: { response: { body: { text: string }; encoding: unknown } }[];
+    };
+    expect(report.exchanges[0]?.response.encoding).toMatchObject({ codings: ["gzip"], decoded: true });
+    expect(JSON.parse(report.exchanges[0]?.response.body.text ?? "")).toMatchObject({
+      result: { codeError: "none" },
+    });
+    const har = JSON.parse(await readFile(result.paths.har as string, "utf8")) as {
+      log: { entries: { response: { content: { text: string } } }[] };
+    };
+    expect(JSON.parse(har.log.entries[0]?.response.content.text ?? "")).toMatchObject({
+      data: { status: "payment_pending" },
+    });
   }, 30_000);
 
   it("reads Accept-Encoding as RFC 9110 does", () => {
