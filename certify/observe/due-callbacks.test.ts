@@ -21,7 +21,9 @@ import {
   startReferenceProvider,
 } from "../../fixtures/providers/reference/index.ts";
 import { scaledMs } from "../../fixtures/testing/load-allowance.ts";
+import { judgeSession } from "./judge.ts";
 import { type ObserveResult, runObserve } from "./observe.ts";
+import { ObserveSession } from "./session.ts";
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -335,4 +337,42 @@ describe("observe: retry intervals, as the profile's retryPolicy declares", () =
     expect(recordsOf(result, "callbacks.retry-policy")).toEqual([]);
     expect(result.judgement.provider.notObserved.map((r) => r.check)).toContain("callbacks.retry-policy");
   }, 60_000);
+});
+
+describe("observe: which deliveries a retry is judged on", () => {
+  const delivery = (id: string, atMs: number, status: number | undefined, durationMs = 5) => ({
+    id,
+    receivedAtMs: atMs,
+    orderId: "o-1",
+    status: "succeeded",
+    json: { id: "o-1", status: "succeeded" },
+    headers: {},
+    body: { text: '{"id":"o-1","status":"succeeded"}', bytes: 33 },
+    signature: "not-checked" as const,
+    key: "w1",
+    ...(status === undefined
+      ? { error: "ECONNRESET" }
+      : { answer: { status, body: { text: "", bytes: 0 }, durationMs } }),
+  });
+  const judged = async (deliveries: ReturnType<typeof delivery>[]) => {
+    const session = new ObserveSession(65_536);
+    for (const d of deliveries) session.beginCallback(d);
+    const profile = await readProfile(REFERENCE_PROFILE_PATH);
+    return judgeSession(session, { profile, signed: false, callbacksObserved: true, endedAtMs: 10_000 })
+      .provider.checks.filter((c) => c.check === "callbacks.retry-policy")
+      .map((c) => `${c.status}: ${c.detail}`);
+  };
+
+  it("takes a 2xx later than the timeout as settling, unless the provider delivered again", async () => {
+    // Answered 200 after 6 s (the timeout is 5 s), and not delivered again: the provider took it.
+    expect(await judged([delivery("c1", 1_000, 200, 6_000)])).toEqual([]);
+    // Delivered again 0.1 s after that slow answer: a retry, its delay counted from the answer.
+    expect(await judged([delivery("c1", 1_000, 200, 6_000), delivery("c2", 7_100, 200)])).toEqual([
+      expect.stringMatching(/^passed: 2 attempt\(s\)/),
+    ]);
+    // No answer at all is a refusal: the retries that never came are missing.
+    expect(await judged([delivery("c1", 1_000, undefined)])).toEqual([
+      expect.stringMatching(/^failed: 1 attempt\(s\): 1 attempts, the policy says 5/),
+    ]);
+  });
 });

@@ -683,11 +683,14 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
       judge(providerChecks, endpoint, callbacksExactlyOnce, scenario, ids);
       judge(providerChecks, endpoint, callbacksStopsAfterAcknowledgement, scenario, ids);
 
-      // A delivery the receiver refused (not a 2xx, or none within the timeout) is retried as the
-      // profile's policy declares, up to the attempt it acknowledged; no policy declared: not observed.
-      const refused = (d: ObservedCallbackDelivery) =>
-        !is2xx(d.answer?.status) || (d.answer?.durationMs ?? Number.POSITIVE_INFINITY) > timeoutMs;
-      const settledAt = ofStatus.findIndex((d) => !refused(d));
+      // A delivery the receiver refused (not a 2xx, or none) is retried as the profile's policy
+      // declares, up to the attempt it acknowledged; no policy declared: not observed. A 2xx later
+      // than the timeout settles it unless the provider, having given up on it, delivered again.
+      const settledAt = ofStatus.findIndex(
+        (d, i) =>
+          is2xx(d.answer?.status) &&
+          ((d.answer?.durationMs ?? Number.POSITIVE_INFINITY) <= timeoutMs || i === ofStatus.length - 1),
+      );
       if (retryPolicy && settledAt !== 0) {
         const attempts = settledAt === -1 ? ofStatus : ofStatus.slice(0, settledAt + 1);
         const stalls = options.retryStalls?.get((attempts[0] as ObservedCallbackDelivery).id);
