@@ -167,7 +167,7 @@ describe("observe: callbacks an expiry makes due", () => {
       [`${order} expired`, "failed"],
     ]);
     expect(faulty.result.judgement.provider.verdict).toBe("not conformant");
-  }, 60_000);
+  }, 120_000);
 
   it("awaits it once the declared lifetime ran out, a refused code leaving the order unconfirmed", async () => {
     const lifetime = (profile: Profile): Profile => ({
@@ -198,7 +198,7 @@ describe("observe: callbacks an expiry makes due", () => {
     expect(recordsOf(early.result, "callbacks.arrives")).toEqual([]);
     expect(early.result.judgement.provider.notObserved.map((r) => r.check)).toContain("callbacks.arrives");
     expect(early.result.judgement.provider.verdict).toBe("conformant");
-  }, 90_000);
+  }, 180_000);
 
   it("awaits no expiry of a confirmed order, nor one the profile gives no lifetime", async () => {
     const script = async (m: Merchant) => {
@@ -218,7 +218,7 @@ describe("observe: callbacks an expiry makes due", () => {
     });
     // The confirmed order's succeeded callback only: the unconfirmed one expired, but no lifetime is declared.
     expect(recordsOf(result, "callbacks.arrives").map((c) => c.case?.split(" ")[1])).toEqual(["succeeded"]);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("observe: the appeal the profile's lifecycle says follows a failure", () => {
@@ -251,7 +251,7 @@ describe("observe: the appeal the profile's lifecycle says follows a failure", (
       recordsOf(faulty.result, "callbacks.arrives").map((c) => [c.case?.split(" ")[1], c.status]),
     ).toEqual([["succeeded_by_appeal", "failed"]]);
     expect(faulty.result.judgement.provider.verdict).toBe("not conformant");
-  }, 60_000);
+  }, 120_000);
 
   it("awaits nothing the profile does not declare: without the outcome, a 3333 is no appeal's trigger", async () => {
     const undeclared = (profile: Profile): Profile => {
@@ -266,7 +266,7 @@ describe("observe: the appeal the profile's lifecycle says follows a failure", (
     });
     expect(recordsOf(result, "callbacks.arrives")).toEqual([]);
     expect(result.judgement.provider.verdict).toBe("conformant");
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("observe: retry intervals, as the profile's retryPolicy declares", () => {
@@ -292,7 +292,7 @@ describe("observe: retry intervals, as the profile's retryPolicy declares", () =
     expect(taken.result.judgement.provider.notObserved.map((r) => r.check)).toContain(
       "callbacks.retry-policy",
     );
-  }, 60_000);
+  }, 120_000);
 
   it("fails a provider that stops retrying early, retries too soon, or changes the body on a retry", async () => {
     const cutShort = await scripted({ ...retried, faults: ["callback-retries-cut-short"] });
@@ -322,7 +322,7 @@ describe("observe: retry intervals, as the profile's retryPolicy declares", () =
       expect.stringMatching(/^failed: .*retry 1 carries other bytes than the first attempt/),
     ]);
     expect(reserialised.result.judgement.provider.verdict).toBe("not conformant");
-  }, 90_000);
+  }, 180_000);
 
   it("leaves retries not observed, never failed, when the profile declares no policy", async () => {
     const undeclared = (profile: Profile): Profile => {
@@ -336,7 +336,7 @@ describe("observe: retry intervals, as the profile's retryPolicy declares", () =
     });
     expect(recordsOf(result, "callbacks.retry-policy")).toEqual([]);
     expect(result.judgement.provider.notObserved.map((r) => r.check)).toContain("callbacks.retry-policy");
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("observe: which deliveries a retry is judged on", () => {
@@ -358,7 +358,7 @@ describe("observe: which deliveries a retry is judged on", () => {
     const session = new ObserveSession(65_536);
     for (const d of deliveries) session.beginCallback(d);
     const profile = await readProfile(REFERENCE_PROFILE_PATH);
-    return judgeSession(session, { profile, signed: false, callbacksObserved: true, endedAtMs: 10_000 })
+    return judgeSession(session, { profile, signed: false, callbacksObserved: true, endedAtMs: 20_000 })
       .provider.checks.filter((c) => c.check === "callbacks.retry-policy")
       .map((c) => `${c.status}: ${c.detail}`);
   };

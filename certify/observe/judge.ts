@@ -295,6 +295,8 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
     sentAtMs: number;
     answeredAtMs: number;
     id: string;
+    /** No answer came: whether the clock moved is not known. */
+    unanswered: boolean;
   }[] = [];
   const confirmationsOf = new Map<string, ("accepted" | "refused" | "unknown")[]>();
   const triggered: {
@@ -328,7 +330,7 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
     const match = matchEndpoint(pathname);
     if (pathname === SANDBOX_CLOCK_ADVANCE_PATH) {
       const advance = (jsonOf(exchange.requestBody) ?? {}) as { seconds?: unknown; orderId?: unknown };
-      // An advance the provider may have taken (an answer lost counts) moves the clock as asked.
+      // An advance accepted moves the clock as asked; one whose answer was lost may have.
       if (typeof advance.seconds === "number" && (!exchange.response || is2xx(exchange.response.status)))
         clockAdvances.push({
           orderId: typeof advance.orderId === "string" ? advance.orderId : undefined,
@@ -336,6 +338,7 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
           sentAtMs: exchange.startedAtMs,
           answeredAtMs: exchange.startedAtMs + exchange.durationMs,
           id: exchange.id,
+          unanswered: !exchange.response,
         });
     }
     if (!match) continue;
@@ -705,7 +708,8 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
             machineStallMs: attempts.slice(1).map(() => stalls?.machineStallMs ?? 0),
             targetOnThisHost: options.targetOnThisHost ?? true,
             settled: settledAt !== -1,
-            observedUntilMs: watchedUntilMs,
+            // A retry, like any callback, may take callbackMs to arrive once due (certify waits as long).
+            observedUntilMs: watchedUntilMs - timeoutMs,
             // An answer refuses when it comes; no answer, at the timeout at the latest.
             refusedAfterMs: attempts.map((d) => d.answer?.durationMs ?? timeoutMs),
             bodies: attempts.map((d) => (d.body.cut ? undefined : d.body.text)),
@@ -754,12 +758,14 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
       if ((confirmationsOf.get(order.orderId) ?? []).some((c) => c !== "refused")) continue;
       const advances = clockAdvances
         .filter((a) => a.orderId === undefined || a.orderId === order.orderId)
-        .filter((a) => a.answeredAtMs > order.createdSentAtMs);
-      // A clock the profile does not declare, or one moved while the order was being created: its
-      // expiry cannot be timed from what the profile says.
+        .filter((a) => a.answeredAtMs > order.createdSentAtMs)
+        .sort((a, b) => a.answeredAtMs - b.answeredAtMs);
+      // A clock the profile does not declare, one moved while the order was being created, or one
+      // whose answer was lost: its expiry cannot be timed from what the profile says.
       if (
         advances.length > 0 &&
-        (profile.sandboxClock === false || advances.some((a) => a.sentAtMs < order.createdAnsweredAtMs))
+        (profile.sandboxClock === false ||
+          advances.some((a) => a.unanswered || a.sentAtMs < order.createdAnsweredAtMs))
       )
         continue;
       // The latest moment it can have expired: its age since the creation's answer plus every
