@@ -275,7 +275,8 @@ describe("observe: retry intervals, as the profile's retryPolicy declares", () =
     const order = await m.create();
     expect((await m.post(confirmPath(order), { code: "1111" })).status).toBe(200);
   };
-  const retried = { script: confirmed, lingerMs: 1_500 + CALLBACK_MS, answer: () => 503 };
+  // Past the whole schedule, then the time a due retry may take to arrive (callbackMs).
+  const retried = { script: confirmed, lingerMs: scaledMs(2_000) + CALLBACK_MS, answer: () => 503 };
   const retryRecords = (result: ObserveResult) =>
     recordsOf(result, "callbacks.retry-policy").map((c) => `${c.status}: ${c.detail}`);
 
