@@ -275,6 +275,40 @@ describe("observe: compressed answers", () => {
     expect(bodyValid?.status, bodyValid?.detail).toBe("passed");
   }, 30_000);
 
+  it("leaves a request that does not decode not judged, by name, never the merchant's violation", async () => {
+    const upstream = await compressingProvider(() => undefined);
+    const observed = new ObserveSession(65_536);
+    const agent = new Agent();
+    closers.push(() => agent.close());
+    const proxy = await startObserveProxy({
+      upstream,
+      dispatcher: agent,
+      session: observed,
+      sinkUrlFor: undefined,
+    });
+    closers.push(() => proxy.stop());
+    await (
+      await request(`${proxy.url}/api/v1/payin/mobile-commerce/h2h`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "content-encoding": "gzip",
+          authorization: `Bearer ${REFERENCE_API_KEYS.merchant1}`,
+        },
+        body: '{"methodID":101,"amount":1500}',
+      })
+    ).body.arrayBuffer();
+    const judgement = judgeSession(observed, {
+      profile: await readProfile(REFERENCE_PROFILE_PATH),
+      signed: false,
+      callbacksObserved: false,
+    });
+    const bodyValid = judgement.merchant.checks.find((c) => c.check === "merchant.request-body-valid");
+    expect(bodyValid?.status).toBe("not evaluated");
+    expect(bodyValid?.detail).toMatch(/its body is not decoded: the body does not decode as gzip/);
+    expect(judgement.merchant.failed).toBe(0);
+  }, 30_000);
+
   it("shows the decoded answer in the reports, and says it was decoded", async () => {
     const upstream = await compressingProvider(gzip);
     const reportDir = await mkdtemp(join(tmpdir(), "h2h-observe-gzip-"));
