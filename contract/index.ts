@@ -44,6 +44,7 @@ export {
   describeRuleSource,
   effectiveSource,
   engineRunChecks,
+  envelopeContentCodingAccepted,
   envelopeFailureData,
   envelopeFailureMarkers,
   envelopeFailureMessage,

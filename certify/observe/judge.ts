@@ -16,10 +16,12 @@ import {
   callbacksMatchesOrder,
   callbacksNamesOrder,
   callbacksNamesStatus,
+  callbacksRetryPolicy,
   callbacksSignatureValid,
   callbacksStopsAfterAcknowledgement,
   dataOf,
   ENDPOINTS,
+  envelopeContentCodingAccepted,
   envelopeFailureData,
   envelopeFailureMarkers,
   envelopeFailureMessage,
@@ -32,6 +34,7 @@ import {
   fieldsOrderRecord,
   fieldsQuasiEcomCreationResult,
   fieldsStatusKnown,
+  lifetimeSecondsOf,
   matchEndpoint,
   merchantConfirmsConfirmable,
   merchantConfirmsOwnOrder,
@@ -50,6 +53,7 @@ import {
   rejectsDuplicateMerchantOrderId,
   rejectsWrongCode,
   requirementOf,
+  SANDBOX_CLOCK_ADVANCE_PATH,
   semanticsAmountEchoed,
   semanticsCommissionNonNegative,
   semanticsConfirmationEchoesOrder,
@@ -65,6 +69,7 @@ import {
   semanticsUsdtCommission,
 } from "../../contract/index.ts";
 import type { CheckRecord } from "../engine/run-model.ts";
+import { acceptsCoding } from "./decoding.ts";
 import {
   jsonOf,
   type ObservedCallbackDelivery,
@@ -113,6 +118,7 @@ export interface ObserveJudgement {
 
 /** The rules of each side that observed traffic can exercise: listed as not observed when none did. */
 const PROVIDER_RULES: Check<never>[] = [
+  envelopeContentCodingAccepted,
   envelopeJsonContentType,
   envelopeShape,
   envelopeRequestIdPresent,
@@ -148,6 +154,7 @@ const PROVIDER_RULES: Check<never>[] = [
   callbacksMatchesOrder,
   callbacksExactlyOnce,
   callbacksStopsAfterAcknowledgement,
+  callbacksRetryPolicy,
 ] as Check<never>[];
 
 const MERCHANT_RULES: Check<never>[] = [
@@ -171,6 +178,9 @@ interface KnownOrder {
   currency: unknown;
   merchantOrderID: string | null;
   createdBy: string;
+  /** When its creation was sent and answered: its lifetime counts from then. */
+  createdSentAtMs: number;
+  createdAnsweredAtMs: number;
   /** Whether its webhook went through the sink: its callbacks are observed. */
   webhookRewritten: boolean;
   /** Why it can no longer be confirmed, from the merchant's view, with when it learnt so. */
@@ -184,6 +194,14 @@ export interface JudgeOptions {
   callbacksObserved: boolean;
   /** When the session stopped (ms since the epoch): a callback not yet due by then is not judged. */
   endedAtMs?: number;
+  /**
+   * How late the sink may have stamped each retried callback's deliveries (its own stalls) and how
+   * long the machine's CPU was contended meanwhile, by the first delivery's id: room for a retry
+   * to be late, as certify gives it.
+   */
+  retryStalls?: ReadonlyMap<string, { observerStallMs: number; machineStallMs: number }>;
+  /** Whether the provider runs on this machine, so that its CPU contention can make a retry late. Default true. */
+  targetOnThisHost?: boolean;
 }
 
 export function judgeSession(session: ObserveSession, options: JudgeOptions): ObserveJudgement {
@@ -256,6 +274,31 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
     const trigger = profile.callbackTriggers[status];
     if ("code" in trigger) codeTriggers.set(trigger.code, status);
   }
+  // A code the profile's lifecycle says ends in another callback status (failed_by_terminal, then
+  // succeeded_by_appeal) makes that last callback due too.
+  const outcomeTriggers = new Map<string, CallbackStatus>();
+  for (const outcome of profile.lifecycle.outcomes ?? []) {
+    const last = outcome.statuses.at(-1) as string;
+    if ((CALLBACK_STATUSES as readonly string[]).includes(last))
+      outcomeTriggers.set(outcome.code, last as CallbackStatus);
+  }
+  const dueFor = (code: unknown): CallbackStatus[] =>
+    typeof code !== "string"
+      ? []
+      : [...new Set([codeTriggers.get(code), outcomeTriggers.get(code)])].filter(
+          (status): status is CallbackStatus => status !== undefined,
+        );
+  // What may have moved each order's clock, and what its confirmations were answered: an expiry's due time.
+  const clockAdvances: {
+    orderId: string | undefined;
+    ms: number;
+    sentAtMs: number;
+    answeredAtMs: number;
+    id: string;
+    /** No answer came: whether the clock moved is not known. */
+    unanswered: boolean;
+  }[] = [];
+  const confirmationsOf = new Map<string, ("accepted" | "refused" | "unknown")[]>();
   const triggered: {
     orderId: string;
     status: CallbackStatus;
@@ -285,6 +328,19 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
       ? new URL(exchange.path, "http://x").pathname
       : "";
     const match = matchEndpoint(pathname);
+    if (pathname === SANDBOX_CLOCK_ADVANCE_PATH) {
+      const advance = (jsonOf(exchange.requestBody) ?? {}) as { seconds?: unknown; orderId?: unknown };
+      // An advance accepted moves the clock as asked; one whose answer was lost may have.
+      if (typeof advance.seconds === "number" && (!exchange.response || is2xx(exchange.response.status)))
+        clockAdvances.push({
+          orderId: typeof advance.orderId === "string" ? advance.orderId : undefined,
+          ms: advance.seconds * 1000,
+          sentAtMs: exchange.startedAtMs,
+          answeredAtMs: exchange.startedAtMs + exchange.durationMs,
+          id: exchange.id,
+          unanswered: !exchange.response,
+        });
+    }
     if (!match) continue;
     const operation = match.operation;
     const spec = OPERATIONS[operation];
@@ -298,10 +354,14 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
     judge(merchantChecks, endpoint, merchantRequestHeaders, { headers: exchange.requestHeaders }, ids);
     const sentMethod = spec.step === "create" ? request.methodID : undefined;
     const method = methods.find((m) => m.kind === spec.kind && m.methodID === sentMethod);
+    // A compressed request is judged decoded; one that does not decode is not judged, by name.
+    const undecoded = exchange.requestEncoding?.decoded === false ? exchange.requestEncoding : undefined;
     judge(
       merchantChecks,
       endpoint,
-      merchantRequestBodyValid,
+      undecoded
+        ? notJudgedAs(merchantRequestBodyValid, `its body is not decoded: ${undecoded.problem}`)
+        : merchantRequestBodyValid,
       {
         text: exchange.requestBody.text,
         schema: ENDPOINTS[operation].request,
@@ -333,6 +393,14 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
     }
 
     if (spec.step === "confirm" && match.orderId !== undefined) {
+      confirmationsOf.set(match.orderId, [
+        ...(confirmationsOf.get(match.orderId) ?? []),
+        !exchange.response || exchange.response.body.cut
+          ? "unknown"
+          : is2xx(exchange.response.status)
+            ? "accepted"
+            : "refused",
+      ]);
       const known = orders.get(match.orderId);
       const accepted = (acceptedConfirmations.get(match.orderId) ?? []).find(
         (e) => e.id !== exchange.id && e.endMs <= exchange.startedAtMs,
@@ -363,6 +431,24 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
     if (exchange.transportFault !== undefined) transportFaults += 1;
     if (exchange.transportFault !== undefined || !exchange.response) continue;
     const answer = exchange.response;
+    // A compressed answer: its coding judged, its body judged decoded (or not at all, when it does not decode).
+    if (answer.encoding) {
+      const acceptEncoding = exchange.requestHeaders["accept-encoding"];
+      judge(
+        providerChecks,
+        endpoint,
+        envelopeContentCodingAccepted,
+        {
+          codings: answer.encoding.codings,
+          acceptEncoding,
+          refused: answer.encoding.codings.filter((coding) => !acceptsCoding(acceptEncoding, coding)),
+          decoded: answer.encoding.decoded,
+          problem: answer.encoding.problem,
+        },
+        ids,
+      );
+      if (!answer.encoding.decoded) continue;
+    }
     const json = jsonOf(answer.body);
     const response: ExchangeResponse = {
       status: answer.status,
@@ -487,15 +573,15 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
       judge(providerChecks, endpoint, fieldsConfirmationResult, { data, contract }, ids);
       judge(providerChecks, endpoint, semanticsTimerValid, data, ids);
       const known = match.orderId !== undefined ? orders.get(match.orderId) : undefined;
-      const due = typeof request.code === "string" ? codeTriggers.get(request.code) : undefined;
-      if (known?.webhookRewritten && due && match.orderId !== undefined)
-        triggered.push({
-          orderId: match.orderId,
-          status: due,
-          sentAtMs: exchange.startedAtMs,
-          answeredAtMs: exchange.startedAtMs + exchange.durationMs,
-          exchangeId: exchange.id,
-        });
+      for (const due of dueFor(request.code))
+        if (known?.webhookRewritten && match.orderId !== undefined)
+          triggered.push({
+            orderId: match.orderId,
+            status: due,
+            sentAtMs: exchange.startedAtMs,
+            answeredAtMs: exchange.startedAtMs + exchange.durationMs,
+            exchangeId: exchange.id,
+          });
       if (known && match.orderId !== undefined)
         judge(
           providerChecks,
@@ -517,6 +603,8 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
         currency: data.currency ?? method?.currency,
         merchantOrderID: moid,
         createdBy: exchange.id,
+        createdSentAtMs: exchange.startedAtMs,
+        createdAnsweredAtMs: exchange.startedAtMs + exchange.durationMs,
         webhookRewritten: exchange.webhookRewritten !== undefined,
       });
       if (exchange.webhookRewritten) orderOfKey.set(exchange.webhookRewritten.key, data.id);
@@ -543,6 +631,8 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
     byOrder.set(key, [...(byOrder.get(key) ?? []), delivery]);
   }
   const callbackKinds = new Set<string>();
+  const watchedUntilMs = options.endedAtMs ?? Date.now();
+  const retryPolicy = profile.callbacks.retryPolicy;
   for (const [orderId, deliveries] of byOrder) {
     const known = orders.get(orderId);
     const expectedOrder = deliveries[0]?.key ? orderOfKey.get(deliveries[0].key) : undefined;
@@ -596,6 +686,38 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
       judge(providerChecks, endpoint, callbacksExactlyOnce, scenario, ids);
       judge(providerChecks, endpoint, callbacksStopsAfterAcknowledgement, scenario, ids);
 
+      // A delivery the receiver refused (not a 2xx, or none) is retried as the profile's policy
+      // declares, up to the attempt it acknowledged; no policy declared: not observed. A 2xx later
+      // than the timeout settles it unless the provider, having given up on it, delivered again.
+      const settledAt = ofStatus.findIndex(
+        (d, i) =>
+          is2xx(d.answer?.status) &&
+          ((d.answer?.durationMs ?? Number.POSITIVE_INFINITY) <= timeoutMs || i === ofStatus.length - 1),
+      );
+      if (retryPolicy && settledAt !== 0) {
+        const attempts = settledAt === -1 ? ofStatus : ofStatus.slice(0, settledAt + 1);
+        const stalls = options.retryStalls?.get((attempts[0] as ObservedCallbackDelivery).id);
+        judge(
+          providerChecks,
+          endpoint,
+          callbacksRetryPolicy,
+          {
+            attemptsAtMs: attempts.map((d) => d.receivedAtMs),
+            policy: retryPolicy,
+            observerStallMs: stalls?.observerStallMs ?? 0,
+            machineStallMs: attempts.slice(1).map(() => stalls?.machineStallMs ?? 0),
+            targetOnThisHost: options.targetOnThisHost ?? true,
+            settled: settledAt !== -1,
+            // A retry, like any callback, may take callbackMs to arrive once due (certify waits as long).
+            observedUntilMs: watchedUntilMs - timeoutMs,
+            // An answer refuses when it comes; no answer, at the timeout at the latest.
+            refusedAfterMs: attempts.map((d) => d.answer?.durationMs ?? timeoutMs),
+            bodies: attempts.map((d) => (d.body.cut ? undefined : d.body.text)),
+          },
+          { ...ids, callbacks: attempts.map((d) => d.id) },
+        );
+      }
+
       // The receiver: a genuine callback is taken (2xx) within the profile's timeout; its first
       // answer may be a refusal the provider's retry then settles, as the profile's retries allow.
       const genuine = ofStatus.filter((d) => d.signature === "valid" || d.signature === "not-checked");
@@ -627,7 +749,52 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
     }
   }
 
-  // Each callback a confirmation made due, once the session outlasted its timeout: it arrived and says so.
+  // An order left unconfirmed (or refused every confirmation) expires once its declared lifetime ran
+  // out, sooner by what the sandbox clock the profile declares moved it: its expired callback is due.
+  const lifetimeS = lifetimeSecondsOf(profile);
+  if (lifetimeS !== undefined)
+    for (const order of orders.values()) {
+      if (!order.webhookRewritten) continue;
+      if ((confirmationsOf.get(order.orderId) ?? []).some((c) => c !== "refused")) continue;
+      const advances = clockAdvances
+        .filter((a) => a.orderId === undefined || a.orderId === order.orderId)
+        .filter((a) => a.answeredAtMs > order.createdSentAtMs)
+        .sort((a, b) => a.answeredAtMs - b.answeredAtMs);
+      // A clock the profile does not declare, one moved while the order was being created, or one
+      // whose answer was lost: its expiry cannot be timed from what the profile says.
+      if (
+        advances.length > 0 &&
+        (profile.sandboxClock === false ||
+          advances.some((a) => a.unanswered || a.sentAtMs < order.createdAnsweredAtMs))
+      )
+        continue;
+      // The latest moment it can have expired: its age since the creation's answer plus every
+      // advance answered by then reaches the lifetime.
+      let advancedMs = 0;
+      let byMs = order.createdAnsweredAtMs + lifetimeS * 1000;
+      let by: (typeof advances)[number] | undefined;
+      for (const advance of advances) {
+        if (advance.answeredAtMs >= byMs) break;
+        advancedMs += advance.ms;
+        const after = Math.max(
+          advance.answeredAtMs,
+          order.createdAnsweredAtMs + lifetimeS * 1000 - advancedMs,
+        );
+        if (after < byMs) {
+          byMs = after;
+          by = advance;
+        }
+      }
+      triggered.push({
+        orderId: order.orderId,
+        status: "expired",
+        sentAtMs: by ? by.sentAtMs : order.createdSentAtMs + lifetimeS * 1000 - advancedMs,
+        answeredAtMs: byMs,
+        exchangeId: by ? by.id : order.createdBy,
+      });
+    }
+
+  // Each callback a confirmation, a lifetime or the sandbox clock made due, once the session outlasted its timeout: it arrived and says so.
   const endedAtMs = options.endedAtMs ?? Date.now();
   for (const trigger of triggered) {
     if (!options.callbacksObserved || endedAtMs < trigger.answeredAtMs + timeoutMs) continue;
@@ -716,6 +883,18 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
     callbacksObserved: options.callbacksObserved,
     unknownCallbacks: session.unknownKeyCallbacks,
     lines: { provider: line(provider), merchant: line(merchant) },
+  };
+}
+
+/** `check`, run as not evaluated for `reason`: named in the report, never passed or failed. */
+function notJudgedAs<Input>(check: Check<Input>, reason: string): Check<Input> {
+  return {
+    ...check,
+    run: () => ({
+      ok: false,
+      detail: `not evaluated, because ${reason}`,
+      notEvaluated: { check: check.name, signature: `${check.name} not judged`, reason },
+    }),
   };
 }
 

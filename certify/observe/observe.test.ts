@@ -50,14 +50,12 @@ interface Target {
   plan?: MerchantPlan;
 }
 
-/** The reference provider with quick retries and processing, so that a session takes a second or two. */
+/**
+ * The reference provider with quick processing, so that a session takes a second or two; its
+ * retries are its profile's (0.1 to 0.4 s), which observe judges.
+ */
 async function reference(faults: string[] = []): Promise<Target> {
-  const provider = await startReferenceProvider({
-    port: 0,
-    processingDelayMs: 50,
-    callbackRetryDelaysMs: [100, 100, 100, 100],
-    faults,
-  });
+  const provider = await startReferenceProvider({ port: 0, processingDelayMs: 50, faults });
   return {
     url: provider.url,
     stop: () => provider.stop({ cutInFlight: true }),
@@ -100,6 +98,7 @@ async function observed(
       reportDir,
       signal: stop.signal,
       print: () => {},
+      providerInProcess: true,
       onListening: (url) => {
         runExampleMerchant({
           baseUrl: url,
@@ -153,6 +152,12 @@ describe("observe mode", () => {
     // Its one 503 reached the provider, which delivered the callback again: a duplicate, taken.
     expect(merchant.answers[503]).toBe(1);
     expect(merchant.callbacks).toHaveLength(4);
+    // That refusal and its retry are judged against the profile's retryPolicy.
+    expect(
+      result.judgement.provider.checks
+        .filter((c) => c.check === "callbacks.retry-policy")
+        .map((c) => c.status),
+    ).toEqual(["passed"]);
     const { coverage } = result.judgement;
     expect(coverage.endpoints.notSeen).toEqual([]);
     expect(coverage.callbackKinds.seen).toEqual(["expired", "failed_by_terminal", "succeeded"]);

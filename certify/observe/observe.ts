@@ -15,7 +15,7 @@ import {
   startReferenceProvider,
 } from "../../fixtures/providers/reference/index.ts";
 import { runMasker, type Settings, SettingsError, startRunSink } from "../../run-setup/index.ts";
-import type { RunningSink } from "../../webhook-sink/index.ts";
+import { type RunningSink, SinkClient } from "../../webhook-sink/index.ts";
 import { judgeSession, type ObserveJudgement } from "./judge.ts";
 import { callbackForwarder, type RunningObserveProxy, startObserveProxy } from "./proxy.ts";
 import { type ObserveReportPaths, observeConsoleLines, writeObserveReports } from "./report.ts";
@@ -41,6 +41,11 @@ export interface ObserveOptions {
   print: (line: string) => void;
   /** Told the proxy's URL once it listens (tests start the merchant then). */
   onListening?: (url: string) => void;
+  /**
+   * The provider runs in this process (a test's own): its retry timers share the sink's event loop,
+   * so every hold of it meanwhile may delay a retry, as for the bundled provider.
+   */
+  providerInProcess?: boolean;
 }
 
 export interface ObserveResult {
@@ -111,10 +116,21 @@ export async function runObserve(options: ObserveOptions): Promise<ObserveResult
     options.print(`observe: stopping (${stoppedBecause})`);
     // The answers in flight are given a moment, then the proxy closes.
     await proxy.stop();
+    const endedAtMs = Date.now();
+    const onThisHost = isLoopback(upstream);
+    const retryStalls = sink
+      ? await measuredRetryStalls(session, sink, {
+          sharesSinkProcess: provider !== undefined || options.providerInProcess === true,
+          onThisHost,
+        })
+      : undefined;
     const judgement = judgeSession(session, {
       profile,
       signed: profile.callbacks.signature.scheme !== "none" && secretOf(options, provider) !== undefined,
       callbacksObserved: !options.keepWebhook,
+      endedAtMs,
+      targetOnThisHost: onThisHost,
+      ...(retryStalls ? { retryStalls } : {}),
     });
     const masker = sessionMasker(options, session, sink, provider);
     const finishedAt = new Date();
@@ -150,6 +166,56 @@ export async function runObserve(options: ObserveOptions): Promise<ObserveResult
     await receiverAgent.close().catch(() => undefined);
     await rm(sinkDir, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+function isLoopback(url: string): boolean {
+  const host = URL.canParse(url) ? new URL(url).hostname.replace(/^\[|\]$/g, "") : "";
+  return host === "localhost" || host === "::1" || /^127\./.test(host);
+}
+
+/** More retried callbacks than this are given the whole session's stalls at once: one question each would cost more than it tells. */
+const MAX_STALL_QUERIES = 200;
+
+/**
+ * How late the sink may have stamped each retried callback's deliveries, and how long the machine
+ * was contended meanwhile (certify's measure, callbacks-retries.driver.ts): a retry is judged with
+ * that much room to be late. Keyed by the first delivery's id.
+ */
+async function measuredRetryStalls(
+  session: ObserveSession,
+  sink: RunningSink,
+  target: { sharesSinkProcess: boolean; onThisHost: boolean },
+): Promise<Map<string, { observerStallMs: number; machineStallMs: number }>> {
+  const spans = new Map<string, { first: string; fromMs: number; toMs: number }>();
+  for (const delivery of session.eachCallback()) {
+    const key = `${delivery.orderId ?? delivery.key} ${delivery.status}`;
+    const span = spans.get(key);
+    if (span) span.toMs = Math.max(span.toMs, delivery.receivedAtMs);
+    else spans.set(key, { first: delivery.id, fromMs: delivery.receivedAtMs, toMs: delivery.receivedAtMs });
+  }
+  const retried = [...spans.values()].filter((span) => span.toMs > span.fromMs);
+  const stalls = new Map<string, { observerStallMs: number; machineStallMs: number }>();
+  if (retried.length === 0) return stalls;
+  const client = new SinkClient(sink.url, sink.token);
+  try {
+    const ask = async (fromMs: number, toMs: number) => {
+      const report = await client.stalls(Math.floor(fromMs), Math.ceil(toMs));
+      return {
+        observerStallMs: target.sharesSinkProcess ? report.heldUpMs : report.maxStallMs,
+        machineStallMs: target.onThisHost ? (report.machineStallMs ?? 0) : 0,
+      };
+    };
+    const whole =
+      retried.length > MAX_STALL_QUERIES
+        ? await ask(Math.min(...retried.map((s) => s.fromMs)), Math.max(...retried.map((s) => s.toMs)))
+        : undefined;
+    for (const span of retried) stalls.set(span.first, whole ?? (await ask(span.fromMs, span.toMs)));
+  } catch {
+    // No measure: the retries are judged within the profile's tolerance alone.
+  } finally {
+    await client.close();
+  }
+  return stalls;
 }
 
 function stopWords(options: ObserveOptions): string {

@@ -11,7 +11,14 @@ import { Transform } from "node:stream";
 import { type Dispatcher, request } from "undici";
 import { matchEndpoint, OPERATIONS } from "../../contract/index.ts";
 import type { ForwardAnswer, ForwardedCallback } from "../../webhook-sink/index.ts";
-import { Capture, keepBody, type ObservedExchange, type ObserveSession } from "./session.ts";
+import { decodeForJudging } from "./decoding.ts";
+import {
+  Capture,
+  keepBody,
+  type ObservedCallbackDelivery,
+  type ObservedExchange,
+  type ObserveSession,
+} from "./session.ts";
 
 /** Headers of one connection, not of the message: never passed on. */
 const HOP_BY_HOP = new Set([
@@ -138,6 +145,25 @@ export async function startObserveProxy(options: ObserveProxyOptions): Promise<R
     });
     const headers = passedHeaders(req.headers);
     let body: Buffer | Transform | undefined;
+    // A compressed request is decoded for judging once read; the bytes sent on are the merchant's.
+    let requestDecoding: Promise<void> | undefined;
+    const decodeRequest = (raw: Buffer, wireBytes: number, cut: boolean) => {
+      if (exchange.requestHeaders["content-encoding"] === undefined) return;
+      requestDecoding = decodeForJudging(
+        raw,
+        wireBytes,
+        cut,
+        exchange.requestHeaders["content-encoding"],
+        session.capBytes,
+      ).then(
+        (decoded) => {
+          if (!decoded) return;
+          exchange.requestBody = decoded.body;
+          exchange.requestEncoding = decoded.encoding;
+        },
+        () => undefined,
+      );
+    };
     const pathname = URL.canParse(path, "http://proxy.invalid")
       ? new URL(path, "http://proxy.invalid").pathname
       : path;
@@ -149,6 +175,7 @@ export async function startObserveProxy(options: ObserveProxyOptions): Promise<R
       const whole = await readWhole(req, MAX_REWRITTEN_BODY_BYTES);
       if (Buffer.isBuffer(whole)) {
         exchange.requestBody = keepBody(whole, session.capBytes);
+        decodeRequest(whole.subarray(0, session.capBytes), whole.length, whole.length > session.capBytes);
         const sinkUrlFor = options.sinkUrlFor;
         let key = "";
         const rewritten = rewriteWebhook(whole, (original) => {
@@ -171,6 +198,7 @@ export async function startObserveProxy(options: ObserveProxyOptions): Promise<R
         req.pipe(tee);
         tee.on("end", () => {
           exchange.requestBody = capture.body();
+          decodeRequest(capture.raw(), capture.total, exchange.requestBody.cut === true);
         });
         body = tee;
       }
@@ -180,6 +208,7 @@ export async function startObserveProxy(options: ObserveProxyOptions): Promise<R
       req.pipe(tee);
       tee.on("end", () => {
         exchange.requestBody = capture.body();
+        decodeRequest(capture.raw(), capture.total, exchange.requestBody.cut === true);
       });
       body = tee;
     }
@@ -200,12 +229,25 @@ export async function startObserveProxy(options: ObserveProxyOptions): Promise<R
         if (res.destroyed) continue;
         if (!res.write(chunk)) await Promise.race([once(res, "drain"), once(res, "close")]);
       }
-      res.end();
+      const kept = capture.body();
+      const answerRecord = headerRecord(answer.headers);
+      // Passed on compressed, as sent; judged decoded, within the same cap. Decoded before the
+      // answer ends, so that a session stopped once it has ended judges it as decoded.
+      const decoded = await decodeForJudging(
+        capture.raw(),
+        capture.total,
+        kept.cut === true,
+        answerRecord["content-encoding"],
+        session.capBytes,
+      ).catch(() => undefined);
+      await requestDecoding;
       exchange.response = {
         status: answer.statusCode,
-        headers: headerRecord(answer.headers),
-        body: capture.body(),
+        headers: answerRecord,
+        body: decoded?.body ?? kept,
+        ...(decoded ? { encoding: decoded.encoding } : {}),
       };
+      res.end();
     } catch (error) {
       const reason = describeTransportError(error);
       exchange.transportFault = reason;
@@ -221,6 +263,7 @@ export async function startObserveProxy(options: ObserveProxyOptions): Promise<R
     } finally {
       inFlight -= 1;
       exchange.durationMs = performance.now() - began;
+      await requestDecoding;
       session.touch();
       done = true;
       if (closed) session.finishExchange(exchange);
@@ -297,7 +340,7 @@ export function callbackForwarder(
         body: keepBody(callback.raw, session.capBytes),
         signature: callback.signature,
         key: callback.runId,
-      } as import("./session.ts").ObservedCallbackDelivery;
+      } as ObservedCallbackDelivery;
       if (original === undefined) {
         session.unknownKeyCallbacks += 1;
         return plain(404, "h2h-certify observe: this callback URL was never given to the provider\n");
@@ -324,6 +367,18 @@ export function callbackForwarder(
         delivery.error = describeTransportError(error);
         return plain(502, `h2h-certify observe: the merchant's receiver did not answer: ${delivery.error}\n`);
       } finally {
+        // The receiver got the provider's bytes; the body kept for judging is decoded.
+        const decoded = await decodeForJudging(
+          callback.raw.subarray(0, session.capBytes),
+          callback.raw.length,
+          callback.raw.length > session.capBytes,
+          callback.headers["content-encoding"],
+          session.capBytes,
+        ).catch(() => undefined);
+        if (decoded) {
+          delivery.body = decoded.body;
+          delivery.encoding = decoded.encoding;
+        }
         session.finishCallback(delivery);
         session.touch();
       }

@@ -150,6 +150,16 @@ async function asRunReport(input: ObserveReportInput, evidence: BoundedEvidence)
           headers: e.response.headers,
           body: e.response.body.text,
           json: undefined,
+          // A compressed answer is shown decoded, and says so; one that did not decode, as received.
+          ...(e.response.encoding
+            ? {
+                contentEncoding: {
+                  codings: e.response.encoding.codings,
+                  decoded: e.response.encoding.decoded,
+                  ...(e.response.encoding.problem ? { problem: e.response.encoding.problem } : {}),
+                },
+              }
+            : {}),
         }
       : { status: 0, headers: {}, body: e.transportFault ?? "", json: undefined },
   }));
@@ -166,6 +176,10 @@ async function asRunReport(input: ObserveReportInput, evidence: BoundedEvidence)
       body: c.body.text,
       bodyEncoding: "utf8",
       bodyBytes: c.body.bytes,
+      // Shown decoded when it decoded (the observe report's `encoding` says so); else as received.
+      ...(c.encoding && !c.encoding.decoded
+        ? { contentEncoding: c.encoding.codings.join(", "), bodyProblem: c.encoding.problem ?? "not decoded" }
+        : {}),
       orderId: c.orderId,
       status: c.status,
       delivery: deliveries.get(key) as number,

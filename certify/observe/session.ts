@@ -16,6 +16,20 @@ export interface KeptBody {
   cut?: true;
 }
 
+/** How a body that named a Content-Encoding was read. */
+export interface BodyEncoding {
+  /** The codings named by Content-Encoding, in the order they were applied (identity dropped). */
+  codings: string[];
+  /** Whether the body kept is the decoded one. */
+  decoded: boolean;
+  /** The body's size as sent (compressed). */
+  wireBytes: number;
+  /** Why it was not decoded, or where decoding stopped. */
+  problem?: string;
+  /** `unsupported`: a coding this Node cannot decode; `corrupt`: the bytes do not decode as named. */
+  failure?: "unsupported" | "corrupt";
+}
+
 /** One request of the merchant's and the provider's answer, as they passed the proxy. */
 export interface ObservedExchange {
   id: string;
@@ -26,12 +40,16 @@ export interface ObservedExchange {
   path: string;
   requestHeaders: Record<string, string>;
   requestBody: KeptBody;
+  /** Set when the request named a Content-Encoding: `requestBody` is then the decoded body, if it decoded. */
+  requestEncoding?: BodyEncoding;
   /** Set when the proxy rewrote metadata.webHook: the merchant's own URL (the body kept is the merchant's). */
   webhookRewritten?: { original: string; key: string };
   response?: {
     status: number;
     headers: Record<string, string>;
     body: KeptBody;
+    /** Set when the answer named a Content-Encoding: `body` is then the decoded body, if it decoded. */
+    encoding?: BodyEncoding;
   };
   /** Why no answer came from the provider (unreachable, reset): the provider's transport, not its contract. */
   transportFault?: string;
@@ -48,6 +66,8 @@ export interface ObservedCallbackDelivery {
   json: unknown;
   headers: Record<string, string>;
   body: KeptBody;
+  /** Set when the callback named a Content-Encoding: `body` is then the decoded body, if it decoded. */
+  encoding?: BodyEncoding;
   signature: "valid" | "invalid" | "missing" | "malformed" | "not-checked";
   /** The webhook URL's key: which creation the callback is for. */
   key: string | null;
@@ -87,6 +107,10 @@ export class Capture {
     const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
     this.chunks.push(part);
     this.kept += part.length;
+  }
+  /** The bytes kept, as they came: a compressed body is decoded from them. */
+  raw(): Buffer {
+    return Buffer.concat(this.chunks);
   }
   body(): KeptBody {
     const bytes = Buffer.concat(this.chunks);

@@ -478,13 +478,37 @@ export interface RetryObservation {
    * gives no room. Default true.
    */
   targetOnThisHost?: boolean | undefined;
+  /**
+   * Observed traffic (observe mode), where the receiver may take a retry: the last attempt was
+   * acknowledged, so fewer attempts than the policy's are all that was due.
+   */
+  settled?: boolean | undefined;
+  /** Observed traffic: when watching stopped; a retry not yet due by then is not missing. */
+  observedUntilMs?: number | undefined;
+  /**
+   * Observed traffic: how long each attempt took to be refused (its answer, or the timeout waited
+   * out); a retry's delay may count from that refusal, so it may come that much later.
+   */
+  refusedAfterMs?: readonly number[] | undefined;
+  /** Each attempt's body as delivered, where kept: every retry carries the first attempt's bytes. */
+  bodies?: readonly (string | undefined)[] | undefined;
 }
 
 export const callbacksRetryPolicy = defineCheck<RetryObservation>(
   "callbacks.retry-policy",
   "callbacks",
   "A refused callback is retried: how often and after how long (the API description shows no policy; checked against the profile's when it declares one, within its tolerance, the sink's own measured lateness and, for a late retry on a target on this host, the machine's measured CPU stall meanwhile; the stall's room to be late is never more than the declared delay).",
-  ({ attemptsAtMs, policy, observerStallMs = 0, machineStallMs = [], targetOnThisHost = true }) => {
+  ({
+    attemptsAtMs,
+    policy,
+    observerStallMs = 0,
+    machineStallMs = [],
+    targetOnThisHost = true,
+    settled = false,
+    observedUntilMs,
+    refusedAfterMs = [],
+    bodies = [],
+  }) => {
     const gaps = attemptsAtMs.slice(1).map((at, i) => at - (attemptsAtMs[i] as number));
     const seen = `${attemptsAtMs.length} attempt(s)${gaps.length > 0 ? `, retried after ${gaps.map(inSeconds).join(", ")}` : ""}`;
     if (!policy)
@@ -492,11 +516,29 @@ export const callbacksRetryPolicy = defineCheck<RetryObservation>(
         ? pass(`${seen} (no policy declared)`)
         : fail(`${seen}: a refused callback was not retried`);
     const problems: string[] = [];
-    if (attemptsAtMs.length !== policy.attempts)
-      problems.push(`${attemptsAtMs.length} attempts, the policy says ${policy.attempts}`);
     // The sink's own lateness is not the target's: an interval between two stamps is off by at
     // most the time the sink was held up meanwhile, and is judged with that much more room.
     const slack = policy.toleranceMs + observerStallMs;
+    const refusedAfter = (i: number) => Math.max(0, refusedAfterMs[i] ?? 0);
+    const last = attemptsAtMs.length - 1;
+    // A retry not yet due when watching stopped is not missing: its delay had not run out.
+    const nextDueMs =
+      (attemptsAtMs[last] ?? 0) +
+      refusedAfter(last) +
+      (policy.delaysMs[last] ?? 0) +
+      slack +
+      (targetOnThisHost ? Math.max(0, ...machineStallMs) : 0);
+    const watchedLongEnough = observedUntilMs === undefined || observedUntilMs > nextDueMs;
+    if (
+      attemptsAtMs.length > policy.attempts ||
+      (!settled && attemptsAtMs.length < policy.attempts && watchedLongEnough)
+    )
+      problems.push(`${attemptsAtMs.length} attempts, the policy says ${policy.attempts}`);
+    const [firstBody] = bodies;
+    bodies.forEach((body, i) => {
+      if (i > 0 && body !== undefined && firstBody !== undefined && body !== firstBody)
+        problems.push(`retry ${i} carries other bytes than the first attempt`);
+    });
     const within = `± ${inSeconds(policy.toleranceMs)}${observerStallMs > 0 ? ` (+ ${inSeconds(observerStallMs)}, the sink's own stalls meanwhile)` : ""}`;
     // A target on this machine is late by as long as it waited for a CPU over that one interval
     // (PSI "some" reads near 100 % on any busy machine, so it bounds, not measures, the delay).
@@ -520,9 +562,9 @@ export const callbacksRetryPolicy = defineCheck<RetryObservation>(
       const early = expected - gap > slack;
       // The sink's stalls are in `slack` whole, however long: they are the observer's error, not the
       // target's lateness. Only the machine's room is capped.
-      if (early || gap - expected > slack + machineRoom(i, expected)) {
+      if (early || gap - expected > slack + machineRoom(i, expected) + refusedAfter(i)) {
         problems.push(
-          `retry ${i + 1} after ${inSeconds(gap)}, the policy says ${inSeconds(expected)} ${within}${early ? "" : roomLine(i, expected)}`,
+          `retry ${i + 1} after ${inSeconds(gap)}, the policy says ${inSeconds(expected)} ${within}${early ? "" : roomLine(i, expected)}${!early && refusedAfter(i) > 0 ? ` (+ ${inSeconds(refusedAfter(i))}, counted from the attempt's refusal)` : ""}`,
         );
       }
     });

@@ -725,6 +725,25 @@ const CASES: Record<string, Case> = {
         policy: { attempts: 5, delaysMs: [100, 200, 300, 400], toleranceMs: 150 },
         observerStallMs: 120,
       },
+      // Observed traffic: refused once, acknowledged on the retry: two attempts of five were all that was due.
+      {
+        attemptsAtMs: [0, 110],
+        policy: { attempts: 5, delaysMs: [100, 200, 300, 400], toleranceMs: 50 },
+        settled: true,
+      },
+      // Watching stopped before the third attempt was due.
+      {
+        attemptsAtMs: [0, 100],
+        policy: { attempts: 3, delaysMs: [100, 200], toleranceMs: 50 },
+        observedUntilMs: 250,
+      },
+      // The receiver took 0.4 s to refuse: the retry's delay counted from then.
+      {
+        attemptsAtMs: [0, 520],
+        policy: { attempts: 2, delaysMs: [100], toleranceMs: 50 },
+        refusedAfterMs: [400],
+        bodies: ['{"id":"o-1"}', '{"id":"o-1"}'],
+      },
     ],
     bad: [
       [{ attemptsAtMs: [0] }, /1 attempt\(s\): a refused callback was not retried/],
@@ -747,6 +766,64 @@ const CASES: Record<string, Case> = {
           observerStallMs: 90,
         },
         /retry 4 after 0\.65 s, the policy says 0\.40 s ± 0\.15 s \(\+ 0\.09 s, the sink's own stalls meanwhile\)/,
+      ],
+      // Observed traffic: a refusal settled by an acknowledged retry may not be followed by more attempts than declared.
+      [
+        {
+          attemptsAtMs: [0, 100, 300],
+          policy: { attempts: 2, delaysMs: [100], toleranceMs: 50 },
+          settled: true,
+        },
+        /3 attempts, the policy says 2/,
+      ],
+      // Watched past the next retry's due time, and none came.
+      [
+        {
+          attemptsAtMs: [0, 100],
+          policy: { attempts: 3, delaysMs: [100, 200], toleranceMs: 50 },
+          observedUntilMs: 1_000,
+        },
+        /2 attempts, the policy says 3/,
+      ],
+      [
+        {
+          attemptsAtMs: [0, 100],
+          policy: { attempts: 2, delaysMs: [100], toleranceMs: 50 },
+          bodies: ['{"id":"o-1"}', '{"id":"o-1","x":1}'],
+        },
+        /retry 1 carries other bytes than the first attempt/,
+      ],
+      // The refusal's time gives room to be late, no more.
+      [
+        {
+          attemptsAtMs: [0, 700],
+          policy: { attempts: 2, delaysMs: [100], toleranceMs: 50 },
+          refusedAfterMs: [400],
+        },
+        /retry 1 after 0\.70 s, the policy says 0\.10 s ± 0\.05 s \(\+ 0\.40 s, counted from the attempt's refusal\)/,
+      ],
+    ],
+  },
+  "envelope.content-coding-accepted": {
+    good: [
+      { codings: ["gzip"], acceptEncoding: "gzip, br", refused: [], decoded: true },
+      { codings: ["br"], acceptEncoding: undefined, refused: [], decoded: true },
+    ],
+    bad: [
+      [
+        { codings: ["br"], acceptEncoding: "gzip", refused: ["br"], decoded: true },
+        /Content-Encoding br, which the request's Accept-Encoding "gzip" does not accept \(br\)/,
+      ],
+      // Not decoded: not evaluated (ok false), never passed, with the reason.
+      [
+        {
+          codings: ["gzip"],
+          acceptEncoding: undefined,
+          refused: [],
+          decoded: false,
+          problem: "the body does not decode as gzip",
+        },
+        /not evaluated, because the answer's body could not be decoded.*does not decode as gzip/,
       ],
     ],
   },

@@ -66,6 +66,7 @@ export {
   show,
 } from "./check.ts";
 export { checkOfConstraint, rejectsMethodOfOtherKind, rejectsOutOfRange } from "./constraints.ts";
+export { type ContentCodingInput, envelopeContentCodingAccepted } from "./content-coding.ts";
 export {
   callbackValues,
   type DateConvention,
