@@ -3,7 +3,7 @@
  * when certify runs them (spec-host.ts), to Vitest's own when a Vitest runs them (the `contract`
  * project). Certify never loads Vitest: its module is imported only where no spec host runs.
  */
-import { type SpecCollector, specHostRun } from "./spec-context.ts";
+import { currentCollector, type SpecCollector } from "./spec-context.ts";
 import type { SpecSuite, SpecTestContext } from "./spec-tasks.ts";
 
 export type { SpecTestContext } from "./spec-tasks.ts";
@@ -13,12 +13,13 @@ type Declarations = Pick<
   "describe" | "it" | "beforeAll" | "afterAll" | "beforeEach"
 >;
 
-const vitest: Declarations | undefined = specHostRun.getStore() ? undefined : await import("vitest");
+const vitest: Declarations | undefined =
+  currentCollector() === undefined ? await import("vitest") : undefined;
 
 function declarations(what: string): SpecCollector {
-  const run = specHostRun.getStore();
-  if (run?.collector) return run.collector;
-  if (run)
+  const collector = currentCollector();
+  if (collector !== undefined && collector !== "running") return collector;
+  if (collector === "running")
     throw new Error(
       `${what} was called while the specs ran: declare tests at a spec file's top level or in a describe`,
     );

@@ -1,11 +1,11 @@
 /**
- * How a spec file reaches the run that runs it. Under certify, the spec host (spec-host.ts) runs
- * the specs in certify's own process, inside an async context that holds the run's provided values,
- * its console and, while a file is imported, the collector of its describes and tests; under a
- * Vitest of its own (the `contract` project, `h2h-certify/vitest`), they come from Vitest: the
- * values its setup file hands over (`useVitestProvided`), its console, its describe and it.
+ * How a spec file reaches the run that runs it. Under certify, the spec host (spec-host.ts)
+ * imports the spec files one at a time in a process, and while one is imported, the run it belongs
+ * to (its provided values, its console, the collector of its describes and tests) is the one
+ * here; a spec file takes what it needs of it at its top level. Under a Vitest of its own (the
+ * `contract` project, `h2h-certify/vitest`), the values come from the setup file
+ * (`useVitestProvided`), the console and the describes are Vitest's.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { SpecSuite, SpecTestContext } from "./spec-tasks.ts";
 
 /** What registers a file's describes, tests and hooks while the spec host imports it. */
@@ -22,12 +22,46 @@ export interface SpecHostRun {
   provided: Readonly<Record<string, unknown>>;
   /** A line for the person running certify (a manual trigger, a warning). */
   say(line: string): void;
-  /** While a spec file is being imported: where its describes and tests go. */
-  collector?: SpecCollector;
 }
 
-/** The run whose specs are under way in this async context, when the spec host runs them. */
-export const specHostRun = new AsyncLocalStorage<SpecHostRun>();
+/** The file the spec host is importing now, and its run. */
+let importing: { run: SpecHostRun; collector: SpecCollector } | undefined;
+/** Runs of the spec host under way in this process. */
+let hosting = 0;
+
+/** Imports a spec file for a run: only the spec host calls it, one file at a time. */
+export async function importForRun<T>(
+  run: SpecHostRun,
+  collector: SpecCollector,
+  load: () => Promise<T>,
+): Promise<T> {
+  if (importing) throw new Error("the spec host imports one spec file at a time");
+  importing = { run, collector };
+  try {
+    return await load();
+  } finally {
+    importing = undefined;
+  }
+}
+
+/** Counts a run of the spec host, until the returned function is called. */
+export function hostingRun(): () => void {
+  hosting += 1;
+  let ended = false;
+  return () => {
+    if (!ended) hosting -= 1;
+    ended = true;
+  };
+}
+
+/**
+ * Where describes and tests go now: the collector of the file being imported; none while the
+ * host runs tests (a test may not declare tests), undefined outside the spec host.
+ */
+export function currentCollector(): SpecCollector | "running" | undefined {
+  if (importing) return importing.collector;
+  return hosting > 0 ? "running" : undefined;
+}
 
 /** The values a Vitest run provides, handed over by its setup file (contract-project-timeouts.ts). */
 let vitestProvided: Readonly<Record<string, unknown>> = {};
@@ -35,14 +69,15 @@ export function useVitestProvided(values: Readonly<Record<string, unknown>>): vo
   vitestProvided = values;
 }
 
-/** A value the run provides (the run context, the receiver battery's context). */
+/** A value the run provides (the run context, the receiver battery's context), read at a spec file's top level. */
 export function provided<T>(key: string): T | undefined {
-  return ((specHostRun.getStore()?.provided ?? vitestProvided)[key] as T | undefined) ?? undefined;
+  return (importing?.run.provided ?? vitestProvided)[key] as T | undefined;
 }
 
-/** Tells the person running the specs something: certify's console, or Vitest's. */
-export function say(line: string): void {
-  const run = specHostRun.getStore();
-  if (run) run.say(line);
-  else console.log(line);
+/**
+ * How a spec file tells the person running it something, taken at its top level: certify's
+ * console under the spec host, Vitest's otherwise.
+ */
+export function sayer(): (line: string) => void {
+  return importing?.run.say ?? ((line) => console.log(line));
 }

@@ -20,7 +20,7 @@ function specFile(body: string): string {
   writeFileSync(
     path,
     `import { afterAll, beforeAll, beforeEach, describe, it } from ${JSON.stringify(API)};\n` +
-      `import { provided, say } from ${JSON.stringify(CONTEXT)};\n${body}\n`,
+      `import { provided, sayer } from ${JSON.stringify(CONTEXT)};\nconst say = sayer();\n${body}\n`,
   );
   return path;
 }
@@ -177,10 +177,10 @@ console.log(JSON.stringify(files.sort()));`,
     expect(JSON.parse(child.stdout)).toEqual(["one", "three", "two"]);
   });
 
-  it("keeps two runs in one process apart: each file reads its own run's provided values", async () => {
+  it("keeps two runs in one process apart: each file reads its own run's values and console", async () => {
     const path = specFile(`
       const value = provided("h2hRun");
-      it("reads " + value, async () => { await new Promise((r) => setTimeout(r, 30)); say(String(provided("h2hRun"))); });
+      it("reads " + value, async () => { await new Promise((r) => setTimeout(r, 30)); say(String(value)); });
     `);
     const [a, b] = await Promise.all([
       host([path], { provided: { h2hRun: "run A" } }),

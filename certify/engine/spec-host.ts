@@ -9,14 +9,14 @@
  *
  * Spec files run side by side in lanes (they mostly wait on the target and the sink), each file's
  * tests one after another. A spec file is imported afresh for each run (its top level builds the
- * run's target); what it imports is loaded once per process. All of a run's state is its own
- * (an async context per file), so runs in one process do not meet.
+ * run's target); what it imports is loaded once per process. A run's state is its own: what a
+ * file takes of its run (spec-context.ts), it takes at its top level, while it is imported.
  */
 import { statSync } from "node:fs";
 import { relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { CLOSE_GRACE_MS } from "./deadline.ts";
-import { type SpecCollector, type SpecHostRun, specHostRun } from "./spec-context.ts";
+import { hostingRun, importForRun, type SpecCollector, type SpecHostRun } from "./spec-context.ts";
 import {
   allTestsOf,
   fullNameOf,
@@ -202,9 +202,9 @@ function skipAll(suite: SpecSuite, note?: string): void {
 }
 
 /**
- * One spec file is imported at a time in the process. Files loading side by side share the
- * modules they import, and a module's evaluation that one import started goes on in that
- * import's async context: another file's describes would be collected into the first one.
+ * One spec file is imported at a time in the process: what it declares goes to the run that
+ * imports it (spec-context.ts). Files loading side by side share the modules they import, and
+ * one's evaluation may resume from another's import: it would be collected into that one.
  */
 let collecting: Promise<void> = Promise.resolve();
 function collectionTurn(): Promise<() => void> {
@@ -249,10 +249,7 @@ class HostedRun {
     const release = await collectionTurn();
     const startedAt = performance.now();
     try {
-      await specHostRun.run(
-        { ...hosted, collector },
-        () => import(`${pathToFileURL(filepath).href}?${this.query}`),
-      );
+      await importForRun(hosted, collector, () => import(`${pathToFileURL(filepath).href}?${this.query}`));
     } catch (error) {
       file.result = { state: "fail", errors: [recordedError(error)] };
     } finally {
@@ -264,7 +261,7 @@ class HostedRun {
       applyNamePattern(file, this.run.testNamePattern);
       // A stop during the import: nothing of the file runs.
       if (this.stopped) skipAll(file, ABORTED);
-      else await specHostRun.run(hosted, () => this.runSuite(file, []));
+      else await this.runSuite(file, []);
     }
     for (const test of allTestsOf(file)) if (!test.result || test.mode === "skip") this.heard(test);
     this.run.listener.onFileEnd?.(file);
@@ -407,6 +404,7 @@ export async function hostSpecs(run: HostedSpecRun): Promise<void> {
     process.on("uncaughtException", onStrayError);
   }
   active.add(run);
+  const hostingEnded = hostingRun();
   try {
     const lanes = Promise.all(Array.from({ length: Math.max(1, run.lanes) }, lane));
     const graceOver = new Promise<void>((resolve) => {
@@ -416,6 +414,7 @@ export async function hostSpecs(run: HostedSpecRun): Promise<void> {
     });
     await Promise.race([lanes, graceOver]);
   } finally {
+    hostingEnded();
     run.stop?.removeEventListener("abort", cancel);
     active.delete(run);
     if (active.size === 0) {

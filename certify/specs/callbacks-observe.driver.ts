@@ -25,7 +25,6 @@ import {
 import { ORDER_KIND_TAGS } from "../../fixtures/index.ts";
 import type { StoredCallback } from "../../webhook-sink/index.ts";
 import type { BlockedBy, CallbackTimeline } from "../engine/run-context.ts";
-import { say } from "../engine/spec-context.ts";
 import { callbackId } from "../reports/callback-evidence.ts";
 import { LIFETIME_SKEW_MARGIN_MS } from "./support/order-lifetime.ts";
 import { type CreatedOrder, confirm, createOrder, orderIdOf } from "./support/orders.ts";
@@ -271,7 +270,7 @@ export async function observe(
       triggerWhat = "the order's lifetime ran out";
     }
   } else {
-    say(
+    target.say(
       `ACTION NEEDED for ${kind} order ${orderId} to enter ${status}: ${trigger.manual} (waiting ${trigger.waitSeconds} s)`,
     );
     triggeredAtMs = Date.now();

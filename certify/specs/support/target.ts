@@ -23,7 +23,7 @@ import { heldUpMeasure } from "../../engine/held-up.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "../../engine/run-context.ts";
 import { recordWarning } from "../../engine/run-warnings.ts";
 import { beforeEach } from "../../engine/spec-api.ts";
-import { provided, say } from "../../engine/spec-context.ts";
+import { provided, sayer } from "../../engine/spec-context.ts";
 import { explainStoredSignature } from "../../reports/signature-evidence.ts";
 
 export interface SpecTarget {
@@ -57,6 +57,8 @@ export interface SpecTarget {
   sink(): SpecSink;
   /** Says something the reader must know although no check failed: on the console and in every report. */
   warn(text: string): void;
+  /** Tells the person running the specs something (a manual trigger): on the console only. */
+  say(line: string): void;
   /** A stored callback as the callback checks take it, with why its signature failed, if it did. */
   observed(callback: StoredCallback): ObservedCallback;
 }
@@ -124,6 +126,7 @@ export function loadSpecTarget(specFile: string): SpecTarget {
   const source = basename(new URL(specFile).pathname).replace(/\.spec\.[jt]s$/, "");
   const recorder = new ExchangeRecorder(source, masker, context.runDir, profile.limits.maxBodyBytes);
   const stopped = runStopSignal(context.deadlineAt);
+  const say = sayer();
   const onThisHost = context.targetSharesSinkProcess || isLoopbackUrl(baseUrl);
   const heldUpMs = heldUpMeasure(onThisHost);
   const makeClient = (key: string) =>
@@ -183,6 +186,7 @@ export function loadSpecTarget(specFile: string): SpecTarget {
         body: masker.text(Buffer.from(callback.bodyBase64, "base64").toString("utf8")),
       };
     },
+    say,
     warn: (text) => {
       const masked = masker.text(text);
       say(`warning: ${masked}`);
