@@ -38,6 +38,7 @@ import { runFolderFault } from "./run-folder-fault.ts";
 import { type CheckRecord, judgeRun, type RunReport, toolVersion } from "./run-model.ts";
 import { newRunId } from "./run-target.ts";
 import { readWarnings } from "./run-warnings.ts";
+import { oneCertificationAtATime } from "./spec-host.ts";
 import { runSpecsOnce, type SpecRunner } from "./spec-runner.ts";
 
 export interface ReceiverCertifyOptions {
@@ -122,7 +123,13 @@ function alarmOf(checks: readonly CheckRecord[]): string | undefined {
     .join("; ")}). Anyone can tell it an order is paid: fix its signature check before anything else.`;
 }
 
-export async function runReceiverCertification(
+export function runReceiverCertification(
+  options: ReceiverCertifyOptions,
+): Promise<{ report: RunReport; paths: ReportPaths | undefined; reportsError?: string }> {
+  return oneCertificationAtATime(() => certifyReceiverOnce(options));
+}
+
+async function certifyReceiverOnce(
   options: ReceiverCertifyOptions,
 ): Promise<{ report: RunReport; paths: ReportPaths | undefined; reportsError?: string }> {
   const { settings } = options;

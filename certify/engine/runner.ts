@@ -48,6 +48,7 @@ import {
 } from "./run-target.ts";
 import { SpecFileClock } from "./run-timings.ts";
 import { readWarnings } from "./run-warnings.ts";
+import { oneCertificationAtATime } from "./spec-host.ts";
 import { runSpecsOnce, SPEC_GLOB, type SpecRunner, type SpecRunResult } from "./spec-runner.ts";
 
 export interface CertifyOptions {
@@ -113,7 +114,11 @@ async function collectCallbacks(
   }
 }
 
-export async function runCertification(options: CertifyOptions): Promise<CertifyResult> {
+export function runCertification(options: CertifyOptions): Promise<CertifyResult> {
+  return oneCertificationAtATime(() => certifyOnce(options));
+}
+
+async function certifyOnce(options: CertifyOptions): Promise<CertifyResult> {
   const run = options.settings;
   const cwd = run.cwd;
   const startedAt = new Date();

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { type HostedSpecRun, hostSpecs } from "./spec-host.ts";
+import { type HostedSpecRun, hostSpecs, oneCertificationAtATime } from "./spec-host.ts";
 import type { SpecFile, SpecTest } from "./spec-tasks.ts";
 
 const API = new URL("./spec-api.ts", import.meta.url).href;
@@ -219,5 +219,22 @@ console.log(JSON.stringify(files.sort()));`,
     const heard = await host([path]);
     expect(heard.tests.map(outcome)).toEqual(["leaves a rejection behind: pass", "later: pass"]);
     expect(heard.errors).toEqual(["an error no test caught while the specs ran: Error: stray"]);
+  });
+});
+
+describe("certifications in one process", () => {
+  it("take turns, a failed one included: the next starts when the one before ended", async () => {
+    const events: string[] = [];
+    const run = (name: string, fail = false) =>
+      oneCertificationAtATime(async () => {
+        events.push(`${name} start`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        events.push(`${name} end`);
+        if (fail) throw new Error(`${name} failed`);
+        return name;
+      });
+    const results = await Promise.allSettled([run("a", true), run("b"), run("c")]);
+    expect(results.map((r) => r.status)).toEqual(["rejected", "fulfilled", "fulfilled"]);
+    expect(events).toEqual(["a start", "a end", "b start", "b end", "c start", "c end"]);
   });
 });

@@ -365,6 +365,27 @@ class HostedRun {
   }
 }
 
+/**
+ * Certifications in one process take turns: their specs would share its event loop, and a timing
+ * check of one (a confirmation sent late in an order's lifetime, a callback's lateness) would wait
+ * on another's work. The process of `h2h-certify` runs one; a program or test that starts several
+ * gets them one after another. Taken before a run starts its deadline, so waiting costs it nothing.
+ */
+let certifying: Promise<void> = Promise.resolve();
+export async function oneCertificationAtATime<T>(run: () => Promise<T>): Promise<T> {
+  const previous = certifying;
+  let done!: () => void;
+  certifying = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  await previous;
+  try {
+    return await run();
+  } finally {
+    done();
+  }
+}
+
 /** A new query for each run's imports: its spec files' modules are evaluated afresh. */
 let runs = 0;
 
