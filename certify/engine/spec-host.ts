@@ -281,15 +281,14 @@ class HostedRun {
       return;
     }
     const errors: SpecError[] = [];
-    const hookTimeout = (timeout: number | undefined) => timeout ?? this.run.hookTimeout;
+    const runHook = (hook: SpecSuite["hooks"]["beforeAll"][number]) => {
+      const timeoutMs = hook.timeout ?? this.run.hookTimeout;
+      return bounded(() => hook.fn(suite), timeoutMs, hookTimedOut(timeoutMs));
+    };
     let setUp = true;
     for (const hook of suite.hooks.beforeAll) {
       try {
-        await bounded(
-          () => hook.fn(suite),
-          hookTimeout(hook.timeout),
-          hookTimedOut(hookTimeout(hook.timeout)),
-        );
+        await runHook(hook);
       } catch (error) {
         errors.push(recordedError(error));
         setUp = false;
@@ -308,11 +307,7 @@ class HostedRun {
     skipAll(suite, this.stopped ? ABORTED : undefined);
     for (const hook of [...suite.hooks.afterAll].reverse()) {
       try {
-        await bounded(
-          () => hook.fn(suite),
-          hookTimeout(hook.timeout),
-          hookTimedOut(hookTimeout(hook.timeout)),
-        );
+        await runHook(hook);
       } catch (error) {
         errors.push(recordedError(error));
       }
