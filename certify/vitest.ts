@@ -21,7 +21,7 @@ const engineFile = (name: string) => fileURLToPath(new URL(`./engine/${name}.${E
 export interface ContractProjectOptions {
   /** The project's name in Vitest's output and for `--project` (default: "contract"). */
   name?: string;
-  /** The worker threads the spec files run in (default: H2H_WORKERS, else one per core). */
+  /** The worker threads the spec files run in (default: H2H_WORKERS, else one per core, at least 2). */
   maxWorkers?: number;
 }
 

@@ -433,9 +433,9 @@ export const SETTINGS = {
     parse: wholeNumber(
       1,
       MAX_WORKERS,
-      `$NAME "$VALUE" is not a number of spec files to run side by side (1-${MAX_WORKERS}): give one, or unset it for one per core`,
+      `$NAME "$VALUE" is not a number of spec files to run side by side (1-${MAX_WORKERS}): give one, or unset it for the default`,
     ),
-    defaultText: "one per core, at least 2",
+    defaultText: "certify: 4; the `contract` Vitest project: one per core, at least 2",
     help: `how many spec files run side by side (1-${MAX_WORKERS})`,
     more: "certify runs them in its own process, each file's tests one after another; the `contract` Vitest project runs them in as many worker threads, each of which imports the contract once (about half a second of CPU).",
   }),

@@ -27,8 +27,8 @@ export function specFileName(path: string): string {
  */
 export const SPEC_POOL = { pool: "threads", isolate: false, fileParallelism: true } as const;
 
-/** Workers of one run: two at least, so that one file's waiting overlaps another's work. */
-export const RUN_WORKERS = Math.max(2, availableParallelism());
+/** Worker threads of the `contract` Vitest project: two at least, so that one file's waiting overlaps another's work. */
+const PROJECT_WORKERS = Math.max(2, availableParallelism());
 
 /**
  * The workers of the `contract` Vitest project: H2H_WORKERS, as certify takes it, else one per
@@ -37,5 +37,5 @@ export const RUN_WORKERS = Math.max(2, availableParallelism());
  */
 export function contractProjectWorkers(env: NodeJS.ProcessEnv): number {
   const workers = Number(env.H2H_WORKERS);
-  return Number.isInteger(workers) && workers >= 1 ? workers : RUN_WORKERS;
+  return Number.isInteger(workers) && workers >= 1 ? workers : PROJECT_WORKERS;
 }
