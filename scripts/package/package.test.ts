@@ -1,12 +1,13 @@
 /**
  * The package as a team gets it: `npm pack` (which builds dist/ first), the tarball installed in
- * an empty folder, and there `npx h2h-certify certify` green against the bundled provider and
- * `npx vitest run` with the Vitest entry green against a provider running on its own; publint and
+ * an empty folder, and there `npx h2h-certify certify` green against the bundled provider with no
+ * Vitest installed (an optional peer), then, Vitest added as a team adds it, `npx vitest run` with
+ * the Vitest entry green against a provider running on its own; publint and
  * @arethetypeswrong/cli find nothing; `npm publish --dry-run` is clean. Slow (a build and an
  * install): `npm run test:package`, which CI runs after npm test.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -16,6 +17,9 @@ import { PROJECT_ROOT } from "../../run-setup/index.ts";
 const work = mkdtempSync(join(tmpdir(), "h2h-package-"));
 const app = join(work, "app");
 let tarball = "";
+/** The Vitest this checkout tests with: the one a team installs beside the package here. */
+const VITEST_VERSION: string = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8"))
+  .devDependencies.vitest;
 
 /** A command's exit and output; its environment without npm's own (this test may run under npm). */
 function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}) {
@@ -81,6 +85,8 @@ describe("the installed package", () => {
   });
 
   test("npx h2h-certify certify certifies the bundled provider, reports in the user's folder", () => {
+    // Vitest is an optional peer: certify runs the specs itself.
+    expect(existsSync(join(app, "node_modules", "vitest"))).toBe(false);
     const certified = run("npx", ["h2h-certify", "certify"], app, { H2H_REPORT_DIR: "my-reports" });
     expect(certified.status, certified.out).toBe(0);
     expect(certified.out).toMatch(/CONFORMANT/);
@@ -99,6 +105,13 @@ describe("the installed package", () => {
   });
 
   test("the Vitest entry runs the contract specs against a running provider", async () => {
+    // As a team adds it: its own Vitest, within the range the package names.
+    const vitest = run(
+      "npm",
+      ["install", "--prefer-offline", "--no-audit", "--no-fund", "--save-dev", `vitest@${VITEST_VERSION}`],
+      app,
+    );
+    expect(vitest.status, vitest.out).toBe(0);
     // The installed bin itself, not through npx: npx would leave it running when stopped.
     const bin = join(app, "node_modules", ".bin", "h2h-certify");
     const provider: ChildProcess = spawn(process.execPath, [bin, "provider", "--port", "0"], {
