@@ -41,6 +41,8 @@ export interface ObserveOptions {
   print: (line: string) => void;
   /** Told the proxy's URL once it listens (tests start the merchant then). */
   onListening?: (url: string) => void;
+  /** Told once judged, before the reports are written (bench:observe --soak samples memory there). */
+  onJudged?: (judgement: ObserveJudgement) => void;
 }
 
 export interface ObserveResult {
@@ -116,6 +118,7 @@ export async function runObserve(options: ObserveOptions): Promise<ObserveResult
       signed: profile.callbacks.signature.scheme !== "none" && secretOf(options, provider) !== undefined,
       callbacksObserved: !options.keepWebhook,
     });
+    options.onJudged?.(judgement);
     const masker = sessionMasker(options, session, sink, provider);
     const finishedAt = new Date();
     const paths = await writeObserveReports(
