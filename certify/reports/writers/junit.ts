@@ -61,7 +61,7 @@ function* junitChunks({ report }: ReportRun): Generator<ReportChunk> {
     const failures = records.filter((c) => c.status === "failed" && c.required).length;
     const suiteErrors = records.filter(isTransportFault).length;
     const time = records.reduce((sum, c) => sum + c.durationMs, 0);
-    yield `\n  <testsuite name="${escapeXml(entry.endpoint)}" tests="${records.length}" failures="${failures}" errors="${suiteErrors}" skipped="${records.filter((c) => c.status === "skipped" || c.status === "not evaluated").length - suiteErrors}" time="${junitTime(time)}" timestamp="${report.startedAt}">`;
+    yield `\n  <testsuite name="${escapeXml(entry.endpoint)}" tests="${records.length}" failures="${failures}" errors="${suiteErrors}" skipped="${entry.skipped + entry.notEvaluated - suiteErrors}" time="${junitTime(time)}" timestamp="${report.startedAt}">`;
     for (const property of probeProperties(report, escapeXml)) yield `\n${property}`;
     // One testcase at a time: each holds its evidence, and there may be thousands.
     for (const record of records) yield `\n${testcase(record, report)}`;
