@@ -330,11 +330,12 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
         merchantOrderID: moid,
         atMs: exchange.startedAtMs,
       });
-      if (moid !== null)
-        moidUses.set(accountOf(exchange), [
-          ...(moidUses.get(accountOf(exchange)) ?? []),
-          { merchantOrderID: moid, order: orderKey, exchangeId: exchange.id },
-        ]);
+      if (moid !== null) {
+        // Added in place: a copy per creation made judging quadratic in the session's creations.
+        const uses = moidUses.get(accountOf(exchange)) ?? [];
+        uses.push({ merchantOrderID: moid, order: orderKey, exchangeId: exchange.id });
+        moidUses.set(accountOf(exchange), uses);
+      }
       if (exchange.merchantGaveUp || exchange.transportFault !== undefined || !exchange.response)
         unanswered.push({ exchangeId: exchange.id, order: orderKey, merchantOrderID: moid });
     }

@@ -189,6 +189,11 @@ export interface JudgingMemoryResult {
   records: number;
   /** Heap held (after a full collection) with the session recorded, before judging. */
   heapBeforeBytes: number;
+  /**
+   * Heap held while judging, at its most of the moments judging finished reading the session
+   * through (its working state for rules across exchanges then built), after a full collection.
+   */
+  heapWhileJudgingBytes: number;
   /** Heap just judged, before and after a full collection. */
   heapJudgedBytes: number;
   heapJudgedHeldBytes: number;
@@ -269,10 +274,23 @@ export async function runObserveJudgingMemory(options: {
     }
     session.flush();
     const heapBeforeBytes = held();
+    // The session as judging reads it, sampled each time judging has read it through.
+    let heapWhileJudgingBytes = 0;
+    let pausedMs = 0;
+    const sampled = <T>(each: () => Generator<T>) =>
+      function* () {
+        yield* each();
+        const paused = performance.now();
+        heapWhileJudgingBytes = Math.max(heapWhileJudgingBytes, held());
+        pausedMs += performance.now() - paused;
+      };
+    const measured = Object.create(session) as ObserveSession;
+    measured.eachExchange = sampled(() => session.eachExchange());
+    measured.eachCallback = sampled(() => session.eachCallback());
     const startedAt = new Date();
     let began = performance.now();
-    const judgement = judgeSession(session, { profile, signed: true, callbacksObserved: true });
-    const judgeMs = performance.now() - began;
+    const judgement = judgeSession(measured, { profile, signed: true, callbacksObserved: true });
+    const judgeMs = performance.now() - began - pausedMs;
     const heapJudgedBytes = process.memoryUsage().heapUsed;
     const heapJudgedHeldBytes = held();
     const records = judgement.provider.checks.length + judgement.merchant.checks.length;
@@ -280,6 +298,7 @@ export async function runObserveJudgingMemory(options: {
       exchanges: judgement.exchanges,
       records,
       heapBeforeBytes,
+      heapWhileJudgingBytes,
       heapJudgedBytes,
       heapJudgedHeldBytes,
       judgeMs: Math.round(judgeMs),
@@ -306,6 +325,7 @@ export async function runObserveJudgingMemory(options: {
       exchanges: judgement.exchanges,
       records,
       heapBeforeBytes,
+      heapWhileJudgingBytes,
       heapJudgedBytes,
       heapJudgedHeldBytes,
       heapReportedHeldBytes,

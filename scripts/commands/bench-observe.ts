@@ -70,6 +70,9 @@ export const benchObserve = defineCommand({
           console.log(`judged ${j.exchanges} exchanges in ${j.judgeMs} ms; ${j.records} check records kept`);
           console.log(`heap held before judging ${mib(j.heapBeforeBytes)} MiB`);
           console.log(
+            `heap held while judging, at its most as judging finished reading the session through: ${mib(j.heapWhileJudgingBytes)} MiB`,
+          );
+          console.log(
             `heap just judged ${mib(j.heapJudgedBytes)} MiB (held, after a full collection: ${mib(j.heapJudgedHeldBytes)} MiB)`,
           );
         },
