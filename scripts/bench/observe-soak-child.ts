@@ -4,8 +4,11 @@
  * merchants'. In front of H2H_SOAK_UPSTREAM (the parent's reference provider), reports to
  * H2H_SOAK_REPORT_DIR, stopped by SIGTERM. Prints, one per line:
  *   LISTENING <url>                                 once the proxy listens
- *   MEM <phase> <ms since start> <rss> <heap used>  every H2H_SOAK_SAMPLE_MS while recording, each
- *                                                   second once stopped, and at each phase's end
+ *   MEM <phase> <ms since start> <rss> <heap used> <heap held>
+ *                                                   every H2H_SOAK_SAMPLE_MS while recording, each
+ *                                                   second once stopped, and at each phase's end;
+ *                                                   held: after a full collection, while recording
+ *                                                   only (0 otherwise), what the session keeps
  *   PEAK_RSS <phase> <bytes>                        the most RSS ever held, at the end of each phase
  *   JUDGED <exchanges> <callbacks> <records>        the session's counts and the check records kept
  *   SAID <line>                                     what observe printed
@@ -35,7 +38,13 @@ const began = performance.now();
 let phase = "recording";
 const sample = (name = phase) => {
   const { rss, heapUsed } = process.memoryUsage();
-  console.log(`MEM ${name} ${Math.round(performance.now() - began)} ${rss} ${heapUsed}`);
+  // While recording, what is held apart from garbage not yet collected: a growing session shows.
+  let held = 0;
+  if (name === "recording") {
+    gc();
+    held = process.memoryUsage().heapUsed;
+  }
+  console.log(`MEM ${name} ${Math.round(performance.now() - began)} ${rss} ${heapUsed} ${held}`);
 };
 const peak = (name: string) => console.log(`PEAK_RSS ${name} ${process.resourceUsage().maxRSS * 1024}`);
 let timer = setInterval(sample, sampleMs);

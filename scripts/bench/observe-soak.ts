@@ -37,6 +37,8 @@ export interface SoakSample {
   atSeconds: number;
   rssBytes: number;
   heapUsedBytes: number;
+  /** While recording: heap used after a full collection, what the session holds. */
+  heapHeldBytes?: number;
   /** Example merchant sessions finished by then. */
   merchantRuns: number;
   /** The 1-minute load average then. */
@@ -119,12 +121,13 @@ export async function runObserveSoak(options: ObserveSoakOptions): Promise<Obser
         const [word, ...rest] = line.split(" ");
         if (word === "LISTENING") listening(rest[0] as string);
         else if (word === "MEM") {
-          const [phase, ms, rss, heap] = rest;
+          const [phase, ms, rss, heap, held] = rest;
           const sample: SoakSample = {
             phase: phase as string,
             atSeconds: Math.round(Number(ms) / 1000),
             rssBytes: Number(rss),
             heapUsedBytes: Number(heap),
+            ...(Number(held) > 0 ? { heapHeldBytes: Number(held) } : {}),
             merchantRuns: result.merchantRuns,
             load: loadavg()[0] as number,
           };
@@ -181,7 +184,8 @@ export async function runObserveSoak(options: ObserveSoakOptions): Promise<Obser
 const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
 
 export function sampleRow(s: SoakSample): string {
-  return `${s.phase.padEnd(10)} ${String(s.atSeconds).padStart(6)} s  heap ${mib(s.heapUsedBytes).padStart(7)} MiB  RSS ${mib(s.rssBytes).padStart(7)} MiB  merchant sessions ${String(s.merchantRuns).padStart(6)}  load ${s.load.toFixed(2)}`;
+  const held = s.heapHeldBytes === undefined ? "" : ` (held ${mib(s.heapHeldBytes).padStart(6)})`;
+  return `${s.phase.padEnd(10)} ${String(s.atSeconds).padStart(6)} s  heap ${mib(s.heapUsedBytes).padStart(7)} MiB${held.padEnd(14)}  RSS ${mib(s.rssBytes).padStart(7)} MiB  merchant sessions ${String(s.merchantRuns).padStart(6)}  load ${s.load.toFixed(2)}`;
 }
 
 export interface JudgingMemoryResult {
