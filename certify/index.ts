@@ -30,10 +30,12 @@ export { runReceiverCertification } from "./engine/receiver-run.ts";
 export { type CheckRecord, EXIT_OF_VERDICT, type RunReport } from "./engine/run-model.ts";
 export { phasesOf, type RunTimings } from "./engine/run-timings.ts";
 export { runCertification } from "./engine/runner.ts";
+// The proxy alone, and judging and reports without a proxy, for bench:observe.
+export { judgeSession } from "./observe/judge.ts";
 // Observe mode: a merchant's own integration through a recording proxy, both sides judged.
 export { runObserve } from "./observe/observe.ts";
-// The proxy alone, for bench:observe.
 export { startObserveProxy } from "./observe/proxy.ts";
-export { ObserveSession } from "./observe/session.ts";
+export { writeObserveReports } from "./observe/report.ts";
+export { type ObservedExchange, ObserveSession } from "./observe/session.ts";
 export { REPORT_FILES, REPORT_KINDS, type ReportKind } from "./reports/index.ts";
 export { checksMarkdown, listChecks, printListedChecks, withChecksTable } from "./reports/list-checks.ts";

@@ -1,4 +1,7 @@
-/** The sink's forward hook (observe mode): the hook's answer is the sink's, and the callback is still kept. */
+/**
+ * The sink's forward hook (observe mode): the hook's answer is the sink's, and the callback is
+ * still kept; no delivery tally is kept, whose state per run would grow with every order.
+ */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -45,5 +48,33 @@ describe("the sink's forward hook", () => {
       headers: { authorization: `Bearer ${sink.token}` },
     }).then((r) => r.json() as Promise<{ callbacks: { answeredWith: number }[] }>);
     expect(listed.callbacks.map((c) => c.answeredWith)).toEqual([409]);
+  });
+
+  it("keeps no delivery tally: each order's callback URL is a run of its own, and a session has thousands", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "sink-forward-"));
+    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+    const sink = await startWebhookSink({
+      dataDir,
+      sync: false,
+      forward: async () => ({ status: 200, headers: {}, body: Buffer.from("ok") }),
+    });
+    cleanups.push(() => sink.stop());
+    for (const runId of ["w1", "w2"])
+      expect(
+        (
+          await fetch(sink.callbackUrl({ runId }), {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: `{"id":"o-${runId}","status":"succeeded"}`,
+          })
+        ).status,
+      ).toBe(200);
+    const delivery = await fetch(`${sink.url}/api/delivery?runId=w1&windowMs=5000`, {
+      headers: { authorization: `Bearer ${sink.token}` },
+    });
+    expect(delivery.status).toBe(404);
+    expect(((await delivery.json()) as { error: string }).error).toMatch(
+      /^no delivery tally: .*observe mode/,
+    );
   });
 });

@@ -275,9 +275,11 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
 
   // What a load run's delivery is computed from (GET /api/delivery): one packed number per order,
   // fed by every callback and trigger note, whatever the store keeps in memory.
-  const deliveryTally = options.tally ?? new CallbackTally();
+  // Observe mode (`forward`) keeps none: it judges from what it hands on, and a tally's state per
+  // run would grow with every order, each creation's callback URL being a run of its own.
+  const deliveryTally = options.tally ?? (options.forward ? undefined : new CallbackTally());
   let notes = 0;
-  if (!options.tally) for (const record of store.records) deliveryTally.add(record, 0);
+  if (!options.tally) for (const record of store.records) deliveryTally?.add(record, 0);
   const deliveriesByOrder = new Map<string, number>();
   for (const record of store.records) {
     if (record.orderId !== null)
@@ -373,7 +375,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       req.resume();
       if (variant.runId === null || variant.orderId === null || variant.sentAtMs === null)
         return reject(res, 400, "bad-trigger-note");
-      deliveryTally.note(
+      deliveryTally?.note(
         variant.runId,
         variant.orderId,
         variant.sentAtMs,
@@ -492,7 +494,7 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       try {
         await store.append(record);
         pendingKept -= 1;
-        deliveryTally.add(record, performance.now() - began);
+        deliveryTally?.add(record, performance.now() - began);
         spillOldest();
       } catch (error) {
         pendingKept -= 1;
@@ -573,6 +575,10 @@ export async function startWebhookSink(options: SinkOptions): Promise<RunningSin
       const windowMs = Number(url.searchParams.get("windowMs"));
       if (runId === null || !Number.isFinite(windowMs) || windowMs <= 0)
         return json(res, 400, { error: "runId and windowMs (ms, > 0) are required" });
+      if (deliveryTally === undefined)
+        return json(res, 404, {
+          error: "no delivery tally: this sink hands its callbacks on (observe mode) and tallies none",
+        });
       return json(res, 200, {
         tally: deliveryTally.summary(runId, windowMs),
         intake: deliveryTally.intakeSummary(),

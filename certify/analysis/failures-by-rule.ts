@@ -51,7 +51,8 @@ export function failuresByRule(checks: readonly CheckRecord[]): RuleFailures[] {
         causes: [],
         first: record,
       } satisfies RuleFailures);
-    entry.count += 1;
+    // A record may stand for several results alike (observe's failures past its list).
+    entry.count += record.count ?? 1;
     if (!entry.endpoints.includes(record.endpoint)) entry.endpoints.push(record.endpoint);
     if (record.followsFrom) {
       entry.followOns += 1;
@@ -112,9 +113,9 @@ export function advisoriesByRule(checks: readonly CheckRecord[]): RuleAdvisories
         first: record,
         counted: new Map(),
       } satisfies RuleAdvisories & { counted: Map<string, number> });
-    entry.count += 1;
+    entry.count += record.count ?? 1;
     const outcome = outcomeOf(record.detail);
-    entry.counted.set(outcome, (entry.counted.get(outcome) ?? 0) + 1);
+    entry.counted.set(outcome, (entry.counted.get(outcome) ?? 0) + (record.count ?? 1));
     byRule.set(key, entry);
   }
   return [...byRule.values()]

@@ -64,6 +64,8 @@ export interface CheckRecord {
   callbacks?: string[];
   /** A failure an earlier failure of the same order or request explains: that one (analysis/follow-on-failures.ts). */
   followsFrom?: { endpoint: string; check: string; case?: string };
+  /** Results of this check alike that this one record stands for (observe's passes, its failures past a cap); absent: one. */
+  count?: number;
 }
 
 export interface EndpointSummary {
@@ -253,7 +255,7 @@ export function summarize(checks: readonly CheckRecord[]): {
       notEvaluated: 0,
       score: null,
     };
-    (entry[summaryKeyOf(record)] as number) += 1;
+    (entry[summaryKeyOf(record)] as number) += record.count ?? 1;
     byEndpoint.set(record.endpoint, entry);
   }
   const summary = [...byEndpoint.values()]
@@ -267,13 +269,15 @@ export function summarize(checks: readonly CheckRecord[]): {
     .sort(
       (a, b) => endpointRank(a.endpoint) - endpointRank(b.endpoint) || a.endpoint.localeCompare(b.endpoint),
     );
+  const results = (keep: (c: CheckRecord) => boolean) =>
+    checks.reduce((n, c) => (keep(c) ? n + (c.count ?? 1) : n), 0);
   const totals = {
-    passed: checks.filter((c) => c.status === "passed").length,
-    failed: checks.filter(isFailure).length,
-    failedRequired: checks.filter(isFailure).length,
-    advisories: checks.filter(isAdvisory).length,
-    skipped: checks.filter((c) => c.status === "skipped").length,
-    notEvaluated: checks.filter((c) => c.status === "not evaluated").length,
+    passed: results((c) => c.status === "passed"),
+    failed: results(isFailure),
+    failedRequired: results(isFailure),
+    advisories: results(isAdvisory),
+    skipped: results((c) => c.status === "skipped"),
+    notEvaluated: results((c) => c.status === "not evaluated"),
   };
   return { summary, totals };
 }

@@ -76,6 +76,7 @@ import {
   type ObservedExchange,
   type ObserveSession,
 } from "./session.ts";
+import { CheckTally } from "./tally.ts";
 
 type ExchangeResponse = Parameters<typeof envelopeShape.run>[0];
 type ObservedCallback = CallbackScenario["callbacks"][number];
@@ -85,9 +86,14 @@ export type SideVerdict = "conformant" | "not conformant" | "nothing observed" |
 
 export interface SideJudgement {
   verdict: SideVerdict;
+  /**
+   * Per check and endpoint: its failures with their evidence up to a cap, a record counting the
+   * rest, and one counting its passes (`count`): as many records for an hour as for a minute.
+   */
   checks: CheckRecord[];
   /** Rules that apply to observed traffic and that nothing observed exercised. */
   notObserved: { check: string; rule: string }[];
+  /** Failed results of required checks, all of them (listed or not). */
   failed: number;
 }
 
@@ -214,11 +220,12 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
   const contract = buildContract(profile.gaps);
   const knownStatuses = [...ORDER_STATUSES, ...(profile.gaps.extraStatuses ?? [])];
   const methods = orderMethodsOf(profile);
-  const providerChecks: CheckRecord[] = [];
-  const merchantChecks: CheckRecord[] = [];
+  // Tallied as judged, not kept one record per result: a long session's results would fill memory.
+  const providerChecks = new CheckTally();
+  const merchantChecks = new CheckTally();
 
   const judge = <Input>(
-    into: CheckRecord[],
+    into: CheckTally,
     endpoint: string,
     check: Check<Input>,
     input: Input,
@@ -227,7 +234,7 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
     const began = performance.now();
     const outcome = check.run(input);
     const requirement = requirementOf(check as Check<never>, context);
-    into.push({
+    into.add({
       endpoint,
       check: check.name,
       ...(evidence.case !== undefined ? { case: evidence.case } : {}),
@@ -383,11 +390,12 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
         merchantOrderID: moid,
         atMs: exchange.startedAtMs,
       });
-      if (moid !== null)
-        moidUses.set(accountOf(exchange), [
-          ...(moidUses.get(accountOf(exchange)) ?? []),
-          { merchantOrderID: moid, order: orderKey, exchangeId: exchange.id },
-        ]);
+      if (moid !== null) {
+        // Added in place: a copy per creation made judging quadratic in the session's creations.
+        const uses = moidUses.get(accountOf(exchange)) ?? [];
+        uses.push({ merchantOrderID: moid, order: orderKey, exchangeId: exchange.id });
+        moidUses.set(accountOf(exchange), uses);
+      }
       if (exchange.merchantGaveUp || exchange.transportFault !== undefined || !exchange.response)
         unanswered.push({ exchangeId: exchange.id, order: orderKey, merchantOrderID: moid });
     }
@@ -845,9 +853,8 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
   const exchanges = session.exchangeCount;
   const callbacks = session.callbackCount;
   const lost = session.spillFailure;
-  const side = (checks: CheckRecord[], rules: Check<never>[], nothing: boolean): SideJudgement => {
-    const ran = new Set(checks.map((c) => c.check));
-    const failed = checks.filter((c) => c.status === "failed" && c.required).length;
+  const side = (tally: CheckTally, rules: Check<never>[], nothing: boolean): SideJudgement => {
+    const failed = tally.failedRequired;
     return {
       // Evidence the disk refused would make any verdict rest on part of the traffic.
       verdict: lost
@@ -857,22 +864,23 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
           : failed > 0
             ? "not conformant"
             : "conformant",
-      checks,
-      notObserved: rules.filter((r) => !ran.has(r.name)).map((r) => ({ check: r.name, rule: r.rule })),
+      checks: tally.records(),
+      notObserved: rules.filter((r) => !tally.ran.has(r.name)).map((r) => ({ check: r.name, rule: r.rule })),
       failed,
     };
   };
   const provider = side(providerChecks, PROVIDER_RULES, exchanges === 0);
   const merchant = side(merchantChecks, MERCHANT_RULES, exchanges === 0);
+  const failing = { provider: providerChecks.failing, merchant: merchantChecks.failing };
   const coverageText = coverageLine(coverage, options.callbacksObserved);
-  const line = (s: SideJudgement) =>
+  const line = (s: SideJudgement, failingChecks: Set<string>) =>
     lost
       ? `not judged: the session's evidence could not be written to ${lost.file} (${lost.code}: the temporary folder's disk is full or failing); free space in TMPDIR or point TMPDIR at a larger disk, and observe again`
       : s.verdict === "nothing observed"
         ? "nothing observed: no exchange passed the proxy"
         : s.verdict === "conformant"
           ? `no violation in ${exchanges} exchanges and ${callbacks} callbacks; coverage ${coverageText}`
-          : `${s.failed} violation(s) of ${[...new Set(s.checks.filter((c) => c.status === "failed" && c.required).map((c) => c.check))].join(", ")} in ${exchanges} exchanges and ${callbacks} callbacks; coverage ${coverageText}`;
+          : `${s.failed} violation(s) of ${[...failingChecks].join(", ")} in ${exchanges} exchanges and ${callbacks} callbacks; coverage ${coverageText}`;
   return {
     provider,
     merchant,
@@ -882,7 +890,7 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
     transportFaults,
     callbacksObserved: options.callbacksObserved,
     unknownCallbacks: session.unknownKeyCallbacks,
-    lines: { provider: line(provider), merchant: line(merchant) },
+    lines: { provider: line(provider, failing.provider), merchant: line(merchant, failing.merchant) },
   };
 }
 

@@ -46,6 +46,8 @@ export interface ObserveOptions {
    * so every hold of it meanwhile may delay a retry, as for the bundled provider.
    */
   providerInProcess?: boolean;
+  /** Told once judged, before the reports are written (bench:observe --soak samples memory there). */
+  onJudged?: (judgement: ObserveJudgement) => void;
 }
 
 export interface ObserveResult {
@@ -132,6 +134,7 @@ export async function runObserve(options: ObserveOptions): Promise<ObserveResult
       targetOnThisHost: onThisHost,
       ...(retryStalls ? { retryStalls } : {}),
     });
+    options.onJudged?.(judgement);
     const masker = sessionMasker(options, session, sink, provider);
     const finishedAt = new Date();
     const paths = await writeObserveReports(

@@ -79,7 +79,7 @@ export async function writeObserveReports(
   const dir = resolve(reportDir, OBSERVE_REPORT_SUBDIR);
   await mkdir(dir, { recursive: true });
   const { judgement, session } = input;
-  const evidence = boundedEvidence(session);
+  const evidence = boundedEvidence(session, judgement);
   const json = join(dir, OBSERVE_REPORT_FILE);
   const own = {
     tool: { name: "h2h-certify", version: await toolVersion() },
@@ -98,6 +98,8 @@ export async function writeObserveReports(
       unknownCallbacks: judgement.unknownCallbacks,
       sinkRefusals: input.sinkRefusals,
       bodiesDropped: evidence.bodiesDropped,
+      exchangesNotListed: evidence.exchangesNotListed,
+      callbacksNotListed: evidence.callbacksNotListed,
     },
     callbacksObserved: judgement.callbacksObserved,
     evidenceCapBytes: session.capBytes,
@@ -117,6 +119,7 @@ function sideReport(side: SideJudgement, line: string) {
     verdict: VERDICT_WORDS[side.verdict],
     line,
     failed: side.failed,
+    results: summarize(side.checks).totals,
     notObserved: side.notObserved,
     checks: side.checks,
   };
@@ -216,6 +219,11 @@ async function asRunReport(input: ObserveReportInput, evidence: BoundedEvidence)
     warnings: [
       `observe: provider ${VERDICT_WORDS[judgement.provider.verdict]}: ${judgement.lines.provider}`,
       `observe: merchant ${VERDICT_WORDS[judgement.merchant.verdict]}: ${judgement.lines.merchant}`,
+      ...(evidence.exchangesNotListed + evidence.callbacksNotListed > 0
+        ? [
+            `observe: ${evidence.exchangesNotListed} exchange(s) and ${evidence.callbacksNotListed} callback(s) judged but not listed: past the first ${LISTED_IN_FULL}, only those a listed check names are`,
+          ]
+        : []),
     ],
     summary,
     totals,
@@ -230,13 +238,29 @@ interface BoundedEvidence {
   callbacks: ObservedCallbackDelivery[];
   /** Bodies left out of the reports: the session's bodies had reached the run's bound. */
   bodiesDropped: number;
+  /** Exchanges and callbacks past the first ones that no listed check names: counted, not listed. */
+  exchangesNotListed: number;
+  callbacksNotListed: number;
 }
 
+/** Exchanges (and callbacks) listed in the reports whether or not a listed check names them. */
+export const LISTED_IN_FULL = 1_000;
+
 /**
- * The session's evidence for the reports, read back once, with bodies kept up to certify's bound
- * for a whole run ({@link MAX_RUN_BODY_BYTES}); past it each body is kept as its size only.
+ * The session's evidence for the reports, read back once: the first {@link LISTED_IN_FULL}
+ * exchanges and callbacks, and every one a listed check names (each failure's evidence), so a
+ * long session's reports hold no more than the checks they list. Bodies are kept up to certify's
+ * bound for a whole run ({@link MAX_RUN_BODY_BYTES}); past it each body is kept as its size only.
  */
-function boundedEvidence(session: ObserveSession): BoundedEvidence {
+function boundedEvidence(session: ObserveSession, judgement: ObserveJudgement): BoundedEvidence {
+  const named = new Set<string>();
+  for (const record of [...judgement.provider.checks, ...judgement.merchant.checks]) {
+    for (const id of record.exchanges) named.add(id);
+    for (const id of record.callbacks ?? []) named.add(id);
+    if (record.subject !== undefined) named.add(record.subject);
+  }
+  let exchangesNotListed = 0;
+  let callbacksNotListed = 0;
   let kept = 0;
   let bodiesDropped = 0;
   const bound = (body: KeptBody): KeptBody => {
@@ -249,16 +273,32 @@ function boundedEvidence(session: ObserveSession): BoundedEvidence {
     return { text: "", bytes: body.bytes, cut: true };
   };
   const exchanges: ObservedExchange[] = [];
-  for (const e of session.eachExchange())
+  let seen = 0;
+  for (const e of session.eachExchange()) {
+    seen += 1;
+    if (seen > LISTED_IN_FULL && !named.has(e.id)) {
+      exchangesNotListed += 1;
+      continue;
+    }
     exchanges.push({
       ...e,
       requestBody: bound(e.requestBody),
       ...(e.response ? { response: { ...e.response, body: bound(e.response.body) } } : {}),
     });
-  const callbacks = [...session.eachCallback()].map((c) => ({
-    ...c,
-    body: bound(c.body),
-    ...(c.answer ? { answer: { ...c.answer, body: bound(c.answer.body) } } : {}),
-  }));
-  return { exchanges, callbacks, bodiesDropped };
+  }
+  const callbacks: ObservedCallbackDelivery[] = [];
+  seen = 0;
+  for (const c of session.eachCallback()) {
+    seen += 1;
+    if (seen > LISTED_IN_FULL && !named.has(c.id)) {
+      callbacksNotListed += 1;
+      continue;
+    }
+    callbacks.push({
+      ...c,
+      body: bound(c.body),
+      ...(c.answer ? { answer: { ...c.answer, body: bound(c.answer.body) } } : {}),
+    });
+  }
+  return { exchanges, callbacks, bodiesDropped, exchangesNotListed, callbacksNotListed };
 }

@@ -17,5 +17,6 @@ export {
 } from "./load-overhead-bench.ts";
 export { runMaskingBench } from "./masking-bench.ts";
 export { runObserveBench } from "./observe-bench.ts";
+export { runObserveJudgingMemory, runObserveSoak, type SoakSample, sampleRow } from "./observe-soak.ts";
 export { runProviderBench, runProviderSoak } from "./provider-bench.ts";
 export { runSinkBench } from "./sink-bench.ts";

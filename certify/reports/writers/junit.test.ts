@@ -55,4 +55,24 @@ describe("certify's JUnit file", () => {
       "a failed check",
     );
   });
+
+  it("is one testcase for a record that stands for several results (observe's); the totals count results", async () => {
+    const counted = runReportOf([
+      check("passed", { count: 40 }),
+      check("failed"),
+      check("failed", { case: "7 more failed, not listed", count: 7 }),
+      check("not evaluated", { endpoint: "confirmMobileCommerceOrder", count: 3 }),
+    ]);
+    expect(counted.totals).toMatchObject({ passed: 40, failedRequired: 8, notEvaluated: 3 });
+    expect(counted.summary.map((s) => [s.endpoint, s.passed, s.failed, s.notEvaluated])).toEqual([
+      ["createMobileCommerceOrder", 40, 8, 0],
+      ["confirmMobileCommerceOrder", 0, 0, 3],
+    ]);
+    const parsed = await parseJunit(renderReport("junit", counted));
+    expect([parsed.tests, parsed.failures]).toEqual([4, 2]);
+    expect((parsed.testsuite ?? []).map((s) => [s.name, s.tests, s.failures])).toEqual([
+      ["createMobileCommerceOrder", 3, 2],
+      ["confirmMobileCommerceOrder", 1, 0],
+    ]);
+  });
 });
