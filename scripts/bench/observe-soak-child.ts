@@ -1,11 +1,11 @@
 /**
  * The observe session of `bench:observe --soak`, in a process of its own so that the memory
  * sampled is the session's alone (proxy, sink, judging, reports), not the provider's or the
- * merchants'. In front of H2H_SOAK_UPSTREAM (the parent's reference provider), reports to
- * H2H_SOAK_REPORT_DIR, stopped by SIGTERM. Prints, one per line:
+ * merchants'. Its arguments: the upstream (the parent's reference provider), the report folder and
+ * the sampling interval in ms; stopped by SIGTERM. Prints, one per line:
  *   LISTENING <url>                                 once the proxy listens
  *   MEM <phase> <ms since start> <rss> <heap used> <heap held>
- *                                                   every H2H_SOAK_SAMPLE_MS while recording, each
+ *                                                   every sampling interval while recording, each
  *                                                   second once stopped, and at each phase's end;
  *                                                   held: after a full collection, while recording
  *                                                   only (0 otherwise), what the session keeps
@@ -26,11 +26,12 @@ import { REFERENCE_CALLBACK_SECRET } from "../../fixtures/providers/reference/in
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
 
-const upstream = process.env.H2H_SOAK_UPSTREAM;
-const reportDir = process.env.H2H_SOAK_REPORT_DIR;
-const sampleMs = Number(process.env.H2H_SOAK_SAMPLE_MS ?? 30_000);
-if (!upstream || !reportDir) {
-  console.error("observe-soak-child.ts: H2H_SOAK_UPSTREAM and H2H_SOAK_REPORT_DIR must be set");
+const [upstream, reportDir, sampleArg] = process.argv.slice(2);
+const sampleMs = Number(sampleArg ?? 30_000);
+if (!upstream || !reportDir || !(sampleMs > 0)) {
+  console.error(
+    "usage: observe-soak-child.ts UPSTREAM_URL REPORT_DIR [SAMPLE_MS] (started by bench:observe --soak)",
+  );
   process.exit(64);
 }
 

@@ -84,15 +84,12 @@ export async function runObserveSoak(options: ObserveSoakOptions): Promise<Obser
   const reportDir = mkdtempSync(join(tmpdir(), "h2h-observe-soak-"));
   let child: ChildProcess | undefined;
   try {
-    const spawned = spawn(process.execPath, ["--import", TSX, CHILD], {
-      stdio: ["ignore", "pipe", "inherit"],
-      env: {
-        ...process.env,
-        H2H_SOAK_UPSTREAM: provider.url,
-        H2H_SOAK_REPORT_DIR: reportDir,
-        H2H_SOAK_SAMPLE_MS: String(options.sampleSeconds * 1000),
-      },
-    });
+    // What the child needs comes as arguments: H2H_* variables are the settings table's alone.
+    const spawned = spawn(
+      process.execPath,
+      ["--import", TSX, CHILD, provider.url, reportDir, String(options.sampleSeconds * 1000)],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
     child = spawned;
     const exited = new Promise<number | null>((resolve) => spawned.once("exit", (code) => resolve(code)));
     const result: ObserveSoakResult = {
