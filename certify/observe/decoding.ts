@@ -7,6 +7,7 @@
 import { Readable, type Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import * as zlib from "node:zlib";
+import { CappedBytes } from "../../contract/kit/index.ts";
 import type { BodyEncoding, KeptBody } from "./session.ts";
 
 /** "deflate" is zlib-wrapped by RFC 9110, but some senders send it raw: the first bytes tell. */
@@ -79,26 +80,16 @@ export async function decodeForJudging(
   const decoders = [...codings]
     .reverse()
     .map((coding, i) => (DECODERS[coding] as (first?: Buffer) => Transform)(i === 0 ? raw : undefined));
-  const kept: Buffer[] = [];
-  let keptBytes = 0;
-  let over = false;
+  const kept = new CappedBytes(cap);
   let error: Error | undefined;
   const source = Readable.from([raw]);
   const chain = pipeline([source, ...decoders] as unknown as [Readable, ...Transform[]]).catch((e: Error) => {
     error ??= e;
   });
   try {
-    for await (const chunk of decoders[decoders.length - 1] as AsyncIterable<Buffer>) {
-      if (keptBytes + chunk.length > cap) {
-        kept.push(chunk.subarray(0, cap - keptBytes));
-        keptBytes = cap;
-        // Past the cap: nothing more is decoded (a bomb stops here).
-        over = true;
-        break;
-      }
-      kept.push(chunk);
-      keptBytes += chunk.length;
-    }
+    // Past the cap nothing more is decoded (a bomb stops here).
+    for await (const chunk of decoders[decoders.length - 1] as AsyncIterable<Buffer>)
+      if (!kept.add(chunk)) break;
   } catch (e) {
     error ??= e as Error;
   } finally {
@@ -106,7 +97,9 @@ export async function decodeForJudging(
     source.destroy();
   }
   await chain;
-  const decoded = Buffer.concat(kept, keptBytes);
+  const decoded = kept.bytes();
+  const keptBytes = kept.length;
+  const over = kept.full;
   // A stream cut at the cap ends early: its decoded prefix is all there is to keep, and is cut too.
   if (over || cut)
     return {

@@ -14,6 +14,7 @@ import * as zlib from "node:zlib";
 import { Agent, request } from "undici";
 import {
   answerHeadTaken,
+  CappedBytes,
   closedConnectionOf,
   describeTlsFailure,
   type TlsAwareConnector,
@@ -451,25 +452,9 @@ interface BodyRead {
  * the declared one and the connection is cut at once, as {@link readBoundedBody} does.
  */
 async function readDeclaredBody(body: Readable, declared: number, limit: number): Promise<BodyRead> {
-  const kept: Buffer[] = [];
-  let keptBytes = 0;
-  let truncated = false;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    if (keptBytes + chunk.length <= limit) {
-      kept.push(chunk);
-      keptBytes += chunk.length;
-      continue;
-    }
-    kept.push(chunk.subarray(0, limit - keptBytes));
-    keptBytes = limit;
-    truncated = true;
-    break;
-  }
-  return {
-    bytes: Buffer.concat(kept, keptBytes),
-    truncated,
-    size: { bytes: declared, from: "content-length" },
-  };
+  const kept = new CappedBytes(limit);
+  for await (const chunk of body as AsyncIterable<Buffer>) if (!kept.add(chunk)) break;
+  return { bytes: kept.bytes(), truncated: kept.full, size: { bytes: declared, from: "content-length" } };
 }
 
 /**
@@ -506,35 +491,24 @@ async function readBoundedBody(
   // Errors reach the loop below through `last`; pipeline only tears the chain down together.
   pipeline([body, counter, ...decoders], () => {});
 
-  const kept: Buffer[] = [];
-  let keptBytes = 0;
-  let truncated = false;
+  const kept = new CappedBytes(limit);
   /** Whether the body was read to its end (so its counted size is its real size). */
   let ended = false;
   let decodeProblem: string | undefined;
   try {
     for await (const chunk of last as AsyncIterable<Buffer>) {
-      if (!truncated) {
-        if (keptBytes + chunk.length <= limit) {
-          kept.push(chunk);
-          keptBytes += chunk.length;
-          continue;
-        }
-        kept.push(chunk.subarray(0, limit - keptBytes));
-        keptBytes = limit;
-        truncated = true;
-      }
+      if (!kept.full && kept.add(chunk)) continue;
       // Past the limit. With a declared size nothing more is to be learnt; a compressed body is
       // never decoded further (a gzip bomb stops here); otherwise count up to the probe bound.
       if (declared !== undefined || decoding || wire > limit + probe) break;
     }
-    ended = !truncated || (declared === undefined && !decoding && wire <= limit + probe);
+    ended = !kept.full || (declared === undefined && !decoding && wire <= limit + probe);
   } catch (error) {
     const code = (error as { code?: string }).code ?? "";
-    if (truncated) {
+    if (kept.full) {
       // The answer is already in hand: a timeout or reset while counting the rest loses nothing.
     } else if (decoding && /^(Z_|ERR_BROTLI|ERR_ZLIB|ERR__ERROR)/.test(code)) {
-      decodeProblem = `decoding stopped after ${keptBytes} bytes: ${(error as Error).message}`;
+      decodeProblem = `decoding stopped after ${kept.length} bytes: ${(error as Error).message}`;
     } else {
       throw error;
     }
@@ -543,7 +517,7 @@ async function readBoundedBody(
     declared !== undefined
       ? { bytes: declared, from: "content-length" }
       : { bytes: wire, from: ended ? "counted" : "at-least" };
-  const read: BodyRead = { bytes: Buffer.concat(kept, keptBytes), truncated, size };
+  const read: BodyRead = { bytes: kept.bytes(), truncated: kept.full, size };
   if (codings.length > 0) {
     read.encoding = {
       codings,

@@ -1,6 +1,7 @@
 /** The kit: what any part of the suite needs and nothing of the contract: loopback, markup, masking, run folders, terminal, TLS. */
 
 // What the contract's HTTP client builds on: keep-alive bookkeeping and the TLS connector.
+export { CappedBytes } from "./capped-bytes.ts";
 export { answerHeadTaken, closedConnectionOf, trackingSockets, trafficOf } from "./connection-reuse.ts";
 export { isLoopbackUrl } from "./loopback.ts";
 // How long this process and the machine were held up, so that lateness is never blamed on a target.
