@@ -14,6 +14,7 @@ export {
   CHECK_REGISTRY,
   type Check,
   type CheckScope,
+  callbackPathsOf,
   callbacksAppealAfterFailure,
   callbacksArrives,
   callbacksBodyParses,

@@ -10,6 +10,7 @@ import {
   type CallbackScenario,
   type CallbackStatus,
   type Check,
+  callbackPathsOf,
   callbacksArrives,
   callbacksBodyParses,
   callbacksExactlyOnce,
@@ -662,15 +663,7 @@ export function judgeSession(session: ObserveSession, options: JudgeOptions): Ob
         callbacks: observed,
         triggeredAtMs: 0,
         timeoutMs,
-        paths: {
-          id: profile.callbacks.idPath,
-          status: profile.callbacks.statusPath,
-          ...(profile.callbacks.amountPath ? { amount: profile.callbacks.amountPath } : {}),
-          ...(profile.callbacks.currencyPath ? { currency: profile.callbacks.currencyPath } : {}),
-          ...(profile.callbacks.merchantOrderIdPath
-            ? { merchantOrderId: profile.callbacks.merchantOrderIdPath }
-            : {}),
-        },
+        paths: callbackPathsOf(profile.callbacks),
         order: {
           amount: Number(known?.amount),
           currency: String(known?.currency),

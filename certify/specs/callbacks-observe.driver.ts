@@ -8,6 +8,7 @@ import {
   CALLBACK_STATUSES,
   type CallbackScenario,
   type CallbackStatus,
+  callbackPathsOf,
   callbacksSandboxClock,
   callbackValues,
   type DateBound,
@@ -339,13 +340,7 @@ export function emptyScenario(
     triggeredAtMs: Date.now(),
     timeoutMs: profile.timeouts.callbackMs,
     paths: {
-      id: profile.callbacks.idPath,
-      status: profile.callbacks.statusPath,
-      ...(profile.callbacks.amountPath ? { amount: profile.callbacks.amountPath } : {}),
-      ...(profile.callbacks.currencyPath ? { currency: profile.callbacks.currencyPath } : {}),
-      ...(profile.callbacks.merchantOrderIdPath
-        ? { merchantOrderId: profile.callbacks.merchantOrderIdPath }
-        : {}),
+      ...callbackPathsOf(profile.callbacks),
       ...(profile.callbacks.dateUpdatedPath ? { dateUpdated: profile.callbacks.dateUpdatedPath } : {}),
     },
     order: {

@@ -7,6 +7,7 @@
 import {
   type CallbackScenario,
   type Check,
+  callbackPathsOf,
   callbackValues,
   dataOf,
   type Exchange,
@@ -171,13 +172,7 @@ export function scenarioOf(run: GeneratedRun, p: Probe): CallbackScenario {
       (p.confirmed?.durationMs ?? p.created.durationMs) +
       1,
     timeoutMs: profile.timeouts.callbackMs,
-    paths: {
-      id: paths.idPath,
-      status: paths.statusPath,
-      ...(paths.amountPath ? { amount: paths.amountPath } : {}),
-      ...(paths.currencyPath ? { currency: paths.currencyPath } : {}),
-      ...(paths.merchantOrderIdPath ? { merchantOrderId: paths.merchantOrderIdPath } : {}),
-    },
+    paths: callbackPathsOf(paths),
     order: {
       amount: Number(sent(p, "amount")),
       currency: p.order.method.currency,

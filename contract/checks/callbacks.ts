@@ -79,6 +79,27 @@ export interface CallbackScenario {
   signed: boolean;
 }
 
+/**
+ * Where the checks read a callback, from the profile's `callbacks`: the id and status, and the
+ * order's amount, currency and merchantOrderID where it declares them. (The date, judged against
+ * a trigger, is added only where one is known.)
+ */
+export function callbackPathsOf(callbacks: {
+  idPath: string;
+  statusPath: string;
+  amountPath?: string | undefined;
+  currencyPath?: string | undefined;
+  merchantOrderIdPath?: string | undefined;
+}): CallbackScenario["paths"] {
+  return {
+    id: callbacks.idPath,
+    status: callbacks.statusPath,
+    ...(callbacks.amountPath ? { amount: callbacks.amountPath } : {}),
+    ...(callbacks.currencyPath ? { currency: callbacks.currencyPath } : {}),
+    ...(callbacks.merchantOrderIdPath ? { merchantOrderId: callbacks.merchantOrderIdPath } : {}),
+  };
+}
+
 export interface DateBound {
   atMs: number;
   /** What the bound is, in words: "the confirmation was sent". */

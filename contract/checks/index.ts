@@ -32,6 +32,7 @@ export {
 } from "./behaviour.ts";
 export {
   type CallbackScenario,
+  callbackPathsOf,
   callbacksAppealAfterFailure,
   callbacksArrives,
   callbacksBodyParses,
