@@ -47,10 +47,8 @@ export async function importForRun<T>(
 /** Counts a run of the spec host, until the returned function is called. */
 export function hostingRun(): () => void {
   hosting += 1;
-  let ended = false;
   return () => {
-    if (!ended) hosting -= 1;
-    ended = true;
+    hosting -= 1;
   };
 }
 

@@ -201,21 +201,22 @@ function skipAll(suite: SpecSuite, note?: string): void {
   }
 }
 
+/** Work handed to it runs one piece at a time, in the order handed, whether the one before failed or not. */
+function inTurns(): <T>(work: () => Promise<T>) => Promise<T> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (work) => {
+    const next = last.then(work);
+    last = next.catch(() => undefined);
+    return next;
+  };
+}
+
 /**
  * One spec file is imported at a time in the process: what it declares goes to the run that
  * imports it (spec-context.ts). Files loading side by side share the modules they import, and
  * one's evaluation may resume from another's import: it would be collected into that one.
  */
-let collecting: Promise<void> = Promise.resolve();
-function collectionTurn(): Promise<() => void> {
-  let release!: () => void;
-  const done = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const turn = collecting.then(() => release);
-  collecting = collecting.then(() => done);
-  return turn;
-}
+const oneImportAtATime = inTurns();
 
 /** The lanes of one run: its files, what runs now, how it is stopped. */
 class HostedRun {
@@ -246,25 +247,36 @@ class HostedRun {
     file.filepath = filepath;
     this.files.push(file);
     const collector = fileCollector(file);
-    const release = await collectionTurn();
-    const startedAt = performance.now();
-    try {
-      await importForRun(hosted, collector, () => import(`${pathToFileURL(filepath).href}?${this.query}`));
-    } catch (error) {
-      file.result = { state: "fail", errors: [recordedError(error)] };
-    } finally {
-      collector.done();
-      release();
-      file.collectDuration = performance.now() - startedAt;
-    }
+    await oneImportAtATime(async () => {
+      const startedAt = performance.now();
+      try {
+        await importForRun(hosted, collector, () => import(`${pathToFileURL(filepath).href}?${this.query}`));
+      } catch (error) {
+        file.result = { state: "fail", errors: [recordedError(error)] };
+      } finally {
+        collector.done();
+        file.collectDuration = performance.now() - startedAt;
+      }
+    });
     if (!file.result) {
       applyNamePattern(file, this.run.testNamePattern);
       // A stop during the import: nothing of the file runs.
       if (this.stopped) skipAll(file, ABORTED);
       else await this.runSuite(file, []);
     }
-    for (const test of allTestsOf(file)) if (!test.result || test.mode === "skip") this.heard(test);
+    // The tests that ran were heard as each ended; the skipped ones are heard now.
+    for (const test of allTestsOf(file)) if (test.mode === "skip") this.heard(test);
     this.run.listener.onFileEnd?.(file);
+  }
+
+  /** A hook, within its own timeout or the run's; a test's beforeEach also ends with the test. */
+  private runHook<Argument>(
+    hook: { fn: (argument: Argument) => unknown; timeout: number | undefined },
+    argument: Argument,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
+    const timeoutMs = hook.timeout ?? this.run.hookTimeout;
+    return bounded(() => hook.fn(argument), timeoutMs, hookTimedOut(timeoutMs), signal);
   }
 
   private heard(test: SpecTest): void {
@@ -281,14 +293,10 @@ class HostedRun {
       return;
     }
     const errors: SpecError[] = [];
-    const runHook = (hook: SpecSuite["hooks"]["beforeAll"][number]) => {
-      const timeoutMs = hook.timeout ?? this.run.hookTimeout;
-      return bounded(() => hook.fn(suite), timeoutMs, hookTimedOut(timeoutMs));
-    };
     let setUp = true;
     for (const hook of suite.hooks.beforeAll) {
       try {
-        await runHook(hook);
+        await this.runHook(hook, suite);
       } catch (error) {
         errors.push(recordedError(error));
         setUp = false;
@@ -307,7 +315,7 @@ class HostedRun {
     skipAll(suite, this.stopped ? ABORTED : undefined);
     for (const hook of [...suite.hooks.afterAll].reverse()) {
       try {
-        await runHook(hook);
+        await this.runHook(hook, suite);
       } catch (error) {
         errors.push(recordedError(error));
       }
@@ -335,10 +343,7 @@ class HostedRun {
     };
     const timeout = test.timeout ?? this.run.testTimeout;
     try {
-      for (const hook of beforeEach) {
-        const hookTimeout = hook.timeout ?? this.run.hookTimeout;
-        await bounded(() => hook.fn(context), hookTimeout, hookTimedOut(hookTimeout), controller.signal);
-      }
+      for (const hook of beforeEach) await this.runHook(hook, context, controller.signal);
       await bounded(
         () => test.fn(context),
         timeout,
@@ -366,20 +371,7 @@ class HostedRun {
  * on another's work. The process of `h2h-certify` runs one; a program or test that starts several
  * gets them one after another. Taken before a run starts its deadline, so waiting costs it nothing.
  */
-let certifying: Promise<void> = Promise.resolve();
-export async function oneCertificationAtATime<T>(run: () => Promise<T>): Promise<T> {
-  const previous = certifying;
-  let done!: () => void;
-  certifying = new Promise<void>((resolve) => {
-    done = resolve;
-  });
-  await previous;
-  try {
-    return await run();
-  } finally {
-    done();
-  }
-}
+export const oneCertificationAtATime = inTurns();
 
 /** A new query for each run's imports: its spec files' modules are evaluated afresh. */
 let runs = 0;
