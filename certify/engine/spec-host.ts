@@ -41,6 +41,11 @@ export interface HostedSpecRun {
   listener: SpecListener;
   /** Spec files under way at once. */
   lanes: number;
+  /**
+   * Files that start before the rest, whatever their size: those whose length is the target's
+   * clock (a retry schedule waited out), which no CPU shortens and everything else can overlap.
+   */
+  startsFirst?: ((file: string) => boolean) | undefined;
   testTimeout: number;
   hookTimeout: number;
   /** Only the tests whose full name (file, describes, test) matches run; the rest are skipped. */
@@ -384,8 +389,11 @@ function onStrayError(error: unknown): void {
     run.listener.onRunError?.(`an error no test caught while the specs ran: ${message}`);
 }
 
-/** Larger files first, as Vitest orders them with no history: the long ones start early. */
-function bySizeDescending(files: readonly string[]): string[] {
+/**
+ * The files that start first, then the larger first, as Vitest orders them with no history: the
+ * long ones start early.
+ */
+function longFirst(files: readonly string[], startsFirst: (file: string) => boolean = () => false): string[] {
   const size = (file: string) => {
     try {
       return statSync(file).size;
@@ -393,13 +401,14 @@ function bySizeDescending(files: readonly string[]): string[] {
       return 0;
     }
   };
-  return [...files].sort((a, b) => size(b) - size(a));
+  const first = (file: string) => (startsFirst(file) ? 1 : 0);
+  return [...files].sort((a, b) => first(b) - first(a) || size(b) - size(a));
 }
 
 /** Runs the spec files; resolves once all ended, or CLOSE_GRACE_MS after a stop. */
 export async function hostSpecs(run: HostedSpecRun): Promise<void> {
   const hostedRun = new HostedRun(run, ++runs);
-  const queue = bySizeDescending(run.files);
+  const queue = longFirst(run.files, run.startsFirst);
   const hosted: SpecHostRun = { provided: structuredClone(run.provided), say: run.say };
   const lane = async (): Promise<void> => {
     for (let file = queue.shift(); file !== undefined && !hostedRun.stopped; file = queue.shift())

@@ -23,11 +23,13 @@ export async function observeCallbacks(
   target: SpecTarget,
   observed: Map<string, Settled<Observed>>,
 ): Promise<Settled<RetryObserved>> {
+  // The retry schedule is the longest wait: its order goes out before the others queue up.
+  const retries = settle(observeRetries(target));
   const scenarios = ORDER_KINDS.flatMap((kind) =>
     CALLBACK_STATUSES.map(async (status) =>
       observed.set(`${kind}:${status}`, await settle(observe(target, kind, status))),
     ),
   );
-  const [retries] = await Promise.all([settle(observeRetries(target)), ...scenarios]);
+  await Promise.all(scenarios);
   return retries;
 }
