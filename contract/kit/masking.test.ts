@@ -284,6 +284,34 @@ describe("masking", () => {
   });
 });
 
+describe("masking remembers what it masked", () => {
+  const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
+  /** `text` as a JSON string inside JSON, `levels` deep. */
+  const nested = (text: string, levels: number) => {
+    let out = text;
+    for (let i = 0; i < levels; i++) out = JSON.stringify({ v: out });
+    return out;
+  };
+
+  it("masks a text as a masker that never saw it would, whatever depth it was masked at before", () => {
+    const fresh = () => createMasker({ secrets: [API_KEY] });
+    const hidden = `blob ${b64(`x ${API_KEY} y`)}`;
+    const remembering = fresh();
+    // Nested past the depth where base64 is decoded, the text is left as it is there.
+    for (const levels of [9, 8, 7, 6, 2, 1, 0]) {
+      const text = nested(hidden, levels);
+      expect(remembering.text(text), `${levels} deep`).toBe(fresh().text(text));
+    }
+    expect(remembering.text(hidden)).not.toContain(b64(API_KEY).slice(4, 20));
+    // And JSON past that depth is masked as text there (no field rules), as JSON nearer the top.
+    const body = JSON.stringify({ requisites: { number: "5555 5555 5555 4444" } });
+    const again = fresh();
+    for (const levels of [8, 7, 6, 1, 0])
+      expect(again.text(nested(body, levels)), `${levels} deep`).toBe(fresh().text(nested(body, levels)));
+    expect(again.text(body)).toBe('{"requisites":{"number":"**** **** **** 4444"}}');
+  });
+});
+
 describe("masking never touches a number", () => {
   /** A seeded generator, so a failure can be replayed. */
   function random(seed: number): () => number {

@@ -82,7 +82,21 @@ export interface Masker {
   headers(headers: Record<string, string>): Record<string, string>;
   /** Masks a parsed JSON-like value (a copy is returned): strings masked, numbers left alone. */
   value<T>(value: T): T;
+  /**
+   * Masks a value as {@link text} masks `JSON.stringify(value)` standing at `key` in the object
+   * at `parent`, without writing and reading that text: the value itself back when nothing in
+   * it changed, otherwise a copy as JSON.stringify reads it. Undefined when masking would make
+   * two keys of an object one (a secret spelled like a field name): then mask the text.
+   */
+  valueAt(
+    value: unknown,
+    key: string | undefined,
+    parent: string | undefined,
+  ): { value: unknown } | undefined;
 }
+
+/** Thrown inside {@link Masker.valueAt} when two keys of one object mask to the same key. */
+const KEYS_MERGED = Symbol("masking merged two keys");
 
 export function maskCardNumber(number: string): string {
   return number.length <= 4 ? MASK : `${"*".repeat(number.length - 4)}${number.slice(-4)}`;
@@ -480,9 +494,22 @@ function applyEdits(text: string, edits: Edit[]): string {
   return parts.join("");
 }
 
-/** Texts up to this long are remembered masked, up to this many per depth (a few MB at most). */
-const MAX_MEMO_LENGTH = 1024;
-const MAX_MEMO_ENTRIES = 4096;
+/**
+ * Texts up to this long are remembered masked. What one masker remembers is bounded (texts and
+ * their masked forms, in UTF-16 units, and entries): past either bound it starts afresh.
+ */
+const MAX_MEMO_LENGTH = 16 * 1024;
+const MAX_MEMO_CHARS = 2 * 1024 * 1024;
+const MAX_MEMO_ENTRIES = 32 * 1024;
+
+/** Masked texts: by text alone, and by depth for those whose masking depended on the depth. */
+interface Memo {
+  anyDepth: Map<string, string>;
+  byDepth: Map<string, string>[];
+}
+
+/** A copy of a text: a slice would keep the whole text it was cut from (a report, a body) alive. */
+const copyOf = (text: string) => ` ${text}`.slice(1);
 
 /** A decoded window's size at most (a longer run of escapes is decoded in overlapping windows). */
 const MAX_DECODE_WINDOW = 256 * 1024;
@@ -758,30 +785,53 @@ export function createMasker({
     return number.length >= shortestCard && /^-?\d+$/.test(number) ? maskCards(number, false) : number;
   }
 
-  /** Masks free text: every spelling of a known secret, and every field it can find by its shape. */
   /**
-   * What {@link plain} made of a short text, by depth: a report repeats its keys, ids and bodies
-   * (the JSON report and the HAR file hold the same exchanges), and each is masked once. Bounded.
+   * What masking made of a text, remembered: a run repeats its keys, ids and bodies (recorded,
+   * then written in the JSON report and again in the HAR file), and each is masked once. A text
+   * is remembered for every depth unless its masking counted a use of the depth ({@link depthUses}).
    */
-  const plainMasked: Map<string, string>[] = [];
+  const plainMemo: Memo = { anyDepth: new Map(), byDepth: [] };
+  const jsonMemo: Memo = { anyDepth: new Map(), byDepth: [] };
+  let memoChars = 0;
+  let memoEntries = 0;
+  /**
+   * Counts masking whose outcome depends on the depth: what a lower depth would decode (base64,
+   * nested JSON) left as it is at MAX_DEPTH. Above it, depths mask alike.
+   */
+  let depthUses = 0;
+
+  function remembered(
+    memo: Memo,
+    text: string,
+    depth: number,
+    mask: (text: string, depth: number) => string,
+  ) {
+    if (text.length > MAX_MEMO_LENGTH) return mask(text, depth);
+    const known = memo.anyDepth.get(text) ?? memo.byDepth[depth]?.get(text);
+    if (known !== undefined) return known;
+    const usesBefore = depthUses;
+    const masked = mask(text, depth);
+    if (memoChars > MAX_MEMO_CHARS || memoEntries >= MAX_MEMO_ENTRIES) {
+      for (const table of [plainMemo, jsonMemo]) {
+        table.anyDepth.clear();
+        table.byDepth.length = 0;
+      }
+      memoChars = 0;
+      memoEntries = 0;
+    }
+    const key = copyOf(text);
+    const table = depthUses === usesBefore ? memo.anyDepth : (memo.byDepth[depth] ??= new Map());
+    table.set(key, masked === text ? key : copyOf(masked));
+    memoChars += text.length + (masked === text ? 0 : masked.length);
+    memoEntries++;
+    return masked;
+  }
+
+  /** Masks free text: every spelling of a known secret, and every field it can find by its shape. */
   function plain(text: string, depth: number): string {
     if (shortWhole.has(text)) return MASK;
     if (text.length < 3) return text;
-    if (text.length > MAX_MEMO_LENGTH) return plainOnce(text, depth);
-    let memo = plainMasked[depth];
-    if (!memo) {
-      memo = new Map();
-      plainMasked[depth] = memo;
-    }
-    let masked = memo.get(text);
-    if (masked === undefined) {
-      masked = plainOnce(text, depth);
-      if (memo.size >= MAX_MEMO_ENTRIES) memo.clear();
-      // Kept as a copy: a slice would keep the whole text it was cut from (a report, a body) alive.
-      const key = ` ${text}`.slice(1);
-      memo.set(key, masked === text ? key : ` ${masked}`.slice(1));
-    }
-    return masked;
+    return remembered(plainMemo, text, depth, plainOnce);
   }
 
   function plainOnce(text: string, depth: number): string {
@@ -818,7 +868,7 @@ export function createMasker({
     if (fragmentRegex && depth < MAX_DEPTH) {
       if (hasBase64LineBreak(out)) out = maskWrappedBase64(out, depth);
       out = maskBase64(out, depth);
-    }
+    } else if (fragmentRegex && (hasBase64LineBreak(out) || (fragmentTest as RegExp).test(out))) depthUses++;
     return out;
   }
 
@@ -972,8 +1022,12 @@ export function createMasker({
 
   /** Masks a string value (decoded: no JSON escaping of its own). */
   function maskString(value: string, depth: number): string {
-    if (depth >= MAX_DEPTH) return plain(value, depth);
-    return looksLikeJson(value) ? json(value, depth + 1) : plain(value, depth);
+    const jsonLike = looksLikeJson(value);
+    if (depth >= MAX_DEPTH) {
+      if (jsonLike) depthUses++;
+      return plain(value, depth);
+    }
+    return jsonLike ? remembered(jsonMemo, value, depth + 1, json) : plain(value, depth);
   }
 
   /** Masks a string value that sits at `key` (inside `parent`), field rules first. */
@@ -1116,7 +1170,7 @@ export function createMasker({
   }
 
   function text(value: string): string {
-    return looksLikeJson(value) ? json(value, 0) : plain(value, 0);
+    return looksLikeJson(value) ? remembered(jsonMemo, value, 0, json) : plain(value, 0);
   }
 
   function headers(input: Record<string, string>): Record<string, string> {
@@ -1147,5 +1201,79 @@ export function createMasker({
     return input;
   }
 
-  return { text, headers, value: <T>(input: T) => walk(input, undefined, undefined) as T };
+  /**
+   * A value as JSON.stringify reads it (its toJSON called, a boxed primitive unboxed), masked as
+   * json() masks its text; `name` is what toJSON is given. Copies only what masking changed.
+   */
+  function jsonWalk(
+    input: unknown,
+    key: string | undefined,
+    parent: string | undefined,
+    name: string,
+  ): unknown {
+    let value = input;
+    if (typeof value === "object" && value !== null) {
+      const toJSON = (value as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === "function") value = toJSON.call(value, name);
+      if (value instanceof Number || value instanceof String || value instanceof Boolean)
+        value = value.valueOf();
+    }
+    if (typeof value === "string") return maskStringAt(value, key, parent, 0);
+    // Not finite: JSON writes null, which no rule masks.
+    if (typeof value === "number" && Number.isFinite(value)) {
+      const kind = fieldKind(key, parent);
+      if (kind === "cvc" || kind === "card") return maskField(kind, String(value));
+      const written = String(value);
+      const masked = maskIntegerCard(written);
+      return masked === written ? value : masked;
+    }
+    if (Array.isArray(value)) {
+      let copy: unknown[] | undefined;
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i];
+        const masked = jsonWalk(item, key, parent, String(i));
+        if (!Object.is(masked, item)) {
+          copy ??= value.slice();
+          copy[i] = masked;
+        }
+      }
+      return copy ?? value;
+    }
+    if (typeof value === "object" && value !== null) {
+      const entries = Object.entries(value);
+      let copy: Record<string, unknown> | undefined;
+      for (let i = 0; i < entries.length; i++) {
+        const [name, item] = entries[i] as [string, unknown];
+        const maskedName = plain(name, 0);
+        const masked = jsonWalk(item, name, key, name);
+        if (copy === undefined && (maskedName !== name || !Object.is(masked, item))) {
+          copy = Object.create(null) as Record<string, unknown>;
+          for (const [before, kept] of entries.slice(0, i)) copy[before] = kept;
+        }
+        if (copy !== undefined) {
+          if (Object.hasOwn(copy, maskedName)) throw KEYS_MERGED;
+          // Defined, not assigned: a key `__proto__` stays a key.
+          Object.defineProperty(copy, maskedName, {
+            value: masked,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        }
+      }
+      return copy ?? value;
+    }
+    return value;
+  }
+
+  function valueAt(input: unknown, key: string | undefined, parent: string | undefined) {
+    try {
+      return { value: jsonWalk(input, key, parent, "") };
+    } catch (error) {
+      if (error === KEYS_MERGED) return undefined;
+      throw error;
+    }
+  }
+
+  return { text, headers, value: <T>(input: T) => walk(input, undefined, undefined) as T, valueAt };
 }

@@ -4,7 +4,7 @@
  * depth a value is one piece. An array can be given as a {@link JsonArrayStream} to make its
  * elements only as they are written.
  */
-import type { ReportChunk } from "./writer.ts";
+import { jsonAt, type ReportChunk } from "./writer.ts";
 
 /** An array whose elements are made as they are written (HAR entries from exchanges and callbacks). */
 export class JsonArrayStream {
@@ -24,12 +24,6 @@ const isContainer = (value: unknown): value is object =>
   typeof value === "object" &&
   value !== null &&
   !(value instanceof Number || value instanceof String || value instanceof Boolean);
-
-/** A whole value as JSON.stringify indents it where it stands (strings hold no raw newline). */
-const whole = (value: unknown, indent: string) => {
-  const json = JSON.stringify(value, null, 2) as string;
-  return indent === "" ? json : json.replaceAll("\n", `\n${indent}`);
-};
 
 function* elementsOf(value: unknown[] | JsonArrayStream): Iterable<unknown> {
   if (value instanceof JsonArrayStream) yield* value.elements();
@@ -53,7 +47,7 @@ function* container(
       first = false;
       if (!isWritten(element)) yield "null";
       else if (depth > 1 && isContainer(element)) yield* container(element, at, inner, depth - 1);
-      else yield { json: whole(element, inner), at, member: false };
+      else yield { json: jsonAt(element, inner), at, member: false, value: element, indent: inner };
     }
     yield first ? "[]" : `\n${indent}]`;
     return;
@@ -68,7 +62,14 @@ function* container(
       yield* container(member, [...at, key], inner, depth - 1);
     } else {
       yield first ? `{\n${inner}` : `,\n${inner}`;
-      yield { json: `${name}: ${whole(member, inner)}`, at, member: true };
+      yield {
+        json: `${name}: ${jsonAt(member, inner)}`,
+        at,
+        member: true,
+        key,
+        value: member,
+        indent: inner,
+      };
     }
     first = false;
   }
@@ -79,6 +80,6 @@ function* container(
 export function* jsonChunks(value: unknown, depth: number): Generator<ReportChunk> {
   const top = toJsonValue(value, "");
   if (depth > 0 && isContainer(top)) yield* container(top, [], "", depth);
-  else yield { json: whole(top, ""), at: [], member: false };
+  else yield { json: jsonAt(top, ""), at: [], member: false, value: top, indent: "" };
   yield "\n";
 }

@@ -117,6 +117,49 @@ describe("a JSON piece masked on its own", () => {
     }
     expect(masker.text(JSON.stringify(document))).not.toContain("opaque-value-1");
   });
+
+  it("masks its value as its text would be masked, whatever the value holds", () => {
+    const SECRET = "piece-secret-91c3";
+    const CARD = "4111111111111111";
+    const masker = createMasker({ secrets: [SECRET], cardNumbers: [CARD] });
+    const body = JSON.stringify({ card: { number: CARD }, cvc: "123", note: `x ${SECRET}` });
+    // Parsed, so that `__proto__` is a key of its own, as a provider's JSON may have it.
+    const parsed = JSON.parse(`{"__proto__": {"cvv": 987}, "k": "${SECRET}"}`) as unknown;
+    const documents: unknown[] = [
+      {
+        exchanges: [
+          {
+            request: { body, headers: { authorization: `Bearer ${SECRET}`, cvc: "321" } },
+            pan: Number(CARD),
+          },
+          {
+            requisites: { number: `${CARD.slice(0, 4)} ${CARD.slice(4)}` },
+            amounts: [1.5, Number.NaN, -0],
+            security_code: Number.NaN,
+          },
+        ],
+        [SECRET]: { nested: [[SECRET], { cvc2: 42 }] },
+        clean: { a: [1, "two", null, true], b: {} },
+      },
+      { parsed, when: new Date(0), boxed: [new String(SECRET), new Number(7)], hole: [1, , 3] },
+      // Two keys that mask to one: the text keeps both, so the text is what is masked.
+      { x: { [SECRET]: 1, "***": 2 } },
+      [SECRET, { url: `https://user:${SECRET}@example.test/callbacks/abcdefghijklmnopqrstu` }],
+      SECRET,
+    ];
+    for (const document of documents)
+      for (const depth of [0, 1, 2, 3, 4]) {
+        const pieces = [...jsonChunks(document, depth)];
+        const masked = pieces.map((chunk) => maskChunk(masker, chunk, "json")).join("");
+        expect(masked, `depth ${depth}`).toBe(masker.text(`${JSON.stringify(document, null, 2)}\n`));
+        expect(masked).not.toContain(SECRET);
+        expect(masked).not.toContain(CARD.slice(0, 12));
+      }
+    // A piece masking leaves as it is comes back as the text it was written as.
+    const [clean] = [...jsonChunks({ clean: { a: [1, "two"] } }, 1)].filter((c) => typeof c !== "string");
+    if (clean === undefined || typeof clean === "string") throw new Error("no piece");
+    expect(maskChunk(masker, clean, "json")).toBe(clean.json);
+  });
 });
 
 describe("a secret where one piece of a report ends and the next begins", () => {
