@@ -820,7 +820,11 @@ export function createMasker({
       memoEntries = 0;
     }
     const key = copyOf(text);
-    const table = depthUses === usesBefore ? memo.anyDepth : (memo.byDepth[depth] ??= new Map());
+    let table = memo.anyDepth;
+    if (depthUses !== usesBefore) {
+      table = memo.byDepth[depth] ?? new Map();
+      memo.byDepth[depth] = table;
+    }
     table.set(key, masked === text ? key : copyOf(masked));
     memoChars += text.length + (masked === text ? 0 : masked.length);
     memoEntries++;

@@ -141,7 +141,12 @@ describe("a JSON piece masked on its own", () => {
         [SECRET]: { nested: [[SECRET], { cvc2: 42 }] },
         clean: { a: [1, "two", null, true], b: {} },
       },
-      { parsed, when: new Date(0), boxed: [new String(SECRET), new Number(7)], hole: [1, , 3] },
+      {
+        parsed,
+        when: new Date(0),
+        boxed: [new String(SECRET), new Number(7)],
+        hole: new Array<number>(3).fill(1, 0, 1),
+      },
       // Two keys that mask to one: the text keeps both, so the text is what is masked.
       { x: { [SECRET]: 1, "***": 2 } },
       [SECRET, { url: `https://user:${SECRET}@example.test/callbacks/abcdefghijklmnopqrstu` }],
