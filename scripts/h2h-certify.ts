@@ -30,10 +30,11 @@ export interface CommandEntry {
 
 /**
  * The head of a definition as the commands write it: name, then aliases, then summary. Read from
- * the text because importing a command loads its whole layer (certify, load, bench).
+ * the text because importing a command loads its whole layer (certify, load, bench); compiled and
+ * bundled, the definition reads `var name = defineCommand({`.
  */
 const DEFINITION =
-  /export const \w+ = defineCommand\(\{\s*name:\s*"([^"\\]+)",\s*(?:aliases:\s*\[([^\]]*)\],\s*)?summary:\s*/g;
+  /(?:export )?(?:const|var|let) \w+ = defineCommand\(\{\s*name:\s*"([^"\\]+)",\s*(?:aliases:\s*\[([^\]]*)\],\s*)?summary:\s*/g;
 
 /**
  * The text of `"a" + "b" + \`c\`` at `from`, up to the first `${}` or anything not a literal;
