@@ -23,6 +23,8 @@ import { ObserveSession } from "./session.ts";
 
 export interface ObserveOptions {
   profile: Profile;
+  /** Where the profile was read from, as the report names it (none: the report gives its name only). */
+  profilePath?: string | undefined;
   /** The settings (callback secret, sink port and public URL, keys to mask). */
   settings: Pick<Settings, "callbackSecret" | "sinkPort" | "sinkPublicUrl" | "apiKey" | "secondApiKey">;
   /** The provider; undefined: the bundled reference provider. */
@@ -142,6 +144,7 @@ export async function runObserve(options: ObserveOptions): Promise<ObserveResult
         judgement,
         session,
         profile,
+        profilePath: options.profilePath,
         upstream,
         reference: provider !== undefined,
         startedAt,

@@ -30,6 +30,7 @@ export interface ObserveReportInput {
   judgement: ObserveJudgement;
   session: ObserveSession;
   profile: Profile;
+  profilePath?: string | undefined;
   upstream: string;
   reference: boolean;
   startedAt: Date;
@@ -200,7 +201,7 @@ async function asRunReport(input: ObserveReportInput, evidence: BoundedEvidence)
       baseUrl: input.upstream,
       reference: input.reference,
       profileName: input.profile.name,
-      profilePath: "",
+      profilePath: input.profilePath ?? "",
     },
     verdict:
       judgement.provider.verdict === "not judged"

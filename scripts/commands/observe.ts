@@ -49,6 +49,7 @@ export const observe = defineCommand({
     try {
       const result = await runObserve({
         profile,
+        profilePath: run.profile,
         settings,
         upstream: run.observeUpstream,
         tls: readTlsSettings(settings),

@@ -420,7 +420,7 @@ ${report.alarm ? `<div class="alarm" role="alert"><b>Most serious failure:</b> $
       ? ` (a container of <code>${escapeHtml(report.targetContainer.imageRun)}</code>, <a href="#target-container">its log</a>)`
       : ""
   } ·
-profile <code>${escapeHtml(report.target.profileName)}</code> (${escapeHtml(report.target.profilePath)}) · run <code>${escapeHtml(report.runId)}</code> ·
+profile <code>${escapeHtml(report.target.profileName)}</code>${report.target.profilePath ? ` (${escapeHtml(report.target.profilePath)})` : ""} · run <code>${escapeHtml(report.runId)}</code> ·
 ${escapeHtml(report.startedAt)} · ${(report.durationMs / 1000).toFixed(1)} s · ${escapeHtml(report.tool.name)} ${escapeHtml(report.tool.version)}</p>
 ${report.target.tls ? `<p class="meta">TLS: ${tlsSummaryLines(report.target.tls).map(escapeHtml).join(" · ")}</p>` : ""}
 ${report.rateLimitWaits ? `<p class="meta">${escapeHtml(rateLimitWaitsLine(report.rateLimitWaits))}</p>` : ""}

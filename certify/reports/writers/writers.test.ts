@@ -68,6 +68,17 @@ describe("the streamed reports of a recorded run", () => {
   });
 });
 
+describe("the HTML report's header", () => {
+  it("names the profile by its path when the run read one, and by its name alone when not", async () => {
+    const named = (profilePath: string) => ({ ...recorded, target: { ...recorded.target, profilePath } });
+    const withPath = (await writtenSet(named("/p/reference.json"), [])).html;
+    expect(withPath).toContain("</code> (/p/reference.json) · run");
+    const noPath = (await writtenSet(named(""), [])).html;
+    expect(noPath).toMatch(/profile <code>[^<]+<\/code> · run/);
+    expect(noPath).not.toContain("() · run");
+  });
+});
+
 describe("JSON in pieces", () => {
   const awkward = {
     a: undefined,
