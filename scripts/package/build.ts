@@ -10,7 +10,8 @@
  * JavaScript added 0.7 s to it, less than a second tool (esbuild per file) would save.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSync } from "esbuild";
@@ -39,6 +40,22 @@ const ENTRIES: RegExp[] = [
 
 /** Files k6 reads (its scripts and their library): they stay files, whatever Node.js code shares them. */
 const K6_FILES = /^load\/(scripts|lib)\//;
+
+/**
+ * The dependencies whose code is bundled in (small, pure JavaScript, loaded on every start); the
+ * others stay imports: testcontainers (loaded only for a container), esbuild (a native binary),
+ * and the optional peer vitest.
+ */
+const BUNDLED = new Set(["undici", "zod", "json-schema-faker"]);
+
+function externalPackages(): string[] {
+  const { dependencies = {}, peerDependencies = {} } = JSON.parse(
+    readFileSync(join(ROOT, "package.json"), "utf8"),
+  ) as Record<string, Record<string, string> | undefined>;
+  return [...Object.keys(dependencies), ...Object.keys(peerDependencies)]
+    .filter((name) => !BUNDLED.has(name))
+    .flatMap((name) => [name, `${name}/*`]);
+}
 
 /** Stands for the URL of dist/ in the code bundled; each output file defines it from its own place. */
 const DIST_ROOT = "__H2H_DIST_ROOT__";
@@ -99,8 +116,7 @@ function bundleDist(): void {
   const files = jsFilesOf(DIST);
   for (const file of files) pinModuleUrls(file);
   const entries = files.filter((file) => ENTRIES.some((entry) => entry.test(file)));
-  const staged = join(ROOT, "dist.bundle");
-  rmSync(staged, { recursive: true, force: true });
+  const staged = mkdtempSync(join(tmpdir(), "h2h-dist-bundle-"));
   const result = buildSync({
     entryPoints: entries.map((file) => join(DIST, file)),
     outbase: DIST,
@@ -110,7 +126,7 @@ function bundleDist(): void {
     format: "esm",
     platform: "node",
     target: "node20",
-    external: ["testcontainers", "esbuild", "vitest", "vitest/*", "@vitest/*", "fast-check"],
+    external: externalPackages(),
     chunkNames: "chunks/[name]-[hash]",
     // The CommonJS dependencies bundled in (undici) require Node.js's own modules.
     banner: {
