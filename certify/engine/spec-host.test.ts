@@ -211,16 +211,6 @@ console.log(JSON.stringify(files.sort()));`,
     expect(heard.files).toHaveLength(1);
   });
 
-  it("starts the files that start first, then the larger before the smaller", async () => {
-    const small = specFile(`it("small", () => {}); // ${"padding ".repeat(10)}`);
-    const large = specFile(`it("large", () => {}); // ${"padding ".repeat(40)}`);
-    const waiting = specFile(`it("waiting", () => {});`);
-    const inOrder = async (startsFirst?: (file: string) => boolean) =>
-      (await host([small, waiting, large], { lanes: 1, startsFirst })).tests.map((t) => t.name);
-    expect(await inOrder()).toEqual(["large", "small", "waiting"]);
-    expect(await inOrder((file) => file === waiting)).toEqual(["waiting", "large", "small"]);
-  });
-
   it("reports an error no test caught as the run's, and goes on", async () => {
     const path = specFile(`
       it("leaves a rejection behind", () => { void Promise.reject(new Error("stray")); });

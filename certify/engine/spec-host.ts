@@ -41,11 +41,6 @@ export interface HostedSpecRun {
   listener: SpecListener;
   /** Spec files under way at once. */
   lanes: number;
-  /**
-   * Files that start before the rest, whatever their size: those whose length is the target's
-   * clock (a retry schedule waited out), which no CPU shortens and everything else can overlap.
-   */
-  startsFirst?: ((file: string) => boolean) | undefined;
   testTimeout: number;
   hookTimeout: number;
   /** Only the tests whose full name (file, describes, test) matches run; the rest are skipped. */
@@ -389,11 +384,8 @@ function onStrayError(error: unknown): void {
     run.listener.onRunError?.(`an error no test caught while the specs ran: ${message}`);
 }
 
-/**
- * The files that start first, then the larger first, as Vitest orders them with no history: the
- * long ones start early.
- */
-function longFirst(files: readonly string[], startsFirst: (file: string) => boolean = () => false): string[] {
+/** Larger files first, as Vitest orders them with no history: the long ones start early. */
+function bySizeDescending(files: readonly string[]): string[] {
   const size = (file: string) => {
     try {
       return statSync(file).size;
@@ -401,14 +393,13 @@ function longFirst(files: readonly string[], startsFirst: (file: string) => bool
       return 0;
     }
   };
-  const first = (file: string) => (startsFirst(file) ? 1 : 0);
-  return [...files].sort((a, b) => first(b) - first(a) || size(b) - size(a));
+  return [...files].sort((a, b) => size(b) - size(a));
 }
 
 /** Runs the spec files; resolves once all ended, or CLOSE_GRACE_MS after a stop. */
 export async function hostSpecs(run: HostedSpecRun): Promise<void> {
   const hostedRun = new HostedRun(run, ++runs);
-  const queue = longFirst(run.files, run.startsFirst);
+  const queue = bySizeDescending(run.files);
   const hosted: SpecHostRun = { provided: structuredClone(run.provided), say: run.say };
   const lane = async (): Promise<void> => {
     for (let file = queue.shift(); file !== undefined && !hostedRun.stopped; file = queue.shift())

@@ -13,9 +13,9 @@ import { type RunStop, silencedOnStop } from "./deadline.ts";
 import { RECEIVER_CONTEXT_KEY, type ReceiverRunContext } from "./receiver-context.ts";
 import { RUN_CONTEXT_KEY, type RunContext } from "./run-context.ts";
 import type { CheckRecord } from "./run-model.ts";
-import { CALLBACK_SPEC_FILE, SpecFileClock, type SpecFileTiming } from "./run-timings.ts";
+import { SpecFileClock, type SpecFileTiming } from "./run-timings.ts";
 import { hostSpecs } from "./spec-host.ts";
-import { SPEC_GLOB, specFileName } from "./spec-pool.ts";
+import { SPEC_GLOB } from "./spec-pool.ts";
 
 export { SPEC_GLOB } from "./spec-pool.ts";
 
@@ -147,8 +147,6 @@ export const runSpecsOnce: SpecRunner = async (run) => {
         onRunError: (message) => collector.onRunError(message),
       },
       lanes: workersOf(run),
-      // The callbacks wait out the profile's retry schedule: started first, the rest overlaps it.
-      startsFirst: (file) => specFileName(file) === CALLBACK_SPEC_FILE,
       testTimeout: run.testTimeout,
       hookTimeout: run.hookTimeout,
       testNamePattern: run.testNamePattern,

@@ -23,13 +23,11 @@ export async function observeCallbacks(
   target: SpecTarget,
   observed: Map<string, Settled<Observed>>,
 ): Promise<Settled<RetryObserved>> {
-  // The retry schedule is the longest wait: its order goes out before the others queue up.
-  const retries = settle(observeRetries(target));
   const scenarios = ORDER_KINDS.flatMap((kind) =>
     CALLBACK_STATUSES.map(async (status) =>
       observed.set(`${kind}:${status}`, await settle(observe(target, kind, status))),
     ),
   );
-  await Promise.all(scenarios);
+  const [retries] = await Promise.all([settle(observeRetries(target)), ...scenarios]);
   return retries;
 }
