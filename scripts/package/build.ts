@@ -10,11 +10,12 @@
  * JavaScript added 0.7 s to it, less than a second tool (esbuild per file) would save.
  */
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildSync } from "esbuild";
+import { buildSync, transformSync } from "esbuild";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const DIST = join(ROOT, "dist");
@@ -58,7 +59,7 @@ function externalPackages(): string[] {
 }
 
 /** Stands for the URL of dist/ in the code bundled; each output file defines it from its own place. */
-const DIST_ROOT = "__H2H_DIST_ROOT__";
+export const DIST_ROOT = "__H2H_DIST_ROOT__";
 
 const jsFilesOf = (folder: string) =>
   readdirSync(folder, { recursive: true, encoding: "utf8" })
@@ -67,23 +68,30 @@ const jsFilesOf = (folder: string) =>
 
 /**
  * A module's own URL (import.meta.url, .filename, .dirname) as its compiled file's, wherever
- * the bundle puts its code: its path in dist/ resolved against dist/'s URL.
+ * the bundle puts its code: its path in dist/ resolved against dist/'s URL. esbuild reads the
+ * module, so only code is changed, never a string that spells import.meta.url.
  */
-function pinModuleUrls(file: string): void {
-  const path = join(DIST, file);
-  const code = readFileSync(path, "utf8");
-  if (!code.includes("import.meta.")) return;
+export function pinModuleUrls(file: string, code: string): string {
+  if (!code.includes("import.meta")) return code;
+  const tag = `__h2h_${createHash("sha256").update(file).digest("hex").slice(0, 16)}`;
+  const { code: read } = transformSync(code, {
+    format: "esm",
+    define: {
+      "import.meta.url": `${tag}_url`,
+      "import.meta.filename": `${tag}_file`,
+      "import.meta.dirname": `${tag}_dir`,
+      "import.meta": `${tag}_meta`,
+    },
+    logLevel: "silent",
+  });
+  if (read.includes(`${tag}_meta`)) throw new Error(`${file}: a use of import.meta the bundle cannot keep`);
   const url = `new URL(${JSON.stringify(file)}, ${DIST_ROOT})`;
-  const pinned = code
-    .replaceAll("import.meta.url", `${url}.href`)
-    .replaceAll("import.meta.filename", `__h2hPathOf(${url})`)
-    .replaceAll("import.meta.dirname", `__h2hPathOf(new URL(".", ${url})).replace(/[\\/\\\\]$/, "")`);
+  const pinned = read
+    .replaceAll(`${tag}_url`, `${url}.href`)
+    .replaceAll(`${tag}_file`, `__h2hPathOf(${url})`)
+    .replaceAll(`${tag}_dir`, `__h2hPathOf(new URL(".", ${url})).replace(/[\\/\\\\]$/, "")`);
   const needsPath = pinned.includes("__h2hPathOf(");
-  if (/import\.meta\b/.test(pinned)) throw new Error(`${file}: a use of import.meta the bundle cannot keep`);
-  writeFileSync(
-    path,
-    `${needsPath ? 'import { fileURLToPath as __h2hPathOf } from "node:url";\n' : ""}${pinned}`,
-  );
+  return `${needsPath ? 'import { fileURLToPath as __h2hPathOf } from "node:url";\n' : ""}${pinned}`;
 }
 
 /** The notices of the packages whose code the bundle holds, as their licences ask. */
@@ -114,7 +122,11 @@ function writeNotices(inputs: readonly string[]): void {
 /** Bundles dist/'s JavaScript: the entries keep their paths, what they share goes to dist/chunks/. */
 function bundleDist(): void {
   const files = jsFilesOf(DIST);
-  for (const file of files) pinModuleUrls(file);
+  for (const file of files) {
+    const code = readFileSync(join(DIST, file), "utf8");
+    const pinned = pinModuleUrls(file, code);
+    if (pinned !== code) writeFileSync(join(DIST, file), pinned);
+  }
   const entries = files.filter((file) => ENTRIES.some((entry) => entry.test(file)));
   const staged = mkdtempSync(join(tmpdir(), "h2h-dist-bundle-"));
   const result = buildSync({
