@@ -21,6 +21,14 @@ describe("run setup", () => {
     const first = runMasker(secrets);
     // Another object of the same secrets (a spec file's context, null for absent) gets the same masker.
     expect(runMasker({ ...secrets, callbackSecret: null, cardNumbers: undefined })).toBe(first);
+    // A base URL with no credentials adds no secret (the bundled provider's, known only later).
+    expect(runMasker({ ...secrets, baseUrl: "http://127.0.0.1:40123" })).toBe(first);
+    const withCredentials = runMasker({
+      ...secrets,
+      baseUrl: "http://certifier:S3cret-pass@127.0.0.1:40123",
+    });
+    expect(withCredentials).not.toBe(first);
+    expect(withCredentials.text("S3cret-pass")).toBe("***");
     const other = runMasker({ ...secrets, sinkToken: "token-of-the-second-sink-9876543210" });
     expect(other).not.toBe(first);
     expect(other.text("/callbacks/x token-of-the-second-sink-9876543210")).not.toContain("second-sink");

@@ -39,13 +39,15 @@ export interface RunSecrets {
 export function runMasker(secrets: RunSecrets): Masker {
   // One masker per set of secrets in a thread: each spec file asks for the run's, and a masker
   // compiles its patterns and learns its texts when first used, which each new one did again.
+  // A base URL counts by its credentials only: the reports' masker, made before the bundled
+  // provider had a URL, is then the specs' one, and what they masked is not masked again.
   const key = JSON.stringify([
     secrets.apiKey,
     secrets.secondApiKey,
     secrets.callbackSecret,
     secrets.sinkToken,
-    secrets.targetEnvSecrets,
-    secrets.baseUrl,
+    secrets.targetEnvSecrets?.length ? secrets.targetEnvSecrets : undefined,
+    credentialsOfUrl(secrets.baseUrl ?? undefined),
     secrets.tlsPassphrase,
     secrets.cardNumbers,
   ]);

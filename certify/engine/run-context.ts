@@ -31,6 +31,8 @@ export interface RunContext {
   sink: { url: string; token: string; callbackUrl: string };
   /** The extra CAs and client certificate every client of the run uses (PEM text), or null. */
   tls: TlsMaterial | null;
+  /** H2H_TARGET_IMAGE: the container's secret-looking environment values, masked as the run's secrets. */
+  targetEnvSecrets: readonly string[];
   /** When the run's deadline passes (epoch ms): no wait for a rate limit may outlast it. */
   deadlineAt: number;
   /**

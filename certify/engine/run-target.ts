@@ -218,6 +218,7 @@ export function runContextOf(
     runDir: run.runDir,
     sink: { url: target.sink.url, token: target.sink.token, callbackUrl: target.sink.callbackUrl() },
     tls: tls ?? null,
+    targetEnvSecrets: target.secrets.targetEnvSecrets ?? [],
     deadlineAt: run.deadlineAt,
     targetSharesSinkProcess: target.provider !== undefined || run.targetInThisProcess === true,
     probes: {
