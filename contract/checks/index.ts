@@ -135,6 +135,7 @@ export {
   receiverAcknowledgesValid,
   receiverAckP95,
   receiverAnswersVariation,
+  receiverMsOf,
   receiverRefusesForgery,
   receiverRefusesMalformed,
   receiverRefusesReplay,

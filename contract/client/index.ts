@@ -10,6 +10,7 @@ export {
   type ExchangeResponse,
   H2hClient,
   type RateLimitRetry,
+  requestTimeout,
   TransportError,
   type WireTimes,
   wireTimesOf,
