@@ -11,11 +11,9 @@ import {
   type Profile,
   type ReceiverAnswer,
   type ReceiverOrder,
-  requestTimeout,
 } from "../../contract/index.ts";
-import { isLoopbackUrl, type Masker } from "../../contract/kit/index.ts";
+import type { Masker } from "../../contract/kit/index.ts";
 import { runMasker } from "../../run-setup/index.ts";
-import { heldUpMeasure } from "../engine/held-up.ts";
 import { RECEIVER_CONTEXT_KEY, type ReceiverRunContext } from "../engine/receiver-context.ts";
 import { provided } from "../engine/spec-context.ts";
 
@@ -88,7 +86,6 @@ export function loadReceiverTarget(file: string): ReceiverTarget {
   const masker = runMasker({ callbackSecret: context.callbackSecret, baseUrl: context.receiverUrl });
   const recorder = new ExchangeRecorder(basename(file).replace(/\.spec\.[jt]s$/, ""), masker, context.runDir);
   const timeoutMs = profile.timeouts.callbackMs;
-  const heldUpMs = heldUpMeasure(isLoopbackUrl(context.receiverUrl));
   const made = (kind: OrderKind, label: string): ReceiverOrder => ({
     id: `h2h-${label}-${context.runId}-${kind}`,
     amount: profile.methods[kind].amount,
@@ -109,8 +106,6 @@ export function loadReceiverTarget(file: string): ReceiverTarget {
     async deliver(delivery) {
       const startedAt = new Date();
       const started = performance.now();
-      // A delivery this machine held up waits that much longer, and that time is not the receiver's.
-      const timeout = requestTimeout(timeoutMs, heldUpMs);
       let status: number | undefined;
       let error: string | undefined;
       let durationMs = 0;
@@ -122,7 +117,7 @@ export function loadReceiverTarget(file: string): ReceiverTarget {
           headers: delivery.headers,
           body: delivery.body,
           redirect: "manual",
-          signal: timeout.signal,
+          signal: AbortSignal.timeout(timeoutMs),
         });
         // The acknowledgement is the status line: the time to it is what the provider waits.
         durationMs = performance.now() - started;
@@ -134,15 +129,10 @@ export function loadReceiverTarget(file: string): ReceiverTarget {
         const e = thrown as { name?: string; message?: string; cause?: { code?: string; message?: string } };
         error =
           e.name === "TimeoutError"
-            ? String(
-                (timeout.signal.reason as Error | undefined)?.message ?? `no answer within ${timeoutMs} ms`,
-              )
+            ? `no answer within ${timeoutMs} ms`
             : (e.cause?.code ?? e.cause?.message ?? e.message ?? String(thrown));
-      } finally {
-        timeout.clear();
       }
-      const heldUp = Math.round(heldUpMs(startedAt.getTime(), startedAt.getTime() + durationMs));
-      const answer: ReceiverAnswer = { case: delivery.case, status, durationMs, heldUpMs: heldUp, error };
+      const answer: ReceiverAnswer = { case: delivery.case, status, durationMs, error };
       const exchange = recorder.record({
         startedAt: startedAt.toISOString(),
         durationMs: Math.round(durationMs),

@@ -135,7 +135,6 @@ export {
   receiverAcknowledgesValid,
   receiverAckP95,
   receiverAnswersVariation,
-  receiverMsOf,
   receiverRefusesForgery,
   receiverRefusesMalformed,
   receiverRefusesReplay,

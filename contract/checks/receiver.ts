@@ -12,11 +12,6 @@ export interface ReceiverAnswer {
   /** The HTTP status; absent when no answer came. */
   status?: number | undefined;
   durationMs: number;
-  /**
-   * How long the suite's own machine held the delivery up meanwhile (measured, ms): time the
-   * receiver is not answerable for.
-   */
-  heldUpMs?: number | undefined;
   /** Why no answer came (a timeout, a refused connection). */
   error?: string | undefined;
 }
@@ -30,19 +25,11 @@ export interface TimedAnswer {
 const is2xx = (status: number | undefined) => status !== undefined && status >= 200 && status < 300;
 const is4xx = (status: number | undefined) => status !== undefined && status >= 400 && status < 500;
 
-/** The receiver's own time to answer: the duration less what the suite's machine held it up. */
-export const receiverMsOf = (answer: ReceiverAnswer): number =>
-  Math.max(0, answer.durationMs - (answer.heldUpMs ?? 0));
-
-/** ` (120 ms of it this machine's own stall)`, when the suite's machine held the delivery up. */
-const heldUpNote = (answer: ReceiverAnswer) =>
-  answer.heldUpMs ? ` (${Math.round(answer.heldUpMs)} ms of it this machine's own stall)` : "";
-
 /** An answer in words: `HTTP 200 in 12 ms`, or why none came. */
 export function describeAnswer(answer: ReceiverAnswer): string {
   if (answer.status === undefined)
-    return `no answer after ${Math.round(answer.durationMs)} ms${heldUpNote(answer)} (${answer.error ?? "no answer"})`;
-  return `HTTP ${answer.status} in ${Math.round(answer.durationMs)} ms${heldUpNote(answer)}`;
+    return `no answer after ${Math.round(answer.durationMs)} ms (${answer.error ?? "no answer"})`;
+  return `HTTP ${answer.status} in ${Math.round(answer.durationMs)} ms`;
 }
 
 const RECEIVER_PATH_REASON =
@@ -51,15 +38,15 @@ const RECEIVER_PATH_REASON =
 export const receiverAcknowledgesValid = defineCheck<TimedAnswer>(
   "receiver.acknowledges-valid",
   "receiver",
-  "A callback signed as the profile says, of each callback status (§6) and both order kinds, is acknowledged with a 2xx within the profile's callback timeout (the time the suite's own machine held it up, measured, is not the receiver's).",
+  "A callback signed as the profile says, of each callback status (§6) and both order kinds, is acknowledged with a 2xx within the profile's callback timeout.",
   ({ answer, timeoutMs }) => {
     if (!is2xx(answer.status))
       return fail(`${answer.case}: ${describeAnswer(answer)}; expected a 2xx within ${timeoutMs} ms`, [
         { path: answer.case, expected: `a 2xx within ${timeoutMs} ms`, actual: describeAnswer(answer) },
       ]);
-    if (receiverMsOf(answer) > timeoutMs)
+    if (answer.durationMs > timeoutMs)
       return fail(
-        `${answer.case}: acknowledged after ${Math.round(answer.durationMs)} ms${heldUpNote(answer)}, over ${timeoutMs} ms`,
+        `${answer.case}: acknowledged after ${Math.round(answer.durationMs)} ms, over ${timeoutMs} ms`,
       );
     return pass(`${answer.case}: ${describeAnswer(answer)}`);
   },
@@ -79,7 +66,7 @@ export const receiverAcknowledgesDuplicates = defineCheck<{ answers: ReceiverAns
   ({ answers, timeoutMs }) => {
     const bad = answers
       .map((answer, i) => ({ answer, delivery: i + 1 }))
-      .filter(({ answer }) => !is2xx(answer.status) || receiverMsOf(answer) > timeoutMs);
+      .filter(({ answer }) => !is2xx(answer.status) || answer.durationMs > timeoutMs);
     if (bad.length > 0)
       return fail(
         `${bad.length} of ${answers.length} deliveries of the same callback not acknowledged within ${timeoutMs} ms: ${bad
@@ -216,10 +203,7 @@ export function p95Of(durationsMs: readonly number[]): number {
 }
 
 export const receiverAckP95 = defineCheck<{
-  /**
-   * Each delivery's time to a 2xx, less the time the suite's own machine held it up (measured);
-   * Infinity for one not acknowledged.
-   */
+  /** Each delivery's time to a 2xx; Infinity for one not acknowledged. */
   durationsMs: number[];
   /** Deliveries the burst meant to send (it stops early once the 95th percentile is over). */
   planned: number;
@@ -227,7 +211,7 @@ export const receiverAckP95 = defineCheck<{
 }>(
   "receiver.ack-p95",
   "receiver",
-  "Over a burst of valid callbacks, the 95th percentile of the time to a 2xx is within the profile's callback timeout (the time the suite's own machine held a delivery up, measured, is not the receiver's).",
+  "Over a burst of valid callbacks, the 95th percentile of the time to a 2xx is within the profile's callback timeout.",
   ({ durationsMs, planned, timeoutMs }) => {
     const over = durationsMs.filter((d) => d > timeoutMs).length;
     // Past 5% of the planned deliveries over the timeout, the percentile is over whatever follows.

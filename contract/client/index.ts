@@ -10,7 +10,6 @@ export {
   type ExchangeResponse,
   H2hClient,
   type RateLimitRetry,
-  requestTimeout,
   TransportError,
   type WireTimes,
   wireTimesOf,
