@@ -62,9 +62,8 @@ async function compressingProvider(code: Coder) {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** One creation and one confirmation through the proxy, asking for `acceptEncoding`; what the merchant got, and the judgement. */
-async function session(code: Coder, acceptEncoding: string | undefined) {
-  const upstream = await compressingProvider(code);
+/** An observing proxy in front of `upstream`, recording into a session of its own. */
+async function observingProxy(upstream: string) {
   const observed = new ObserveSession(65_536);
   const agent = new Agent();
   closers.push(() => agent.close());
@@ -75,6 +74,38 @@ async function session(code: Coder, acceptEncoding: string | undefined) {
     sinkUrlFor: undefined,
   });
   closers.push(() => proxy.stop());
+  return { observed, proxy };
+}
+
+/** The session judged against the reference profile, unsigned, with no callbacks watched. */
+async function judged(observed: ObserveSession) {
+  return judgeSession(observed, {
+    profile: await readProfile(REFERENCE_PROFILE_PATH),
+    signed: false,
+    callbacksObserved: false,
+  });
+}
+
+/** A mobile-commerce creation sent through a proxy as gzip (whatever `body` is); the session. */
+async function gzipRequest(body: string | Buffer) {
+  const { observed, proxy } = await observingProxy(await compressingProvider(() => undefined));
+  await (
+    await request(`${proxy.url}/api/v1/payin/mobile-commerce/h2h`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "content-encoding": "gzip",
+        authorization: `Bearer ${REFERENCE_API_KEYS.merchant1}`,
+      },
+      body,
+    })
+  ).body.arrayBuffer();
+  return observed;
+}
+
+/** One creation and one confirmation through the proxy, asking for `acceptEncoding`; what the merchant got, and the judgement. */
+async function session(code: Coder, acceptEncoding: string | undefined) {
+  const { observed, proxy } = await observingProxy(await compressingProvider(code));
   const received: { encoding: string | undefined; body: Buffer }[] = [];
   const post = async (path: string, body: unknown) => {
     const answer = await request(`${proxy.url}${path}`, {
@@ -98,12 +129,7 @@ async function session(code: Coder, acceptEncoding: string | undefined) {
   // The order id, from the front's plain answer before it was compressed.
   const orderId = lastPlainId;
   await post(`/api/v1/orders/${orderId}/mobile-commerce-confirm/h2h`, { code: "1111" });
-  const judgement = judgeSession(observed, {
-    profile: await readProfile(REFERENCE_PROFILE_PATH),
-    signed: false,
-    callbacksObserved: false,
-  });
-  return { observed, received, judgement };
+  return { observed, received, judgement: await judged(observed) };
 }
 
 const gzip: Coder = (accepted, body) =>
@@ -176,16 +202,9 @@ describe("observe: compressed answers", () => {
     });
     await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve));
     closers.push(() => new Promise((resolve) => target.close(resolve)));
-    const observed = new ObserveSession(65_536);
-    const agent = new Agent();
-    closers.push(() => agent.close());
-    const proxy = await startObserveProxy({
-      upstream: `http://127.0.0.1:${(target.address() as AddressInfo).port}`,
-      dispatcher: agent,
-      session: observed,
-      sinkUrlFor: undefined,
-    });
-    closers.push(() => proxy.stop());
+    const { observed, proxy } = await observingProxy(
+      `http://127.0.0.1:${(target.address() as AddressInfo).port}`,
+    );
     const before = process.memoryUsage().arrayBuffers;
     const answer = await request(`${proxy.url}/api/v1/payin/mobile-commerce/h2h`, {
       method: "POST",
@@ -238,71 +257,20 @@ describe("observe: compressed answers", () => {
   });
 
   it("judges a gzip request the merchant sent decoded", async () => {
-    const upstream = await compressingProvider(() => undefined);
-    const observed = new ObserveSession(65_536);
-    const agent = new Agent();
-    closers.push(() => agent.close());
-    const proxy = await startObserveProxy({
-      upstream,
-      dispatcher: agent,
-      session: observed,
-      sinkUrlFor: undefined,
-    });
-    closers.push(() => proxy.stop());
-    const body = gzipSync(
-      JSON.stringify({ methodID: 101, amount: 1500, merchantOrderID: `gzq-${Date.now()}` }),
+    const observed = await gzipRequest(
+      gzipSync(JSON.stringify({ methodID: 101, amount: 1500, merchantOrderID: `gzq-${Date.now()}` })),
     );
-    await (
-      await request(`${proxy.url}/api/v1/payin/mobile-commerce/h2h`, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "content-encoding": "gzip",
-          authorization: `Bearer ${REFERENCE_API_KEYS.merchant1}`,
-        },
-        body,
-      })
-    ).body.arrayBuffer();
     const [exchange] = [...observed.eachExchange()];
     expect(exchange?.requestEncoding).toMatchObject({ codings: ["gzip"], decoded: true });
     expect(JSON.parse(exchange?.requestBody.text ?? "")).toMatchObject({ methodID: 101 });
-    const judgement = judgeSession(observed, {
-      profile: await readProfile(REFERENCE_PROFILE_PATH),
-      signed: false,
-      callbacksObserved: false,
-    });
+    const judgement = await judged(observed);
     const bodyValid = judgement.merchant.checks.find((c) => c.check === "merchant.request-body-valid");
     expect(bodyValid?.status, bodyValid?.detail).toBe("passed");
   }, 30_000);
 
   it("leaves a request that does not decode not judged, by name, never the merchant's violation", async () => {
-    const upstream = await compressingProvider(() => undefined);
-    const observed = new ObserveSession(65_536);
-    const agent = new Agent();
-    closers.push(() => agent.close());
-    const proxy = await startObserveProxy({
-      upstream,
-      dispatcher: agent,
-      session: observed,
-      sinkUrlFor: undefined,
-    });
-    closers.push(() => proxy.stop());
-    await (
-      await request(`${proxy.url}/api/v1/payin/mobile-commerce/h2h`, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "content-encoding": "gzip",
-          authorization: `Bearer ${REFERENCE_API_KEYS.merchant1}`,
-        },
-        body: '{"methodID":101,"amount":1500}',
-      })
-    ).body.arrayBuffer();
-    const judgement = judgeSession(observed, {
-      profile: await readProfile(REFERENCE_PROFILE_PATH),
-      signed: false,
-      callbacksObserved: false,
-    });
+    // Sent as gzip, but plain JSON: it does not decode.
+    const judgement = await judged(await gzipRequest('{"methodID":101,"amount":1500}'));
     const bodyValid = judgement.merchant.checks.find((c) => c.check === "merchant.request-body-valid");
     expect(bodyValid?.status).toBe("not evaluated");
     expect(bodyValid?.detail).toMatch(/its body is not decoded: the body does not decode as gzip/);

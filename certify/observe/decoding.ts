@@ -60,22 +60,19 @@ export async function decodeForJudging(
 ): Promise<{ body: KeptBody; encoding: BodyEncoding } | undefined> {
   const codings = codingsOf(contentEncoding);
   if (codings.length === 0) return undefined;
-  const asSent = textOf(raw, wireBytes, cut);
+  /** Kept as sent, not decoded, and why. */
+  const notDecoded = (failure: "unsupported" | "corrupt", problem: string) => ({
+    body: textOf(raw, wireBytes, cut),
+    encoding: { codings, decoded: false, wireBytes, failure, problem },
+  });
   const unknown = codings.filter((coding) => !decodable(coding));
   if (unknown.length > 0 || codings.length > MAX_CODINGS)
-    return {
-      body: asSent,
-      encoding: {
-        codings,
-        decoded: false,
-        wireBytes,
-        failure: "unsupported",
-        problem:
-          unknown.length > 0
-            ? `Content-Encoding ${unknown.join(", ")} is not one this Node decodes (${Object.keys(DECODERS).join(", ")})`
-            : `${codings.length} content codings on one body (at most ${MAX_CODINGS} are decoded)`,
-      },
-    };
+    return notDecoded(
+      "unsupported",
+      unknown.length > 0
+        ? `Content-Encoding ${unknown.join(", ")} is not one this Node decodes (${Object.keys(DECODERS).join(", ")})`
+        : `${codings.length} content codings on one body (at most ${MAX_CODINGS} are decoded)`,
+    );
   // Codings are listed in the order applied: undone last first.
   const decoders = [...codings]
     .reverse()
@@ -114,16 +111,10 @@ export async function decodeForJudging(
       },
     };
   if (error)
-    return {
-      body: asSent,
-      encoding: {
-        codings,
-        decoded: false,
-        wireBytes,
-        failure: "corrupt",
-        problem: `the body does not decode as ${codings.join(", ")} (${keptBytes} bytes decoded): ${error.message}`,
-      },
-    };
+    return notDecoded(
+      "corrupt",
+      `the body does not decode as ${codings.join(", ")} (${keptBytes} bytes decoded): ${error.message}`,
+    );
   return { body: textOf(decoded, keptBytes, false), encoding: { codings, decoded: true, wireBytes } };
 }
 
